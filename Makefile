@@ -1,0 +1,36 @@
+# Every target creates .venv and installs what it needs when missing.
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: install demo test lint bench interop clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/labwright demo --config examples/lab.yaml
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python bench/run.py
+
+interop: $(STAMP)
+	bash interop/run.sh
+
+clean:
+	rm -rf $(VENV) .venv-opentrons examples/.labwright-state

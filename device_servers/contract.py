@@ -1,0 +1,208 @@
+"""Wire models shared by device servers and their clients (pure pydantic, no server code).
+
+An agent may import this module; it must never import the rest of ``device_servers``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+# --------------------------------------------------------------------------- configuration
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class BackendSpec(_Strict):
+    """Which backend drives an instrument.
+
+    ``simulated`` (default) acts on the lab's simulated world. ``pylabrobot`` constructs a
+    PyLabRobot hardware backend from ``class_path`` and ``args``, only when configured.
+    """
+
+    type: Literal["simulated", "pylabrobot"] = "simulated"
+    class_path: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("class_path")
+    @classmethod
+    def _dotted(cls, value: str | None) -> str | None:
+        if value is not None and ("." not in value or value.startswith(".")):
+            raise ValueError("class_path must be a dotted path such as 'package.module.Class'")
+        return value
+
+
+class CarrierSpec(_Strict):
+    """A carrier on the deck: a PyLabRobot resource factory name placed at a rail."""
+
+    id: str
+    type: str
+    rails: int = Field(ge=1, le=60)
+
+
+class LabwareSpec(_Strict):
+    """A labware item: a PyLabRobot resource factory name in a carrier slot."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
+    type: str
+    carrier: str
+    slot: int = Field(ge=0, le=10)
+
+
+class LiquidSpec(_Strict):
+    """Initial liquid: ``volume_ul`` of ``liquid`` in each well of ``wells`` ("A1", "A1:H1", "all")."""
+
+    labware: str
+    wells: str
+    liquid: str = Field(min_length=1, max_length=64)
+    volume_ul: float = Field(gt=0)
+
+
+class PolicySpec(_Strict):
+    """Per-instrument policy: the default rules file for its kind, plus overrides."""
+
+    rules_file: str | None = None
+    rules: list[dict[str, Any]] = Field(default_factory=list)
+    protected_labware: list[str] = Field(default_factory=list)
+
+
+class FaultSpec(_Strict):
+    """A fault the simulated world injects (never the twin). See ``device_servers.sim.faults``."""
+
+    kind: Literal[
+        "tip_pickup_fail", "less_liquid", "hang", "disconnect", "crash", "adapter_fault", "delay"
+    ]
+    at_op: int | None = Field(default=None, ge=1)
+    match: dict[str, str] = Field(default_factory=dict)
+    times: int = Field(default=1, ge=-1)
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class InstrumentBase(_Strict):
+    """What every instrument's configuration has."""
+
+    id: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
+    backend: BackendSpec = Field(default_factory=BackendSpec)
+    allow_execution: bool | None = None
+    command_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    policy: PolicySpec = Field(default_factory=PolicySpec)
+    faults: list[FaultSpec] = Field(default_factory=list)
+
+    @property
+    def simulated(self) -> bool:
+        return self.backend.type == "simulated"
+
+    @property
+    def execution_allowed(self) -> bool:
+        """Execution is on by default for simulated backends and off for hardware."""
+        if self.allow_execution is None:
+            return self.simulated
+        return self.allow_execution
+
+
+class LiquidHandlerConfig(InstrumentBase):
+    """A liquid handler: a PyLabRobot deck with carriers, labware and initial liquids."""
+
+    kind: Literal["liquid_handler"]
+    deck: str = "STARLetDeck"
+    num_channels: int = Field(default=8, ge=1, le=16)
+    carriers: list[CarrierSpec] = Field(default_factory=list)
+    labware: list[LabwareSpec] = Field(default_factory=list)
+    liquids: list[LiquidSpec] = Field(default_factory=list)
+
+
+InstrumentConfig = Annotated[LiquidHandlerConfig, Field(discriminator="kind")]
+
+
+# --------------------------------------------------------------------------- wire payloads
+
+
+class ErrorInfo(BaseModel):
+    """The ``error`` of a failed call."""
+
+    code: str
+    detail: str
+    retriable: bool
+    fix_hint: str
+    defined: bool
+    action_id: str | None = None
+    extra: dict[str, Any] | None = None
+
+
+class CommandResult(BaseModel):
+    """A successful command: ``{ok, simulated, dry_run, action_id, state, ...}``."""
+
+    ok: Literal[True] = True
+    simulated: bool
+    dry_run: bool
+    action_id: str | None
+    state: dict[str, Any]
+    events: list[dict[str, Any]] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    replayed: bool = False
+
+
+class ProtocolStep(_Strict):
+    """One step of a protocol: a command name and its arguments."""
+
+    command: str
+    args: dict[str, Any] = Field(default_factory=dict)
+
+
+class Protocol(_Strict):
+    """A named list of commands for one instrument."""
+
+    name: str = "protocol"
+    instrument: str | None = None
+    steps: list[ProtocolStep] = Field(min_length=1, max_length=10_000)
+
+
+RunStatus = Literal["pending", "running", "completed", "failed", "cancelled", "interrupted"]
+
+EVENT_TYPES = (
+    "step_started",
+    "step_completed",
+    "liquid_transferred",
+    "tip_picked_up",
+    "tip_dropped",
+    "plate_moved",
+    "reading_taken",
+    "temperature_reached",
+    "warning",
+    "error",
+    "deviation",
+    "run_cancelled",
+    "estop",
+    "protocol_completed",
+)
+
+
+class RunInfo(BaseModel):
+    """A run as ``get_run`` reports it."""
+
+    run_id: str
+    instrument: str
+    status: RunStatus
+    simulated: bool
+    dry_run: bool
+    run_key: str | None = None
+    protocol_name: str
+    steps_total: int
+    steps_done: int
+    error: dict[str, Any] | None = None
+    created_at: float
+    updated_at: float
+
+
+class Event(BaseModel):
+    """One entry of a run's append-only event log."""
+
+    seq: int
+    run_id: str
+    type: str
+    ts: float
+    simulated: bool
+    data: dict[str, Any] = Field(default_factory=dict)

@@ -1,0 +1,49 @@
+"""Build an instrument runtime from its configuration (driver by kind, policy, stores)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from device_servers.contract import InstrumentBase, LiquidHandlerConfig
+from device_servers.driver import Driver
+from device_servers.runtime import InstrumentRuntime
+from device_servers.sim.world import SimWorld
+from policies import build_engine
+from state_store import connect
+
+
+def make_driver(config: InstrumentBase, world: SimWorld | None) -> Driver:
+    """The driver of the instrument's kind (the adapter is built, not yet set up)."""
+    if isinstance(config, LiquidHandlerConfig):
+        from device_servers.liquid_handler.driver import LiquidHandlerDriver
+
+        return LiquidHandlerDriver(config, world)
+    raise ValueError(f"instrument {config.id}: no driver for kind {getattr(config, 'kind', '?')}")
+
+
+def make_runtime(config: InstrumentBase, db_path: Path, world_path: Path) -> InstrumentRuntime:
+    world = SimWorld(world_path) if config.simulated else None
+    driver = make_driver(config, world)
+    kind = getattr(config, "kind", "")
+    policy = build_engine(kind, config.policy.rules_file, config.policy.rules,
+                          config.policy.protected_labware)
+    return InstrumentRuntime(config, driver, connect(db_path), policy)
+
+
+@contextlib.asynccontextmanager
+async def open_runtime(config: InstrumentBase, db_path: Path, world_path: Path
+                       ) -> AsyncIterator[InstrumentRuntime]:
+    """A started runtime, closed on exit. Configured faults are armed in the world once."""
+    runtime = make_runtime(config, db_path, world_path)
+    await runtime.start()
+    world = getattr(runtime.driver.adapter, "world", None)
+    if world is not None and config.faults and not world.conn.execute(
+            "SELECT 1 FROM faults WHERE instrument=?", (config.id,)).fetchone():
+        for spec in config.faults:
+            world.add_fault(config.id, spec.model_dump())
+    try:
+        yield runtime
+    finally:
+        await runtime.close()

@@ -1,0 +1,1 @@
+"""The liquid handler: commands, twin, PyLabRobot adapter and simulated backend."""

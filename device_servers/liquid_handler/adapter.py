@@ -1,0 +1,280 @@
+"""The liquid handler's adapter: the only module of this server (with the simulated backend)
+that imports PyLabRobot.
+
+It builds the PyLabRobot deck from the lab configuration, constructs the backend (simulated by
+default; a hardware backend only when configured), executes primitives through the real
+``LiquidHandler`` frontend and translates every PyLabRobot or backend exception into a
+Labwright :class:`DeviceError` with a code, once, here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pylabrobot.resources as plr_resources
+from pylabrobot.liquid_handling import LiquidHandler
+from pylabrobot.liquid_handling.backends.backend import LiquidHandlerBackend
+from pylabrobot.resources import Container, ItemizedResource, Resource, TipRack
+from pylabrobot.resources import errors as plr_errors
+from pylabrobot.resources.volume_tracker import set_volume_tracking
+
+from device_servers import wells as wellnames
+from device_servers.contract import LiquidHandlerConfig
+from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
+from device_servers.liquid_handler.commands import Primitive
+from device_servers.liquid_handler.sim_backend import SimulatedLiquidHandlerBackend
+from device_servers.sim.world import PhysicalError, SimWorld
+
+# The twin is Labwright's belief and validates first; PyLabRobot's volume trackers would be a
+# second, divergent belief, so they stay off. The channel tip trackers stay on.
+set_volume_tracking(False)
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Keep any ``print`` of a backend off stdout, which may carry an MCP stream."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
+
+
+def _factory(name: str, field: str) -> Any:
+    factory = getattr(plr_resources, name, None)
+    if not callable(factory):
+        raise ConfigurationError(f"{field}: {name!r} is not a PyLabRobot resource name")
+    return factory
+
+
+def describe_resource(res: Resource) -> dict[str, Any]:
+    """Geometry the twin needs: kind, grid, names, volumes."""
+    if isinstance(res, TipRack):
+        names = [res.get_child_identifier(s) for s in res.get_all_items()]
+        tip = res.get_item(0).make_tip()
+        return {"kind": "tip_rack", "type": type(res).__name__, "rows": res.num_items_y,
+                "cols": res.num_items_x, "names": names,
+                "tip_max_volume": float(tip.maximal_volume)}
+    if isinstance(res, ItemizedResource):
+        items = res.get_all_items()
+        names = [res.get_child_identifier(w) for w in items]
+        return {"kind": "plate", "type": type(res).__name__, "rows": res.num_items_y,
+                "cols": res.num_items_x, "names": names,
+                "max_volumes": {n: float(w.max_volume) for n, w in zip(names, items,
+                                                                       strict=True)}}
+    if isinstance(res, Container):
+        return {"kind": "plate", "type": type(res).__name__, "rows": 1, "cols": 1,
+                "names": ["A1"], "max_volumes": {"A1": float(res.max_volume)}}
+    raise ConfigurationError(f"{res.name}: labware of type {type(res).__name__} is not supported")
+
+
+def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
+    where = f"{prim.labware}:{prim.well}" if prim.labware else "trash"
+    if isinstance(exc, DeviceError):
+        return exc
+    if isinstance(exc, PhysicalError):
+        table = {
+            "no_tip": (Code.NO_TIP, "re-read the instrument state; pick up a tip first"),
+            "pickup_failed": (Code.NO_TIP, "re-read the instrument state, then pick up a tip "
+                                           "from another spot"),
+            "tip_present": (Code.TIP_ALREADY_ATTACHED, "re-read the instrument state"),
+            "too_little_liquid": (Code.INSUFFICIENT_VOLUME, "re-read the well volumes; refill "
+                                                            "the source or lower the volume"),
+        }
+        code, hint = table.get(exc.kind, (Code.ADAPTER_FAULT, "ask a person to check"))
+        return BackendFailed(code, f"{prim.op} at {where}: {exc}", hint)
+    if isinstance(exc, plr_errors.HasTipError):
+        return BackendFailed(Code.TIP_ALREADY_ATTACHED, str(exc), "re-read the instrument state")
+    if isinstance(exc, plr_errors.NoTipError):
+        return BackendFailed(Code.NO_TIP, str(exc), "re-read the instrument state")
+    if isinstance(exc, plr_errors.TooLittleLiquidError):
+        return BackendFailed(Code.INSUFFICIENT_VOLUME, str(exc), "re-read the well volumes")
+    if isinstance(exc, plr_errors.TooLittleVolumeError):
+        return BackendFailed(Code.WELL_OVERFLOW, str(exc), "re-read the well volumes")
+    if isinstance(exc, TimeoutError):
+        return BackendFailed(Code.HARDWARE_TIMEOUT, f"{prim.op} at {where} did not finish in time",
+                             "the instrument state is unknown: re-read it (read_back) before "
+                             "anything else", defined=False)
+    if isinstance(exc, ConnectionError):
+        return BackendFailed(Code.CONNECTION_LOST, f"{prim.op} at {where}: {exc}",
+                             "reconnect, then re-read the instrument state (read_back); do not "
+                             "re-send blindly", defined=False)
+    return BackendFailed(Code.ADAPTER_FAULT, f"{prim.op} at {where}: {type(exc).__name__}: {exc}",
+                         "stop and ask a person to check the instrument", defined=False)
+
+
+class LiquidHandlerAdapter:
+    """PyLabRobot ``LiquidHandler`` on the configured deck and backend."""
+
+    def __init__(self, config: LiquidHandlerConfig, world: SimWorld | None) -> None:
+        self.config = config
+        self.world = world
+        self.deck = self._build_deck()
+        self.catalogue = {lw.id: describe_resource(self.deck.get_resource(lw.id))
+                          for lw in config.labware}
+        self._backend: LiquidHandlerBackend | None = None
+        self._lh: LiquidHandler | None = None
+        self._ready = False
+
+    @property
+    def backend(self) -> LiquidHandlerBackend:
+        """Constructed on first use: simulating a protocol needs the deck, not a backend."""
+        if self._backend is None:
+            self._backend = self._build_backend()
+        return self._backend
+
+    @property
+    def lh(self) -> LiquidHandler:
+        if self._lh is None:
+            self._lh = LiquidHandler(backend=self.backend, deck=self.deck)
+        return self._lh
+
+    # ------------------------------------------------------------------ construction
+    def _build_deck(self) -> Any:
+        cfg = self.config
+        deck = _factory(cfg.deck, "deck")()
+        carriers: dict[str, Any] = {}
+        for i, spec in enumerate(cfg.carriers):
+            try:
+                carrier = _factory(spec.type, f"carriers[{i}].type")(name=spec.id)
+                deck.assign_child_resource(carrier, rails=spec.rails)
+            except ConfigurationError:
+                raise
+            except Exception as exc:
+                raise ConfigurationError(f"carriers[{i}]: cannot place {spec.type} at rails "
+                                         f"{spec.rails}: {exc}") from exc
+            carriers[spec.id] = carrier
+        for i, spec in enumerate(cfg.labware):
+            if spec.carrier not in carriers:
+                raise ConfigurationError(f"labware[{i}].carrier: no carrier {spec.carrier!r}")
+            carrier = carriers[spec.carrier]
+            try:
+                resource = _factory(spec.type, f"labware[{i}].type")(name=spec.id)
+                carrier[spec.slot] = resource
+            except ConfigurationError:
+                raise
+            except Exception as exc:
+                raise ConfigurationError(f"labware[{i}]: cannot put {spec.type} in "
+                                         f"{spec.carrier} slot {spec.slot}: {exc}") from exc
+        return deck
+
+    def _build_backend(self) -> LiquidHandlerBackend:
+        spec = self.config.backend
+        if spec.type == "simulated":
+            if self.world is None:
+                raise ConfigurationError("backend: a simulated backend needs the lab's world")
+            return SimulatedLiquidHandlerBackend(self.world, self.config.id,
+                                                 self.config.num_channels)
+        module_name, _, class_name = (spec.class_path or "").rpartition(".")
+        try:
+            cls = getattr(importlib.import_module(module_name), class_name)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigurationError(f"backend.class_path: cannot import {spec.class_path}: "
+                                     f"{exc}") from exc
+        if not (isinstance(cls, type) and issubclass(cls, LiquidHandlerBackend)):
+            raise ConfigurationError(f"backend.class_path: {spec.class_path} is not a "
+                                     "PyLabRobot LiquidHandlerBackend")
+        return cls(**spec.args)  # type: ignore[no-any-return]
+
+    def initial_liquids(self) -> list[dict[str, Any]]:
+        """The configured liquids, expanded to well names (validated against the deck)."""
+        out = []
+        for i, liq in enumerate(self.config.liquids):
+            item = self.catalogue.get(liq.labware)
+            if item is None or item["kind"] != "plate":
+                raise ConfigurationError(f"liquids[{i}].labware: no plate {liq.labware!r}")
+            try:
+                names = wellnames.expand(liq.wells, item["rows"], item["cols"])
+            except wellnames.WellRangeError as exc:
+                raise ConfigurationError(f"liquids[{i}].wells: {exc}") from exc
+            for n in names:
+                if liq.volume_ul > item["max_volumes"][n]:
+                    raise ConfigurationError(
+                        f"liquids[{i}].volume_ul: {liq.volume_ul} uL overflows {liq.labware}:{n}"
+                        f" (max {item['max_volumes'][n]} uL)")
+            out.append({"labware": liq.labware, "wells": names, "liquid": liq.liquid,
+                        "volume_ul": liq.volume_ul})
+        return out
+
+    # ------------------------------------------------------------------ lifecycle
+    async def setup(self) -> None:
+        if isinstance(self.backend, SimulatedLiquidHandlerBackend) and self.world is not None:
+            self.world.seed(self.config.id, self.catalogue, self.initial_liquids(),
+                            self.config.num_channels)
+        with stdout_to_stderr():
+            await self.lh.setup()
+        self._ready = True
+        await self._sync_head()
+
+    async def close(self) -> None:
+        if self._ready:
+            with stdout_to_stderr(), contextlib.suppress(Exception):
+                await self.lh.stop()
+            self._ready = False
+
+    async def abort(self) -> None:
+        abort = getattr(self.backend, "abort", None)
+        if callable(abort):
+            abort()
+
+    # ------------------------------------------------------------------ commands
+    async def execute(self, prim: Primitive, timeout_s: float | None = None) -> None:
+        """Perform one primitive on the instrument; raise a DeviceError on failure."""
+        timeout = timeout_s or self.config.command_timeout_s
+        try:
+            with stdout_to_stderr(), anyio.fail_after(timeout):
+                await self._call(prim)
+        except Exception as exc:
+            raise _translate(exc, prim) from exc
+
+    async def _call(self, prim: Primitive) -> None:
+        ch = [prim.channel]
+        if prim.op == "pick":
+            rack = self.deck.get_resource(prim.labware)
+            await self.lh.pick_up_tips([rack.get_item(prim.well)], use_channels=ch)
+        elif prim.op == "drop":
+            if prim.labware is None:
+                await self.lh.discard_tips(use_channels=ch)
+            else:
+                rack = self.deck.get_resource(prim.labware)
+                await self.lh.drop_tips([rack.get_item(prim.well)], use_channels=ch,
+                                        allow_nonzero_volume=True)
+        else:
+            res = self.deck.get_resource(prim.labware)
+            target = res.get_item(prim.well) if isinstance(res, ItemizedResource) else res
+            call = self.lh.aspirate if prim.op == "aspirate" else self.lh.dispense
+            await call([target], vols=[prim.volume], use_channels=ch)
+
+    # ------------------------------------------------------------------ read back
+    async def observe(self, labware: set[str] | None = None) -> dict[str, Any] | None:
+        """What the instrument reports of itself; None where it cannot tell."""
+        ids = self.catalogue.keys() if labware is None else labware & self.catalogue.keys()
+        if isinstance(self.backend, SimulatedLiquidHandlerBackend):
+            return self.backend.read_back({i: self.catalogue[i]["kind"] for i in ids})
+        try:
+            with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
+                presence = await self.backend.request_tip_presence()
+        except Exception:
+            return None
+        return {"wells": {}, "tips": {}, "channels": [
+            {"tip": {} if p else None, "contents": None} for p in presence]}
+
+    async def _sync_head(self) -> None:
+        """Make PyLabRobot's channel tip trackers agree with the instrument."""
+        seen = await self.observe(set())
+        if not seen:
+            return
+        for idx, chan in enumerate(seen["channels"]):
+            head = self.lh.head[idx]
+            if chan["tip"] and not head.has_tip:
+                rack = self.deck.get_resource(chan["tip"]["rack"])
+                head.add_tip(rack.get_item(chan["tip"]["spot"]).make_tip(), commit=True)
+            elif not chan["tip"] and head.has_tip:
+                head.remove_tip(commit=True)
+
+    async def resync(self) -> dict[str, Any] | None:
+        """Full read back, and the frontend's trackers brought in line with it."""
+        await self._sync_head()
+        return await self.observe(None)

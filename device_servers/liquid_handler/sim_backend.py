@@ -1,0 +1,192 @@
+"""A PyLabRobot liquid-handler backend that acts on Labwright's simulated world.
+
+It overrides only the machine calls (like PyLabRobot's chatterbox), so the real
+``LiquidHandler`` frontend runs above it. It never prints (stdout may be an MCP stream).
+Faults from the world's fault plan fire here, at the lowest seam, never in the twin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import Callable
+from typing import Any
+
+from pylabrobot.liquid_handling.backends.backend import LiquidHandlerBackend
+from pylabrobot.liquid_handling.standard import (
+    Drop,
+    DropTipRack,
+    MultiHeadAspirationContainer,
+    MultiHeadAspirationPlate,
+    MultiHeadDispenseContainer,
+    MultiHeadDispensePlate,
+    Pickup,
+    PickupTipRack,
+    ResourceDrop,
+    ResourceMove,
+    ResourcePickup,
+    SingleChannelAspiration,
+    SingleChannelDispense,
+)
+from pylabrobot.resources import ItemizedResource, Resource, Tip, Trash
+
+from device_servers.sim.world import PhysicalError, SimWorld
+
+
+def locate(resource: Resource) -> tuple[str, str]:
+    """(labware id, well or spot name) of a PyLabRobot well or tip spot."""
+    parent = resource.parent
+    if isinstance(parent, ItemizedResource):
+        return parent.name, parent.get_child_identifier(resource)
+    return resource.name, "A1"
+
+
+class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
+    """Single-channel operations on the simulated world, with fault injection."""
+
+    def __init__(self, world: SimWorld, instrument: str, num_channels: int = 8) -> None:
+        super().__init__()
+        self.world = world
+        self.instrument = instrument
+        self._num_channels = num_channels
+        self._abort = asyncio.Event()
+
+    @property
+    def num_channels(self) -> int:
+        return self._num_channels
+
+    async def setup(self) -> None:
+        await super().setup()
+
+    async def stop(self) -> None:
+        self._abort.set()
+
+    def abort(self) -> None:
+        """Interrupt a hanging operation (the backend's abort path)."""
+        self._abort.set()
+
+    def can_pick_up_tip(self, channel_idx: int, tip: Tip) -> bool:
+        return True
+
+    async def _sleep(self, seconds: float) -> None:
+        self._abort.clear()
+        try:
+            await asyncio.wait_for(self._abort.wait(), timeout=seconds)
+        except TimeoutError:
+            return
+        raise ConnectionAbortedError("operation aborted")
+
+    async def _act(self, op: str, channel: int, labware: str | None, well: str | None,
+                   effect: Callable[[], None]) -> None:
+        fault = self.world.next_fault(
+            self.instrument, {"op": op, "channel": channel, "labware": labware, "well": well})
+        if fault is None:
+            effect()
+            return
+        kind, params = fault["kind"], fault["params"]
+        if kind == "delay":
+            await self._sleep(float(params.get("seconds", 0.05)))
+            effect()
+        elif kind == "tip_pickup_fail" and op == "pick":
+            raise PhysicalError("pickup_failed",
+                                f"tip pick-up failed: no tip detected on channel {channel}")
+        elif kind == "less_liquid":
+            where_lw = params.get("labware", labware)
+            where_well = params.get("well", well)
+            current = self.world.well(where_lw, where_well)["volume_ul"]
+            volume = params.get("volume_ul", current * float(params.get("factor", 0.5)))
+            self.world.set_well(where_lw, where_well, float(volume))
+            effect()
+        elif kind == "hang":
+            await self._sleep(float(params.get("seconds", 3600)))
+            effect()
+        elif kind == "disconnect":
+            if params.get("after_effect", False):
+                effect()
+            raise ConnectionError("connection to the instrument was lost")
+        elif kind == "crash":
+            if params.get("after_effect", True):
+                effect()
+            os._exit(137)  # a process crash: no cleanup, no ledger outcome
+        elif kind == "adapter_fault":
+            raise RuntimeError("instrument reported an unknown firmware state")
+        else:
+            effect()
+
+    # -------------------------------------------------------------- single channel
+    async def pick_up_tips(self, ops: list[Pickup], use_channels: list[int],
+                           **_: Any) -> None:
+        for op, ch in zip(ops, use_channels, strict=True):
+            rack, spot = locate(op.resource)
+            await self._act("pick", ch, rack, spot,
+                            lambda ch=ch, rack=rack, spot=spot: self.world.pick(
+                                self.instrument, ch, rack, spot))
+
+    async def drop_tips(self, ops: list[Drop], use_channels: list[int], **_: Any) -> None:
+        for op, ch in zip(ops, use_channels, strict=True):
+            if isinstance(op.resource, Trash):
+                rack: str | None
+                spot: str | None
+                rack, spot = None, None
+            else:
+                rack, spot = locate(op.resource)
+            await self._act("drop", ch, rack, spot,
+                            lambda ch=ch, rack=rack, spot=spot: self.world.drop(
+                                self.instrument, ch, rack, spot))
+
+    async def aspirate(self, ops: list[SingleChannelAspiration], use_channels: list[int],
+                       **_: Any) -> None:
+        for op, ch in zip(ops, use_channels, strict=True):
+            lw, well = locate(op.resource)
+            await self._act("aspirate", ch, lw, well,
+                            lambda ch=ch, lw=lw, well=well, v=op.volume: self.world.aspirate(
+                                self.instrument, ch, lw, well, v))
+
+    async def dispense(self, ops: list[SingleChannelDispense], use_channels: list[int],
+                       **_: Any) -> None:
+        for op, ch in zip(ops, use_channels, strict=True):
+            lw, well = locate(op.resource)
+            await self._act("dispense", ch, lw, well,
+                            lambda ch=ch, lw=lw, well=well, v=op.volume: self.world.dispense(
+                                self.instrument, ch, lw, well, v))
+
+    # -------------------------------------------------------------- read back
+    def read_back(self, labware: dict[str, str]) -> dict[str, Any]:
+        """What the instrument's sensors report: wells, tip racks and channels."""
+        out: dict[str, Any] = {"wells": {}, "tips": {}, "channels":
+                               self.world.channels(self.instrument)}
+        for lw_id, kind in labware.items():
+            if kind == "tip_rack":
+                out["tips"][lw_id] = self.world.tips(lw_id)
+            else:
+                out["wells"][lw_id] = self.world.wells(lw_id)
+        return out
+
+    # -------------------------------------------------------------- not simulated
+    async def _unsupported(self, what: str) -> None:
+        raise NotImplementedError(f"the simulated liquid handler has no {what}")
+
+    async def pick_up_tips96(self, pickup: PickupTipRack, **_: Any) -> None:
+        await self._unsupported("96 head")
+
+    async def drop_tips96(self, drop: DropTipRack, **_: Any) -> None:
+        await self._unsupported("96 head")
+
+    async def aspirate96(
+        self, aspiration: MultiHeadAspirationPlate | MultiHeadAspirationContainer, **_: Any
+    ) -> None:
+        await self._unsupported("96 head")
+
+    async def dispense96(
+        self, dispense: MultiHeadDispensePlate | MultiHeadDispenseContainer, **_: Any
+    ) -> None:
+        await self._unsupported("96 head")
+
+    async def pick_up_resource(self, pickup: ResourcePickup) -> None:
+        await self._unsupported("gripper")
+
+    async def move_picked_up_resource(self, move: ResourceMove) -> None:
+        await self._unsupported("gripper")
+
+    async def drop_resource(self, drop: ResourceDrop) -> None:
+        await self._unsupported("gripper")

@@ -1,0 +1,3 @@
+from labwright.cli import main
+
+main()

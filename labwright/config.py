@@ -1,0 +1,103 @@
+"""Lab configuration: ``lab.yaml`` -> :class:`LabConfig`, with errors that name file and field."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from device_servers.contract import InstrumentConfig
+
+
+class ConfigError(Exception):
+    """A lab configuration that cannot be used; the message names the file and field."""
+
+
+class LabConfig(BaseModel):
+    """The whole lab: its name, where its state lives, its instruments."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lab: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
+    state_dir: str | None = None
+    instruments: list[InstrumentConfig] = Field(min_length=1)
+
+    # Set by load(); not part of the file.
+    source: Path | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> LabConfig:
+        seen: set[str] = set()
+        for i, inst in enumerate(self.instruments):
+            if inst.id in seen:
+                raise ValueError(f"instruments[{i}].id: duplicate instrument id {inst.id!r}")
+            seen.add(inst.id)
+        labware: dict[str, str] = {}
+        for inst in self.instruments:
+            for lw in getattr(inst, "labware", []):
+                if lw.id in labware:
+                    raise ValueError(f"labware id {lw.id!r} is used by {labware[lw.id]} and "
+                                     f"{inst.id}: labware ids are unique in a lab")
+                labware[lw.id] = inst.id
+        return self
+
+    def instrument(self, instrument_id: str) -> InstrumentConfig:
+        for inst in self.instruments:
+            if inst.id == instrument_id:
+                return inst
+        known = ", ".join(i.id for i in self.instruments)
+        raise ConfigError(f"{self.source}: no instrument {instrument_id!r} (known: {known})")
+
+    @property
+    def state_path(self) -> Path:
+        """Where databases live: $LABWRIGHT_STATE_DIR, else state_dir beside the file."""
+        env = os.environ.get("LABWRIGHT_STATE_DIR")
+        if env:
+            return Path(env)
+        base = self.source.parent if self.source else Path.cwd()
+        return (base / (self.state_dir or ".labwright-state")).resolve()
+
+    @property
+    def db_path(self) -> Path:
+        return self.state_path / f"{self.lab}.sqlite"
+
+    @property
+    def world_path(self) -> Path:
+        return self.state_path / f"{self.lab}.world.sqlite"
+
+
+def default_config_path() -> Path:
+    env = os.environ.get("LABWRIGHT_CONFIG")
+    if env:
+        return Path(env)
+    for candidate in (Path("lab.yaml"), Path("examples/lab.yaml")):
+        if candidate.exists():
+            return candidate
+    raise ConfigError("no lab config: pass --config, set LABWRIGHT_CONFIG, or create lab.yaml")
+
+
+def load(path: str | Path | None = None) -> LabConfig:
+    """Read and validate a lab file."""
+    path = Path(path) if path is not None else default_config_path()
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping with lab and instruments")
+    try:
+        config = LabConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors()[:5]:
+            where = ".".join(str(p) for p in err["loc"]) or "(top)"
+            lines.append(f"{path}: {where}: {err['msg']}")
+        raise ConfigError("\n".join(lines)) from exc
+    config.source = path.resolve()
+    return config

@@ -1,0 +1,15 @@
+"""Per-instrument safety rules: verdicts ALLOW, REQUIRE_APPROVAL or DENY."""
+
+from policies.engine import PolicyEngine, PolicyError, build_engine, load_rules_file
+from policies.model import Decision, PolicyRequest, RuleSet, Verdict
+
+__all__ = [
+    "Decision",
+    "PolicyEngine",
+    "PolicyError",
+    "PolicyRequest",
+    "RuleSet",
+    "Verdict",
+    "build_engine",
+    "load_rules_file",
+]

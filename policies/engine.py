@@ -1,0 +1,135 @@
+"""The policy engine: evaluate rules, first DENY wins, else any REQUIRE_APPROVAL, else ALLOW."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import TypeAdapter, ValidationError
+
+from policies.model import (
+    Decision,
+    ForbidCommandRule,
+    ForbidLabwareRule,
+    LimitRule,
+    PolicyRequest,
+    RequireApprovalRule,
+    Rule,
+    RuleSet,
+    Verdict,
+)
+
+RULES_DIR = Path(__file__).parent / "rules"
+_RULE = TypeAdapter(Rule)
+
+
+class PolicyError(ValueError):
+    """A rules file or rule override that cannot be loaded."""
+
+
+def _check(rule: Rule, req: PolicyRequest) -> Decision | None:
+    if not rule.applies_to(req.command):
+        return None
+    if isinstance(rule, LimitRule):
+        for value in req.numbers.get(rule.arg, []):
+            low = rule.min is not None and value < rule.min
+            high = rule.max is not None and value > rule.max
+            if low or high:
+                bound = f"min {rule.min}" if low else f"max {rule.max}"
+                return Decision(
+                    verdict=rule.verdict,
+                    rule_id=rule.id,
+                    reason=rule.reason or f"{rule.arg}={value} is beyond the {bound} of {rule.id}",
+                    fix_hint=rule.fix_hint or f"keep {rule.arg} within the {bound}",
+                )
+        return None
+    if isinstance(rule, ForbidLabwareRule):
+        hit = sorted(req.labware & set(rule.labware))
+        if hit:
+            return Decision(
+                verdict=Verdict.DENY,
+                rule_id=rule.id,
+                reason=rule.reason or f"{', '.join(hit)} must not be touched ({rule.id})",
+                fix_hint=rule.fix_hint or "use other labware; protected labware is off limits",
+            )
+        return None
+    if isinstance(rule, ForbidCommandRule):
+        return Decision(
+            verdict=Verdict.DENY,
+            rule_id=rule.id,
+            reason=rule.reason or f"{req.command} is forbidden on this instrument ({rule.id})",
+            fix_hint=rule.fix_hint or "ask a person to change the instrument's policy",
+        )
+    if isinstance(rule, RequireApprovalRule):
+        return Decision(
+            verdict=Verdict.REQUIRE_APPROVAL,
+            rule_id=rule.id,
+            reason=rule.reason or f"{req.command} needs a person's approval ({rule.id})",
+            fix_hint=rule.fix_hint or "have a person approve this action_id, then call again",
+        )
+    return None  # pragma: no cover - closed union
+
+
+class PolicyEngine:
+    """An instrument's rules, composed: first DENY wins, approvals accumulate."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.rules = list(rules)
+
+    def evaluate(self, req: PolicyRequest) -> Decision:
+        approvals: list[Decision] = []
+        for rule in self.rules:
+            decision = _check(rule, req)
+            if decision is None:
+                continue
+            if decision.verdict is Verdict.DENY:
+                return decision
+            approvals.append(decision)
+        if approvals:
+            first = approvals[0]
+            return first.model_copy(
+                update={"approvals": [d.model_dump(exclude={"approvals"}) for d in approvals]}
+            )
+        return Decision(verdict=Verdict.ALLOW)
+
+    def describe(self) -> list[dict[str, Any]]:
+        return [r.model_dump(mode="json") for r in self.rules]
+
+
+def load_rules_file(path: Path) -> RuleSet:
+    """Parse one rules YAML file, naming the file and field on error."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise PolicyError(f"{path}: cannot read rules: {exc}") from exc
+    try:
+        return RuleSet.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise PolicyError(f"{path}: {where}: {first['msg']}") from exc
+
+
+def build_engine(
+    kind: str,
+    rules_file: str | Path | None = None,
+    extra_rules: list[dict[str, Any]] | None = None,
+    protected_labware: list[str] | None = None,
+) -> PolicyEngine:
+    """The default rules of ``kind`` (or ``rules_file``), then lab overrides."""
+    path = Path(rules_file) if rules_file else RULES_DIR / f"{kind}.yaml"
+    rules: list[Rule] = list(load_rules_file(path).rules) if path.exists() else []
+    if rules_file and not path.exists():
+        raise PolicyError(f"{path}: rules file not found")
+    for i, raw in enumerate(extra_rules or []):
+        try:
+            rules.append(_RULE.validate_python(raw))
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise PolicyError(f"policy.rules[{i}]: {where}: {first['msg']}") from exc
+    if protected_labware:
+        rules.insert(0, ForbidLabwareRule(type="forbid_labware", id="protected_labware",
+                                          labware=list(protected_labware)))
+    return PolicyEngine(rules)

@@ -1,0 +1,93 @@
+"""Policy rules as data: small typed records loaded from YAML (never ``eval`` of strings).
+
+Rule kinds:
+- ``limit``: a numeric argument outside [min, max] gets the rule's verdict.
+- ``forbid_labware``: touching one of the named labware ids is denied.
+- ``forbid_command``: the named commands are denied outright.
+- ``require_approval``: the named commands need a person's approval to execute.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Verdict(StrEnum):
+    ALLOW = "ALLOW"
+    REQUIRE_APPROVAL = "REQUIRE_APPROVAL"
+    DENY = "DENY"
+
+
+class _Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1, max_length=80)
+    commands: list[str] = Field(default_factory=list, description="Empty: every command.")
+    reason: str = ""
+    fix_hint: str = ""
+
+    def applies_to(self, command: str) -> bool:
+        return not self.commands or command in self.commands
+
+
+class LimitRule(_Rule):
+    type: Literal["limit"]
+    arg: str = Field(description="A numeric argument name, e.g. volume_ul.")
+    min: float | None = None
+    max: float | None = None
+    verdict: Literal[Verdict.DENY, Verdict.REQUIRE_APPROVAL] = Verdict.DENY
+
+
+class ForbidLabwareRule(_Rule):
+    type: Literal["forbid_labware"]
+    labware: list[str] = Field(min_length=1)
+
+
+class ForbidCommandRule(_Rule):
+    type: Literal["forbid_command"]
+
+
+class RequireApprovalRule(_Rule):
+    type: Literal["require_approval"]
+
+
+Rule = Annotated[
+    LimitRule | ForbidLabwareRule | ForbidCommandRule | RequireApprovalRule,
+    Field(discriminator="type"),
+]
+
+
+class RuleSet(BaseModel):
+    """The rules of one instrument kind (one YAML file), plus per-lab overrides."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    rules: list[Rule] = Field(default_factory=list)
+
+
+class PolicyRequest(BaseModel):
+    """What a policy sees of a call: the command, numeric arguments, labware touched."""
+
+    model_config = ConfigDict(frozen=True)
+
+    instrument: str
+    command: str
+    numbers: dict[str, list[float]] = Field(default_factory=dict)
+    labware: frozenset[str] = frozenset()
+    dry_run: bool = True
+
+
+class Decision(BaseModel):
+    """A verdict with the rule that gave it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: Verdict
+    rule_id: str | None = None
+    reason: str = ""
+    fix_hint: str = ""
+    approvals: list[dict[str, Any]] = Field(default_factory=list)

@@ -1,0 +1,103 @@
+"""The action ledger: intent written before the instrument is called, outcome after.
+
+Statuses: ``pending`` (sent, no outcome yet), ``done``, ``failed``, ``in_doubt`` (a pending
+action found after a restart: it may or may not have happened).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from typing import Any
+
+
+def args_hash(command: str, args: dict[str, Any]) -> str:
+    """A stable digest of a command and its arguments."""
+    blob = json.dumps({"command": command, "args": args}, sort_keys=True, default=str)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    action_id: str
+    command: str
+    args_hash: str
+    status: str
+    result: dict[str, Any] | None
+    run_id: str | None
+    note: str | None
+
+
+class Ledger:
+    """Per-instrument action ledger in the lab database."""
+
+    def __init__(self, conn: sqlite3.Connection, instrument: str) -> None:
+        self.conn = conn
+        self.instrument = instrument
+
+    def get(self, action_id: str) -> LedgerEntry | None:
+        row = self.conn.execute(
+            "SELECT * FROM actions WHERE instrument=? AND action_id=?",
+            (self.instrument, action_id),
+        ).fetchone()
+        if row is None:
+            return None
+        return LedgerEntry(
+            row["action_id"], row["command"], row["args_hash"], row["status"],
+            json.loads(row["result"]) if row["result"] else None, row["run_id"], row["note"],
+        )
+
+    def begin(self, action_id: str, command: str, digest: str, args: dict[str, Any],
+              run_id: str | None = None) -> None:
+        """Record the intent durably. Raises ``sqlite3.IntegrityError`` if the id exists."""
+        self.conn.execute(
+            "INSERT INTO actions (instrument, action_id, command, args_hash, args, status,"
+            " run_id, started_at) VALUES (?,?,?,?,?,?,?,?)",
+            (self.instrument, action_id, command, digest, json.dumps(args, default=str),
+             "pending", run_id, time.time()),
+        )
+
+    def finish(self, action_id: str, status: str, result: dict[str, Any]) -> None:
+        self.conn.execute(
+            "UPDATE actions SET status=?, result=?, finished_at=? WHERE instrument=? AND "
+            "action_id=?",
+            (status, json.dumps(result, default=str), time.time(), self.instrument, action_id),
+        )
+
+    def mark_pending_in_doubt(self) -> list[str]:
+        """After a restart: every action still pending has an unknown outcome."""
+        rows = self.conn.execute(
+            "SELECT action_id FROM actions WHERE instrument=? AND status='pending'",
+            (self.instrument,),
+        ).fetchall()
+        ids = [r["action_id"] for r in rows]
+        if ids:
+            self.conn.execute(
+                "UPDATE actions SET status='in_doubt', note='server restarted before the outcome"
+                " was recorded' WHERE instrument=? AND status='pending'", (self.instrument,),
+            )
+        return ids
+
+    def in_doubt(self) -> list[LedgerEntry]:
+        rows = self.conn.execute(
+            "SELECT action_id FROM actions WHERE instrument=? AND status='in_doubt'",
+            (self.instrument,),
+        ).fetchall()
+        return [e for r in rows if (e := self.get(r["action_id"])) is not None]
+
+    def annotate(self, action_id: str, note: str) -> None:
+        self.conn.execute(
+            "UPDATE actions SET note=? WHERE instrument=? AND action_id=?",
+            (note, self.instrument, action_id),
+        )
+
+    def count(self, status: str | None = None) -> int:
+        sql = "SELECT COUNT(*) FROM actions WHERE instrument=?"
+        params: tuple[Any, ...] = (self.instrument,)
+        if status:
+            sql += " AND status=?"
+            params += (status,)
+        return int(self.conn.execute(sql, params).fetchone()[0])
