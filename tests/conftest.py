@@ -1,0 +1,125 @@
+"""Shared test harness: a small simulated lab in a temp dir, a started runtime, and a real MCP
+client session connected in memory to the instrument's server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from mcp import ClientSession
+from mcp.shared.memory import create_connected_server_and_client_session
+
+from device_servers.factory import open_runtime
+from device_servers.runtime import InstrumentRuntime
+from device_servers.server import build_server
+from device_servers.sim.world import SimWorld
+from labwright.config import LabConfig, load
+
+ROOT = Path(__file__).resolve().parent.parent
+
+LAB: dict[str, Any] = {
+    "lab": "test-lab",
+    "instruments": [{
+        "id": "lh1",
+        "kind": "liquid_handler",
+        "deck": "STARLetDeck",
+        "num_channels": 8,
+        "command_timeout_s": 2,
+        "carriers": [
+            {"id": "tip_carrier", "type": "TIP_CAR_480_A00", "rails": 1},
+            {"id": "plate_carrier", "type": "PLT_CAR_L5AC_A00", "rails": 9},
+        ],
+        "labware": [
+            {"id": "tips_1", "type": "hamilton_96_tiprack_300uL", "carrier": "tip_carrier",
+             "slot": 0},
+            {"id": "reservoir", "type": "nest_12_troughplate_15000uL_Vb",
+             "carrier": "plate_carrier", "slot": 0},
+            {"id": "plate_1", "type": "cor_96_wellplate_360uL_Fb", "carrier": "plate_carrier",
+             "slot": 1},
+        ],
+        "liquids": [
+            {"labware": "reservoir", "wells": "A1", "liquid": "dye", "volume_ul": 10000},
+            {"labware": "plate_1", "wells": "B1", "liquid": "buffer", "volume_ul": 300},
+        ],
+        "policy": {"protected_labware": [], "rules": []},
+    }],
+}
+
+
+def write_lab(tmp: Path, patch: Callable[[dict[str, Any]], None] | None = None) -> Path:
+    """Write a lab file (optionally patched) with its state under ``tmp/state``."""
+    data = json.loads(json.dumps(LAB))
+    data["state_dir"] = str(tmp / "state")
+    if patch is not None:
+        patch(data)
+    path = tmp / "lab.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _no_state_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LABWRIGHT_STATE_DIR", raising=False)
+    monkeypatch.delenv("LABWRIGHT_CONFIG", raising=False)
+
+
+@pytest.fixture
+def lab_file(tmp_path: Path) -> Path:
+    return write_lab(tmp_path)
+
+
+@pytest.fixture
+def lab(lab_file: Path) -> LabConfig:
+    return load(lab_file)
+
+
+@pytest.fixture
+async def runtime(lab: LabConfig) -> AsyncIterator[InstrumentRuntime]:
+    async with open_runtime(lab.instrument("lh1"), lab.db_path, lab.world_path) as rt:
+        yield rt
+
+
+@pytest.fixture
+async def session(runtime: InstrumentRuntime) -> AsyncIterator[ClientSession]:
+    async with create_connected_server_and_client_session(build_server(runtime)) as s:
+        yield s
+
+
+@pytest.fixture
+def world(lab: LabConfig) -> SimWorld:
+    return SimWorld(lab.world_path)
+
+
+async def call(session: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
+    """Call a tool; return its structured payload (ok or error) and check both forms agree."""
+    result = await session.call_tool(tool, args)
+    payload = result.structuredContent
+    assert payload is not None, f"{tool} returned no structured content"
+    assert json.loads(result.content[0].text) == payload  # type: ignore[union-attr]
+    assert bool(result.isError) == (payload["ok"] is False)
+    return dict(payload)
+
+
+def error_code(payload: dict[str, Any]) -> str:
+    assert payload["ok"] is False, payload
+    return str(payload["error"]["code"])
+
+
+def labwright(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
+              input: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real ``labwright`` entry point in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "labwright.cli", *args], capture_output=True, text=True,
+        timeout=timeout, env={**os.environ, **(env or {})}, input=input, cwd=ROOT)
