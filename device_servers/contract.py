@@ -53,7 +53,7 @@ class LabwareSpec(_Strict):
 
 
 class LiquidSpec(_Strict):
-    """Initial liquid: ``volume_ul`` of ``liquid`` in each well of ``wells`` ("A1", "A1:H1", "all")."""
+    """Initial liquid: ``volume_ul`` of ``liquid`` in each well of ``wells`` ("A1", "A1:H1")."""
 
     labware: str
     wells: str

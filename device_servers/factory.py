@@ -27,20 +27,27 @@ def make_runtime(config: InstrumentBase, db_path: Path, world_path: Path) -> Ins
     world = SimWorld(world_path) if config.simulated else None
     driver = make_driver(config, world)
     kind = getattr(config, "kind", "")
-    policy = build_engine(kind, config.policy.rules_file, config.policy.rules,
-                          config.policy.protected_labware)
+    policy = build_engine(
+        kind, config.policy.rules_file, config.policy.rules, config.policy.protected_labware
+    )
     return InstrumentRuntime(config, driver, connect(db_path), policy)
 
 
 @contextlib.asynccontextmanager
-async def open_runtime(config: InstrumentBase, db_path: Path, world_path: Path
-                       ) -> AsyncIterator[InstrumentRuntime]:
+async def open_runtime(
+    config: InstrumentBase, db_path: Path, world_path: Path
+) -> AsyncIterator[InstrumentRuntime]:
     """A started runtime, closed on exit. Configured faults are armed in the world once."""
     runtime = make_runtime(config, db_path, world_path)
     await runtime.start()
     world = getattr(runtime.driver.adapter, "world", None)
-    if world is not None and config.faults and not world.conn.execute(
-            "SELECT 1 FROM faults WHERE instrument=?", (config.id,)).fetchone():
+    if (
+        world is not None
+        and config.faults
+        and not world.conn.execute(
+            "SELECT 1 FROM faults WHERE instrument=?", (config.id,)
+        ).fetchone()
+    ):
         for spec in config.faults:
             world.add_fault(config.id, spec.model_dump())
     try:

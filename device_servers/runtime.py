@@ -52,8 +52,10 @@ def _numbers(cmd: BaseModel) -> dict[str, list[float]]:
             continue
         if isinstance(value, int | float):
             out[key] = [float(value)]
-        elif isinstance(value, list) and value and all(
-            isinstance(v, int | float) and not isinstance(v, bool) for v in value
+        elif (
+            isinstance(value, list)
+            and value
+            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
         ):
             out[key] = [float(v) for v in value]
     return out
@@ -62,8 +64,9 @@ def _numbers(cmd: BaseModel) -> dict[str, list[float]]:
 class InstrumentRuntime:
     """One instrument: twin, adapter, ledger, events, runs, policy, e-stop."""
 
-    def __init__(self, config: InstrumentBase, driver: Driver, conn: sqlite3.Connection,
-                 policy: PolicyEngine) -> None:
+    def __init__(
+        self, config: InstrumentBase, driver: Driver, conn: sqlite3.Connection, policy: PolicyEngine
+    ) -> None:
         self.config = config
         self.id = config.id
         self.driver = driver
@@ -137,61 +140,95 @@ class InstrumentRuntime:
     def parse(self, name: str, args: dict[str, Any]) -> BaseModel:
         model = self.driver.commands.get(name)
         if model is None:
-            raise ValidationFailed(Code.INVALID_ARGUMENT, f"unknown command {name!r}",
-                                   f"commands: {', '.join(sorted(self.driver.commands))}")
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT,
+                f"unknown command {name!r}",
+                f"commands: {', '.join(sorted(self.driver.commands))}",
+            )
         try:
             return model.model_validate(args)
         except ValidationError as exc:
-            raise ValidationFailed(Code.INVALID_ARGUMENT, f"{name}: {pydantic_detail(exc)}",
-                                   "fix the arguments as the tool's input schema describes"
-                                   ) from exc
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT,
+                f"{name}: {pydantic_detail(exc)}",
+                "fix the arguments as the tool's input schema describes",
+            ) from exc
 
-    def _gate(self, name: str, cmd: BaseModel | None, dry_run: bool, action_id: str | None,
-              digest: str, args: dict[str, Any]) -> list[str]:
+    def _gate(
+        self,
+        name: str,
+        cmd: BaseModel | None,
+        dry_run: bool,
+        action_id: str | None,
+        digest: str,
+        args: dict[str, Any],
+    ) -> list[str]:
         """Refuse what must not run; return warnings for a dry run."""
         warnings: list[str] = []
         if not dry_run:
             if self.estop and name not in CONTROL_COMMANDS:
-                raise GateRefused(Code.ESTOP_ACTIVE, "the emergency stop is active",
-                                  "a person clears it with reset_estop (needs approval), then "
-                                  "read_back")
+                raise GateRefused(
+                    Code.ESTOP_ACTIVE,
+                    "the emergency stop is active",
+                    "a person clears it with reset_estop (needs approval), then read_back",
+                )
             if self.stale_reason and name not in CONTROL_COMMANDS:
-                raise GateRefused(Code.STATE_STALE, f"the twin is stale: {self.stale_reason}",
-                                  "call read_back to re-read the instrument, then retry")
+                raise GateRefused(
+                    Code.STATE_STALE,
+                    f"the twin is stale: {self.stale_reason}",
+                    "call read_back to re-read the instrument, then retry",
+                )
             if not self.config.execution_allowed:
-                raise GateRefused(Code.REAL_EXECUTION_DISABLED,
-                                  f"execution is disabled on {self.id}",
-                                  "use dry_run=true, or have an operator set allow_execution "
-                                  "in the lab config")
+                raise GateRefused(
+                    Code.REAL_EXECUTION_DISABLED,
+                    f"execution is disabled on {self.id}",
+                    "use dry_run=true, or have an operator set allow_execution in the lab config",
+                )
             if not action_id:
-                raise ValidationFailed(Code.INVALID_ARGUMENT,
-                                       "action_id is required when dry_run is false",
-                                       "pass a unique action_id derived from (run, step, "
-                                       "operation); reuse it only to ask again")
+                raise ValidationFailed(
+                    Code.INVALID_ARGUMENT,
+                    "action_id is required when dry_run is false",
+                    "pass a unique action_id derived from (run, step, "
+                    "operation); reuse it only to ask again",
+                )
         else:
             if self.estop:
                 warnings.append("the emergency stop is active: this could not execute now")
             if self.stale_reason:
-                warnings.append(f"the twin is stale ({self.stale_reason}): the prediction "
-                                "may be wrong")
+                warnings.append(
+                    f"the twin is stale ({self.stale_reason}): the prediction may be wrong"
+                )
         labware = self.driver.labware_of(cmd) if cmd is not None else set()
-        decision = self.policy.evaluate(PolicyRequest(
-            instrument=self.id, command=name, numbers=_numbers(cmd) if cmd else {},
-            labware=frozenset(labware), dry_run=dry_run))
+        decision = self.policy.evaluate(
+            PolicyRequest(
+                instrument=self.id,
+                command=name,
+                numbers=_numbers(cmd) if cmd else {},
+                labware=frozenset(labware),
+                dry_run=dry_run,
+            )
+        )
         if decision.verdict is Verdict.DENY:
-            raise GateRefused(Code.POLICY_DENIED, decision.reason, decision.fix_hint,
-                              extra={"rule": decision.rule_id})
+            raise GateRefused(
+                Code.POLICY_DENIED,
+                decision.reason,
+                decision.fix_hint,
+                extra={"rule": decision.rule_id},
+            )
         if decision.verdict is Verdict.REQUIRE_APPROVAL:
             if dry_run:
                 warnings.append(f"needs a person's approval to execute: {decision.reason}")
             elif not self.approvals.is_granted(self.id, action_id or "", digest):
-                self.approvals.request(self.id, action_id or "", name, digest, args,
-                                       decision.reason)
+                self.approvals.request(
+                    self.id, action_id or "", name, digest, args, decision.reason
+                )
                 raise GateRefused(
-                    Code.APPROVAL_REQUIRED, decision.reason,
+                    Code.APPROVAL_REQUIRED,
+                    decision.reason,
                     f"a person approves with `labwright approve-action {self.id} {action_id}`, "
                     "then call again with the same action_id and arguments",
-                    extra={"rule": decision.rule_id})
+                    extra={"rule": decision.rule_id},
+                )
         return warnings
 
     # ------------------------------------------------------------------ commands
@@ -201,13 +238,17 @@ class InstrumentRuntime:
         dry_run = args.pop("dry_run", True)
         action_id = args.pop("action_id", None)
         if not isinstance(dry_run, bool):
-            raise ValidationFailed(Code.INVALID_ARGUMENT, "dry_run must be true or false",
-                                   "pass dry_run as a boolean")
-        if action_id is not None and (not isinstance(action_id, str) or not action_id
-                                      or len(action_id) > 200):
-            raise ValidationFailed(Code.INVALID_ARGUMENT,
-                                   "action_id must be a non-empty string of at most 200 chars",
-                                   "derive it from (run, step, operation)")
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT, "dry_run must be true or false", "pass dry_run as a boolean"
+            )
+        if action_id is not None and (
+            not isinstance(action_id, str) or not action_id or len(action_id) > 200
+        ):
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT,
+                "action_id must be a non-empty string of at most 200 chars",
+                "derive it from (run, step, operation)",
+            )
         cmd = self.parse(name, args)
         canonical = cmd.model_dump(mode="json")
         digest = args_hash(name, canonical)
@@ -219,25 +260,39 @@ class InstrumentRuntime:
         trial = self.twin.clone()
         prims, events = trial.run(cmd)
         if dry_run:
-            return {"ok": True, "simulated": True, "dry_run": True, "action_id": action_id,
-                    "state": trial.snapshot(), "events": events, "warnings": warnings,
-                    "operations": len(prims)}
+            return {
+                "ok": True,
+                "simulated": True,
+                "dry_run": True,
+                "action_id": action_id,
+                "state": trial.snapshot(),
+                "events": events,
+                "warnings": warnings,
+                "operations": len(prims),
+            }
         if self._active_run is not None:
-            raise GateRefused(Code.DEVICE_BUSY, f"run {self._active_run} is executing",
-                              "wait for the run to finish, or cancel_run it", retriable=True)
+            raise GateRefused(
+                Code.DEVICE_BUSY,
+                f"run {self._active_run} is executing",
+                "wait for the run to finish, or cancel_run it",
+                retriable=True,
+            )
         assert action_id is not None
-        return await self.execute(name, cmd, action_id, digest, canonical, prims,
-                                  self.direct_log, warnings)
+        return await self.execute(
+            name, cmd, action_id, digest, canonical, prims, self.direct_log, warnings
+        )
 
     def _replay(self, action_id: str, digest: str) -> dict[str, Any] | None:
         entry = self.ledger.get(action_id)
         if entry is None:
             return None
         if entry.args_hash != digest:
-            raise GateRefused(Code.ACTION_ID_REUSED,
-                              f"action_id {action_id!r} was used for another call "
-                              f"({entry.command} with other arguments)",
-                              "derive a new action_id for a new action")
+            raise GateRefused(
+                Code.ACTION_ID_REUSED,
+                f"action_id {action_id!r} was used for another call "
+                f"({entry.command} with other arguments)",
+                "derive a new action_id for a new action",
+            )
         if entry.status == "done" and entry.result is not None:
             return {**entry.result, "replayed": True}
         if entry.status == "failed" and entry.result is not None:
@@ -245,19 +300,33 @@ class InstrumentRuntime:
             err.extra = {**err.extra, "replayed": True}
             raise err
         if entry.status == "pending":
-            raise GateRefused(Code.DEVICE_BUSY, f"action {action_id} is being executed now",
-                              "ask again when it has finished", retriable=True)
+            raise GateRefused(
+                Code.DEVICE_BUSY,
+                f"action {action_id} is being executed now",
+                "ask again when it has finished",
+                retriable=True,
+            )
         raise DeviceError(
             Code.ACTION_IN_DOUBT,
             f"action {action_id} was sent but its outcome was never recorded"
             + (f" ({entry.note})" if entry.note else ""),
             "read_back the instrument to see whether it happened; never re-send it blindly; "
             "a person decides whether to redo it under a new action_id",
-            defined=False)
+            defined=False,
+        )
 
-    async def execute(self, name: str, cmd: BaseModel, action_id: str, digest: str,
-                      canonical: dict[str, Any], prims: list[Any], log: str,
-                      warnings: list[str], run_id: str | None = None) -> dict[str, Any]:
+    async def execute(
+        self,
+        name: str,
+        cmd: BaseModel,
+        action_id: str,
+        digest: str,
+        canonical: dict[str, Any],
+        prims: list[Any],
+        log: str,
+        warnings: list[str],
+        run_id: str | None = None,
+    ) -> dict[str, Any]:
         """Dispatch a validated command at most once: ledger intent, then the instrument."""
         async with self._lock:
             try:
@@ -271,14 +340,17 @@ class InstrumentRuntime:
             try:
                 for prim in prims:
                     if self.estop:
-                        raise GateRefused(Code.ESTOP_ACTIVE, "emergency stop during the command",
-                                          "a person clears it with reset_estop, then read_back")
+                        raise GateRefused(
+                            Code.ESTOP_ACTIVE,
+                            "emergency stop during the command",
+                            "a person clears it with reset_estop, then read_back",
+                        )
                     await self.driver.adapter.execute(prim)
                     _, evs = self.twin.apply(prim)
                     for ev in evs:
-                        self.events.append(log, ev["type"], {**ev["data"],
-                                                             "action_id": action_id},
-                                           self.simulated)
+                        self.events.append(
+                            log, ev["type"], {**ev["data"], "action_id": action_id}, self.simulated
+                        )
                     events.extend(evs)
             except DeviceError as exc:
                 deviations = await self._after_failure(exc, self.driver.touched(prims), log)
@@ -291,9 +363,16 @@ class InstrumentRuntime:
                 self.events.append(log, "error", payload, self.simulated)
                 raise
             deviations = await self._reconcile(self.driver.touched(prims), log)
-            result = {"ok": True, "simulated": self.simulated, "dry_run": False,
-                      "action_id": action_id, "state": self.twin.snapshot(), "events": events,
-                      "deviations": deviations, "warnings": warnings}
+            result = {
+                "ok": True,
+                "simulated": self.simulated,
+                "dry_run": False,
+                "action_id": action_id,
+                "state": self.twin.snapshot(),
+                "events": events,
+                "deviations": deviations,
+                "warnings": warnings,
+            }
             self.ledger.finish(action_id, "done", result)
             self._persist()
             return result
@@ -307,8 +386,9 @@ class InstrumentRuntime:
             self.events.append(log, "deviation", dev, self.simulated)
         return deviations
 
-    async def _after_failure(self, exc: DeviceError, touched: set[str], log: str
-                             ) -> list[dict[str, Any]]:
+    async def _after_failure(
+        self, exc: DeviceError, touched: set[str], log: str
+    ) -> list[dict[str, Any]]:
         """Make the belief honest after a failed action: read back, or mark it stale."""
         if not exc.defined:
             self.stale_reason = f"{exc.code} during an action: the instrument state is unknown"
@@ -324,8 +404,12 @@ class InstrumentRuntime:
         """Re-read the whole instrument, adopt what it reports, clear staleness."""
         seen = await self.driver.adapter.resync()
         if seen is None:
-            raise DeviceError(Code.CONNECTION_LOST, "the instrument did not report its state",
-                              "check the connection, then read_back again", defined=False)
+            raise DeviceError(
+                Code.CONNECTION_LOST,
+                "the instrument did not report its state",
+                "check the connection, then read_back again",
+                defined=False,
+            )
         async with self._lock:
             deviations = self.driver.reconcile(self.twin, seen, None)
             for dev in deviations:
@@ -335,13 +419,22 @@ class InstrumentRuntime:
                 self.stale_reason = None
             resolved = []
             for entry in self.ledger.in_doubt():
-                self.ledger.annotate(entry.action_id, f"instrument read back at {time.time():.0f}"
-                                     " after the outcome was lost")
+                self.ledger.annotate(
+                    entry.action_id,
+                    f"instrument read back at {time.time():.0f} after the outcome was lost",
+                )
                 resolved.append(entry.action_id)
             self._persist()
-        return {"ok": True, "simulated": self.simulated, "was_stale": was,
-                "stale": self.stale_reason, "estop": self.estop, "deviations": deviations,
-                "in_doubt_actions": resolved, "state": self.twin.snapshot()}
+        return {
+            "ok": True,
+            "simulated": self.simulated,
+            "was_stale": was,
+            "stale": self.stale_reason,
+            "estop": self.estop,
+            "deviations": deviations,
+            "in_doubt_actions": resolved,
+            "state": self.twin.snapshot(),
+        }
 
     async def emergency_stop(self) -> dict[str, Any]:
         """Latch the e-stop, abort the backend, cancel runs. Never gated."""
@@ -353,36 +446,53 @@ class InstrumentRuntime:
         self.events.append(self.direct_log, "estop", {"instrument": self.id}, self.simulated)
         await self.driver.adapter.abort()
         self._persist()
-        return {"ok": True, "simulated": self.simulated, "estop": True,
-                "cancelled_runs": sorted(self._tasks)}
+        return {
+            "ok": True,
+            "simulated": self.simulated,
+            "estop": True,
+            "cancelled_runs": sorted(self._tasks),
+        }
 
     async def reset_estop(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Clear the e-stop latch; needs a person's approval. The twin stays stale."""
         action_id = raw.get("action_id")
         if not isinstance(action_id, str) or not action_id:
-            raise ValidationFailed(Code.INVALID_ARGUMENT, "reset_estop needs an action_id",
-                                   "pass an action_id; a person approves that id")
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT,
+                "reset_estop needs an action_id",
+                "pass an action_id; a person approves that id",
+            )
         digest = args_hash("reset_estop", {})
         self._gate("reset_estop", None, False, action_id, digest, {})
         self.estop = False
         self.stale_reason = "emergency stop was reset: read_back before moving"
         self._persist()
-        return {"ok": True, "simulated": self.simulated, "estop": False,
-                "stale": self.stale_reason, "action_id": action_id}
+        return {
+            "ok": True,
+            "simulated": self.simulated,
+            "estop": False,
+            "stale": self.stale_reason,
+            "action_id": action_id,
+        }
 
     # ------------------------------------------------------------------ runs
     def _parse_protocol(self, protocol: Any) -> tuple[Protocol, list[BaseModel]]:
         try:
             proto = Protocol.model_validate(protocol)
         except ValidationError as exc:
-            raise ValidationFailed(Code.INVALID_ARGUMENT, f"protocol: {pydantic_detail(exc)}",
-                                   "a protocol is {name, steps: [{command, args}]}") from exc
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT,
+                f"protocol: {pydantic_detail(exc)}",
+                "a protocol is {name, steps: [{command, args}]}",
+            ) from exc
         cmds = []
         for i, step in enumerate(proto.steps):
             if {"action_id", "dry_run"} & step.args.keys():
-                raise ValidationFailed(Code.INVALID_ARGUMENT,
-                                       f"step {i}: action_id and dry_run belong to the run",
-                                       "leave them out of step arguments")
+                raise ValidationFailed(
+                    Code.INVALID_ARGUMENT,
+                    f"step {i}: action_id and dry_run belong to the run",
+                    "leave them out of step arguments",
+                )
             try:
                 cmds.append(self.parse(step.command, step.args))
             except DeviceError as exc:
@@ -391,8 +501,9 @@ class InstrumentRuntime:
                 raise
         return proto, cmds
 
-    def simulate_protocol(self, cmds: list[BaseModel], twin: Twin | None = None
-                          ) -> tuple[Twin, list[tuple[int, list[dict[str, Any]]]]]:
+    def simulate_protocol(
+        self, cmds: list[BaseModel], twin: Twin | None = None
+    ) -> tuple[Twin, list[tuple[int, list[dict[str, Any]]]]]:
         """Dry-run a protocol on a copy of the twin; raise the first failing step's error."""
         trial = (twin or self.twin).clone()
         per_step = []
@@ -406,8 +517,9 @@ class InstrumentRuntime:
             per_step.append((i, events))
         return trial, per_step
 
-    def start_run(self, protocol: Any, dry_run: bool = True, run_key: str | None = None
-                  ) -> dict[str, Any]:
+    def start_run(
+        self, protocol: Any, dry_run: bool = True, run_key: str | None = None
+    ) -> dict[str, Any]:
         """Create a run and start it in the background; same run_key, same run."""
         if not isinstance(dry_run, bool):
             raise ValidationFailed(Code.INVALID_ARGUMENT, "dry_run must be a boolean", "")
@@ -417,11 +529,18 @@ class InstrumentRuntime:
             existing = self.runs.by_key(run_key)
             if existing is not None:
                 if self.runs.protocol(existing["run_id"]) != body or existing["dry_run"] != dry_run:
-                    raise GateRefused(Code.ACTION_ID_REUSED,
-                                      f"run_key {run_key!r} was used for another protocol",
-                                      "use a new run_key for a new run")
-                return {"run_id": existing["run_id"], "status": existing["status"],
-                        "simulated": existing["simulated"], "dry_run": dry_run, "existing": True}
+                    raise GateRefused(
+                        Code.ACTION_ID_REUSED,
+                        f"run_key {run_key!r} was used for another protocol",
+                        "use a new run_key for a new run",
+                    )
+                return {
+                    "run_id": existing["run_id"],
+                    "status": existing["status"],
+                    "simulated": existing["simulated"],
+                    "dry_run": dry_run,
+                    "existing": True,
+                }
         for i, (step, cmd) in enumerate(zip(proto.steps, cmds, strict=True)):
             digest = args_hash(step.command, cmd.model_dump(mode="json"))
             try:
@@ -429,37 +548,62 @@ class InstrumentRuntime:
             except DeviceError as exc:
                 exc.detail = f"step {i}: {exc.detail}"
                 raise
-            if not dry_run and self.policy.evaluate(PolicyRequest(
-                    instrument=self.id, command=step.command, numbers=_numbers(cmd),
-                    labware=frozenset(self.driver.labware_of(cmd)))).verdict is not Verdict.ALLOW:
-                raise GateRefused(Code.APPROVAL_REQUIRED,
-                                  f"step {i} ({step.command}) needs a person's approval",
-                                  "execute that step as its own command so a person can approve "
-                                  "its action_id")
+            if (
+                not dry_run
+                and self.policy.evaluate(
+                    PolicyRequest(
+                        instrument=self.id,
+                        command=step.command,
+                        numbers=_numbers(cmd),
+                        labware=frozenset(self.driver.labware_of(cmd)),
+                    )
+                ).verdict
+                is not Verdict.ALLOW
+            ):
+                raise GateRefused(
+                    Code.APPROVAL_REQUIRED,
+                    f"step {i} ({step.command}) needs a person's approval",
+                    "execute that step as its own command so a person can approve its action_id",
+                )
         if not dry_run:
             self._gate("start_run", None, False, "run", "", {})
             if self._active_run is not None:
-                raise GateRefused(Code.DEVICE_BUSY, f"run {self._active_run} is executing",
-                                  "wait for it or cancel_run it", retriable=True)
+                raise GateRefused(
+                    Code.DEVICE_BUSY,
+                    f"run {self._active_run} is executing",
+                    "wait for it or cancel_run it",
+                    retriable=True,
+                )
             self.simulate_protocol(cmds)  # refuse before anything moves
         if run_key is not None:
             run_id = "run-" + hashlib.sha256(f"{self.id}/{run_key}".encode()).hexdigest()[:16]
         else:
             run_id = "run-" + uuid.uuid4().hex[:16]
         simulated = dry_run or self.simulated
-        self.runs.create(run_id, run_key=run_key, dry_run=dry_run, simulated=simulated,
-                         protocol=body, steps_total=len(cmds))
+        self.runs.create(
+            run_id,
+            run_key=run_key,
+            dry_run=dry_run,
+            simulated=simulated,
+            protocol=body,
+            steps_total=len(cmds),
+        )
         if not dry_run:
             self._active_run = run_id
         task = asyncio.get_running_loop().create_task(
-            self._run(run_id, proto, cmds, dry_run, simulated))
+            self._run(run_id, proto, cmds, dry_run, simulated)
+        )
         self._tasks[run_id] = task
-        task.add_done_callback(lambda _t, r=run_id: self._tasks.pop(r, None))
-        return {"run_id": run_id, "status": "pending", "simulated": simulated,
-                "dry_run": dry_run}
 
-    async def _run(self, run_id: str, proto: Protocol, cmds: list[BaseModel], dry_run: bool,
-                   simulated: bool) -> None:
+        def _forget(_task: asyncio.Task[None], run: str = run_id) -> None:
+            self._tasks.pop(run, None)
+
+        task.add_done_callback(_forget)
+        return {"run_id": run_id, "status": "pending", "simulated": simulated, "dry_run": dry_run}
+
+    async def _run(
+        self, run_id: str, proto: Protocol, cmds: list[BaseModel], dry_run: bool, simulated: bool
+    ) -> None:
         self.runs.update(run_id, status="running")
         done = 0
         try:
@@ -471,14 +615,19 @@ class InstrumentRuntime:
                 self.events.append(run_id, "run_cancelled", {"steps_done": done}, simulated)
                 self.runs.update(run_id, status="cancelled", steps_done=done)
             else:
-                self.events.append(run_id, "protocol_completed",
-                                   {"steps": done, "simulated": simulated}, simulated)
+                self.events.append(
+                    run_id, "protocol_completed", {"steps": done, "simulated": simulated}, simulated
+                )
                 self.runs.update(run_id, status="completed", steps_done=done)
         except DeviceError as exc:
             payload = exc.to_payload(exc.extra.get("action_id"))
             self.events.append(run_id, "error", payload, simulated)
-            self.runs.update(run_id, status="failed", error=payload,
-                             steps_done=int(exc.extra.get("steps_done", done)))
+            self.runs.update(
+                run_id,
+                status="failed",
+                error=payload,
+                steps_done=int(exc.extra.get("steps_done", done)),
+            )
         except asyncio.CancelledError:
             self.runs.update(run_id, status="interrupted")
             raise
@@ -512,30 +661,46 @@ class InstrumentRuntime:
             if run_id in self._cancel:
                 return i
             action_id = f"{run_id}.{i}"
-            self.events.append(run_id, "step_started",
-                               {"step": i, "command": step.command, "action_id": action_id},
-                               self.simulated)
+            self.events.append(
+                run_id,
+                "step_started",
+                {"step": i, "command": step.command, "action_id": action_id},
+                self.simulated,
+            )
             canonical = cmd.model_dump(mode="json")
             digest = args_hash(step.command, canonical)
             try:
                 trial = self.twin.clone()
                 prims, _ = trial.run(cmd)
-                await self.execute(step.command, cmd, action_id, digest, canonical, prims,
-                                   run_id, [], run_id=run_id)
+                await self.execute(
+                    step.command,
+                    cmd,
+                    action_id,
+                    digest,
+                    canonical,
+                    prims,
+                    run_id,
+                    [],
+                    run_id=run_id,
+                )
             except DeviceError as exc:
                 exc.detail = f"step {i} ({step.command}): {exc.detail}"
                 exc.extra = {**exc.extra, "step": i, "steps_done": i, "action_id": action_id}
                 raise
-            self.events.append(run_id, "step_completed", {"step": i, "action_id": action_id},
-                               self.simulated)
+            self.events.append(
+                run_id, "step_completed", {"step": i, "action_id": action_id}, self.simulated
+            )
             self.runs.update(run_id, steps_done=i + 1)
         return len(cmds)
 
     def get_run(self, run_id: str) -> dict[str, Any]:
         info = self.runs.get(run_id)
         if info is None:
-            raise GateRefused(Code.RUN_NOT_FOUND, f"no run {run_id!r} on {self.id}",
-                              "use the run_id that start_run returned")
+            raise GateRefused(
+                Code.RUN_NOT_FOUND,
+                f"no run {run_id!r} on {self.id}",
+                "use the run_id that start_run returned",
+            )
         return info
 
     def run_events(self, run_id: str, since_seq: int = 0, limit: int = 100) -> dict[str, Any]:
@@ -545,8 +710,11 @@ class InstrumentRuntime:
         else:
             status = "running"
         if not isinstance(since_seq, int) or since_seq < 0:
-            raise ValidationFailed(Code.INVALID_ARGUMENT, "since_seq must be an integer >= 0",
-                                   "pass the next_seq of the previous call")
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT,
+                "since_seq must be an integer >= 0",
+                "pass the next_seq of the previous call",
+            )
         if not isinstance(limit, int) or not 1 <= limit <= 1000:
             raise ValidationFailed(Code.OUT_OF_RANGE, "max must be 1 to 1000", "use max=100")
         events = self.events.read(run_id, since_seq, limit)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
+from typing import Any, ClassVar
 
 import mcp.types as types
 from mcp.server.lowlevel import Server
@@ -44,10 +44,14 @@ class NoArgs(_Args):
 
 class StartRunArgs(_Args):
     protocol: dict[str, Any] = Field(
-        description="{name, steps: [{command, args}]} with this instrument's commands.")
+        description="{name, steps: [{command, args}]} with this instrument's commands."
+    )
     dry_run: bool = Field(default=True, description="true: simulate only; false: execute.")
-    run_key: str | None = Field(default=None, max_length=200,
-                                description="Idempotency key: the same key returns the same run.")
+    run_key: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Idempotency key: the same key returns the same run.",
+    )
 
 
 class RunEventsArgs(_Args):
@@ -69,10 +73,16 @@ def _schema(model: type[BaseModel], with_exec: bool = False) -> dict[str, Any]:
     schema.pop("title", None)
     if with_exec:
         props = schema.setdefault("properties", {})
-        props["action_id"] = {"type": "string", "maxLength": 200,
-                              "description": "Caller-made idempotency key; required to execute."}
-        props["dry_run"] = {"type": "boolean", "default": True,
-                            "description": "true (default): simulate only, nothing moves."}
+        props["action_id"] = {
+            "type": "string",
+            "maxLength": 200,
+            "description": "Caller-made idempotency key; required to execute.",
+        }
+        props["dry_run"] = {
+            "type": "boolean",
+            "default": True,
+            "description": "true (default): simulate only, nothing moves.",
+        }
     schema["additionalProperties"] = False
     return schema
 
@@ -113,12 +123,22 @@ class DeviceServer:
         self._wire()
 
     # ------------------------------------------------------------------ tools
-    def _add(self, name: str, description: str, model: type[BaseModel] | None,
-             handler: Handler, *, schema: dict[str, Any] | None = None,
-             annotations: types.ToolAnnotations | None = None) -> None:
-        tool = types.Tool(name=name, description=description,
-                          inputSchema=schema or _schema(model or NoArgs),
-                          annotations=annotations)
+    def _add(
+        self,
+        name: str,
+        description: str,
+        model: type[BaseModel] | None,
+        handler: Handler,
+        *,
+        schema: dict[str, Any] | None = None,
+        annotations: types.ToolAnnotations | None = None,
+    ) -> None:
+        tool = types.Tool(
+            name=name,
+            description=description,
+            inputSchema=schema or _schema(model or NoArgs),
+            annotations=annotations,
+        )
         self.tools[name] = (tool, model, handler)
 
     def _register_common(self) -> None:
@@ -149,47 +169,80 @@ class DeviceServer:
         async def reset_estop(a: dict[str, Any]) -> dict[str, Any]:
             return await rt.reset_estop(a)
 
-        self._add("get_state",
-                  "The instrument's twin snapshot: labware, wells (volume_ul, contents), tip "
-                  "racks (tips_present), channels (tip, volume), plus stale, estop, busy run and "
-                  "in-doubt actions. Structured, read-only.", None, get_state, annotations=ro)
-        self._add("read_back",
-                  "Re-read the instrument and adopt what it reports: clears STATE_STALE (after a "
-                  "restart, timeout or disconnect) unless the e-stop is latched, lists every "
-                  "deviation between belief and instrument, and annotates in-doubt actions. "
-                  "Moves nothing.", None, read_back,
-                  annotations=types.ToolAnnotations(readOnlyHint=False, destructiveHint=False,
-                                                    idempotentHint=True))
-        self._add("start_run",
-                  "Start a protocol (a list of this instrument's commands) in the background "
-                  "and return {run_id, status, simulated} at once; poll run_events. dry_run="
-                  "true (default) simulates on the twin; dry_run=false first simulates the whole "
-                  "protocol and refuses to start if any step fails (the step's error code). The "
-                  "same run_key returns the same run_id, never a second run.",
-                  StartRunArgs, start_run,
-                  annotations=types.ToolAnnotations(destructiveHint=True, idempotentHint=True))
-        self._add("run_events",
-                  "Events of a run after since_seq (at most max): {events, next_seq, status}. "
-                  "The log is append-only and durable: a reconnecting client rebuilds "
-                  "everything with since_seq=0. RUN_NOT_FOUND for an unknown run.",
-                  RunEventsArgs, run_events, annotations=ro)
-        self._add("get_run", "A run's status, steps done and error (RUN_NOT_FOUND if unknown).",
-                  RunIdArgs, get_run, annotations=ro)
-        self._add("cancel_run",
-                  "Cancel a run: stops before its next step and aborts the backend's current "
-                  "operation. Idempotent: a finished run is returned as it is.", RunIdArgs,
-                  cancel_run, annotations=types.ToolAnnotations(destructiveHint=False,
-                                                                idempotentHint=True))
-        self._add("emergency_stop",
-                  "Stop the instrument now: aborts the current operation, cancels runs and "
-                  "latches ESTOP_ACTIVE so nothing moves until a person resets it. Never gated, "
-                  "never needs approval.", None, emergency_stop,
-                  annotations=types.ToolAnnotations(destructiveHint=False, idempotentHint=True))
-        self._add("reset_estop",
-                  "Clear a latched emergency stop. Requires a person's approval of this "
-                  "action_id (APPROVAL_REQUIRED until `labwright approve-action` is run); "
-                  "afterwards the twin is STATE_STALE until read_back.", ResetEstopArgs,
-                  reset_estop, annotations=types.ToolAnnotations(destructiveHint=True))
+        self._add(
+            "get_state",
+            "The instrument's twin snapshot: labware, wells (volume_ul, contents), tip "
+            "racks (tips_present), channels (tip, volume), plus stale, estop, busy run and "
+            "in-doubt actions. Structured, read-only.",
+            None,
+            get_state,
+            annotations=ro,
+        )
+        self._add(
+            "read_back",
+            "Re-read the instrument and adopt what it reports: clears STATE_STALE (after a "
+            "restart, timeout or disconnect) unless the e-stop is latched, lists every "
+            "deviation between belief and instrument, and annotates in-doubt actions. "
+            "Moves nothing.",
+            None,
+            read_back,
+            annotations=types.ToolAnnotations(
+                readOnlyHint=False, destructiveHint=False, idempotentHint=True
+            ),
+        )
+        self._add(
+            "start_run",
+            "Start a protocol (a list of this instrument's commands) in the background "
+            "and return {run_id, status, simulated} at once; poll run_events. dry_run="
+            "true (default) simulates on the twin; dry_run=false first simulates the whole "
+            "protocol and refuses to start if any step fails (the step's error code). The "
+            "same run_key returns the same run_id, never a second run.",
+            StartRunArgs,
+            start_run,
+            annotations=types.ToolAnnotations(destructiveHint=True, idempotentHint=True),
+        )
+        self._add(
+            "run_events",
+            "Events of a run after since_seq (at most max): {events, next_seq, status}. "
+            "The log is append-only and durable: a reconnecting client rebuilds "
+            "everything with since_seq=0. RUN_NOT_FOUND for an unknown run.",
+            RunEventsArgs,
+            run_events,
+            annotations=ro,
+        )
+        self._add(
+            "get_run",
+            "A run's status, steps done and error (RUN_NOT_FOUND if unknown).",
+            RunIdArgs,
+            get_run,
+            annotations=ro,
+        )
+        self._add(
+            "cancel_run",
+            "Cancel a run: stops before its next step and aborts the backend's current "
+            "operation. Idempotent: a finished run is returned as it is.",
+            RunIdArgs,
+            cancel_run,
+            annotations=types.ToolAnnotations(destructiveHint=False, idempotentHint=True),
+        )
+        self._add(
+            "emergency_stop",
+            "Stop the instrument now: aborts the current operation, cancels runs and "
+            "latches ESTOP_ACTIVE so nothing moves until a person resets it. Never gated, "
+            "never needs approval.",
+            None,
+            emergency_stop,
+            annotations=types.ToolAnnotations(destructiveHint=False, idempotentHint=True),
+        )
+        self._add(
+            "reset_estop",
+            "Clear a latched emergency stop. Requires a person's approval of this "
+            "action_id (APPROVAL_REQUIRED until `labwright approve-action` is run); "
+            "afterwards the twin is STATE_STALE until read_back.",
+            ResetEstopArgs,
+            reset_estop,
+            annotations=types.ToolAnnotations(destructiveHint=True),
+        )
 
     def _register_command(self, name: str, model: type[BaseModel]) -> None:
         summary = getattr(model, "summary", name)
@@ -197,10 +250,16 @@ class DeviceServer:
         async def handler(args: dict[str, Any], _name: str = name) -> dict[str, Any]:
             return await self.rt.command(_name, args)
 
-        self._add(name, f"{summary}{_EXEC_NOTE}", None, handler,
-                  schema=_schema(model, with_exec=True),
-                  annotations=types.ToolAnnotations(destructiveHint=True, idempotentHint=True,
-                                                    openWorldHint=False))
+        self._add(
+            name,
+            f"{summary}{_EXEC_NOTE}",
+            None,
+            handler,
+            schema=_schema(model, with_exec=True),
+            annotations=types.ToolAnnotations(
+                destructiveHint=True, idempotentHint=True, openWorldHint=False
+            ),
+        )
 
     async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """Dispatch one tool call; every failure becomes a structured error."""
@@ -210,27 +269,38 @@ class DeviceServer:
         entry = self.tools.get(name)
         try:
             if entry is None:
-                raise DeviceError(Code.INVALID_ARGUMENT, f"unknown tool {name!r}",
-                                  f"tools: {', '.join(sorted(self.tools))}")
+                raise DeviceError(
+                    Code.INVALID_ARGUMENT,
+                    f"unknown tool {name!r}",
+                    f"tools: {', '.join(sorted(self.tools))}",
+                )
             _, model, handler = entry
             if model is not None:
                 try:
                     args = model.model_validate(arguments).model_dump()
                 except ValidationError as exc:
-                    raise DeviceError(Code.INVALID_ARGUMENT, f"{name}: {pydantic_detail(exc)}",
-                                      "fix the arguments as the input schema describes") from exc
+                    raise DeviceError(
+                        Code.INVALID_ARGUMENT,
+                        f"{name}: {pydantic_detail(exc)}",
+                        "fix the arguments as the input schema describes",
+                    ) from exc
             else:
                 args = dict(arguments)
                 if self.rt.driver.commands.get(name) is None and args:
-                    raise DeviceError(Code.INVALID_ARGUMENT, f"{name} takes no arguments",
-                                      "call it with {}")
+                    raise DeviceError(
+                        Code.INVALID_ARGUMENT, f"{name} takes no arguments", "call it with {}"
+                    )
             return _result(await handler(args))
         except DeviceError as exc:
             return error_result(exc, action_id)
         except Exception as exc:  # the last line of defence: never a traceback to a client
             log.exception("tool %s failed", name)
-            fault = DeviceError(Code.ADAPTER_FAULT, f"{type(exc).__name__}: {exc}",
-                                "stop and ask a person to check the instrument", defined=False)
+            fault = DeviceError(
+                Code.ADAPTER_FAULT,
+                f"{type(exc).__name__}: {exc}",
+                "stop and ask a person to check the instrument",
+                defined=False,
+            )
             return error_result(fault, action_id)
 
     # ------------------------------------------------------------------ resources
@@ -238,7 +308,7 @@ class DeviceServer:
         prefix = f"lab://{self.rt.id}/"
         if not uri.startswith(prefix):
             raise ValueError(f"unknown resource {uri}")
-        path = uri[len(prefix):]
+        path = uri[len(prefix) :]
         if path == "state":
             return self.rt.state()
         if path == "policy":
@@ -259,37 +329,54 @@ class DeviceServer:
     def resources(self) -> list[types.Resource]:
         base = f"lab://{self.rt.id}"
         out = [
-            types.Resource(uri=AnyUrl(f"{base}/state"), name="state",
-                           description="Twin snapshot", mimeType="application/json"),
-            types.Resource(uri=AnyUrl(f"{base}/policy"), name="policy",
-                           description="Safety rules enforced by this server",
-                           mimeType="application/json"),
+            types.Resource(
+                uri=AnyUrl(f"{base}/state"),
+                name="state",
+                description="Twin snapshot",
+                mimeType="application/json",
+            ),
+            types.Resource(
+                uri=AnyUrl(f"{base}/policy"),
+                name="policy",
+                description="Safety rules enforced by this server",
+                mimeType="application/json",
+            ),
         ]
         for lw_id, lw in self.rt.twin.snapshot()["labware"].items():
             kind = "tips" if lw["kind"] == "tip_rack" else "labware"
-            out.append(types.Resource(uri=AnyUrl(f"{base}/{kind}/{lw_id}"), name=lw_id,
-                                      mimeType="application/json"))
+            out.append(
+                types.Resource(
+                    uri=AnyUrl(f"{base}/{kind}/{lw_id}"), name=lw_id, mimeType="application/json"
+                )
+            )
         return out
 
     def templates(self) -> list[types.ResourceTemplate]:
         base = f"lab://{self.rt.id}"
         return [
-            types.ResourceTemplate(uriTemplate=f"{base}/labware/{{labware_id}}", name="labware",
-                                   mimeType="application/json"),
-            types.ResourceTemplate(uriTemplate=f"{base}/tips/{{rack_id}}", name="tips",
-                                   mimeType="application/json"),
-            types.ResourceTemplate(uriTemplate=f"{base}/runs/{{run_id}}", name="runs",
-                                   mimeType="application/json"),
+            types.ResourceTemplate(
+                uriTemplate=f"{base}/labware/{{labware_id}}",
+                name="labware",
+                mimeType="application/json",
+            ),
+            types.ResourceTemplate(
+                uriTemplate=f"{base}/tips/{{rack_id}}", name="tips", mimeType="application/json"
+            ),
+            types.ResourceTemplate(
+                uriTemplate=f"{base}/runs/{{run_id}}", name="runs", mimeType="application/json"
+            ),
         ]
 
     # ------------------------------------------------------------------ prompts
-    PROMPTS: dict[str, tuple[str, list[types.PromptArgument]]] = {
+    PROMPTS: ClassVar[dict[str, tuple[str, list[types.PromptArgument]]]] = {
         "serial_dilution": (
             "Standard procedure: an n-step k-fold serial dilution along a row of a plate.",
-            [types.PromptArgument(name="plate", required=True),
-             types.PromptArgument(name="row", description="Row letter, e.g. A", required=True),
-             types.PromptArgument(name="final_volume_ul", required=True),
-             types.PromptArgument(name="fold", description="Default 2")],
+            [
+                types.PromptArgument(name="plate", required=True),
+                types.PromptArgument(name="row", description="Row letter, e.g. A", required=True),
+                types.PromptArgument(name="final_volume_ul", required=True),
+                types.PromptArgument(name="fold", description="Default 2"),
+            ],
         ),
         "recover_from_error": (
             "Standard procedure after a device error: make safe, read back, decide.",
@@ -331,8 +418,9 @@ class DeviceServer:
             raise ValueError(f"unknown prompt {name!r}")
         return types.GetPromptResult(
             description=self.PROMPTS[name][0],
-            messages=[types.PromptMessage(role="user",
-                                          content=types.TextContent(type="text", text=text))],
+            messages=[
+                types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
+            ],
         )
 
     # ------------------------------------------------------------------ wiring
@@ -358,17 +446,21 @@ class DeviceServer:
         @srv.read_resource()
         async def _read_resource(uri: AnyUrl) -> Iterable[ReadResourceContents]:
             data = self._resource_json(str(uri))
-            return [ReadResourceContents(content=json.dumps(data, default=str),
-                                         mime_type="application/json")]
+            return [
+                ReadResourceContents(
+                    content=json.dumps(data, default=str), mime_type="application/json"
+                )
+            ]
 
         @srv.list_prompts()
         async def _list_prompts() -> list[types.Prompt]:
-            return [types.Prompt(name=n, description=d, arguments=a)
-                    for n, (d, a) in self.PROMPTS.items()]
+            return [
+                types.Prompt(name=n, description=d, arguments=a)
+                for n, (d, a) in self.PROMPTS.items()
+            ]
 
         @srv.get_prompt()
-        async def _get_prompt(name: str, arguments: dict[str, str] | None
-                              ) -> types.GetPromptResult:
+        async def _get_prompt(name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
             return self.prompt(name, arguments or {})
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import io
+import json
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -55,8 +56,9 @@ class GuardMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
-                   for k, v in scope.get("headers", [])}
+        headers = {
+            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
+        }
         origin = headers.get("origin")
         if origin is not None and origin not in self.allowed:
             await self._deny(send, 403, "forbidden origin")
@@ -65,23 +67,44 @@ class GuardMiddleware:
             auth = headers.get("authorization", "")
             scheme, _, given = auth.partition(" ")
             if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), self.token):
-                await self._deny(send, 401, "missing or invalid bearer token",
-                                 [(b"www-authenticate", b'Bearer realm="labwright"')])
+                await self._deny(
+                    send,
+                    401,
+                    "missing or invalid bearer token",
+                    [(b"www-authenticate", b'Bearer realm="labwright"')],
+                )
                 return
         await self.app(scope, receive, send)
 
     @staticmethod
-    async def _deny(send: Any, status: int, message: str,
-                    extra: list[tuple[bytes, bytes]] | None = None) -> None:
-        body = ('{"error": "%s"}' % message).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode()), *(extra or [])]})
+    async def _deny(
+        send: Any, status: int, message: str, extra: list[tuple[bytes, bytes]] | None = None
+    ) -> None:
+        body = json.dumps({"error": message}).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    *(extra or []),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})
 
 
-def build_http_app(config: InstrumentBase, db_path: Path, world_path: Path, *, host: str,
-                   port: int, token: str | None, allowed_origins: list[str] | None = None) -> Any:
+def build_http_app(
+    config: InstrumentBase,
+    db_path: Path,
+    world_path: Path,
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    allowed_origins: list[str] | None = None,
+) -> Any:
     """A Starlette app serving MCP at /mcp, wrapped in the guard."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
@@ -101,17 +124,34 @@ def build_http_app(config: InstrumentBase, db_path: Path, world_path: Path, *, h
             async with manager.run():
                 yield
 
-    app = Starlette(routes=[Route("/mcp", endpoint=_Endpoint(), methods=["GET", "POST", "DELETE"])],
-                    lifespan=lifespan)
+    app = Starlette(
+        routes=[Route("/mcp", endpoint=_Endpoint(), methods=["GET", "POST", "DELETE"])],
+        lifespan=lifespan,
+    )
     origins = {f"http://{h}:{port}" for h in ("127.0.0.1", "localhost", host)}
     origins.update(allowed_origins or [])
     return GuardMiddleware(app, token, origins)
 
 
-def serve_http(config: InstrumentBase, db_path: Path, world_path: Path, *, host: str, port: int,
-               token: str | None, allowed_origins: list[str] | None = None) -> None:
+def serve_http(
+    config: InstrumentBase,
+    db_path: Path,
+    world_path: Path,
+    *,
+    host: str,
+    port: int,
+    token: str | None,
+    allowed_origins: list[str] | None = None,
+) -> None:
     import uvicorn
 
-    app = build_http_app(config, db_path, world_path, host=host, port=port, token=token,
-                         allowed_origins=allowed_origins)
+    app = build_http_app(
+        config,
+        db_path,
+        world_path,
+        host=host,
+        port=port,
+        token=token,
+        allowed_origins=allowed_origins,
+    )
     uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")

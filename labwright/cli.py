@@ -18,13 +18,20 @@ from rich.table import Table
 
 from labwright.config import ConfigError, LabConfig, load
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Labwright: drive laboratory instruments safely.")
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Labwright: drive laboratory instruments safely.",
+)
 err = Console(stderr=True)
 out = Console()
 
-ConfigOpt = typer.Option(None, "--config", "-c", help="Lab file (default: $LABWRIGHT_CONFIG, "
-                         "./lab.yaml, ./examples/lab.yaml).")
+ConfigOpt = typer.Option(
+    None,
+    "--config",
+    "-c",
+    help="Lab file (default: $LABWRIGHT_CONFIG, ./lab.yaml, ./examples/lab.yaml).",
+)
 
 
 def _fail(message: str, code: int = 2) -> None:
@@ -74,8 +81,9 @@ def serve(
     transport: str = typer.Option("stdio", help="stdio or http."),
     host: str = typer.Option("127.0.0.1", help="HTTP bind address."),
     port: int = typer.Option(8765, help="HTTP port."),
-    token: str | None = typer.Option(None, envvar="LABWRIGHT_TOKEN",
-                                     help="Bearer token required over HTTP."),
+    token: str | None = typer.Option(
+        None, envvar="LABWRIGHT_TOKEN", help="Bearer token required over HTTP."
+    ),
     allow_origin: list[str] = typer.Option([], help="Extra allowed Origin (HTTP)."),
 ) -> None:
     """Serve one instrument as an MCP server (stdio by default)."""
@@ -89,8 +97,15 @@ def serve(
         if transport == "stdio":
             asyncio.run(serve_stdio(inst, lab.db_path, lab.world_path))
         elif transport == "http":
-            serve_http(inst, lab.db_path, lab.world_path, host=host, port=port, token=token,
-                       allowed_origins=allow_origin)
+            serve_http(
+                inst,
+                lab.db_path,
+                lab.world_path,
+                host=host,
+                port=port,
+                token=token,
+                allowed_origins=allow_origin,
+            )
         else:
             _fail(f"--transport must be stdio or http, not {transport!r}")
     except (ConfigurationError, PolicyError) as exc:
@@ -111,12 +126,14 @@ def check(config: Path | None = ConfigOpt) -> None:
         try:
             driver = make_driver(inst, None)
             driver.initial_twin()
-            build_engine(inst.kind, inst.policy.rules_file, inst.policy.rules,
-                         inst.policy.protected_labware)
+            build_engine(
+                inst.kind, inst.policy.rules_file, inst.policy.rules, inst.policy.protected_labware
+            )
         except (ConfigurationError, PolicyError) as exc:
             _config_problem(lab, inst, exc)
-        out.print(f"[green]ok[/] {inst.id} ({inst.kind}, "
-                  f"{'simulated' if inst.simulated else 'hardware'})")
+        out.print(
+            f"[green]ok[/] {inst.id} ({inst.kind}, {'simulated' if inst.simulated else 'hardware'})"
+        )
 
 
 @app.command()
@@ -127,11 +144,12 @@ def simulate(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON report."),
 ) -> None:
     """Simulate a protocol on the twin of the configured lab (nothing moves, no server)."""
+    from pydantic import ValidationError
+
     from device_servers.contract import Protocol
-    from device_servers.errors import ConfigurationError, DeviceError
+    from device_servers.errors import Code, ConfigurationError, DeviceError
     from device_servers.factory import make_driver
     from device_servers.runtime import pydantic_detail
-    from pydantic import ValidationError
 
     started = time.perf_counter()
     lab = _lab(config)
@@ -154,13 +172,20 @@ def simulate(
         for i, step in enumerate(proto.steps):
             model = driver.commands.get(step.command)
             if model is None:
-                raise DeviceError("INVALID_ARGUMENT", f"step {i}: unknown command "  # type: ignore[arg-type]
-                                  f"{step.command!r}", f"use one of {sorted(driver.commands)}")
+                raise DeviceError(
+                    Code.INVALID_ARGUMENT,
+                    f"step {i}: unknown command "  # type: ignore[arg-type]
+                    f"{step.command!r}",
+                    f"use one of {sorted(driver.commands)}",
+                )
             try:
                 cmd = model.model_validate(step.args)
             except ValidationError as exc:
-                raise DeviceError("INVALID_ARGUMENT", f"step {i}: {pydantic_detail(exc)}",  # type: ignore[arg-type]
-                                  "fix the step's arguments") from exc
+                raise DeviceError(
+                    Code.INVALID_ARGUMENT,
+                    f"step {i}: {pydantic_detail(exc)}",  # type: ignore[arg-type]
+                    "fix the step's arguments",
+                ) from exc
             try:
                 _, events = twin.run(cmd)
             except DeviceError as exc:
@@ -174,22 +199,30 @@ def simulate(
     except DeviceError as exc:
         report.update(ok=False, error=exc.to_payload())
     else:
-        report.update(ok=True, steps=len(proto.steps), events=dict(counts),
-                      dispensed_ul={k: round(v, 3) for k, v in moved.items()})
+        report.update(
+            ok=True,
+            steps=len(proto.steps),
+            events=dict(counts),
+            dispensed_ul={k: round(v, 3) for k, v in moved.items()},
+        )
     report["simulate_ms"] = round((time.perf_counter() - sim_start) * 1000, 3)
     report["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
     if as_json:
         print(json.dumps(report))
     elif report["ok"]:
-        out.print(f"[green]simulation ok[/] {proto.name} on {inst.id}: {report['steps']} steps, "
-                  f"{counts['tip_picked_up']} tips, {counts['liquid_transferred']} liquid moves, "
-                  f"{report['simulate_ms']} ms (simulated: nothing moved)")
+        out.print(
+            f"[green]simulation ok[/] {proto.name} on {inst.id}: {report['steps']} steps, "
+            f"{counts['tip_picked_up']} tips, {counts['liquid_transferred']} liquid moves, "
+            f"{report['simulate_ms']} ms (simulated: nothing moved)"
+        )
         for liquid, vol in sorted(moved.items()):
             out.print(f"  dispensed {liquid}: {vol:.1f} uL")
     else:
         e = report["error"]
-        err.print(f"[bold red]simulation failed[/] {e['code']}: {e['detail']}\n"
-                  f"  fix: {e['fix_hint']}", highlight=False)
+        err.print(
+            f"[bold red]simulation failed[/] {e['code']}: {e['detail']}\n  fix: {e['fix_hint']}",
+            highlight=False,
+        )
     if not report["ok"]:
         raise typer.Exit(1)
 
@@ -213,8 +246,10 @@ def approve_action(
         pending = approvals.pending(instrument)
         listing = ", ".join(p["action_id"] for p in pending) or "none"
         _fail(f"no approval request for {instrument}/{action_id} (pending: {listing})")
-    out.print(f"[green]approved[/] {instrument}/{action_id}: {req['command']} "
-              f"{req['args']} — {req['reason']} (by {by})")
+    out.print(
+        f"[green]approved[/] {instrument}/{action_id}: {req['command']} "
+        f"{req['args']} — {req['reason']} (by {by})"
+    )
 
 
 @app.command()
@@ -246,8 +281,10 @@ def world(
         if labware and row["labware"] != labware:
             continue
         filled = {k: v for k, v in w.wells(row["labware"]).items() if v["volume_ul"] > 0}
-        out.print(f"[bold]{row['labware']}[/]: " + (", ".join(
-            f"{k}={v['volume_ul']:.1f}" for k, v in filled.items()) or "empty"))
+        out.print(
+            f"[bold]{row['labware']}[/]: "
+            + (", ".join(f"{k}={v['volume_ul']:.1f}" for k, v in filled.items()) or "empty")
+        )
     racks = w.conn.execute("SELECT rack, SUM(present) AS n FROM tips GROUP BY rack").fetchall()
     for rack in racks:
         if not labware or rack["rack"] == labware:

@@ -38,8 +38,10 @@ class LabConfig(BaseModel):
         for inst in self.instruments:
             for lw in getattr(inst, "labware", []):
                 if lw.id in labware:
-                    raise ValueError(f"labware id {lw.id!r} is used by {labware[lw.id]} and "
-                                     f"{inst.id}: labware ids are unique in a lab")
+                    raise ValueError(
+                        f"labware id {lw.id!r} is used by {labware[lw.id]} and "
+                        f"{inst.id}: labware ids are unique in a lab"
+                    )
                 labware[lw.id] = inst.id
         return self
 

@@ -23,8 +23,9 @@ from rich.table import Table
 from labwright.cli import load_protocol
 from labwright.config import LabConfig
 
-PROTOCOL = Path(__file__).resolve().parent.parent / "examples" / "protocols" / \
-    "serial_dilution.yaml"
+PROTOCOL = (
+    Path(__file__).resolve().parent.parent / "examples" / "protocols" / "serial_dilution.yaml"
+)
 
 
 async def call(session: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
@@ -32,16 +33,16 @@ async def call(session: ClientSession, tool: str, **args: Any) -> dict[str, Any]
     return dict(result.structuredContent or json.loads(result.content[0].text))  # type: ignore[union-attr]
 
 
-async def wait_run(session: ClientSession, run_id: str, console: Console,
-                   show: bool) -> dict[str, Any]:
+async def wait_run(
+    session: ClientSession, run_id: str, console: Console, show: bool
+) -> dict[str, Any]:
     seq = 0
     while True:
         page = await call(session, "run_events", run_id=run_id, since_seq=seq, max=500)
         for ev in page["events"]:
             if show and ev["type"] != "liquid_transferred":
                 data = {k: v for k, v in ev["data"].items() if k != "action_id"}
-                console.print(f"  [dim]#{ev['seq']:>3}[/] {ev['type']:<18} {data}",
-                              highlight=False)
+                console.print(f"  [dim]#{ev['seq']:>3}[/] {ev['type']:<18} {data}", highlight=False)
         seq = page["next_seq"]
         if page["status"] not in ("pending", "running") and not page["events"]:
             return await call(session, "get_run", run_id=run_id)
@@ -74,47 +75,61 @@ async def run_demo(lab: LabConfig, console: Console) -> int:
         env=env,
     )
     protocol = load_protocol(PROTOCOL)
-    console.rule(f"Labwright demo — {inst.id} over MCP stdio (simulated lab, state in "
-                 f"{state_dir})")
+    console.rule(f"Labwright demo — {inst.id} over MCP stdio (simulated lab, state in {state_dir})")
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         init = await session.initialize()
         tools = await session.list_tools()
-        console.print(f"connected to [bold]{init.serverInfo.name}[/]: "
-                      f"{', '.join(t.name for t in tools.tools)}")
+        console.print(
+            f"connected to [bold]{init.serverInfo.name}[/]: "
+            f"{', '.join(t.name for t in tools.tools)}"
+        )
 
         console.rule("1. dry run: the whole protocol on the twin")
         started = await call(session, "start_run", protocol=protocol, dry_run=True)
         info = await wait_run(session, started["run_id"], console, show=False)
-        console.print(f"dry run {info['run_id']}: {info['status']}, {info['steps_done']}/"
-                      f"{info['steps_total']} steps, simulated={info['simulated']}")
+        console.print(
+            f"dry run {info['run_id']}: {info['status']}, {info['steps_done']}/"
+            f"{info['steps_total']} steps, simulated={info['simulated']}"
+        )
         if info["status"] != "completed":
             console.print(f"[red]dry run failed:[/] {info['error']}")
             return 1
 
         console.rule("2. a mistake is caught before anything moves")
-        bad = await call(session, "aspirate", labware="plate_1", wells=["A1"], volume_ul=50,
-                         dry_run=True)
+        bad = await call(
+            session, "aspirate", labware="plate_1", wells=["A1"], volume_ul=50, dry_run=True
+        )
         console.print_json(data=bad["error"])
 
         console.rule("3. execute (run_key makes it idempotent)")
-        started = await call(session, "start_run", protocol=protocol, dry_run=False,
-                             run_key="demo-dilution-1")
+        started = await call(
+            session, "start_run", protocol=protocol, dry_run=False, run_key="demo-dilution-1"
+        )
         info = await wait_run(session, started["run_id"], console, show=True)
-        console.print(f"run {info['run_id']}: [bold]{info['status']}[/], {info['steps_done']}/"
-                      f"{info['steps_total']} steps, simulated={info['simulated']}")
-        again = await call(session, "start_run", protocol=protocol, dry_run=False,
-                           run_key="demo-dilution-1")
-        console.print(f"same run_key again -> same run {again['run_id']} "
-                      f"(existing={again.get('existing')}), nothing executed twice")
+        console.print(
+            f"run {info['run_id']}: [bold]{info['status']}[/], {info['steps_done']}/"
+            f"{info['steps_total']} steps, simulated={info['simulated']}"
+        )
+        again = await call(
+            session, "start_run", protocol=protocol, dry_run=False, run_key="demo-dilution-1"
+        )
+        console.print(
+            f"same run_key again -> same run {again['run_id']} "
+            f"(existing={again.get('existing')}), nothing executed twice"
+        )
 
         console.rule("4. one action, asked twice with the same action_id")
-        first = await call(session, "pick_up_tips", rack="tips_2", dry_run=False,
-                           action_id="demo-pick-1")
-        second = await call(session, "pick_up_tips", rack="tips_2", dry_run=False,
-                            action_id="demo-pick-1")
-        console.print(f"first: ok={first['ok']} replayed={first.get('replayed')}; second: "
-                      f"ok={second['ok']} replayed={second.get('replayed')}; tips left in "
-                      f"tips_2: {second['state']['labware']['tips_2']['tips_remaining']}")
+        first = await call(
+            session, "pick_up_tips", rack="tips_2", dry_run=False, action_id="demo-pick-1"
+        )
+        second = await call(
+            session, "pick_up_tips", rack="tips_2", dry_run=False, action_id="demo-pick-1"
+        )
+        console.print(
+            f"first: ok={first['ok']} replayed={first.get('replayed')}; second: "
+            f"ok={second['ok']} replayed={second.get('replayed')}; tips left in "
+            f"tips_2: {second['state']['labware']['tips_2']['tips_remaining']}"
+        )
         await call(session, "drop_tips", dry_run=False, action_id="demo-drop-1")
 
         console.rule("5. final deck state")
@@ -123,6 +138,10 @@ async def run_demo(lab: LabConfig, console: Console) -> int:
         for rack in ("tips_1", "tips_2"):
             console.print(f"{rack}: {state['labware'][rack]['tips_remaining']} tips left")
         reservoir = state["labware"]["reservoir"]["wells"]
-        console.print("reservoir: " + ", ".join(
-            f"{k} {v['volume_ul']:.0f} uL {list(v['contents'])}" for k, v in reservoir.items()))
+        console.print(
+            "reservoir: "
+            + ", ".join(
+                f"{k} {v['volume_ul']:.0f} uL {list(v['contents'])}" for k, v in reservoir.items()
+            )
+        )
     return 0 if info["status"] == "completed" else 1

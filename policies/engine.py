@@ -130,6 +130,10 @@ def build_engine(
             where = ".".join(str(p) for p in first["loc"])
             raise PolicyError(f"policy.rules[{i}]: {where}: {first['msg']}") from exc
     if protected_labware:
-        rules.insert(0, ForbidLabwareRule(type="forbid_labware", id="protected_labware",
-                                          labware=list(protected_labware)))
+        rules.insert(
+            0,
+            ForbidLabwareRule(
+                type="forbid_labware", id="protected_labware", labware=list(protected_labware)
+            ),
+        )
     return PolicyEngine(rules)

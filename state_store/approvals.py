@@ -16,18 +16,34 @@ class Approvals:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
 
-    def request(self, instrument: str, action_id: str, command: str, digest: str,
-                args: dict[str, Any], reason: str) -> None:
+    def request(
+        self,
+        instrument: str,
+        action_id: str,
+        command: str,
+        digest: str,
+        args: dict[str, Any],
+        reason: str,
+    ) -> None:
         self.conn.execute(
             "INSERT OR REPLACE INTO approval_requests (instrument, action_id, command, args_hash,"
             " args, reason, requested_at) VALUES (?,?,?,?,?,?,?)",
-            (instrument, action_id, command, digest, json.dumps(args, default=str), reason,
-             time.time()),
+            (
+                instrument,
+                action_id,
+                command,
+                digest,
+                json.dumps(args, default=str),
+                reason,
+                time.time(),
+            ),
         )
 
     def pending(self, instrument: str | None = None) -> list[dict[str, Any]]:
-        sql = ("SELECT r.* FROM approval_requests r LEFT JOIN approvals a ON"
-               " a.instrument=r.instrument AND a.action_id=r.action_id WHERE a.action_id IS NULL")
+        sql = (
+            "SELECT r.* FROM approval_requests r LEFT JOIN approvals a ON"
+            " a.instrument=r.instrument AND a.action_id=r.action_id WHERE a.action_id IS NULL"
+        )
         params: tuple[Any, ...] = ()
         if instrument:
             sql += " AND r.instrument=?"

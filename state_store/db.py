@@ -9,9 +9,19 @@ import sqlite_utils
 
 _SCHEMA: dict[str, tuple[dict[str, type], list[str] | str]] = {
     "actions": (
-        {"instrument": str, "action_id": str, "command": str, "args_hash": str, "args": str,
-         "status": str, "result": str, "run_id": str, "started_at": float,
-         "finished_at": float, "note": str},
+        {
+            "instrument": str,
+            "action_id": str,
+            "command": str,
+            "args_hash": str,
+            "args": str,
+            "status": str,
+            "result": str,
+            "run_id": str,
+            "started_at": float,
+            "finished_at": float,
+            "note": str,
+        },
         ["instrument", "action_id"],
     ),
     "events": (
@@ -19,19 +29,43 @@ _SCHEMA: dict[str, tuple[dict[str, type], list[str] | str]] = {
         ["run_id", "seq"],
     ),
     "device_runs": (
-        {"run_id": str, "instrument": str, "run_key": str, "status": str, "simulated": int,
-         "dry_run": int, "protocol": str, "protocol_name": str, "steps_total": int,
-         "steps_done": int, "error": str, "created_at": float, "updated_at": float},
+        {
+            "run_id": str,
+            "instrument": str,
+            "run_key": str,
+            "status": str,
+            "simulated": int,
+            "dry_run": int,
+            "protocol": str,
+            "protocol_name": str,
+            "steps_total": int,
+            "steps_done": int,
+            "error": str,
+            "created_at": float,
+            "updated_at": float,
+        },
         "run_id",
     ),
     "approval_requests": (
-        {"instrument": str, "action_id": str, "command": str, "args_hash": str, "args": str,
-         "reason": str, "requested_at": float},
+        {
+            "instrument": str,
+            "action_id": str,
+            "command": str,
+            "args_hash": str,
+            "args": str,
+            "reason": str,
+            "requested_at": float,
+        },
         ["instrument", "action_id"],
     ),
     "approvals": (
-        {"instrument": str, "action_id": str, "args_hash": str, "granted_by": str,
-         "granted_at": float},
+        {
+            "instrument": str,
+            "action_id": str,
+            "args_hash": str,
+            "granted_by": str,
+            "granted_at": float,
+        },
         ["instrument", "action_id"],
     ),
     "instrument_state": (

@@ -38,7 +38,13 @@ class EventLog:
             (run_id, since_seq, limit),
         ).fetchall()
         return [
-            {"seq": r["seq"], "run_id": r["run_id"], "type": r["type"], "ts": r["ts"],
-             "simulated": bool(r["simulated"]), "data": json.loads(r["data"])}
+            {
+                "seq": r["seq"],
+                "run_id": r["run_id"],
+                "type": r["type"],
+                "ts": r["ts"],
+                "simulated": bool(r["simulated"]),
+                "data": json.loads(r["data"]),
+            }
             for r in rows
         ]

@@ -19,8 +19,11 @@ class InstrumentState:
         ).fetchone()
         if row is None:
             return None
-        return {"twin": json.loads(row["twin"]), "stale_reason": row["stale_reason"],
-                "estop": bool(row["estop"])}
+        return {
+            "twin": json.loads(row["twin"]),
+            "stale_reason": row["stale_reason"],
+            "estop": bool(row["estop"]),
+        }
 
     def save(self, twin: dict[str, Any], stale_reason: str | None, estop: bool) -> None:
         self.conn.execute(

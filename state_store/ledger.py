@@ -46,18 +46,37 @@ class Ledger:
         if row is None:
             return None
         return LedgerEntry(
-            row["action_id"], row["command"], row["args_hash"], row["status"],
-            json.loads(row["result"]) if row["result"] else None, row["run_id"], row["note"],
+            row["action_id"],
+            row["command"],
+            row["args_hash"],
+            row["status"],
+            json.loads(row["result"]) if row["result"] else None,
+            row["run_id"],
+            row["note"],
         )
 
-    def begin(self, action_id: str, command: str, digest: str, args: dict[str, Any],
-              run_id: str | None = None) -> None:
+    def begin(
+        self,
+        action_id: str,
+        command: str,
+        digest: str,
+        args: dict[str, Any],
+        run_id: str | None = None,
+    ) -> None:
         """Record the intent durably. Raises ``sqlite3.IntegrityError`` if the id exists."""
         self.conn.execute(
             "INSERT INTO actions (instrument, action_id, command, args_hash, args, status,"
             " run_id, started_at) VALUES (?,?,?,?,?,?,?,?)",
-            (self.instrument, action_id, command, digest, json.dumps(args, default=str),
-             "pending", run_id, time.time()),
+            (
+                self.instrument,
+                action_id,
+                command,
+                digest,
+                json.dumps(args, default=str),
+                "pending",
+                run_id,
+                time.time(),
+            ),
         )
 
     def finish(self, action_id: str, status: str, result: dict[str, Any]) -> None:
@@ -77,7 +96,8 @@ class Ledger:
         if ids:
             self.conn.execute(
                 "UPDATE actions SET status='in_doubt', note='server restarted before the outcome"
-                " was recorded' WHERE instrument=? AND status='pending'", (self.instrument,),
+                " was recorded' WHERE instrument=? AND status='pending'",
+                (self.instrument,),
             )
         return ids
 

@@ -54,19 +54,34 @@ def describe_resource(res: Resource) -> dict[str, Any]:
     if isinstance(res, TipRack):
         names = [res.get_child_identifier(s) for s in res.get_all_items()]
         tip = res.get_item(0).make_tip()
-        return {"kind": "tip_rack", "type": type(res).__name__, "rows": res.num_items_y,
-                "cols": res.num_items_x, "names": names,
-                "tip_max_volume": float(tip.maximal_volume)}
+        return {
+            "kind": "tip_rack",
+            "type": type(res).__name__,
+            "rows": res.num_items_y,
+            "cols": res.num_items_x,
+            "names": names,
+            "tip_max_volume": float(tip.maximal_volume),
+        }
     if isinstance(res, ItemizedResource):
         items = res.get_all_items()
         names = [res.get_child_identifier(w) for w in items]
-        return {"kind": "plate", "type": type(res).__name__, "rows": res.num_items_y,
-                "cols": res.num_items_x, "names": names,
-                "max_volumes": {n: float(w.max_volume) for n, w in zip(names, items,
-                                                                       strict=True)}}
+        return {
+            "kind": "plate",
+            "type": type(res).__name__,
+            "rows": res.num_items_y,
+            "cols": res.num_items_x,
+            "names": names,
+            "max_volumes": {n: float(w.max_volume) for n, w in zip(names, items, strict=True)},
+        }
     if isinstance(res, Container):
-        return {"kind": "plate", "type": type(res).__name__, "rows": 1, "cols": 1,
-                "names": ["A1"], "max_volumes": {"A1": float(res.max_volume)}}
+        return {
+            "kind": "plate",
+            "type": type(res).__name__,
+            "rows": 1,
+            "cols": 1,
+            "names": ["A1"],
+            "max_volumes": {"A1": float(res.max_volume)},
+        }
     raise ConfigurationError(f"{res.name}: labware of type {type(res).__name__} is not supported")
 
 
@@ -77,11 +92,15 @@ def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
     if isinstance(exc, PhysicalError):
         table = {
             "no_tip": (Code.NO_TIP, "re-read the instrument state; pick up a tip first"),
-            "pickup_failed": (Code.NO_TIP, "re-read the instrument state, then pick up a tip "
-                                           "from another spot"),
+            "pickup_failed": (
+                Code.NO_TIP,
+                "re-read the instrument state, then pick up a tip from another spot",
+            ),
             "tip_present": (Code.TIP_ALREADY_ATTACHED, "re-read the instrument state"),
-            "too_little_liquid": (Code.INSUFFICIENT_VOLUME, "re-read the well volumes; refill "
-                                                            "the source or lower the volume"),
+            "too_little_liquid": (
+                Code.INSUFFICIENT_VOLUME,
+                "re-read the well volumes; refill the source or lower the volume",
+            ),
         }
         code, hint = table.get(exc.kind, (Code.ADAPTER_FAULT, "ask a person to check"))
         return BackendFailed(code, f"{prim.op} at {where}: {exc}", hint)
@@ -94,15 +113,25 @@ def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
     if isinstance(exc, plr_errors.TooLittleVolumeError):
         return BackendFailed(Code.WELL_OVERFLOW, str(exc), "re-read the well volumes")
     if isinstance(exc, TimeoutError):
-        return BackendFailed(Code.HARDWARE_TIMEOUT, f"{prim.op} at {where} did not finish in time",
-                             "the instrument state is unknown: re-read it (read_back) before "
-                             "anything else", defined=False)
+        return BackendFailed(
+            Code.HARDWARE_TIMEOUT,
+            f"{prim.op} at {where} did not finish in time",
+            "the instrument state is unknown: re-read it (read_back) before anything else",
+            defined=False,
+        )
     if isinstance(exc, ConnectionError):
-        return BackendFailed(Code.CONNECTION_LOST, f"{prim.op} at {where}: {exc}",
-                             "reconnect, then re-read the instrument state (read_back); do not "
-                             "re-send blindly", defined=False)
-    return BackendFailed(Code.ADAPTER_FAULT, f"{prim.op} at {where}: {type(exc).__name__}: {exc}",
-                         "stop and ask a person to check the instrument", defined=False)
+        return BackendFailed(
+            Code.CONNECTION_LOST,
+            f"{prim.op} at {where}: {exc}",
+            "reconnect, then re-read the instrument state (read_back); do not re-send blindly",
+            defined=False,
+        )
+    return BackendFailed(
+        Code.ADAPTER_FAULT,
+        f"{prim.op} at {where}: {type(exc).__name__}: {exc}",
+        "stop and ask a person to check the instrument",
+        defined=False,
+    )
 
 
 class LiquidHandlerAdapter:
@@ -112,8 +141,9 @@ class LiquidHandlerAdapter:
         self.config = config
         self.world = world
         self.deck = self._build_deck()
-        self.catalogue = {lw.id: describe_resource(self.deck.get_resource(lw.id))
-                          for lw in config.labware}
+        self.catalogue = {
+            lw.id: describe_resource(self.deck.get_resource(lw.id)) for lw in config.labware
+        }
         self._backend: LiquidHandlerBackend | None = None
         self._lh: LiquidHandler | None = None
         self._ready = False
@@ -143,21 +173,24 @@ class LiquidHandlerAdapter:
             except ConfigurationError:
                 raise
             except Exception as exc:
-                raise ConfigurationError(f"carriers[{i}]: cannot place {spec.type} at rails "
-                                         f"{spec.rails}: {exc}") from exc
+                raise ConfigurationError(
+                    f"carriers[{i}]: cannot place {spec.type} at rails {spec.rails}: {exc}"
+                ) from exc
             carriers[spec.id] = carrier
-        for i, spec in enumerate(cfg.labware):
-            if spec.carrier not in carriers:
-                raise ConfigurationError(f"labware[{i}].carrier: no carrier {spec.carrier!r}")
-            carrier = carriers[spec.carrier]
+        for i, lw_spec in enumerate(cfg.labware):
+            if lw_spec.carrier not in carriers:
+                raise ConfigurationError(f"labware[{i}].carrier: no carrier {lw_spec.carrier!r}")
+            carrier = carriers[lw_spec.carrier]
             try:
-                resource = _factory(spec.type, f"labware[{i}].type")(name=spec.id)
-                carrier[spec.slot] = resource
+                resource = _factory(lw_spec.type, f"labware[{i}].type")(name=lw_spec.id)
+                carrier[lw_spec.slot] = resource
             except ConfigurationError:
                 raise
             except Exception as exc:
-                raise ConfigurationError(f"labware[{i}]: cannot put {spec.type} in "
-                                         f"{spec.carrier} slot {spec.slot}: {exc}") from exc
+                raise ConfigurationError(
+                    f"labware[{i}]: cannot put {lw_spec.type} in "
+                    f"{lw_spec.carrier} slot {lw_spec.slot}: {exc}"
+                ) from exc
         return deck
 
     def _build_backend(self) -> LiquidHandlerBackend:
@@ -165,17 +198,20 @@ class LiquidHandlerAdapter:
         if spec.type == "simulated":
             if self.world is None:
                 raise ConfigurationError("backend: a simulated backend needs the lab's world")
-            return SimulatedLiquidHandlerBackend(self.world, self.config.id,
-                                                 self.config.num_channels)
+            return SimulatedLiquidHandlerBackend(
+                self.world, self.config.id, self.config.num_channels
+            )
         module_name, _, class_name = (spec.class_path or "").rpartition(".")
         try:
             cls = getattr(importlib.import_module(module_name), class_name)
         except (ImportError, AttributeError) as exc:
-            raise ConfigurationError(f"backend.class_path: cannot import {spec.class_path}: "
-                                     f"{exc}") from exc
+            raise ConfigurationError(
+                f"backend.class_path: cannot import {spec.class_path}: {exc}"
+            ) from exc
         if not (isinstance(cls, type) and issubclass(cls, LiquidHandlerBackend)):
-            raise ConfigurationError(f"backend.class_path: {spec.class_path} is not a "
-                                     "PyLabRobot LiquidHandlerBackend")
+            raise ConfigurationError(
+                f"backend.class_path: {spec.class_path} is not a PyLabRobot LiquidHandlerBackend"
+            )
         return cls(**spec.args)  # type: ignore[no-any-return]
 
     def initial_liquids(self) -> list[dict[str, Any]]:
@@ -193,16 +229,24 @@ class LiquidHandlerAdapter:
                 if liq.volume_ul > item["max_volumes"][n]:
                     raise ConfigurationError(
                         f"liquids[{i}].volume_ul: {liq.volume_ul} uL overflows {liq.labware}:{n}"
-                        f" (max {item['max_volumes'][n]} uL)")
-            out.append({"labware": liq.labware, "wells": names, "liquid": liq.liquid,
-                        "volume_ul": liq.volume_ul})
+                        f" (max {item['max_volumes'][n]} uL)"
+                    )
+            out.append(
+                {
+                    "labware": liq.labware,
+                    "wells": names,
+                    "liquid": liq.liquid,
+                    "volume_ul": liq.volume_ul,
+                }
+            )
         return out
 
     # ------------------------------------------------------------------ lifecycle
     async def setup(self) -> None:
         if isinstance(self.backend, SimulatedLiquidHandlerBackend) and self.world is not None:
-            self.world.seed(self.config.id, self.catalogue, self.initial_liquids(),
-                            self.config.num_channels)
+            self.world.seed(
+                self.config.id, self.catalogue, self.initial_liquids(), self.config.num_channels
+            )
         with stdout_to_stderr():
             await self.lh.setup()
         self._ready = True
@@ -239,8 +283,9 @@ class LiquidHandlerAdapter:
                 await self.lh.discard_tips(use_channels=ch)
             else:
                 rack = self.deck.get_resource(prim.labware)
-                await self.lh.drop_tips([rack.get_item(prim.well)], use_channels=ch,
-                                        allow_nonzero_volume=True)
+                await self.lh.drop_tips(
+                    [rack.get_item(prim.well)], use_channels=ch, allow_nonzero_volume=True
+                )
         else:
             res = self.deck.get_resource(prim.labware)
             target = res.get_item(prim.well) if isinstance(res, ItemizedResource) else res
@@ -258,8 +303,11 @@ class LiquidHandlerAdapter:
                 presence = await self.backend.request_tip_presence()
         except Exception:
             return None
-        return {"wells": {}, "tips": {}, "channels": [
-            {"tip": {} if p else None, "contents": None} for p in presence]}
+        return {
+            "wells": {},
+            "tips": {},
+            "channels": [{"tip": {} if p else None, "contents": None} for p in presence],
+        }
 
     async def _sync_head(self) -> None:
         """Make PyLabRobot's channel tip trackers agree with the instrument."""

@@ -26,7 +26,6 @@ class LHCommand(BaseModel):
         return set()
 
 
-
 class PickUpTips(LHCommand):
     name: ClassVar[str] = "pick_up_tips"
     summary: ClassVar[str] = (
@@ -71,7 +70,6 @@ class Aspirate(LHCommand):
         return {self.labware}
 
 
-
 class Dispense(LHCommand):
     name: ClassVar[str] = "dispense"
     summary: ClassVar[str] = (
@@ -85,7 +83,6 @@ class Dispense(LHCommand):
 
     def labware_ids(self) -> set[str]:
         return {self.labware}
-
 
 
 class Transfer(LHCommand):
@@ -113,7 +110,6 @@ class Transfer(LHCommand):
         return ids
 
 
-
 class Mix(LHCommand):
     name: ClassVar[str] = "mix"
     summary: ClassVar[str] = (
@@ -128,7 +124,6 @@ class Mix(LHCommand):
 
     def labware_ids(self) -> set[str]:
         return {self.labware}
-
 
 
 COMMANDS: dict[str, type[LHCommand]] = {

@@ -17,9 +17,9 @@ _TOL = 0.01  # uL: below this, belief and read-back agree
 
 class LiquidHandlerDriver:
     kind = "liquid_handler"
-    commands: dict[str, type[BaseModel]] = dict(COMMANDS)
 
     def __init__(self, config: LiquidHandlerConfig, world: SimWorld | None) -> None:
+        self.commands: dict[str, type[BaseModel]] = dict(COMMANDS)
         self.config = config
         self.adapter = LiquidHandlerAdapter(config, world)
 
@@ -55,8 +55,9 @@ class LiquidHandlerDriver:
         return snap.get(labware_id)
 
     # ------------------------------------------------------------------ read back
-    def reconcile(self, twin: Any, seen: dict[str, Any], touched: set[str] | None
-                  ) -> list[dict[str, Any]]:
+    def reconcile(
+        self, twin: Any, seen: dict[str, Any], touched: set[str] | None
+    ) -> list[dict[str, Any]]:
         """Bring belief in line with what the instrument reports; list every disagreement."""
         assert isinstance(twin, LiquidHandlerTwin)
         deviations: list[dict[str, Any]] = []
@@ -71,9 +72,15 @@ class LiquidHandlerDriver:
                 if well is None:
                     continue
                 if abs(well.volume - obs["volume_ul"]) > _TOL:
-                    deviations.append({"what": "well_volume", "labware": lw_id, "well": name,
-                                       "expected": round(well.volume, 4),
-                                       "observed": round(obs["volume_ul"], 4)})
+                    deviations.append(
+                        {
+                            "what": "well_volume",
+                            "labware": lw_id,
+                            "well": name,
+                            "expected": round(well.volume, 4),
+                            "observed": round(obs["volume_ul"], 4),
+                        }
+                    )
                     well.volume = obs["volume_ul"]
                     well.contents = dict(obs["contents"])
         for rack_id, tips in seen.get("tips", {}).items():
@@ -84,8 +91,15 @@ class LiquidHandlerDriver:
                 continue
             for spot, present in tips.items():
                 if rack.tips.get(spot) != present:
-                    deviations.append({"what": "tip_present", "labware": rack_id, "well": spot,
-                                       "expected": rack.tips.get(spot), "observed": present})
+                    deviations.append(
+                        {
+                            "what": "tip_present",
+                            "labware": rack_id,
+                            "well": spot,
+                            "expected": rack.tips.get(spot),
+                            "observed": present,
+                        }
+                    )
                     rack.tips[spot] = present
         for idx, obs in enumerate(seen.get("channels", [])):
             if idx >= len(twin.channels):
@@ -93,15 +107,33 @@ class LiquidHandlerDriver:
             chan = twin.channels[idx]
             has = obs["tip"] is not None
             if (chan.tip is not None) != has:
-                deviations.append({"what": "channel_tip", "channel": idx,
-                                   "expected": chan.tip is not None, "observed": has})
-                chan.tip = (Tip(obs["tip"].get("rack", "?"), obs["tip"].get("spot", "?"),
-                                obs["tip"].get("max_volume", 0.0)) if has else None)
+                deviations.append(
+                    {
+                        "what": "channel_tip",
+                        "channel": idx,
+                        "expected": chan.tip is not None,
+                        "observed": has,
+                    }
+                )
+                chan.tip = (
+                    Tip(
+                        obs["tip"].get("rack", "?"),
+                        obs["tip"].get("spot", "?"),
+                        obs["tip"].get("max_volume", 0.0),
+                    )
+                    if has
+                    else None
+                )
             if obs.get("contents") is not None:
                 volume = sum(obs["contents"].values())
                 if abs(chan.volume - volume) > _TOL:
-                    deviations.append({"what": "tip_volume", "channel": idx,
-                                       "expected": round(chan.volume, 4),
-                                       "observed": round(volume, 4)})
+                    deviations.append(
+                        {
+                            "what": "tip_volume",
+                            "channel": idx,
+                            "expected": round(chan.volume, 4),
+                            "observed": round(volume, 4),
+                        }
+                    )
                 chan.contents = dict(obs["contents"])
         return deviations

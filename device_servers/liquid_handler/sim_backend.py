@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from pylabrobot.liquid_handling.backends.backend import LiquidHandlerBackend
@@ -76,10 +77,17 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
             return
         raise ConnectionAbortedError("operation aborted")
 
-    async def _act(self, op: str, channel: int, labware: str | None, well: str | None,
-                   effect: Callable[[], None]) -> None:
+    async def _act(
+        self,
+        op: str,
+        channel: int,
+        labware: str | None,
+        well: str | None,
+        effect: Callable[[], None],
+    ) -> None:
         fault = self.world.next_fault(
-            self.instrument, {"op": op, "channel": channel, "labware": labware, "well": well})
+            self.instrument, {"op": op, "channel": channel, "labware": labware, "well": well}
+        )
         if fault is None:
             effect()
             return
@@ -88,8 +96,9 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
             await self._sleep(float(params.get("seconds", 0.05)))
             effect()
         elif kind == "tip_pickup_fail" and op == "pick":
-            raise PhysicalError("pickup_failed",
-                                f"tip pick-up failed: no tip detected on channel {channel}")
+            raise PhysicalError(
+                "pickup_failed", f"tip pick-up failed: no tip detected on channel {channel}"
+            )
         elif kind == "less_liquid":
             where_lw = params.get("labware", labware)
             where_well = params.get("well", well)
@@ -114,13 +123,16 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
             effect()
 
     # -------------------------------------------------------------- single channel
-    async def pick_up_tips(self, ops: list[Pickup], use_channels: list[int],
-                           **_: Any) -> None:
+    async def pick_up_tips(self, ops: list[Pickup], use_channels: list[int], **_: Any) -> None:
         for op, ch in zip(ops, use_channels, strict=True):
             rack, spot = locate(op.resource)
-            await self._act("pick", ch, rack, spot,
-                            lambda ch=ch, rack=rack, spot=spot: self.world.pick(
-                                self.instrument, ch, rack, spot))
+            await self._act(
+                "pick",
+                ch,
+                rack,
+                spot,
+                partial(self.world.pick, self.instrument, ch, rack, spot),
+            )
 
     async def drop_tips(self, ops: list[Drop], use_channels: list[int], **_: Any) -> None:
         for op, ch in zip(ops, use_channels, strict=True):
@@ -130,31 +142,48 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
                 rack, spot = None, None
             else:
                 rack, spot = locate(op.resource)
-            await self._act("drop", ch, rack, spot,
-                            lambda ch=ch, rack=rack, spot=spot: self.world.drop(
-                                self.instrument, ch, rack, spot))
+            await self._act(
+                "drop",
+                ch,
+                rack,
+                spot,
+                partial(self.world.drop, self.instrument, ch, rack, spot),
+            )
 
-    async def aspirate(self, ops: list[SingleChannelAspiration], use_channels: list[int],
-                       **_: Any) -> None:
+    async def aspirate(
+        self, ops: list[SingleChannelAspiration], use_channels: list[int], **_: Any
+    ) -> None:
         for op, ch in zip(ops, use_channels, strict=True):
             lw, well = locate(op.resource)
-            await self._act("aspirate", ch, lw, well,
-                            lambda ch=ch, lw=lw, well=well, v=op.volume: self.world.aspirate(
-                                self.instrument, ch, lw, well, v))
+            await self._act(
+                "aspirate",
+                ch,
+                lw,
+                well,
+                partial(self.world.aspirate, self.instrument, ch, lw, well, op.volume),
+            )
 
-    async def dispense(self, ops: list[SingleChannelDispense], use_channels: list[int],
-                       **_: Any) -> None:
+    async def dispense(
+        self, ops: list[SingleChannelDispense], use_channels: list[int], **_: Any
+    ) -> None:
         for op, ch in zip(ops, use_channels, strict=True):
             lw, well = locate(op.resource)
-            await self._act("dispense", ch, lw, well,
-                            lambda ch=ch, lw=lw, well=well, v=op.volume: self.world.dispense(
-                                self.instrument, ch, lw, well, v))
+            await self._act(
+                "dispense",
+                ch,
+                lw,
+                well,
+                partial(self.world.dispense, self.instrument, ch, lw, well, op.volume),
+            )
 
     # -------------------------------------------------------------- read back
     def read_back(self, labware: dict[str, str]) -> dict[str, Any]:
         """What the instrument's sensors report: wells, tip racks and channels."""
-        out: dict[str, Any] = {"wells": {}, "tips": {}, "channels":
-                               self.world.channels(self.instrument)}
+        out: dict[str, Any] = {
+            "wells": {},
+            "tips": {},
+            "channels": self.world.channels(self.instrument),
+        }
         for lw_id, kind in labware.items():
             if kind == "tip_rack":
                 out["tips"][lw_id] = self.world.tips(lw_id)

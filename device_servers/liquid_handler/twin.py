@@ -19,6 +19,7 @@ from device_servers.liquid_handler.commands import (
     DropTips,
     LHCommand,
     Mix,
+    Op,
     PickUpTips,
     Primitive,
     Transfer,
@@ -104,15 +105,22 @@ class LiquidHandlerTwin:
         twin = LiquidHandlerTwin.__new__(LiquidHandlerTwin)
         twin.labware = {
             k: Labware(
-                lw.id, lw.kind, lw.type, lw.rows, lw.cols,
+                lw.id,
+                lw.kind,
+                lw.type,
+                lw.rows,
+                lw.cols,
                 {n: Well(w.volume, w.max_volume, dict(w.contents)) for n, w in lw.wells.items()},
-                dict(lw.tips), lw.tip_max_volume,
+                dict(lw.tips),
+                lw.tip_max_volume,
             )
             for k, lw in self.labware.items()
         }
         twin.channels = [
-            Channel(None if c.tip is None else Tip(c.tip.rack, c.tip.spot, c.tip.max_volume),
-                    dict(c.contents))
+            Channel(
+                None if c.tip is None else Tip(c.tip.rack, c.tip.spot, c.tip.max_volume),
+                dict(c.contents),
+            )
             for c in self.channels
         ]
         return twin
@@ -121,8 +129,12 @@ class LiquidHandlerTwin:
         """Structured state. ``full`` lists empty wells too (used for persistence)."""
         labware: dict[str, Any] = {}
         for lw in self.labware.values():
-            entry: dict[str, Any] = {"kind": lw.kind, "type": lw.type, "rows": lw.rows,
-                                     "cols": lw.cols}
+            entry: dict[str, Any] = {
+                "kind": lw.kind,
+                "type": lw.type,
+                "rows": lw.rows,
+                "cols": lw.cols,
+            }
             if lw.kind == "tip_rack":
                 entry["tip_max_volume_ul"] = lw.tip_max_volume
                 entry["tips_present"] = [s for s, p in lw.tips.items() if p]
@@ -130,21 +142,28 @@ class LiquidHandlerTwin:
                 if full:
                     entry["tips"] = dict(lw.tips)
             else:
-                entry["well_max_volume_ul"] = max((w.max_volume for w in lw.wells.values()),
-                                                  default=0)
+                entry["well_max_volume_ul"] = max(
+                    (w.max_volume for w in lw.wells.values()), default=0
+                )
                 entry["wells"] = {
-                    n: {"volume_ul": _r(w.volume),
+                    n: {
+                        "volume_ul": _r(w.volume),
                         "contents": {k: _r(v) for k, v in w.contents.items()},
-                        **({"max_volume_ul": w.max_volume} if full else {})}
-                    for n, w in lw.wells.items() if full or w.volume > _EPS
+                        **({"max_volume_ul": w.max_volume} if full else {}),
+                    }
+                    for n, w in lw.wells.items()
+                    if full or w.volume > _EPS
                 }
             labware[lw.id] = entry
         channels = [
-            {"channel": i,
-             "tip": None if c.tip is None else {"rack": c.tip.rack, "spot": c.tip.spot,
-                                               "max_volume_ul": c.tip.max_volume},
-             "volume_ul": _r(c.volume),
-             "contents": {k: _r(v) for k, v in c.contents.items()}}
+            {
+                "channel": i,
+                "tip": None
+                if c.tip is None
+                else {"rack": c.tip.rack, "spot": c.tip.spot, "max_volume_ul": c.tip.max_volume},
+                "volume_ul": _r(c.volume),
+                "contents": {k: _r(v) for k, v in c.contents.items()},
+            }
             for i, c in enumerate(self.channels)
         ]
         return {"labware": labware, "channels": channels}
@@ -159,8 +178,10 @@ class LiquidHandlerTwin:
                 lw.tips = dict(e["tips"])
                 lw.tip_max_volume = e["tip_max_volume_ul"]
             else:
-                lw.wells = {n: Well(w["volume_ul"], w["max_volume_ul"], dict(w["contents"]))
-                            for n, w in e["wells"].items()}
+                lw.wells = {
+                    n: Well(w["volume_ul"], w["max_volume_ul"], dict(w["contents"]))
+                    for n, w in e["wells"].items()
+                }
             labware[lw_id] = lw
         twin = cls(labware, len(snap["channels"]))
         for c, s in zip(twin.channels, snap["channels"], strict=True):
@@ -225,11 +246,14 @@ class LiquidHandlerTwin:
         if isinstance(cmd, PickUpTips):
             if cmd.spots is not None and len(cmd.spots) != len(cmd.channels):
                 raise ValidationFailed(
-                    Code.INVALID_ARGUMENT, "spots and channels differ in length",
-                    "give one spot per channel, or leave spots out")
+                    Code.INVALID_ARGUMENT,
+                    "spots and channels differ in length",
+                    "give one spot per channel, or leave spots out",
+                )
             if len(set(cmd.channels)) != len(cmd.channels):
-                raise ValidationFailed(Code.INVALID_ARGUMENT, "a channel is named twice",
-                                       "name each channel once")
+                raise ValidationFailed(
+                    Code.INVALID_ARGUMENT, "a channel is named twice", "name each channel once"
+                )
             for i, ch in enumerate(cmd.channels):
                 spot = cmd.spots[i] if cmd.spots is not None else None
                 yield Primitive("pick", ch, cmd.rack, spot)
@@ -238,16 +262,20 @@ class LiquidHandlerTwin:
             if chans is None:
                 chans = [i for i, c in enumerate(self.channels) if c.tip is not None]
                 if not chans:
-                    raise ValidationFailed(Code.NO_TIP, "no channel holds a tip",
-                                           "nothing to drop; pick up tips first")
+                    raise ValidationFailed(
+                        Code.NO_TIP, "no channel holds a tip", "nothing to drop; pick up tips first"
+                    )
             for ch in chans:
                 yield Primitive("drop", ch, "rack" if cmd.destination == "rack" else None)
         elif isinstance(cmd, Aspirate | Dispense):
             chans = cmd.channels if cmd.channels is not None else list(range(len(cmd.wells)))
             if len(chans) != len(cmd.wells):
-                raise ValidationFailed(Code.INVALID_ARGUMENT, "wells and channels differ in length",
-                                       "give one well per channel")
-            op = "aspirate" if isinstance(cmd, Aspirate) else "dispense"
+                raise ValidationFailed(
+                    Code.INVALID_ARGUMENT,
+                    "wells and channels differ in length",
+                    "give one well per channel",
+                )
+            op: Op = "aspirate" if isinstance(cmd, Aspirate) else "dispense"
             for ch, well in zip(chans, cmd.wells, strict=True):
                 yield Primitive(op, ch, cmd.labware, well, cmd.volume_ul)
         elif isinstance(cmd, Mix):
@@ -263,14 +291,17 @@ class LiquidHandlerTwin:
     @staticmethod
     def _check_reps(reps: int) -> None:
         if not 1 <= reps <= 50:
-            raise ValidationFailed(Code.OUT_OF_RANGE, f"repetitions={reps} is out of range",
-                                   "use 1 to 50 repetitions")
+            raise ValidationFailed(
+                Code.OUT_OF_RANGE, f"repetitions={reps} is out of range", "use 1 to 50 repetitions"
+            )
 
     def _expand_transfer(self, cmd: Transfer) -> Iterator[Primitive]:
         if self.channels[0].tip is not None:
             raise ValidationFailed(
-                Code.TIP_ALREADY_ATTACHED, "channel 0 already holds a tip",
-                "drop_tips before a transfer; transfer picks up its own tips")
+                Code.TIP_ALREADY_ATTACHED,
+                "channel 0 already holds a tip",
+                "drop_tips before a transfer; transfer picks up its own tips",
+            )
         if cmd.mix_after:
             self._check_reps(cmd.mix_after)
         mix_vol = cmd.mix_volume_ul if cmd.mix_volume_ul is not None else cmd.volume_ul
@@ -294,25 +325,33 @@ class LiquidHandlerTwin:
         if p.op == "drop":
             return self._drop(p, ch)
         if not p.volume > 0 or p.volume > 1e6:
-            raise ValidationFailed(Code.OUT_OF_RANGE, f"volume {p.volume} uL is out of range",
-                                   "use a volume above 0 uL and within the tip's capacity")
+            raise ValidationFailed(
+                Code.OUT_OF_RANGE,
+                f"volume {p.volume} uL is out of range",
+                "use a volume above 0 uL and within the tip's capacity",
+            )
         well = self._well(p.labware or "", p.well or "")
         name = wellnames.normalize(p.well or "") or (p.well or "")
         if ch.tip is None:
-            raise ValidationFailed(Code.NO_TIP, f"channel {p.channel} has no tip",
-                                   f"pick_up_tips on channel {p.channel} first")
+            raise ValidationFailed(
+                Code.NO_TIP,
+                f"channel {p.channel} has no tip",
+                f"pick_up_tips on channel {p.channel} first",
+            )
         if p.op == "aspirate":
             if ch.volume + p.volume > ch.tip.max_volume + _EPS:
                 raise ValidationFailed(
                     Code.VOLUME_EXCEEDS_TIP,
                     f"{p.volume} uL would put {_r(ch.volume + p.volume)} uL in a "
                     f"{ch.tip.max_volume} uL tip",
-                    f"aspirate at most {_r(ch.tip.max_volume - ch.volume)} uL, or split the volume")
+                    f"aspirate at most {_r(ch.tip.max_volume - ch.volume)} uL, or split the volume",
+                )
             if well.volume + _EPS < p.volume:
                 raise ValidationFailed(
                     Code.INSUFFICIENT_VOLUME,
                     f"{p.labware}:{name} holds {_r(well.volume)} uL, {p.volume} uL asked",
-                    f"aspirate at most {_r(well.volume)} uL or refill {p.labware}:{name}")
+                    f"aspirate at most {_r(well.volume)} uL or refill {p.labware}:{name}",
+                )
             moved = take(well.contents, p.volume)
             well.volume = max(well.volume - p.volume, 0.0)
             pour(ch.contents, moved)
@@ -321,54 +360,75 @@ class LiquidHandlerTwin:
                 raise ValidationFailed(
                     Code.INSUFFICIENT_VOLUME,
                     f"the tip on channel {p.channel} holds {_r(ch.volume)} uL, {p.volume} asked",
-                    f"dispense at most {_r(ch.volume)} uL, or aspirate more first")
+                    f"dispense at most {_r(ch.volume)} uL, or aspirate more first",
+                )
             if well.volume + p.volume > well.max_volume + _EPS:
                 raise ValidationFailed(
                     Code.WELL_OVERFLOW,
                     f"{p.labware}:{name} would hold {_r(well.volume + p.volume)} uL, "
                     f"max {well.max_volume} uL",
                     f"dispense at most {_r(well.max_volume - well.volume)} uL into "
-                    f"{p.labware}:{name}")
+                    f"{p.labware}:{name}",
+                )
             moved = take(ch.contents, p.volume)
             pour(well.contents, moved)
             well.volume += p.volume
         resolved = Primitive(p.op, p.channel, p.labware, name, p.volume)
-        event = {"type": "liquid_transferred",
-                 "data": {"op": p.op, "channel": p.channel, "labware": p.labware, "well": name,
-                          "volume_ul": p.volume, "liquids": {k: _r(v) for k, v in moved.items()}}}
+        event = {
+            "type": "liquid_transferred",
+            "data": {
+                "op": p.op,
+                "channel": p.channel,
+                "labware": p.labware,
+                "well": name,
+                "volume_ul": p.volume,
+                "liquids": {k: _r(v) for k, v in moved.items()},
+            },
+        }
         return resolved, [event]
 
     def _pick(self, p: Primitive, ch: Channel) -> tuple[Primitive, list[dict[str, Any]]]:
         if ch.tip is not None:
             raise ValidationFailed(
-                Code.TIP_ALREADY_ATTACHED, f"channel {p.channel} already holds a tip",
-                f"drop_tips on channel {p.channel} first")
+                Code.TIP_ALREADY_ATTACHED,
+                f"channel {p.channel} already holds a tip",
+                f"drop_tips on channel {p.channel} first",
+            )
         if p.well is None:
             rack_id, spot = self._next_tip(p.labware)
         else:
             rack_id, spot = p.labware or "", wellnames.normalize(p.well) or p.well
         rack = self._labware(rack_id, "tip_rack")
         if spot not in rack.tips:
-            raise ValidationFailed(Code.UNKNOWN_WELL, f"{rack_id} has no tip spot {p.well!r}",
-                                   f"{rack_id} spots run A1 to "
-                                   f"{wellnames.row_letter(rack.rows - 1)}{rack.cols}")
+            raise ValidationFailed(
+                Code.UNKNOWN_WELL,
+                f"{rack_id} has no tip spot {p.well!r}",
+                f"{rack_id} spots run A1 to {wellnames.row_letter(rack.rows - 1)}{rack.cols}",
+            )
         if not rack.tips[spot]:
-            raise ValidationFailed(Code.TIPRACK_EMPTY, f"no tip at {rack_id}:{spot}",
-                                   f"leave spots out to take the next free tip of {rack_id}")
+            raise ValidationFailed(
+                Code.TIPRACK_EMPTY,
+                f"no tip at {rack_id}:{spot}",
+                f"leave spots out to take the next free tip of {rack_id}",
+            )
         rack.tips[spot] = False
         ch.tip = Tip(rack_id, spot, rack.tip_max_volume)
         ch.contents = {}
-        event = {"type": "tip_picked_up", "data": {"channel": p.channel, "rack": rack_id,
-                                                   "spot": spot}}
+        event = {
+            "type": "tip_picked_up",
+            "data": {"channel": p.channel, "rack": rack_id, "spot": spot},
+        }
         return Primitive("pick", p.channel, rack_id, spot), [event]
 
     def _drop(self, p: Primitive, ch: Channel) -> tuple[Primitive, list[dict[str, Any]]]:
         if ch.tip is None:
-            raise ValidationFailed(Code.NO_TIP, f"channel {p.channel} has no tip to drop",
-                                   "only drop tips from channels that hold one")
+            raise ValidationFailed(
+                Code.NO_TIP,
+                f"channel {p.channel} has no tip to drop",
+                "only drop tips from channels that hold one",
+            )
         tip = ch.tip
-        data: dict[str, Any] = {"channel": p.channel, "to": "trash",
-                                "residual_ul": _r(ch.volume)}
+        data: dict[str, Any] = {"channel": p.channel, "to": "trash", "residual_ul": _r(ch.volume)}
         if p.labware is not None:
             rack = self._labware(tip.rack, "tip_rack")
             rack.tips[tip.spot] = True

@@ -12,7 +12,7 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 _EPS = 1e-6
 
@@ -66,8 +66,9 @@ class SimWorld:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                                    timeout=30)
+        self.conn = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False, timeout=30
+        )
         self.conn.row_factory = sqlite3.Row
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA busy_timeout=30000")
@@ -78,11 +79,18 @@ class SimWorld:
 
     # ------------------------------------------------------------------ seeding
     def is_seeded(self, instrument: str) -> bool:
-        return self.conn.execute("SELECT 1 FROM seeded WHERE instrument=?",
-                                 (instrument,)).fetchone() is not None
+        return (
+            self.conn.execute("SELECT 1 FROM seeded WHERE instrument=?", (instrument,)).fetchone()
+            is not None
+        )
 
-    def seed(self, instrument: str, catalogue: dict[str, Any], liquids: list[dict[str, Any]],
-             num_channels: int) -> bool:
+    def seed(
+        self,
+        instrument: str,
+        catalogue: dict[str, Any],
+        liquids: list[dict[str, Any]],
+        num_channels: int,
+    ) -> bool:
         """Lay out labware, tips and liquids once; a seeded instrument is left as it is."""
         with self._tx():
             if self.is_seeded(instrument):
@@ -91,19 +99,28 @@ class SimWorld:
                 if item["kind"] == "tip_rack":
                     self.conn.executemany(
                         "INSERT OR REPLACE INTO tips VALUES (?,?,?,?)",
-                        [(lw_id, s, 1, item["tip_max_volume"]) for s in item["names"]])
+                        [(lw_id, s, 1, item["tip_max_volume"]) for s in item["names"]],
+                    )
                 else:
                     self.conn.executemany(
                         "INSERT OR REPLACE INTO wells VALUES (?,?,?,?,?)",
-                        [(lw_id, n, 0.0, item["max_volumes"][n], "{}") for n in item["names"]])
+                        [(lw_id, n, 0.0, item["max_volumes"][n], "{}") for n in item["names"]],
+                    )
             for liq in liquids:
                 for well in liq["wells"]:
                     self.conn.execute(
                         "UPDATE wells SET volume=?, contents=? WHERE labware=? AND well=?",
-                        (liq["volume_ul"], json.dumps({liq["liquid"]: liq["volume_ul"]}),
-                         liq["labware"], well))
-            self.conn.executemany("INSERT OR REPLACE INTO channels VALUES (?,?,?,?)",
-                                  [(instrument, i, None, "{}") for i in range(num_channels)])
+                        (
+                            liq["volume_ul"],
+                            json.dumps({liq["liquid"]: liq["volume_ul"]}),
+                            liq["labware"],
+                            well,
+                        ),
+                    )
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO channels VALUES (?,?,?,?)",
+                [(instrument, i, None, "{}") for i in range(num_channels)],
+            )
             self.conn.execute("INSERT INTO seeded VALUES (?,?)", (instrument, time.time()))
         return True
 
@@ -122,79 +139,108 @@ class SimWorld:
 
     # ------------------------------------------------------------------ reading
     def well(self, labware: str, well: str) -> dict[str, Any]:
-        row = self.conn.execute("SELECT * FROM wells WHERE labware=? AND well=?",
-                                (labware, well)).fetchone()
+        row = self.conn.execute(
+            "SELECT * FROM wells WHERE labware=? AND well=?", (labware, well)
+        ).fetchone()
         if row is None:
             raise KeyError(f"{labware}:{well}")
-        return {"volume_ul": row["volume"], "max_volume_ul": row["max_volume"],
-                "contents": json.loads(row["contents"])}
+        return {
+            "volume_ul": row["volume"],
+            "max_volume_ul": row["max_volume"],
+            "contents": json.loads(row["contents"]),
+        }
 
     def wells(self, labware: str) -> dict[str, dict[str, Any]]:
         rows = self.conn.execute("SELECT * FROM wells WHERE labware=?", (labware,)).fetchall()
-        return {r["well"]: {"volume_ul": r["volume"], "max_volume_ul": r["max_volume"],
-                            "contents": json.loads(r["contents"])} for r in rows}
+        return {
+            r["well"]: {
+                "volume_ul": r["volume"],
+                "max_volume_ul": r["max_volume"],
+                "contents": json.loads(r["contents"]),
+            }
+            for r in rows
+        }
 
     def tips(self, rack: str) -> dict[str, bool]:
-        rows = self.conn.execute("SELECT spot, present FROM tips WHERE rack=?",
-                                 (rack,)).fetchall()
+        rows = self.conn.execute("SELECT spot, present FROM tips WHERE rack=?", (rack,)).fetchall()
         return {r["spot"]: bool(r["present"]) for r in rows}
 
     def channel(self, instrument: str, idx: int) -> dict[str, Any]:
-        row = self.conn.execute("SELECT * FROM channels WHERE instrument=? AND idx=?",
-                                (instrument, idx)).fetchone()
+        row = self.conn.execute(
+            "SELECT * FROM channels WHERE instrument=? AND idx=?", (instrument, idx)
+        ).fetchone()
         if row is None:
             return {"tip": None, "contents": {}}
-        return {"tip": json.loads(row["tip"]) if row["tip"] else None,
-                "contents": json.loads(row["contents"])}
+        return {
+            "tip": json.loads(row["tip"]) if row["tip"] else None,
+            "contents": json.loads(row["contents"]),
+        }
 
     def channels(self, instrument: str) -> list[dict[str, Any]]:
-        rows = self.conn.execute("SELECT idx FROM channels WHERE instrument=? ORDER BY idx",
-                                 (instrument,)).fetchall()
+        rows = self.conn.execute(
+            "SELECT idx FROM channels WHERE instrument=? ORDER BY idx", (instrument,)
+        ).fetchall()
         return [self.channel(instrument, r["idx"]) for r in rows]
 
     def incidents(self, instrument: str | None = None) -> list[dict[str, Any]]:
-        sql, params = "SELECT * FROM incidents", ()
+        sql, params = "SELECT * FROM incidents", cast(tuple[Any, ...], ())
         if instrument:
             sql, params = sql + " WHERE instrument=?", (instrument,)
-        return [{"instrument": r["instrument"], "kind": r["kind"], "data": json.loads(r["data"])}
-                for r in self.conn.execute(sql, params).fetchall()]
+        return [
+            {"instrument": r["instrument"], "kind": r["kind"], "data": json.loads(r["data"])}
+            for r in self.conn.execute(sql, params).fetchall()
+        ]
 
     def physical_ops(self, instrument: str | None = None) -> list[dict[str, Any]]:
-        sql, params = "SELECT * FROM physical_ops", ()
+        sql, params = "SELECT * FROM physical_ops", cast(tuple[Any, ...], ())
         if instrument:
             sql, params = sql + " WHERE instrument=?", (instrument,)
         return [dict(r) for r in self.conn.execute(sql + " ORDER BY id", params).fetchall()]
 
     # ------------------------------------------------------------------ physics
-    def _set_channel(self, instrument: str, idx: int, tip: dict[str, Any] | None,
-                     contents: dict[str, float]) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO channels VALUES (?,?,?,?)",
-                          (instrument, idx, json.dumps(tip) if tip else None,
-                           json.dumps(contents)))
+    def _set_channel(
+        self, instrument: str, idx: int, tip: dict[str, Any] | None, contents: dict[str, float]
+    ) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO channels VALUES (?,?,?,?)",
+            (instrument, idx, json.dumps(tip) if tip else None, json.dumps(contents)),
+        )
 
-    def _log(self, instrument: str, op: str, channel: int, labware: str | None,
-             well: str | None, volume: float) -> None:
+    def _log(
+        self,
+        instrument: str,
+        op: str,
+        channel: int,
+        labware: str | None,
+        well: str | None,
+        volume: float,
+    ) -> None:
         self.conn.execute(
             "INSERT INTO physical_ops (instrument, op, channel, labware, well, volume, ts)"
-            " VALUES (?,?,?,?,?,?,?)", (instrument, op, channel, labware, well, volume,
-                                        time.time()))
+            " VALUES (?,?,?,?,?,?,?)",
+            (instrument, op, channel, labware, well, volume, time.time()),
+        )
 
     def incident(self, instrument: str, kind: str, data: dict[str, Any]) -> None:
-        self.conn.execute("INSERT INTO incidents (instrument, kind, data, ts) VALUES (?,?,?,?)",
-                          (instrument, kind, json.dumps(data), time.time()))
+        self.conn.execute(
+            "INSERT INTO incidents (instrument, kind, data, ts) VALUES (?,?,?,?)",
+            (instrument, kind, json.dumps(data), time.time()),
+        )
 
     def pick(self, instrument: str, ch: int, rack: str, spot: str) -> None:
         with self._tx():
             chan = self.channel(instrument, ch)
             if chan["tip"] is not None:
                 raise PhysicalError("tip_present", f"channel {ch} already carries a tip")
-            row = self.conn.execute("SELECT * FROM tips WHERE rack=? AND spot=?",
-                                    (rack, spot)).fetchone()
+            row = self.conn.execute(
+                "SELECT * FROM tips WHERE rack=? AND spot=?", (rack, spot)
+            ).fetchone()
             if row is None or not row["present"]:
                 raise PhysicalError("no_tip", f"no tip detected at {rack}:{spot}")
             self.conn.execute("UPDATE tips SET present=0 WHERE rack=? AND spot=?", (rack, spot))
-            self._set_channel(instrument, ch, {"rack": rack, "spot": spot,
-                                               "max_volume": row["max_volume"]}, {})
+            self._set_channel(
+                instrument, ch, {"rack": rack, "spot": spot, "max_volume": row["max_volume"]}, {}
+            )
             self._log(instrument, "pick", ch, rack, spot, 0.0)
 
     def drop(self, instrument: str, ch: int, rack: str | None, spot: str | None) -> None:
@@ -203,8 +249,7 @@ class SimWorld:
             if chan["tip"] is None:
                 raise PhysicalError("no_tip", f"channel {ch} carries no tip")
             if rack is not None:
-                self.conn.execute("UPDATE tips SET present=1 WHERE rack=? AND spot=?",
-                                  (rack, spot))
+                self.conn.execute("UPDATE tips SET present=1 WHERE rack=? AND spot=?", (rack, spot))
             self._set_channel(instrument, ch, None, {})
             self._log(instrument, "drop", ch, rack, spot, 0.0)
 
@@ -212,24 +257,36 @@ class SimWorld:
         with self._tx():
             chan = self.channel(instrument, ch)
             if chan["tip"] is None:
-                self.incident(instrument, "aspirate_without_tip",
-                              {"channel": ch, "labware": labware, "well": well})
+                self.incident(
+                    instrument,
+                    "aspirate_without_tip",
+                    {"channel": ch, "labware": labware, "well": well},
+                )
                 raise PhysicalError("no_tip", f"channel {ch} carries no tip")
             state = self.well(labware, well)
             if state["volume_ul"] + _EPS < volume:
                 # Liquid-level detection finds too little liquid and aborts before aspirating.
-                self.incident(instrument, "dry_aspiration_prevented",
-                              {"labware": labware, "well": well, "asked_ul": volume,
-                               "present_ul": state["volume_ul"]})
+                self.incident(
+                    instrument,
+                    "dry_aspiration_prevented",
+                    {
+                        "labware": labware,
+                        "well": well,
+                        "asked_ul": volume,
+                        "present_ul": state["volume_ul"],
+                    },
+                )
                 raise PhysicalError(
                     "too_little_liquid",
                     f"liquid level detection: {labware}:{well} holds {state['volume_ul']:.1f} uL,"
-                    f" {volume} uL asked")
+                    f" {volume} uL asked",
+                )
             contents = state["contents"]
             moved = _take(contents, volume)
-            self.conn.execute("UPDATE wells SET volume=?, contents=? WHERE labware=? AND well=?",
-                              (max(state["volume_ul"] - volume, 0.0), json.dumps(contents),
-                               labware, well))
+            self.conn.execute(
+                "UPDATE wells SET volume=?, contents=? WHERE labware=? AND well=?",
+                (max(state["volume_ul"] - volume, 0.0), json.dumps(contents), labware, well),
+            )
             tip_contents = chan["contents"]
             _pour(tip_contents, moved)
             self._set_channel(instrument, ch, chan["tip"], tip_contents)
@@ -247,24 +304,36 @@ class SimWorld:
             _pour(contents, moved)
             new_volume = state["volume_ul"] + sum(moved.values())
             if new_volume > state["max_volume_ul"] + _EPS:
-                self.incident(instrument, "overflow",
-                              {"labware": labware, "well": well, "volume_ul": new_volume,
-                               "max_volume_ul": state["max_volume_ul"]})
-            self.conn.execute("UPDATE wells SET volume=?, contents=? WHERE labware=? AND well=?",
-                              (new_volume, json.dumps(contents), labware, well))
+                self.incident(
+                    instrument,
+                    "overflow",
+                    {
+                        "labware": labware,
+                        "well": well,
+                        "volume_ul": new_volume,
+                        "max_volume_ul": state["max_volume_ul"],
+                    },
+                )
+            self.conn.execute(
+                "UPDATE wells SET volume=?, contents=? WHERE labware=? AND well=?",
+                (new_volume, json.dumps(contents), labware, well),
+            )
             self._set_channel(instrument, ch, chan["tip"], tip_contents)
             self._log(instrument, "dispense", ch, labware, well, volume)
 
-    def set_well(self, labware: str, well: str, volume: float,
-                 contents: dict[str, float] | None = None) -> None:
+    def set_well(
+        self, labware: str, well: str, volume: float, contents: dict[str, float] | None = None
+    ) -> None:
         """Change what is really in a well (fault plans and test setup only)."""
         state = self.well(labware, well)
         if contents is None:
             old = state["contents"]
             total = sum(old.values()) or 1.0
             contents = {k: v * volume / total for k, v in old.items()}
-        self.conn.execute("UPDATE wells SET volume=?, contents=? WHERE labware=? AND well=?",
-                          (volume, json.dumps(contents), labware, well))
+        self.conn.execute(
+            "UPDATE wells SET volume=?, contents=? WHERE labware=? AND well=?",
+            (volume, json.dumps(contents), labware, well),
+        )
 
     def remove_tip(self, rack: str, spot: str) -> None:
         """Take a tip out of a rack by hand (test setup only)."""
@@ -275,8 +344,15 @@ class SimWorld:
         cur = self.conn.execute(
             "INSERT INTO faults (instrument, kind, at_op, match, times, params) VALUES"
             " (?,?,?,?,?,?)",
-            (instrument, spec["kind"], spec.get("at_op"), json.dumps(spec.get("match") or {}),
-             spec.get("times", 1), json.dumps(spec.get("params") or {})))
+            (
+                instrument,
+                spec["kind"],
+                spec.get("at_op"),
+                json.dumps(spec.get("match") or {}),
+                spec.get("times", 1),
+                json.dumps(spec.get("params") or {}),
+            ),
+        )
         return int(cur.lastrowid or 0)
 
     def clear_faults(self, instrument: str | None = None) -> None:
@@ -288,13 +364,15 @@ class SimWorld:
     def next_fault(self, instrument: str, target: dict[str, Any]) -> dict[str, Any] | None:
         """Count one operation and return the first fault that fires on it, if any."""
         with self._tx():
-            row = self.conn.execute("SELECT n FROM op_counts WHERE instrument=?",
-                                    (instrument,)).fetchone()
+            row = self.conn.execute(
+                "SELECT n FROM op_counts WHERE instrument=?", (instrument,)
+            ).fetchone()
             n = (row["n"] if row else 0) + 1
             self.conn.execute("INSERT OR REPLACE INTO op_counts VALUES (?,?)", (instrument, n))
             rows = self.conn.execute(
-                "SELECT * FROM faults WHERE instrument=? AND (times<0 OR fired<times)"
-                " ORDER BY id", (instrument,)).fetchall()
+                "SELECT * FROM faults WHERE instrument=? AND (times<0 OR fired<times) ORDER BY id",
+                (instrument,),
+            ).fetchall()
             for f in rows:
                 if f["at_op"] is not None and f["at_op"] != n:
                     continue
@@ -302,6 +380,10 @@ class SimWorld:
                 if any(str(target.get(k)) != str(v) for k, v in match.items()):
                     continue
                 self.conn.execute("UPDATE faults SET fired=fired+1 WHERE id=?", (f["id"],))
-                return {"id": f["id"], "kind": f["kind"], "op_number": n,
-                        "params": json.loads(f["params"])}
+                return {
+                    "id": f["id"],
+                    "kind": f["kind"],
+                    "op_number": n,
+                    "params": json.loads(f["params"]),
+                }
         return None
