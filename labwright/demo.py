@@ -36,13 +36,29 @@ async def call(session: ClientSession, tool: str, **args: Any) -> dict[str, Any]
 async def wait_run(
     session: ClientSession, run_id: str, console: Console, show: bool
 ) -> dict[str, Any]:
-    seq = 0
+    """Poll run_events until the run ends; show one line per step (progress)."""
+    seq, moves, tips, total = 0, 0, [], "?"
     while True:
         page = await call(session, "run_events", run_id=run_id, since_seq=seq, max=500)
         for ev in page["events"]:
-            if show and ev["type"] != "liquid_transferred":
-                data = {k: v for k, v in ev["data"].items() if k != "action_id"}
-                console.print(f"  [dim]#{ev['seq']:>3}[/] {ev['type']:<18} {data}", highlight=False)
+            kind, data = ev["type"], ev["data"]
+            if kind == "step_started":
+                moves, tips = 0, []
+                total = (await call(session, "get_run", run_id=run_id))["steps_total"]
+            elif kind == "liquid_transferred":
+                moves += 1
+            elif kind == "tip_picked_up":
+                tips.append(f"{data['rack']}:{data['spot']}")
+            elif kind in ("tip_dropped", "protocol_completed"):
+                continue
+            elif show and kind == "step_completed":
+                console.print(
+                    f"  step {data['step'] + 1:>2}/{total} done  [dim]#{ev['seq']:>3}[/]  "
+                    f"tips {', '.join(tips) or '-'}; {moves} aspirate/dispense",
+                    highlight=False,
+                )
+            elif show:
+                console.print(f"  [bold]{kind}[/] #{ev['seq']}: {data}", highlight=False)
         seq = page["next_seq"]
         if page["status"] not in ("pending", "running") and not page["events"]:
             return await call(session, "get_run", run_id=run_id)
@@ -133,6 +149,11 @@ async def run_demo(lab: LabConfig, console: Console) -> int:
         await call(session, "drop_tips", dry_run=False, action_id="demo-drop-1")
 
         console.rule("5. final deck state")
+        check = await call(session, "read_back")
+        console.print(
+            f"read_back: {len(check['deviations'])} deviations between the twin (belief) and "
+            "the instrument (the simulated world)"
+        )
         state = (await call(session, "get_state"))["state"]
         console.print(plate_table(state, "plate_1", "A"))
         for rack in ("tips_1", "tips_2"):
