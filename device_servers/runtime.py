@@ -257,9 +257,9 @@ class InstrumentRuntime:
             if replay is not None:
                 return replay
         warnings = self._gate(name, cmd, dry_run, action_id, digest, canonical)
-        trial = self.twin.clone()
-        prims, events = trial.run(cmd)
         if dry_run:
+            trial = self.twin.clone()
+            prims, events = trial.run(cmd)
             return {
                 "ok": True,
                 "simulated": True,
@@ -279,7 +279,7 @@ class InstrumentRuntime:
             )
         assert action_id is not None
         return await self.execute(
-            name, cmd, action_id, digest, canonical, prims, self.direct_log, warnings
+            name, cmd, action_id, digest, canonical, self.direct_log, warnings
         )
 
     def _replay(self, action_id: str, digest: str) -> dict[str, Any] | None:
@@ -322,13 +322,20 @@ class InstrumentRuntime:
         action_id: str,
         digest: str,
         canonical: dict[str, Any],
-        prims: list[Any],
         log: str,
         warnings: list[str],
         run_id: str | None = None,
     ) -> dict[str, Any]:
-        """Dispatch a validated command at most once: ledger intent, then the instrument."""
+        """Dispatch a validated command at most once: ledger intent, then the instrument.
+
+        The command is expanded on a copy of the twin under the lock, so two callers can never
+        act on the same belief; a validation failure records nothing (nothing was sent).
+        """
         async with self._lock:
+            replay = self._replay(action_id, digest)
+            if replay is not None:
+                return replay
+            prims, _ = self.twin.clone().run(cmd)
             try:
                 self.ledger.begin(action_id, name, digest, canonical, run_id)
             except sqlite3.IntegrityError:
@@ -670,15 +677,12 @@ class InstrumentRuntime:
             canonical = cmd.model_dump(mode="json")
             digest = args_hash(step.command, canonical)
             try:
-                trial = self.twin.clone()
-                prims, _ = trial.run(cmd)
                 await self.execute(
                     step.command,
                     cmd,
                     action_id,
                     digest,
                     canonical,
-                    prims,
                     run_id,
                     [],
                     run_id=run_id,

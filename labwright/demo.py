@@ -37,7 +37,8 @@ async def wait_run(
     session: ClientSession, run_id: str, console: Console, show: bool
 ) -> dict[str, Any]:
     """Poll run_events until the run ends; show one line per step (progress)."""
-    seq, moves, tips, total = 0, 0, [], "?"
+    seq, moves, total = 0, 0, "?"
+    tips: list[str] = []
     while True:
         page = await call(session, "run_events", run_id=run_id, since_seq=seq, max=500)
         for ev in page["events"]:
