@@ -9,10 +9,10 @@ from typing import Any
 
 import anyio
 import pytest
+from conftest import call, write_lab
 from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
 
-from conftest import call, write_lab
 from device_servers.factory import open_runtime
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld

@@ -7,10 +7,6 @@ import json
 from typing import Any
 
 import pytest
-from mcp import ClientSession
-from mcp.shared.exceptions import McpError
-from pydantic import AnyUrl
-
 from _lh import (
     RACK,
     TRANSFER,
@@ -21,6 +17,10 @@ from _lh import (
     world_contents,
 )
 from conftest import call, error_code
+from mcp import ClientSession
+from mcp.shared.exceptions import McpError
+from pydantic import AnyUrl
+
 from device_servers.sim.world import SimWorld
 
 pytestmark = pytest.mark.anyio
