@@ -15,12 +15,15 @@ from typing import Any, ClassVar
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
+from mcp.shared.exceptions import McpError
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, ValidationError
 
 from device_servers.errors import Code, DeviceError
 from device_servers.runtime import InstrumentRuntime, pydantic_detail
 
 log = logging.getLogger("labwright.server")
+
+RESOURCE_NOT_FOUND = -32002  # the MCP spec's code for resources/read of an unknown URI
 
 _EXEC_NOTE = (
     " dry_run defaults to true: the call is validated and simulated on the twin and nothing "
@@ -445,7 +448,14 @@ class DeviceServer:
 
         @srv.read_resource()
         async def _read_resource(uri: AnyUrl) -> Iterable[ReadResourceContents]:
-            data = self._resource_json(str(uri))
+            try:
+                data = self._resource_json(str(uri))
+            except ValueError as exc:  # else the SDK answers with JSON-RPC error code 0
+                raise McpError(
+                    types.ErrorData(
+                        code=RESOURCE_NOT_FOUND, message=str(exc), data={"uri": str(uri)}
+                    )
+                ) from exc
             return [
                 ReadResourceContents(
                     content=json.dumps(data, default=str), mime_type="application/json"
@@ -461,7 +471,12 @@ class DeviceServer:
 
         @srv.get_prompt()
         async def _get_prompt(name: str, arguments: dict[str, str] | None) -> types.GetPromptResult:
-            return self.prompt(name, arguments or {})
+            try:
+                return self.prompt(name, arguments or {})
+            except ValueError as exc:
+                raise McpError(
+                    types.ErrorData(code=types.INVALID_PARAMS, message=str(exc))
+                ) from exc
 
 
 def build_server(runtime: InstrumentRuntime) -> Server[Any, Any]:
