@@ -628,12 +628,18 @@ class InstrumentRuntime:
                 self.runs.update(run_id, status="completed", steps_done=done)
         except DeviceError as exc:
             payload = exc.to_payload(exc.extra.get("action_id"))
+            steps_done = int(exc.extra.get("steps_done", done))
             self.events.append(run_id, "error", payload, simulated)
+            # A cancel or e-stop aborts the current operation, which then fails: the run was
+            # cancelled, and the error says what became of the interrupted step.
+            cancelled = run_id in self._cancel
+            if cancelled:
+                self.events.append(run_id, "run_cancelled", {"steps_done": steps_done}, simulated)
             self.runs.update(
                 run_id,
-                status="failed",
+                status="cancelled" if cancelled else "failed",
                 error=payload,
-                steps_done=int(exc.extra.get("steps_done", done)),
+                steps_done=steps_done,
             )
         except asyncio.CancelledError:
             self.runs.update(run_id, status="interrupted")

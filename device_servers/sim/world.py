@@ -132,7 +132,10 @@ class SimWorld:
             self.conn.execute("BEGIN IMMEDIATE")
 
         def __exit__(self, exc_type: object, *_: object) -> None:
-            self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+            # A PhysicalError is the instrument refusing before it moved anything: keep the
+            # incident it recorded (e.g. dry_aspiration_prevented). Anything else rolls back.
+            refused = isinstance(exc_type, type) and issubclass(exc_type, PhysicalError)
+            self.conn.execute("ROLLBACK" if exc_type and not refused else "COMMIT")
 
     def _tx(self) -> SimWorld._Tx:
         return SimWorld._Tx(self.conn)
