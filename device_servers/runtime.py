@@ -471,6 +471,8 @@ class InstrumentRuntime:
             )
         digest = args_hash("reset_estop", {})
         self._gate("reset_estop", None, False, action_id, digest, {})
+        # One approval clears one e-stop: a later e-stop needs a person again.
+        self.approvals.consume(self.id, action_id)
         self.estop = False
         self.stale_reason = "emergency stop was reset: read_back before moving"
         self._persist()

@@ -65,6 +65,14 @@ class Approvals:
         )
         return dict(row)
 
+    def consume(self, instrument: str, action_id: str) -> None:
+        """Use up a grant (and its request) for an action the ledger does not record."""
+        for table in ("approvals", "approval_requests"):
+            self.conn.execute(
+                f"DELETE FROM {table} WHERE instrument=? AND action_id=?",
+                (instrument, action_id),
+            )
+
     def is_granted(self, instrument: str, action_id: str, digest: str) -> bool:
         row = self.conn.execute(
             "SELECT args_hash FROM approvals WHERE instrument=? AND action_id=?",

@@ -408,3 +408,22 @@ async def test_faults_in_the_lab_file_are_armed_once_at_start(tmp_path: Path) ->
         done = await call(s, "pick_up_tips", rack="tips_1", dry_run=False, action_id="p-2")
         assert done["ok"] is True
         assert world.channel("lh1", 0)["tip"] is not None
+
+
+async def test_an_approved_reset_cannot_clear_a_later_estop_under_the_same_action_id(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path) as (s, rt, _, lab_file):
+        await call(s, "emergency_stop")
+        await call(s, "reset_estop", action_id="reset-1")
+        await approve(lab_file, "reset-1")
+        assert (await call(s, "reset_estop", action_id="reset-1"))["ok"] is True
+
+        await call(s, "emergency_stop")
+        again = await call(s, "reset_estop", action_id="reset-1")
+        assert error_code(again) in {"APPROVAL_REQUIRED", "ACTION_ID_REUSED"}
+        assert rt.estop is True
+        # A person approving again clears it, once more.
+        await approve(lab_file, "reset-1")
+        assert (await call(s, "reset_estop", action_id="reset-1"))["estop"] is False
+        assert rt.estop is False
