@@ -61,10 +61,25 @@ def _config_problem(lab: LabConfig, inst: Any, exc: Exception) -> None:
     _fail(f"{lab.source}: instruments[{index}] ({inst.id}): {exc}")
 
 
+def _safe_load(text: str) -> Any:
+    """``yaml.safe_load``, with libyaml's C parser when PyYAML has it (~10x faster).
+
+    A document the C parser rejects is parsed again by the pure-Python parser, so the result
+    and the error message are exactly those of ``yaml.safe_load``.
+    """
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is not None:
+        try:
+            return yaml.load(text, Loader=loader)  # CSafeLoader: safe subset, like safe_load
+        except yaml.YAMLError:
+            pass
+    return yaml.safe_load(text)
+
+
 def load_protocol(path: Path) -> dict[str, Any]:
     """A protocol file (YAML or JSON) as a dict."""
     try:
-        data = yaml.safe_load(path.read_text())
+        data = _safe_load(path.read_text())
     except OSError as exc:
         _fail(f"{path}: cannot read: {exc.strerror or exc}")
     except yaml.YAMLError as exc:
