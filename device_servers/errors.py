@@ -17,6 +17,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
+from pydantic import ValidationError
+
 
 class Code(StrEnum):
     """Stable error codes (see DESIGN.md section 3)."""
@@ -137,3 +139,11 @@ class BackendFailed(DeviceError):
 
 class ConfigurationError(ValueError):
     """An instrument configuration that cannot be built; the message names the field."""
+
+
+def pydantic_detail(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
+        parts.append(f"{where}: {err['msg']}")
+    return "; ".join(parts)

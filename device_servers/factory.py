@@ -5,25 +5,36 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from device_servers.contract import InstrumentBase, LiquidHandlerConfig
 from device_servers.driver import Driver
-from device_servers.runtime import InstrumentRuntime
 from device_servers.sim.world import SimWorld
-from policies import build_engine
-from state_store import connect
+
+if TYPE_CHECKING:
+    from device_servers.runtime import InstrumentRuntime
 
 
-def make_driver(config: InstrumentBase, world: SimWorld | None) -> Driver:
-    """The driver of the instrument's kind (the adapter is built, not yet set up)."""
+def make_driver(
+    config: InstrumentBase, world: SimWorld | None, cache_dir: Path | None = None
+) -> Driver:
+    """The driver of the instrument's kind.
+
+    With no world and a ``cache_dir``, the driver is for simulation only and may take its
+    geometry from the cache instead of building the PyLabRobot deck.
+    """
     if isinstance(config, LiquidHandlerConfig):
         from device_servers.liquid_handler.driver import LiquidHandlerDriver
 
-        return LiquidHandlerDriver(config, world)
+        return LiquidHandlerDriver(config, world, cache_dir)
     raise ValueError(f"instrument {config.id}: no driver for kind {getattr(config, 'kind', '?')}")
 
 
 def make_runtime(config: InstrumentBase, db_path: Path, world_path: Path) -> InstrumentRuntime:
+    from device_servers.runtime import InstrumentRuntime
+    from policies import build_engine
+    from state_store import connect
+
     world = SimWorld(world_path) if config.simulated else None
     driver = make_driver(config, world)
     kind = getattr(config, "kind", "")

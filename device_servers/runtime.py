@@ -20,7 +20,13 @@ from pydantic import BaseModel, ValidationError
 
 from device_servers.contract import InstrumentBase, Protocol
 from device_servers.driver import Driver, Twin
-from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
+from device_servers.errors import (
+    Code,
+    DeviceError,
+    GateRefused,
+    ValidationFailed,
+    pydantic_detail,
+)
 from policies import PolicyEngine, PolicyRequest, Verdict
 from state_store import (
     Approvals,
@@ -35,14 +41,6 @@ RESTART_STALE = "the server restarted: read_back the instrument before moving it
 
 # Commands every server has that are not instrument motions.
 CONTROL_COMMANDS = ("reset_estop",)
-
-
-def pydantic_detail(exc: ValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:5]:
-        where = ".".join(str(p) for p in err["loc"]) or "(arguments)"
-        parts.append(f"{where}: {err['msg']}")
-    return "; ".join(parts)
 
 
 def _numbers(cmd: BaseModel) -> dict[str, list[float]]:

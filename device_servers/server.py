@@ -18,8 +18,8 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.shared.exceptions import McpError
 from pydantic import AnyUrl, BaseModel, ConfigDict, Field, ValidationError
 
-from device_servers.errors import Code, DeviceError
-from device_servers.runtime import InstrumentRuntime, pydantic_detail
+from device_servers.errors import Code, DeviceError, pydantic_detail
+from device_servers.runtime import InstrumentRuntime
 
 log = logging.getLogger("labwright.server")
 

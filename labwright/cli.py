@@ -76,6 +76,12 @@ def _safe_load(text: str) -> Any:
     return yaml.safe_load(text)
 
 
+def _cache_dir() -> Path:
+    """Derived data that is safe to delete (deck geometry): $XDG_CACHE_HOME/labwright."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "labwright"
+
+
 def load_protocol(path: Path) -> dict[str, Any]:
     """A protocol file (YAML or JSON) as a dict."""
     try:
@@ -162,16 +168,15 @@ def simulate(
     from pydantic import ValidationError
 
     from device_servers.contract import Protocol
-    from device_servers.errors import Code, ConfigurationError, DeviceError
+    from device_servers.errors import Code, ConfigurationError, DeviceError, pydantic_detail
     from device_servers.factory import make_driver
-    from device_servers.runtime import pydantic_detail
 
     started = time.perf_counter()
     lab = _lab(config)
     data = load_protocol(protocol)
     inst = _instrument(lab, instrument or data.get("instrument"))
     try:
-        driver = make_driver(inst, None)
+        driver = make_driver(inst, None, cache_dir=_cache_dir())
         twin = driver.initial_twin()
     except ConfigurationError as exc:
         _config_problem(lab, inst, exc)

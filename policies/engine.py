@@ -12,9 +12,11 @@ from policies.model import (
     Decision,
     ForbidCommandRule,
     ForbidLabwareRule,
+    ForbidValueRule,
     LimitRule,
     PolicyRequest,
     RequireApprovalRule,
+    RequireStateRule,
     Rule,
     RuleSet,
     Verdict,
@@ -68,6 +70,28 @@ def _check(rule: Rule, req: PolicyRequest) -> Decision | None:
             reason=rule.reason or f"{req.command} needs a person's approval ({rule.id})",
             fix_hint=rule.fix_hint or "have a person approve this action_id, then call again",
         )
+    if isinstance(rule, ForbidValueRule):
+        given = req.args.get(rule.arg)
+        if given is not None and str(given) in rule.values:
+            return Decision(
+                verdict=rule.verdict,
+                rule_id=rule.id,
+                reason=rule.reason or f"{rule.arg}={given} is not allowed ({rule.id})",
+                fix_hint=rule.fix_hint
+                or f"choose a {rule.arg} other than {', '.join(rule.values)}",
+            )
+        return None
+    if isinstance(rule, RequireStateRule):
+        actual = req.context.get(rule.key)
+        if actual != rule.equals:
+            known = "unknown" if actual is None else repr(actual)
+            return Decision(
+                verdict=rule.verdict,
+                rule_id=rule.id,
+                reason=rule.reason or f"{rule.key} must be {rule.equals!r}, it is {known}",
+                fix_hint=rule.fix_hint or f"make {rule.key} {rule.equals!r} first",
+            )
+        return None
     return None  # pragma: no cover - closed union
 
 

@@ -5,6 +5,9 @@ Rule kinds:
 - ``forbid_labware``: touching one of the named labware ids is denied.
 - ``forbid_command``: the named commands are denied outright.
 - ``require_approval``: the named commands need a person's approval to execute.
+- ``forbid_value``: an argument equal to one of the listed values gets the rule's verdict.
+- ``require_state``: a fact the server reads before acting (``context``, e.g. whether the
+  destination's drawer is open) must equal ``equals``; an unknown fact counts as not equal.
 """
 
 from __future__ import annotations
@@ -54,8 +57,27 @@ class RequireApprovalRule(_Rule):
     type: Literal["require_approval"]
 
 
+class ForbidValueRule(_Rule):
+    type: Literal["forbid_value"]
+    arg: str
+    values: list[str] = Field(min_length=1)
+    verdict: Literal[Verdict.DENY, Verdict.REQUIRE_APPROVAL] = Verdict.DENY
+
+
+class RequireStateRule(_Rule):
+    type: Literal["require_state"]
+    key: str
+    equals: bool | str | float = True
+    verdict: Literal[Verdict.DENY, Verdict.REQUIRE_APPROVAL] = Verdict.DENY
+
+
 Rule = Annotated[
-    LimitRule | ForbidLabwareRule | ForbidCommandRule | RequireApprovalRule,
+    LimitRule
+    | ForbidLabwareRule
+    | ForbidCommandRule
+    | RequireApprovalRule
+    | ForbidValueRule
+    | RequireStateRule,
     Field(discriminator="type"),
 ]
 
@@ -78,6 +100,8 @@ class PolicyRequest(BaseModel):
     command: str
     numbers: dict[str, list[float]] = Field(default_factory=dict)
     labware: frozenset[str] = frozenset()
+    args: dict[str, Any] = Field(default_factory=dict)
+    context: dict[str, Any] = Field(default_factory=dict)
     dry_run: bool = True
 
 

@@ -23,9 +23,9 @@ from pylabrobot.resources import Container, ItemizedResource, Resource, TipRack
 from pylabrobot.resources import errors as plr_errors
 from pylabrobot.resources.volume_tracker import set_volume_tracking
 
-from device_servers import wells as wellnames
 from device_servers.contract import LiquidHandlerConfig
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
+from device_servers.liquid_handler.catalogue import initial_liquids
 from device_servers.liquid_handler.commands import Primitive
 from device_servers.liquid_handler.sim_backend import SimulatedLiquidHandlerBackend
 from device_servers.sim.world import PhysicalError, SimWorld
@@ -134,13 +134,46 @@ def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
     )
 
 
+def build_deck(config: LiquidHandlerConfig) -> Any:
+    """The PyLabRobot deck of a liquid-handler configuration (names the field on error)."""
+    cfg = config
+    deck = _factory(cfg.deck, "deck")()
+    carriers: dict[str, Any] = {}
+    for i, spec in enumerate(cfg.carriers):
+        try:
+            carrier = _factory(spec.type, f"carriers[{i}].type")(name=spec.id)
+            deck.assign_child_resource(carrier, rails=spec.rails)
+        except ConfigurationError:
+            raise
+        except Exception as exc:
+            raise ConfigurationError(
+                f"carriers[{i}]: cannot place {spec.type} at rails {spec.rails}: {exc}"
+            ) from exc
+        carriers[spec.id] = carrier
+    for i, lw_spec in enumerate(cfg.labware):
+        if lw_spec.carrier not in carriers:
+            raise ConfigurationError(f"labware[{i}].carrier: no carrier {lw_spec.carrier!r}")
+        carrier = carriers[lw_spec.carrier]
+        try:
+            resource = _factory(lw_spec.type, f"labware[{i}].type")(name=lw_spec.id)
+            carrier[lw_spec.slot] = resource
+        except ConfigurationError:
+            raise
+        except Exception as exc:
+            raise ConfigurationError(
+                f"labware[{i}]: cannot put {lw_spec.type} in "
+                f"{lw_spec.carrier} slot {lw_spec.slot}: {exc}"
+            ) from exc
+    return deck
+
+
 class LiquidHandlerAdapter:
     """PyLabRobot ``LiquidHandler`` on the configured deck and backend."""
 
     def __init__(self, config: LiquidHandlerConfig, world: SimWorld | None) -> None:
         self.config = config
         self.world = world
-        self.deck = self._build_deck()
+        self.deck = build_deck(config)
         self.catalogue = {
             lw.id: describe_resource(self.deck.get_resource(lw.id)) for lw in config.labware
         }
@@ -162,37 +195,6 @@ class LiquidHandlerAdapter:
         return self._lh
 
     # ------------------------------------------------------------------ construction
-    def _build_deck(self) -> Any:
-        cfg = self.config
-        deck = _factory(cfg.deck, "deck")()
-        carriers: dict[str, Any] = {}
-        for i, spec in enumerate(cfg.carriers):
-            try:
-                carrier = _factory(spec.type, f"carriers[{i}].type")(name=spec.id)
-                deck.assign_child_resource(carrier, rails=spec.rails)
-            except ConfigurationError:
-                raise
-            except Exception as exc:
-                raise ConfigurationError(
-                    f"carriers[{i}]: cannot place {spec.type} at rails {spec.rails}: {exc}"
-                ) from exc
-            carriers[spec.id] = carrier
-        for i, lw_spec in enumerate(cfg.labware):
-            if lw_spec.carrier not in carriers:
-                raise ConfigurationError(f"labware[{i}].carrier: no carrier {lw_spec.carrier!r}")
-            carrier = carriers[lw_spec.carrier]
-            try:
-                resource = _factory(lw_spec.type, f"labware[{i}].type")(name=lw_spec.id)
-                carrier[lw_spec.slot] = resource
-            except ConfigurationError:
-                raise
-            except Exception as exc:
-                raise ConfigurationError(
-                    f"labware[{i}]: cannot put {lw_spec.type} in "
-                    f"{lw_spec.carrier} slot {lw_spec.slot}: {exc}"
-                ) from exc
-        return deck
-
     def _build_backend(self) -> LiquidHandlerBackend:
         spec = self.config.backend
         if spec.type == "simulated":
@@ -214,38 +216,14 @@ class LiquidHandlerAdapter:
             )
         return cls(**spec.args)  # type: ignore[no-any-return]
 
-    def initial_liquids(self) -> list[dict[str, Any]]:
-        """The configured liquids, expanded to well names (validated against the deck)."""
-        out = []
-        for i, liq in enumerate(self.config.liquids):
-            item = self.catalogue.get(liq.labware)
-            if item is None or item["kind"] != "plate":
-                raise ConfigurationError(f"liquids[{i}].labware: no plate {liq.labware!r}")
-            try:
-                names = wellnames.expand(liq.wells, item["rows"], item["cols"])
-            except wellnames.WellRangeError as exc:
-                raise ConfigurationError(f"liquids[{i}].wells: {exc}") from exc
-            for n in names:
-                if liq.volume_ul > item["max_volumes"][n]:
-                    raise ConfigurationError(
-                        f"liquids[{i}].volume_ul: {liq.volume_ul} uL overflows {liq.labware}:{n}"
-                        f" (max {item['max_volumes'][n]} uL)"
-                    )
-            out.append(
-                {
-                    "labware": liq.labware,
-                    "wells": names,
-                    "liquid": liq.liquid,
-                    "volume_ul": liq.volume_ul,
-                }
-            )
-        return out
-
     # ------------------------------------------------------------------ lifecycle
     async def setup(self) -> None:
         if isinstance(self.backend, SimulatedLiquidHandlerBackend) and self.world is not None:
             self.world.seed(
-                self.config.id, self.catalogue, self.initial_liquids(), self.config.num_channels
+                self.config.id,
+                self.catalogue,
+                initial_liquids(self.config, self.catalogue),
+                self.config.num_channels,
             )
         with stdout_to_stderr():
             await self.lh.setup()

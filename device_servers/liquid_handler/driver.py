@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from device_servers.contract import LiquidHandlerConfig
-from device_servers.liquid_handler.adapter import LiquidHandlerAdapter
+from device_servers.liquid_handler.catalogue import initial_liquids, load_catalogue
 from device_servers.liquid_handler.commands import COMMANDS, LHCommand, Primitive
 from device_servers.liquid_handler.twin import Labware, LiquidHandlerTwin, Tip, Well
 from device_servers.sim.world import SimWorld
+
+if TYPE_CHECKING:
+    from device_servers.liquid_handler.adapter import LiquidHandlerAdapter
 
 _TOL = 0.01  # uL: below this, belief and read-back agree
 
@@ -18,15 +22,31 @@ _TOL = 0.01  # uL: below this, belief and read-back agree
 class LiquidHandlerDriver:
     kind = "liquid_handler"
 
-    def __init__(self, config: LiquidHandlerConfig, world: SimWorld | None) -> None:
+    def __init__(
+        self, config: LiquidHandlerConfig, world: SimWorld | None, cache_dir: Path | None = None
+    ) -> None:
         self.commands: dict[str, type[BaseModel]] = dict(COMMANDS)
         self.config = config
-        self.adapter = LiquidHandlerAdapter(config, world)
+        self.world = world
+        self._adapter: LiquidHandlerAdapter | None = None
+        if world is None and cache_dir is not None:
+            # Simulation only: the geometry can come from the cache, without PyLabRobot.
+            self.catalogue = load_catalogue(config, cache_dir)
+        else:
+            self.catalogue = self.adapter.catalogue
+
+    @property
+    def adapter(self) -> LiquidHandlerAdapter:
+        if self._adapter is None:
+            from device_servers.liquid_handler import adapter  # PyLabRobot: only when needed
+
+            self._adapter = adapter.LiquidHandlerAdapter(self.config, self.world)
+        return self._adapter
 
     # ------------------------------------------------------------------ twin
     def initial_twin(self) -> LiquidHandlerTwin:
         labware: dict[str, Labware] = {}
-        for lw_id, item in self.adapter.catalogue.items():
+        for lw_id, item in self.catalogue.items():
             lw = Labware(lw_id, item["kind"], item["type"], item["rows"], item["cols"])
             if item["kind"] == "tip_rack":
                 lw.tips = dict.fromkeys(item["names"], True)
@@ -34,7 +54,7 @@ class LiquidHandlerDriver:
             else:
                 lw.wells = {n: Well(0.0, item["max_volumes"][n]) for n in item["names"]}
             labware[lw_id] = lw
-        for liq in self.adapter.initial_liquids():
+        for liq in initial_liquids(self.config, self.catalogue):
             for n in liq["wells"]:
                 well = labware[liq["labware"]].wells[n]
                 well.volume = liq["volume_ul"]

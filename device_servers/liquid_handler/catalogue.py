@@ -1,0 +1,85 @@
+"""The deck's labware geometry (the catalogue) and the configured liquids, as plain data.
+
+Building a PyLabRobot deck costs a few hundred milliseconds (imports and placement checks);
+the catalogue depends only on the deck configuration and the PyLabRobot version, so it is
+cached as JSON in the lab's state directory. Simulating a protocol then needs no PyLabRobot.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from device_servers import wells as wellnames
+from device_servers.contract import LiquidHandlerConfig
+from device_servers.errors import ConfigurationError
+
+
+def _key(config: LiquidHandlerConfig) -> str:
+    try:
+        plr = metadata.version("pylabrobot")
+    except metadata.PackageNotFoundError:  # pragma: no cover - it is a dependency
+        plr = "?"
+    layout = config.model_dump(mode="json", include={"deck", "carriers", "labware"})
+    blob = json.dumps({"plr": plr, "layout": layout, "format": 1}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+
+
+def build_catalogue(config: LiquidHandlerConfig) -> dict[str, Any]:
+    """Geometry of every labware item, from a PyLabRobot deck built from the config."""
+    from device_servers.liquid_handler.adapter import build_deck, describe_resource
+
+    deck = build_deck(config)
+    return {lw.id: describe_resource(deck.get_resource(lw.id)) for lw in config.labware}
+
+
+def load_catalogue(config: LiquidHandlerConfig, cache_dir: Path | None) -> dict[str, Any]:
+    """The catalogue, from the cache when it matches the configuration, else built (and cached)."""
+    if cache_dir is None:
+        return build_catalogue(config)
+    path = cache_dir / f"catalogue-{config.id}-{_key(config)}.json"
+    try:
+        return dict(json.loads(path.read_text()))
+    except (OSError, ValueError):
+        pass
+    catalogue = build_catalogue(config)
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(catalogue))
+        tmp.replace(path)
+    except OSError:
+        pass  # a cache that cannot be written only costs time
+    return catalogue
+
+
+def initial_liquids(config: LiquidHandlerConfig, catalogue: dict[str, Any]) -> list[dict[str, Any]]:
+    """The configured liquids, expanded to well names and checked against the deck."""
+    out = []
+    for i, liq in enumerate(config.liquids):
+        item = catalogue.get(liq.labware)
+        if item is None or item["kind"] != "plate":
+            raise ConfigurationError(f"liquids[{i}].labware: no plate {liq.labware!r}")
+        try:
+            names = wellnames.expand(liq.wells, item["rows"], item["cols"])
+        except wellnames.WellRangeError as exc:
+            raise ConfigurationError(f"liquids[{i}].wells: {exc}") from exc
+        for n in names:
+            if liq.volume_ul > item["max_volumes"][n]:
+                raise ConfigurationError(
+                    f"liquids[{i}].volume_ul: {liq.volume_ul} uL overflows {liq.labware}:{n}"
+                    f" (max {item['max_volumes'][n]} uL)"
+                )
+        out.append(
+            {
+                "labware": liq.labware,
+                "wells": names,
+                "liquid": liq.liquid,
+                "volume_ul": liq.volume_ul,
+            }
+        )
+    return out
