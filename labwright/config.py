@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -80,6 +81,16 @@ def default_config_path() -> Path:
     raise ConfigError("no lab config: pass --config, set LABWRIGHT_CONFIG, or create lab.yaml")
 
 
+def _anchor_rules_files(data: dict[str, Any], base: Path) -> None:
+    """A relative ``policy.rules_file`` is relative to the lab file, like ``state_dir``."""
+    instruments = data.get("instruments")
+    for inst in instruments if isinstance(instruments, list) else []:
+        policy = inst.get("policy") if isinstance(inst, dict) else None
+        rules_file = policy.get("rules_file") if isinstance(policy, dict) else None
+        if isinstance(rules_file, str) and rules_file and not Path(rules_file).is_absolute():
+            policy["rules_file"] = str(base / rules_file)
+
+
 def load(path: str | Path | None = None) -> LabConfig:
     """Read and validate a lab file."""
     path = Path(path) if path is not None else default_config_path()
@@ -93,6 +104,7 @@ def load(path: str | Path | None = None) -> LabConfig:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping with lab and instruments")
+    _anchor_rules_files(data, path.resolve().parent)
     try:
         config = LabConfig.model_validate(data)
     except ValidationError as exc:
