@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -116,6 +115,8 @@ def serve(
     inst = _instrument(lab, instrument)
     try:
         if transport == "stdio":
+            import asyncio
+
             asyncio.run(serve_stdio(inst, lab.db_path, lab.world_path))
         elif transport == "http":
             serve_http(
@@ -317,6 +318,8 @@ def demo(config: Path | None = ConfigOpt) -> None:
     from labwright.demo import run_demo
 
     lab = _lab(config)
+    import asyncio
+
     code = asyncio.run(run_demo(lab, out))
     raise typer.Exit(code)
 
