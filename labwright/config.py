@@ -86,7 +86,9 @@ def _anchor_rules_files(data: dict[str, Any], base: Path) -> None:
     instruments = data.get("instruments")
     for inst in instruments if isinstance(instruments, list) else []:
         policy = inst.get("policy") if isinstance(inst, dict) else None
-        rules_file = policy.get("rules_file") if isinstance(policy, dict) else None
+        if not isinstance(policy, dict):
+            continue
+        rules_file = policy.get("rules_file")
         if isinstance(rules_file, str) and rules_file and not Path(rules_file).is_absolute():
             policy["rules_file"] = str(base / rules_file)
 
