@@ -201,14 +201,15 @@ def test_protected_labware_is_checked_before_every_other_rule() -> None:
     assert (decision.verdict, decision.rule_id) == (Verdict.DENY, "protected_labware")
 
 
-def test_default_liquid_handler_rules_load_with_their_ids() -> None:
-    rules = load_rules_file(RULES_DIR / "liquid_handler.yaml")
-    assert rules.kind == "liquid_handler"
-    assert {r.id for r in rules.rules} >= {
+def test_default_liquid_handler_engine_has_the_volume_and_estop_rules() -> None:
+    assert load_rules_file(RULES_DIR / "liquid_handler.yaml").kind == "liquid_handler"
+    eng = build_engine("liquid_handler")
+    assert {r.id for r in eng.rules} >= {
         "max_volume_per_operation",
         "max_mix_volume",
         "estop_reset_needs_person",
     }
+    assert eng.evaluate(request("reset_estop")).verdict is Verdict.REQUIRE_APPROVAL
 
 
 def test_rules_file_that_is_not_yaml_is_a_policy_error_naming_the_file(tmp_path: Path) -> None:
