@@ -40,7 +40,7 @@ from state_store import (
 RESTART_STALE = "the server restarted: read_back the instrument before moving it"
 
 # Commands every server has that are not instrument motions.
-CONTROL_COMMANDS = ("reset_estop",)
+CONTROL_COMMANDS = ("reset_estop", "confirm_state")
 
 
 def _numbers(cmd: BaseModel) -> dict[str, list[float]]:
@@ -160,6 +160,7 @@ class InstrumentRuntime:
         action_id: str | None,
         digest: str,
         args: dict[str, Any],
+        context: dict[str, Any] | None = None,
     ) -> list[str]:
         """Refuse what must not run; return warnings for a dry run."""
         warnings: list[str] = []
@@ -196,16 +197,7 @@ class InstrumentRuntime:
                 warnings.append(
                     f"the twin is stale ({self.stale_reason}): the prediction may be wrong"
                 )
-        labware = self.driver.labware_of(cmd) if cmd is not None else set()
-        decision = self.policy.evaluate(
-            PolicyRequest(
-                instrument=self.id,
-                command=name,
-                numbers=_numbers(cmd) if cmd else {},
-                labware=frozenset(labware),
-                dry_run=dry_run,
-            )
-        )
+        decision = self.policy.evaluate(self._policy_request(name, cmd, dry_run, context))
         if decision.verdict is Verdict.DENY:
             raise GateRefused(
                 Code.POLICY_DENIED,
@@ -228,6 +220,24 @@ class InstrumentRuntime:
                     extra={"rule": decision.rule_id},
                 )
         return warnings
+
+    def _policy_request(
+        self, name: str, cmd: BaseModel | None, dry_run: bool, context: dict[str, Any] | None
+    ) -> PolicyRequest:
+        return PolicyRequest(
+            instrument=self.id,
+            command=name,
+            numbers=_numbers(cmd) if cmd is not None else {},
+            labware=frozenset(self.driver.labware_of(cmd) if cmd is not None else ()),
+            args=cmd.model_dump(mode="json") if cmd is not None else {},
+            context=context or {},
+            dry_run=dry_run,
+        )
+
+    async def _context(self, cmd: BaseModel) -> dict[str, Any]:
+        """Facts the policies may need that only the instrument (or the lab) can tell."""
+        read = getattr(self.driver, "policy_context", None)
+        return dict(await read(cmd, self.twin)) if read is not None else {}
 
     # ------------------------------------------------------------------ commands
     async def command(self, name: str, raw: dict[str, Any]) -> dict[str, Any]:
@@ -254,7 +264,8 @@ class InstrumentRuntime:
             replay = self._replay(action_id, digest)
             if replay is not None:
                 return replay
-        warnings = self._gate(name, cmd, dry_run, action_id, digest, canonical)
+        context = await self._context(cmd)
+        warnings = self._gate(name, cmd, dry_run, action_id, digest, canonical, context)
         if dry_run:
             trial = self.twin.clone()
             prims, events = trial.run(cmd)
@@ -350,8 +361,9 @@ class InstrumentRuntime:
                             "emergency stop during the command",
                             "a person clears it with reset_estop, then read_back",
                         )
-                    await self.driver.adapter.execute(prim)
+                    observed = await self.driver.adapter.execute(prim)
                     _, evs = self.twin.apply(prim)
+                    evs = [*evs, *(observed or [])]
                     for ev in evs:
                         self.events.append(
                             log, ev["type"], {**ev["data"], "action_id": action_id}, self.simulated
@@ -378,6 +390,9 @@ class InstrumentRuntime:
                 "deviations": deviations,
                 "warnings": warnings,
             }
+            measurements = [e["data"] for e in events if e["type"] == "reading_taken"]
+            if measurements:
+                result["measurements"] = measurements
             self.ledger.finish(action_id, "done", result)
             self._persist()
             return result
@@ -420,7 +435,13 @@ class InstrumentRuntime:
             for dev in deviations:
                 self.events.append(self.direct_log, "deviation", dev, self.simulated)
             was = self.stale_reason
-            if not self.estop:
+            if not seen.get("complete", True):
+                # The instrument could not report everything the twin believes: a person
+                # checks it and confirms (confirm_state, approval-gated).
+                self.stale_reason = (
+                    "the instrument's read-back is partial: a person confirms with confirm_state"
+                )
+            elif not self.estop:
                 self.stale_reason = None
             resolved = []
             for entry in self.ledger.in_doubt():
@@ -438,6 +459,35 @@ class InstrumentRuntime:
             "estop": self.estop,
             "deviations": deviations,
             "in_doubt_actions": resolved,
+            "state": self.twin.snapshot(),
+        }
+
+    async def confirm_state(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """A person confirms the twin matches the instrument; clears STATE_STALE (approval)."""
+        action_id = raw.get("action_id")
+        if not isinstance(action_id, str) or not action_id:
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT,
+                "confirm_state needs an action_id",
+                "pass an action_id; a person approves that id",
+            )
+        digest = args_hash("confirm_state", {})
+        self._gate("confirm_state", None, False, action_id, digest, {})
+        self.approvals.consume(self.id, action_id)
+        if self.estop:
+            raise GateRefused(
+                Code.ESTOP_ACTIVE,
+                "the emergency stop is active",
+                "a person clears it with reset_estop first",
+            )
+        was, self.stale_reason = self.stale_reason, None
+        self._persist()
+        return {
+            "ok": True,
+            "simulated": self.simulated,
+            "was_stale": was,
+            "stale": None,
+            "action_id": action_id,
             "state": self.twin.snapshot(),
         }
 
@@ -524,7 +574,7 @@ class InstrumentRuntime:
             per_step.append((i, events))
         return trial, per_step
 
-    def start_run(
+    async def start_run(
         self, protocol: Any, dry_run: bool = True, run_key: str | None = None
     ) -> dict[str, Any]:
         """Create a run and start it in the background; same run_key, same run."""
@@ -551,19 +601,14 @@ class InstrumentRuntime:
         for i, (step, cmd) in enumerate(zip(proto.steps, cmds, strict=True)):
             digest = args_hash(step.command, cmd.model_dump(mode="json"))
             try:
-                self._gate(step.command, cmd, True, None, digest, {})
+                self._gate(step.command, cmd, True, None, digest, {}, await self._context(cmd))
             except DeviceError as exc:
                 exc.detail = f"step {i}: {exc.detail}"
                 raise
             if (
                 not dry_run
                 and self.policy.evaluate(
-                    PolicyRequest(
-                        instrument=self.id,
-                        command=step.command,
-                        numbers=_numbers(cmd),
-                        labware=frozenset(self.driver.labware_of(cmd)),
-                    )
+                    self._policy_request(step.command, cmd, False, await self._context(cmd))
                 ).verdict
                 is not Verdict.ALLOW
             ):
@@ -683,6 +728,10 @@ class InstrumentRuntime:
             canonical = cmd.model_dump(mode="json")
             digest = args_hash(step.command, canonical)
             try:
+                # Facts other instruments control (a drawer, a lock) may have changed since
+                # the run started: every step passes the gate again just before it acts.
+                context = await self._context(cmd)
+                self._gate(step.command, cmd, False, action_id, digest, canonical, context)
                 await self.execute(
                     step.command,
                     cmd,

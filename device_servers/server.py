@@ -155,7 +155,7 @@ class DeviceServer:
             return await rt.read_back()
 
         async def start_run(a: dict[str, Any]) -> dict[str, Any]:
-            return {"ok": True, **rt.start_run(a["protocol"], a["dry_run"], a["run_key"])}
+            return {"ok": True, **(await rt.start_run(a["protocol"], a["dry_run"], a["run_key"]))}
 
         async def run_events(a: dict[str, Any]) -> dict[str, Any]:
             return {"ok": True, **rt.run_events(a["run_id"], a["since_seq"], a["max"])}
@@ -165,6 +165,9 @@ class DeviceServer:
 
         async def cancel_run(a: dict[str, Any]) -> dict[str, Any]:
             return {"ok": True, **(await rt.cancel_run(a["run_id"]))}
+
+        async def confirm_state(a: dict[str, Any]) -> dict[str, Any]:
+            return await rt.confirm_state(a)
 
         async def emergency_stop(_: dict[str, Any]) -> dict[str, Any]:
             return await rt.emergency_stop()
@@ -236,6 +239,16 @@ class DeviceServer:
             None,
             emergency_stop,
             annotations=types.ToolAnnotations(destructiveHint=False, idempotentHint=True),
+        )
+        self._add(
+            "confirm_state",
+            "A person confirms that the twin (see get_state / read_back) matches the real "
+            "instrument, clearing STATE_STALE when the instrument cannot report everything "
+            "itself. Requires a person's approval of this action_id (APPROVAL_REQUIRED until "
+            "`labwright approve-action`); ESTOP_ACTIVE while the e-stop is latched.",
+            ResetEstopArgs,
+            confirm_state,
+            annotations=types.ToolAnnotations(destructiveHint=False),
         )
         self._add(
             "reset_estop",

@@ -23,6 +23,7 @@ TOOLS = {
     "cancel_run",
     "emergency_stop",
     "reset_estop",
+    "confirm_state",
     "pick_up_tips",
     "aspirate",
     "dispense",

@@ -143,7 +143,9 @@ def build_engine(
 ) -> PolicyEngine:
     """The default rules of ``kind`` (or ``rules_file``), then lab overrides."""
     path = Path(rules_file) if rules_file else RULES_DIR / f"{kind}.yaml"
-    rules: list[Rule] = list(load_rules_file(path).rules) if path.exists() else []
+    rules: list[Rule] = list(load_rules_file(RULES_DIR / "_base.yaml").rules)
+    if path.exists():
+        rules.extend(load_rules_file(path).rules)
     if rules_file and not path.exists():
         raise PolicyError(f"{path}: rules file not found")
     for i, raw in enumerate(extra_rules or []):

@@ -35,6 +35,7 @@ COMMON = (
     "cancel_run",
     "emergency_stop",
     "reset_estop",
+    "confirm_state",
 )
 
 

@@ -242,14 +242,20 @@ class LiquidHandlerAdapter:
             abort()
 
     # ------------------------------------------------------------------ commands
-    async def execute(self, prim: Primitive, timeout_s: float | None = None) -> None:
-        """Perform one primitive on the instrument; raise a DeviceError on failure."""
+    async def execute(
+        self, prim: Primitive, timeout_s: float | None = None
+    ) -> list[dict[str, Any]] | None:
+        """Perform one primitive on the instrument; raise a DeviceError on failure.
+
+        Returns events the instrument observed beyond the twin's prediction (none here).
+        """
         timeout = timeout_s or self.config.command_timeout_s
         try:
             with stdout_to_stderr(), anyio.fail_after(timeout):
                 await self._call(prim)
         except Exception as exc:
             raise _translate(exc, prim) from exc
+        return None
 
     async def _call(self, prim: Primitive) -> None:
         ch = [prim.channel]
