@@ -43,22 +43,6 @@ RESTART_STALE = "the server restarted: read_back the instrument before moving it
 CONTROL_COMMANDS = ("reset_estop", "confirm_state")
 
 
-def _numbers(cmd: BaseModel) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {}
-    for key, value in cmd.model_dump().items():
-        if isinstance(value, bool):
-            continue
-        if isinstance(value, int | float):
-            out[key] = [float(value)]
-        elif (
-            isinstance(value, list)
-            and value
-            and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
-        ):
-            out[key] = [float(v) for v in value]
-    return out
-
-
 class InstrumentRuntime:
     """One instrument: twin, adapter, ledger, events, runs, policy, e-stop."""
 
@@ -224,15 +208,8 @@ class InstrumentRuntime:
     def _policy_request(
         self, name: str, cmd: BaseModel | None, dry_run: bool, context: dict[str, Any] | None
     ) -> PolicyRequest:
-        return PolicyRequest(
-            instrument=self.id,
-            command=name,
-            numbers=_numbers(cmd) if cmd is not None else {},
-            labware=frozenset(self.driver.labware_of(cmd) if cmd is not None else ()),
-            args=cmd.model_dump(mode="json") if cmd is not None else {},
-            context=context or {},
-            dry_run=dry_run,
-        )
+        labware = self.driver.labware_of(cmd) if cmd is not None else set()
+        return PolicyRequest.for_command(self.id, name, cmd, labware, context, dry_run)
 
     async def _context(self, cmd: BaseModel) -> dict[str, Any]:
         """Facts the policies may need that only the instrument (or the lab) can tell."""

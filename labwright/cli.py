@@ -171,6 +171,7 @@ def simulate(
     from device_servers.contract import Protocol
     from device_servers.errors import Code, ConfigurationError, DeviceError, pydantic_detail
     from device_servers.factory import make_driver
+    from policies import PolicyError, PolicyRequest, Verdict, build_engine
 
     started = time.perf_counter()
     lab = _lab(config)
@@ -179,7 +180,10 @@ def simulate(
     try:
         driver = make_driver(inst, None, cache_dir=_cache_dir())
         twin = driver.initial_twin()
-    except ConfigurationError as exc:
+        policy = build_engine(
+            inst.kind, inst.policy.rules_file, inst.policy.rules, inst.policy.protected_labware
+        )
+    except (ConfigurationError, PolicyError) as exc:
         _config_problem(lab, inst, exc)
     try:
         proto = Protocol.model_validate(data)
@@ -188,7 +192,9 @@ def simulate(
     sim_start = time.perf_counter()
     counts: Counter[str] = Counter()
     moved: Counter[str] = Counter()
+    warnings: list[str] = []
     report: dict[str, Any] = {"protocol": proto.name, "instrument": inst.id, "simulated": True}
+    report["warnings"] = warnings
     try:
         for i, step in enumerate(proto.steps):
             model = driver.commands.get(step.command)
@@ -207,6 +213,15 @@ def simulate(
                     f"step {i}: {pydantic_detail(exc)}",  # type: ignore[arg-type]
                     "fix the step's arguments",
                 ) from exc
+            decision = policy.evaluate(
+                PolicyRequest.for_command(inst.id, step.command, cmd, driver.labware_of(cmd))
+            )
+            if decision.verdict is Verdict.DENY:
+                raise DeviceError(
+                    Code.POLICY_DENIED, f"step {i}: {decision.reason}", decision.fix_hint
+                )
+            if decision.verdict is Verdict.REQUIRE_APPROVAL:
+                warnings.append(f"step {i} needs a person's approval: {decision.reason}")
             try:
                 _, events = twin.run(cmd)
             except DeviceError as exc:
@@ -238,6 +253,8 @@ def simulate(
         )
         for liquid, vol in sorted(moved.items()):
             out.print(f"  dispensed {liquid}: {vol:.1f} uL")
+        for warning in warnings:
+            out.print(f"  [yellow]warning:[/] {warning}", highlight=False)
     else:
         e = report["error"]
         err.print(

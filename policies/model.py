@@ -104,6 +104,40 @@ class PolicyRequest(BaseModel):
     context: dict[str, Any] = Field(default_factory=dict)
     dry_run: bool = True
 
+    @classmethod
+    def for_command(
+        cls,
+        instrument: str,
+        command: str,
+        cmd: BaseModel | None,
+        labware: set[str] | frozenset[str] = frozenset(),
+        context: dict[str, Any] | None = None,
+        dry_run: bool = True,
+    ) -> PolicyRequest:
+        """The request for a parsed command: its numeric fields, labware and arguments."""
+        numbers: dict[str, list[float]] = {}
+        args = cmd.model_dump(mode="json") if cmd is not None else {}
+        for key, value in args.items():
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, int | float):
+                numbers[key] = [float(value)]
+            elif (
+                isinstance(value, list)
+                and value
+                and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+            ):
+                numbers[key] = [float(v) for v in value]
+        return cls(
+            instrument=instrument,
+            command=command,
+            numbers=numbers,
+            labware=frozenset(labware),
+            args=args,
+            context=context or {},
+            dry_run=dry_run,
+        )
+
 
 class Decision(BaseModel):
     """A verdict with the rule that gave it."""

@@ -280,6 +280,21 @@ def test_simulating_moves_nothing_and_creates_no_state(tmp_path: Path, lab_file:
             "NO_TIP",
         ),
         ([{"command": "teleport", "args": {}}], "INVALID_ARGUMENT"),
+        (
+            [
+                {
+                    "command": "transfer",
+                    "args": {
+                        "source": "reservoir",
+                        "source_well": "A1",
+                        "destination": "plate_1",
+                        "destination_wells": ["A1"],
+                        "volume_ul": 1500,
+                    },
+                }
+            ],
+            "POLICY_DENIED",
+        ),
         ([{"command": "pick_up_tips", "args": {"rack": "tips_9"}}], "UNKNOWN_LABWARE"),
         ([{"command": "mix", "args": {"labware": "plate_1", "well": "B1"}}], "INVALID_ARGUMENT"),
     ],
