@@ -26,30 +26,44 @@ ROOT = Path(__file__).resolve().parent.parent
 
 LAB: dict[str, Any] = {
     "lab": "test-lab",
-    "instruments": [{
-        "id": "lh1",
-        "kind": "liquid_handler",
-        "deck": "STARLetDeck",
-        "num_channels": 8,
-        "command_timeout_s": 2,
-        "carriers": [
-            {"id": "tip_carrier", "type": "TIP_CAR_480_A00", "rails": 1},
-            {"id": "plate_carrier", "type": "PLT_CAR_L5AC_A00", "rails": 9},
-        ],
-        "labware": [
-            {"id": "tips_1", "type": "hamilton_96_tiprack_300uL", "carrier": "tip_carrier",
-             "slot": 0},
-            {"id": "reservoir", "type": "nest_12_troughplate_15000uL_Vb",
-             "carrier": "plate_carrier", "slot": 0},
-            {"id": "plate_1", "type": "cor_96_wellplate_360uL_Fb", "carrier": "plate_carrier",
-             "slot": 1},
-        ],
-        "liquids": [
-            {"labware": "reservoir", "wells": "A1", "liquid": "dye", "volume_ul": 10000},
-            {"labware": "plate_1", "wells": "B1", "liquid": "buffer", "volume_ul": 300},
-        ],
-        "policy": {"protected_labware": [], "rules": []},
-    }],
+    "instruments": [
+        {
+            "id": "lh1",
+            "kind": "liquid_handler",
+            "deck": "STARLetDeck",
+            "num_channels": 8,
+            "command_timeout_s": 2,
+            "carriers": [
+                {"id": "tip_carrier", "type": "TIP_CAR_480_A00", "rails": 1},
+                {"id": "plate_carrier", "type": "PLT_CAR_L5AC_A00", "rails": 9},
+            ],
+            "labware": [
+                {
+                    "id": "tips_1",
+                    "type": "hamilton_96_tiprack_300uL",
+                    "carrier": "tip_carrier",
+                    "slot": 0,
+                },
+                {
+                    "id": "reservoir",
+                    "type": "nest_12_troughplate_15000uL_Vb",
+                    "carrier": "plate_carrier",
+                    "slot": 0,
+                },
+                {
+                    "id": "plate_1",
+                    "type": "cor_96_wellplate_360uL_Fb",
+                    "carrier": "plate_carrier",
+                    "slot": 1,
+                },
+            ],
+            "liquids": [
+                {"labware": "reservoir", "wells": "A1", "liquid": "dye", "volume_ul": 10000},
+                {"labware": "plate_1", "wells": "B1", "liquid": "buffer", "volume_ul": 300},
+            ],
+            "policy": {"protected_labware": [], "rules": []},
+        }
+    ],
 }
 
 
@@ -117,9 +131,16 @@ def error_code(payload: dict[str, Any]) -> str:
     return str(payload["error"]["code"])
 
 
-def labwright(*args: str, env: dict[str, str] | None = None, timeout: float = 120,
-              input: str | None = None) -> subprocess.CompletedProcess[str]:
+def labwright(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120, input: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the real ``labwright`` entry point in a subprocess."""
     return subprocess.run(
-        [sys.executable, "-m", "labwright.cli", *args], capture_output=True, text=True,
-        timeout=timeout, env={**os.environ, **(env or {})}, input=input, cwd=ROOT)
+        [sys.executable, "-m", "labwright.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        input=input,
+        cwd=ROOT,
+    )
