@@ -114,7 +114,74 @@ class LiquidHandlerConfig(InstrumentBase):
     liquids: list[LiquidSpec] = Field(default_factory=list)
 
 
-InstrumentConfig = Annotated[LiquidHandlerConfig, Field(discriminator="kind")]
+class PlateReaderConfig(InstrumentBase):
+    """A plate reader (PyLabRobot ``PlateReader``) with one drawer at location ``<id>:drawer``.
+
+    The simulated backend computes readings from what is really in the wells of the plate in
+    its drawer: ``blank`` plus, per liquid, its signal per unit of volume fraction, plus noise
+    from a seeded generator. Results always say ``simulated: true``.
+    """
+
+    kind: Literal["plate_reader"]
+    wavelength_range_nm: tuple[int, int] = (230, 1000)
+    absorbance_blank: float = Field(default=0.045, ge=0)
+    absorbance_per_fraction: dict[str, float] = Field(default_factory=lambda: {"dye": 2.0})
+    fluorescence_per_fraction: dict[str, float] = Field(default_factory=dict)
+    luminescence_per_fraction: dict[str, float] = Field(default_factory=dict)
+    noise_sd: float = Field(default=0.002, ge=0)
+    seed: int = 0
+    plate_types: dict[str, str] = Field(
+        default_factory=dict, description="Plate id -> PyLabRobot resource name (from the lab)."
+    )
+
+
+class HeaterShakerConfig(InstrumentBase):
+    """A heater-shaker (PyLabRobot ``HeaterShaker``) holding one plate at ``<id>:holder``.
+
+    ``time_scale`` is simulated seconds per real second: with 60, a one-minute shake or ramp
+    takes one real second in the simulated backend.
+    """
+
+    kind: Literal["heater_shaker"]
+    temperature_range_c: tuple[float, float] = (4.0, 100.0)
+    rpm_range: tuple[int, int] = (200, 3000)
+    ramp_c_per_min: float = Field(default=10.0, gt=0)
+    ambient_c: float = 22.0
+    time_scale: float = Field(default=1.0, gt=0, le=1_000_000)
+    plate_types: dict[str, str] = Field(default_factory=dict)
+
+
+class PlateMoverConfig(InstrumentBase):
+    """A robotic arm moving plates between named locations (its workspace).
+
+    Locations are ``<owner>:<place>``: ``lh1:plate_carrier:1`` (a liquid-handler deck slot),
+    ``reader1:drawer``, ``hs1:holder``, ``hotel:1``. ``initial_locations`` is filled by the lab
+    for plates that start on a liquid-handler deck.
+    """
+
+    kind: Literal["plate_mover"]
+    locations: list[str] = Field(min_length=1)
+    plates: list[str] = Field(default_factory=list)
+    initial_locations: dict[str, str] = Field(default_factory=dict)
+    move_seconds: float = Field(default=8.0, gt=0)
+    time_scale: float = Field(default=1.0, gt=0, le=1_000_000)
+    plate_types: dict[str, str] = Field(default_factory=dict)
+
+
+InstrumentConfig = Annotated[
+    LiquidHandlerConfig | PlateReaderConfig | HeaterShakerConfig | PlateMoverConfig,
+    Field(discriminator="kind"),
+]
+
+
+def deck_location(instrument: str, carrier: str, slot: int) -> str:
+    """The lab-wide name of a liquid-handler deck slot."""
+    return f"{instrument}:{carrier}:{slot}"
+
+
+def location_owner(location: str) -> str:
+    """``reader1:drawer`` -> ``reader1``; ``hotel:3`` -> ``hotel``."""
+    return location.split(":", 1)[0]
 
 
 # --------------------------------------------------------------------------- wire payloads

@@ -48,6 +48,7 @@ class Code(StrEnum):
     ACTION_IN_DOUBT = "ACTION_IN_DOUBT"
     ACTION_ID_REUSED = "ACTION_ID_REUSED"
     RUN_NOT_FOUND = "RUN_NOT_FOUND"
+    PRECONDITION_FAILED = "PRECONDITION_FAILED"
 
 
 # Codes the system knows how to recover from without a person.
@@ -69,6 +70,7 @@ _DEFINED = {
     Code.STATE_STALE,
     Code.ACTION_ID_REUSED,
     Code.RUN_NOT_FOUND,
+    Code.PRECONDITION_FAILED,
     Code.GRIP_FAILED,
     Code.SENSOR_INVALID,
 }

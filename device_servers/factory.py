@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import contextlib
+import importlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from device_servers.contract import InstrumentBase, LiquidHandlerConfig
+from device_servers.contract import InstrumentBase
 from device_servers.driver import Driver
 from device_servers.sim.world import SimWorld
+
+# Instrument kinds and their drivers, imported only when an instrument of that kind is used.
+DRIVERS = {
+    "liquid_handler": "device_servers.liquid_handler.driver:LiquidHandlerDriver",
+    "plate_reader": "device_servers.plate_reader.driver:PlateReaderDriver",
+    "heater_shaker": "device_servers.heater_shaker.driver:HeaterShakerDriver",
+    "plate_mover": "device_servers.plate_mover.driver:PlateMoverDriver",
+}
 
 if TYPE_CHECKING:
     from device_servers.runtime import InstrumentRuntime
@@ -23,11 +32,13 @@ def make_driver(
     With no world and a ``cache_dir``, the driver is for simulation only and may take its
     geometry from the cache instead of building the PyLabRobot deck.
     """
-    if isinstance(config, LiquidHandlerConfig):
-        from device_servers.liquid_handler.driver import LiquidHandlerDriver
-
-        return LiquidHandlerDriver(config, world, cache_dir)
-    raise ValueError(f"instrument {config.id}: no driver for kind {getattr(config, 'kind', '?')}")
+    kind = getattr(config, "kind", "?")
+    target = DRIVERS.get(kind)
+    if target is None:
+        raise ValueError(f"instrument {config.id}: no driver for kind {kind}")
+    module_name, _, class_name = target.partition(":")
+    driver_class = getattr(importlib.import_module(module_name), class_name)
+    return driver_class(config, world, cache_dir)  # type: ignore[no-any-return]
 
 
 def make_runtime(config: InstrumentBase, db_path: Path, world_path: Path) -> InstrumentRuntime:

@@ -9,7 +9,15 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from device_servers.contract import InstrumentConfig
+from device_servers.contract import (
+    HeaterShakerConfig,
+    InstrumentConfig,
+    LiquidHandlerConfig,
+    PlateMoverConfig,
+    PlateReaderConfig,
+    deck_location,
+    location_owner,
+)
 
 
 class ConfigError(Exception):
@@ -116,4 +124,48 @@ def load(path: str | Path | None = None) -> LabConfig:
             lines.append(f"{path}: {where}: {err['msg']}")
         raise ConfigError("\n".join(lines)) from exc
     config.source = path.resolve()
+    try:
+        _connect_instruments(config)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
     return config
+
+
+def _connect_instruments(config: LabConfig) -> None:
+    """Tell each instrument what the lab knows: plate types, where plates start, who exists.
+
+    Plates start on liquid-handler decks at ``<lh>:<carrier>:<slot>``; a plate mover learns
+    those starting places for the plates it may move; readers and heater-shakers learn the
+    PyLabRobot type of every plate that may come to them.
+    """
+    types: dict[str, str] = {}
+    places: dict[str, str] = {}
+    for inst in config.instruments:
+        if isinstance(inst, LiquidHandlerConfig):
+            for lw in inst.labware:
+                types[lw.id] = lw.type
+                places[lw.id] = deck_location(inst.id, lw.carrier, lw.slot)
+    owners = {inst.id for inst in config.instruments} | {"hotel"}
+    resolved: list[Any] = []
+    for i, inst in enumerate(config.instruments):
+        update: dict[str, Any] = {}
+        if isinstance(inst, PlateReaderConfig | HeaterShakerConfig | PlateMoverConfig):
+            update["plate_types"] = {**types, **inst.plate_types}
+        if isinstance(inst, PlateMoverConfig):
+            for where in inst.locations:
+                if location_owner(where) not in owners:
+                    raise ValueError(
+                        f"instruments[{i}].locations: {where!r} belongs to no instrument "
+                        f"(owners: {', '.join(sorted(owners))})"
+                    )
+            initial = {p: places[p] for p in inst.plates if p in places}
+            initial.update(inst.initial_locations)
+            missing = [p for p in inst.plates if p not in initial]
+            if missing:
+                raise ValueError(
+                    f"instruments[{i}].plates: {', '.join(missing)} start nowhere: put them on "
+                    "a liquid-handler deck or give initial_locations"
+                )
+            update["initial_locations"] = initial
+        resolved.append(inst.model_copy(update=update) if update else inst)
+    config.instruments = resolved
