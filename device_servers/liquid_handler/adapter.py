@@ -23,7 +23,7 @@ from pylabrobot.resources import Container, ItemizedResource, Resource, TipRack
 from pylabrobot.resources import errors as plr_errors
 from pylabrobot.resources.volume_tracker import set_volume_tracking
 
-from device_servers.contract import LiquidHandlerConfig
+from device_servers.contract import LiquidHandlerConfig, deck_location
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.liquid_handler.catalogue import initial_liquids
 from device_servers.liquid_handler.commands import Primitive
@@ -101,6 +101,11 @@ def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
                 Code.INSUFFICIENT_VOLUME,
                 "re-read the well volumes; refill the source or lower the volume",
             ),
+            "labware_absent": (
+                Code.UNKNOWN_LABWARE,
+                "the labware is not at its deck slot (moved away?): read_back, then have the "
+                "plate mover bring it back",
+            ),
         }
         code, hint = table.get(exc.kind, (Code.ADAPTER_FAULT, "ask a person to check"))
         return BackendFailed(code, f"{prim.op} at {where}: {exc}", hint)
@@ -174,6 +179,9 @@ class LiquidHandlerAdapter:
         self.config = config
         self.world = world
         self.deck = build_deck(config)
+        self.locations = {
+            lw.id: deck_location(config.id, lw.carrier, lw.slot) for lw in config.labware
+        }
         self.catalogue = {
             lw.id: describe_resource(self.deck.get_resource(lw.id)) for lw in config.labware
         }
@@ -201,7 +209,7 @@ class LiquidHandlerAdapter:
             if self.world is None:
                 raise ConfigurationError("backend: a simulated backend needs the lab's world")
             return SimulatedLiquidHandlerBackend(
-                self.world, self.config.id, self.config.num_channels
+                self.world, self.config.id, self.config.num_channels, self.locations
             )
         module_name, _, class_name = (spec.class_path or "").rpartition(".")
         try:
@@ -225,6 +233,8 @@ class LiquidHandlerAdapter:
                 initial_liquids(self.config, self.catalogue),
                 self.config.num_channels,
             )
+            for lw_id, where in self.locations.items():
+                self.world.place_plate(lw_id, where)
         with stdout_to_stderr():
             await self.lh.setup()
         self._ready = True

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from device_servers.contract import LiquidHandlerConfig
+from device_servers.contract import LiquidHandlerConfig, deck_location
 from device_servers.liquid_handler.catalogue import initial_liquids, load_catalogue
 from device_servers.liquid_handler.commands import COMMANDS, LHCommand, Primitive
 from device_servers.liquid_handler.twin import Labware, LiquidHandlerTwin, Tip, Well
@@ -28,6 +28,9 @@ class LiquidHandlerDriver:
         self.commands: dict[str, type[BaseModel]] = dict(COMMANDS)
         self.config = config
         self.world = world
+        self.locations = {
+            lw.id: deck_location(config.id, lw.carrier, lw.slot) for lw in config.labware
+        }
         self._adapter: LiquidHandlerAdapter | None = None
         if world is None and cache_dir is not None:
             # Simulation only: the geometry can come from the cache, without PyLabRobot.
@@ -48,6 +51,7 @@ class LiquidHandlerDriver:
         labware: dict[str, Labware] = {}
         for lw_id, item in self.catalogue.items():
             lw = Labware(lw_id, item["kind"], item["type"], item["rows"], item["cols"])
+            lw.location = self.locations[lw_id]
             if item["kind"] == "tip_rack":
                 lw.tips = dict.fromkeys(item["names"], True)
                 lw.tip_max_volume = item["tip_max_volume"]
@@ -81,6 +85,21 @@ class LiquidHandlerDriver:
         """Bring belief in line with what the instrument reports; list every disagreement."""
         assert isinstance(twin, LiquidHandlerTwin)
         deviations: list[dict[str, Any]] = []
+        for lw_id, present in seen.get("present", {}).items():
+            lw = twin.labware.get(lw_id)
+            if lw is None or (touched is not None and lw_id not in touched):
+                continue
+            if lw.present != present:
+                deviations.append(
+                    {
+                        "what": "labware_present",
+                        "labware": lw_id,
+                        "location": lw.location,
+                        "expected": lw.present,
+                        "observed": present,
+                    }
+                )
+                lw.present = present
         for lw_id, wells in seen.get("wells", {}).items():
             if touched is not None and lw_id not in touched:
                 continue

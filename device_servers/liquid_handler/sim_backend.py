@@ -45,12 +45,25 @@ def locate(resource: Resource) -> tuple[str, str]:
 class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
     """Single-channel operations on the simulated world, with fault injection."""
 
-    def __init__(self, world: SimWorld, instrument: str, num_channels: int = 8) -> None:
+    def __init__(
+        self,
+        world: SimWorld,
+        instrument: str,
+        num_channels: int = 8,
+        locations: dict[str, str] | None = None,
+    ) -> None:
         super().__init__()
         self.world = world
         self.instrument = instrument
         self._num_channels = num_channels
         self._abort = asyncio.Event()
+        # labware id -> its deck slot (lab-wide name); plates can leave with a plate mover.
+        self.locations = dict(locations or {})
+
+    def _here(self, labware: str) -> bool:
+        """Is the labware really at its deck slot? (Unknown to the world counts as here.)"""
+        where = self.world.location_of(labware)
+        return where is None or where == self.locations.get(labware, where)
 
     @property
     def num_channels(self) -> int:
@@ -85,6 +98,10 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
         well: str | None,
         effect: Callable[[], None],
     ) -> None:
+        if labware is not None and not self._here(labware):
+            raise PhysicalError(
+                "labware_absent", f"no {labware} at {self.locations.get(labware, '?')}"
+            )
         fault = self.world.next_fault(
             self.instrument, {"op": op, "channel": channel, "labware": labware, "well": well}
         )
@@ -182,6 +199,7 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
         out: dict[str, Any] = {
             "wells": {},
             "tips": {},
+            "present": {lw_id: self._here(lw_id) for lw_id in labware},
             "channels": self.world.channels(self.instrument),
         }
         for lw_id, kind in labware.items():

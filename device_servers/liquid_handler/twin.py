@@ -47,6 +47,8 @@ class Labware:
     wells: dict[str, Well] = field(default_factory=dict)
     tips: dict[str, bool] = field(default_factory=dict)
     tip_max_volume: float = 0.0
+    location: str = ""  # its deck slot, lab-wide name (lh1:plate_carrier:1)
+    present: bool = True  # False once read back elsewhere (a plate mover took it)
 
 
 @dataclass(slots=True)
@@ -113,6 +115,8 @@ class LiquidHandlerTwin:
                 {n: Well(w.volume, w.max_volume, dict(w.contents)) for n, w in lw.wells.items()},
                 dict(lw.tips),
                 lw.tip_max_volume,
+                lw.location,
+                lw.present,
             )
             for k, lw in self.labware.items()
         }
@@ -134,6 +138,8 @@ class LiquidHandlerTwin:
                 "type": lw.type,
                 "rows": lw.rows,
                 "cols": lw.cols,
+                "location": lw.location,
+                "present": lw.present,
             }
             if lw.kind == "tip_rack":
                 entry["tip_max_volume_ul"] = lw.tip_max_volume
@@ -174,6 +180,8 @@ class LiquidHandlerTwin:
         labware = {}
         for lw_id, e in snap["labware"].items():
             lw = Labware(lw_id, e["kind"], e["type"], e["rows"], e["cols"])
+            lw.location = e.get("location", "")
+            lw.present = e.get("present", True)
             if e["kind"] == "tip_rack":
                 lw.tips = dict(e["tips"])
                 lw.tip_max_volume = e["tip_max_volume_ul"]
@@ -199,6 +207,12 @@ class LiquidHandlerTwin:
                 Code.UNKNOWN_LABWARE,
                 f"no {kind.replace('_', ' ')} named {lw_id!r} on this deck",
                 f"use one of: {', '.join(known) or '(none configured)'}",
+            )
+        if not lw.present:
+            raise ValidationFailed(
+                Code.UNKNOWN_LABWARE,
+                f"{lw_id} is not on the deck: it was last read back away from {lw.location}",
+                f"have the plate mover bring it back to {lw.location}, then read_back",
             )
         return lw
 
