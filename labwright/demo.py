@@ -1,12 +1,16 @@
-"""``labwright demo``: a real session with the liquid-handler MCP server over stdio.
+"""``labwright demo``: a real session with the lab's MCP device servers over stdio.
 
-Starts ``labwright serve`` as a subprocess on a fresh simulated lab, connects with the official
-MCP client, dry-runs then executes the serial-dilution protocol, and prints the events, a
-structured error, an idempotent replay and the final deck state.
+Starts one ``labwright serve`` subprocess per instrument on a fresh simulated lab and connects
+to each with the official MCP client. On the liquid handler it dry-runs, then executes, a
+2-fold serial dilution (showing a structured error and an idempotent replay on the way); when
+the lab also has a plate mover, a heater-shaker and a plate reader, it moves the plate, shakes
+it at 37 C, moves it into the reader and reads absorbance: the readings halve along the row.
+Until the task agent exists this sequence is scripted; every call goes over MCP.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -82,88 +86,181 @@ def plate_table(state: dict[str, Any], plate: str, row: str) -> Table:
     return table
 
 
-async def run_demo(lab: LabConfig, console: Console) -> int:
-    inst = lab.instruments[0]
-    state_dir = Path(tempfile.mkdtemp(prefix="labwright-demo-"))
-    env = {**os.environ, "LABWRIGHT_STATE_DIR": str(state_dir)}
+class Act:
+    """Execute commands with dry_run=false and fresh action ids; stop loudly on an error."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.n = 0
+
+    async def __call__(self, session: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
+        self.n += 1
+        result = await call(session, tool, **args, dry_run=False, action_id=f"demo-{self.n}")
+        shown = ", ".join(f"{k}={v}" for k, v in args.items())
+        if not result["ok"]:
+            err = result["error"]
+            self.console.print(f"  [red]{tool}({shown}) -> {err['code']}[/]: {err['detail']}")
+            raise DemoFailed(f"{err['code']}: {err['fix_hint']}")
+        self.console.print(f"  {tool}({shown}) [green]ok[/]", highlight=False)
+        return result
+
+
+class DemoFailed(Exception):
+    pass
+
+
+async def connect(
+    stack: contextlib.AsyncExitStack, lab: LabConfig, instrument: str, env: dict[str, str]
+) -> ClientSession:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "labwright.cli", "serve", inst.id, "--config", str(lab.source)],
+        args=["-m", "labwright.cli", "serve", instrument, "--config", str(lab.source)],
         env=env,
     )
-    protocol = load_protocol(PROTOCOL)
-    console.rule(f"Labwright demo — {inst.id} over MCP stdio (simulated lab, state in {state_dir})")
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-        init = await session.initialize()
-        tools = await session.list_tools()
-        console.print(
-            f"connected to [bold]{init.serverInfo.name}[/]: "
-            f"{', '.join(t.name for t in tools.tools)}"
-        )
+    read, write = await stack.enter_async_context(stdio_client(params))
+    session = await stack.enter_async_context(ClientSession(read, write))
+    await session.initialize()
+    return session
 
-        console.rule("1. dry run: the whole protocol on the twin")
-        started = await call(session, "start_run", protocol=protocol, dry_run=True)
-        info = await wait_run(session, started["run_id"], console, show=False)
-        console.print(
-            f"dry run {info['run_id']}: {info['status']}, {info['steps_done']}/"
-            f"{info['steps_total']} steps, simulated={info['simulated']}"
-        )
-        if info["status"] != "completed":
-            console.print(f"[red]dry run failed:[/] {info['error']}")
-            return 1
 
-        console.rule("2. a mistake is caught before anything moves")
-        bad = await call(
-            session, "aspirate", labware="plate_1", wells=["A1"], volume_ul=50, dry_run=True
-        )
-        console.print_json(data=bad["error"])
-
-        console.rule("3. execute (run_key makes it idempotent)")
-        started = await call(
-            session, "start_run", protocol=protocol, dry_run=False, run_key="demo-dilution-1"
-        )
-        info = await wait_run(session, started["run_id"], console, show=True)
-        console.print(
-            f"run {info['run_id']}: [bold]{info['status']}[/], {info['steps_done']}/"
-            f"{info['steps_total']} steps, simulated={info['simulated']}"
-        )
-        again = await call(
-            session, "start_run", protocol=protocol, dry_run=False, run_key="demo-dilution-1"
-        )
-        console.print(
-            f"same run_key again -> same run {again['run_id']} "
-            f"(existing={again.get('existing')}), nothing executed twice"
-        )
-
-        console.rule("4. one action, asked twice with the same action_id")
-        first = await call(
-            session, "pick_up_tips", rack="tips_2", dry_run=False, action_id="demo-pick-1"
-        )
-        second = await call(
-            session, "pick_up_tips", rack="tips_2", dry_run=False, action_id="demo-pick-1"
-        )
-        console.print(
-            f"first: ok={first['ok']} replayed={first.get('replayed')}; second: "
-            f"ok={second['ok']} replayed={second.get('replayed')}; tips left in "
-            f"tips_2: {second['state']['labware']['tips_2']['tips_remaining']}"
-        )
-        await call(session, "drop_tips", dry_run=False, action_id="demo-drop-1")
-
-        console.rule("5. final deck state")
-        check = await call(session, "read_back")
-        console.print(
-            f"read_back: {len(check['deviations'])} deviations between the twin (belief) and "
-            "the instrument (the simulated world)"
-        )
-        state = (await call(session, "get_state"))["state"]
-        console.print(plate_table(state, "plate_1", "A"))
-        for rack in ("tips_1", "tips_2"):
-            console.print(f"{rack}: {state['labware'][rack]['tips_remaining']} tips left")
-        reservoir = state["labware"]["reservoir"]["wells"]
-        console.print(
-            "reservoir: "
-            + ", ".join(
-                f"{k} {v['volume_ul']:.0f} uL {list(v['contents'])}" for k, v in reservoir.items()
+async def run_demo(lab: LabConfig, console: Console) -> int:
+    state_dir = Path(tempfile.mkdtemp(prefix="labwright-demo-"))
+    env = {**os.environ, "LABWRIGHT_STATE_DIR": str(state_dir)}
+    by_kind = {getattr(i, "kind", ""): i.id for i in reversed(lab.instruments)}
+    lh = by_kind["liquid_handler"]
+    console.rule(f"Labwright demo — {lab.lab} over MCP stdio (simulated lab, state in {state_dir})")
+    async with contextlib.AsyncExitStack() as stack:
+        sessions: dict[str, ClientSession] = {}
+        for inst in lab.instruments:
+            sessions[inst.id] = await connect(stack, lab, inst.id, env)
+            tools = await sessions[inst.id].list_tools()
+            console.print(
+                f"[bold]{inst.id}[/] ({getattr(inst, 'kind', '?')}): "
+                f"{', '.join(t.name for t in tools.tools)}",
+                highlight=False,
             )
-        )
-    return 0 if info["status"] == "completed" else 1
+        try:
+            ok = await liquid_handling(sessions[lh], console)
+            lab_kinds = {"plate_mover", "heater_shaker", "plate_reader"}
+            if ok and lab_kinds <= by_kind.keys():
+                await across_the_lab(sessions, by_kind, console)
+        except DemoFailed as exc:
+            console.print(f"[red]demo stopped:[/] {exc}")
+            return 1
+    return 0 if ok else 1
+
+
+async def liquid_handling(session: ClientSession, console: Console) -> bool:
+    protocol = load_protocol(PROTOCOL)
+    console.rule("1. dry run: the whole dilution on the liquid handler's twin")
+    started = await call(session, "start_run", protocol=protocol, dry_run=True)
+    info = await wait_run(session, started["run_id"], console, show=False)
+    console.print(
+        f"dry run {info['run_id']}: {info['status']}, {info['steps_done']}/"
+        f"{info['steps_total']} steps, simulated={info['simulated']}"
+    )
+    if info["status"] != "completed":
+        console.print(f"[red]dry run failed:[/] {info['error']}")
+        return False
+
+    console.rule("2. a mistake is caught before anything moves")
+    bad = await call(session, "aspirate", labware="plate_1", wells=["A1"], volume_ul=50)
+    console.print_json(data=bad["error"])
+
+    console.rule("3. execute (run_key makes it idempotent)")
+    started = await call(
+        session, "start_run", protocol=protocol, dry_run=False, run_key="demo-dilution-1"
+    )
+    info = await wait_run(session, started["run_id"], console, show=True)
+    console.print(
+        f"run {info['run_id']}: [bold]{info['status']}[/], {info['steps_done']}/"
+        f"{info['steps_total']} steps, simulated={info['simulated']}"
+    )
+    again = await call(
+        session, "start_run", protocol=protocol, dry_run=False, run_key="demo-dilution-1"
+    )
+    console.print(
+        f"same run_key again -> same run {again['run_id']} (existing={again.get('existing')}),"
+        " nothing executed twice"
+    )
+
+    console.rule("4. one action, asked twice with the same action_id")
+    args = {"rack": "tips_2", "dry_run": False, "action_id": "demo-pick-1"}
+    first = await call(session, "pick_up_tips", **args)
+    second = await call(session, "pick_up_tips", **args)
+    console.print(
+        f"first: ok={first['ok']} replayed={first.get('replayed')}; second: "
+        f"ok={second['ok']} replayed={second.get('replayed')}; tips left in "
+        f"tips_2: {second['state']['labware']['tips_2']['tips_remaining']}"
+    )
+    await call(session, "drop_tips", dry_run=False, action_id="demo-drop-1")
+
+    check = await call(session, "read_back")
+    console.print(
+        f"read_back: {len(check['deviations'])} deviations between the twin (belief) and "
+        "the instrument (the simulated world)"
+    )
+    state = check["state"]
+    console.print(plate_table(state, "plate_1", "A"))
+    for rack in ("tips_1", "tips_2"):
+        console.print(f"{rack}: {state['labware'][rack]['tips_remaining']} tips left")
+    return info["status"] == "completed"
+
+
+async def across_the_lab(
+    sessions: dict[str, ClientSession], by_kind: dict[str, str], console: Console
+) -> None:
+    arm, hs, reader = (by_kind["plate_mover"], by_kind["heater_shaker"], by_kind["plate_reader"])
+    act = Act(console)
+    console.rule(f"5. move plate_1 to the heater-shaker, shake at 37 C ({hs})")
+    await act(sessions[arm], "move_plate", plate="plate_1", to_location=f"{hs}:holder")
+    shake = {
+        "name": "shake-37C",
+        "steps": [
+            {"command": "lock_plate"},
+            {"command": "set_temperature", "args": {"celsius": 37}},
+            {"command": "wait_for_temperature"},
+            {"command": "shake", "args": {"rpm": 600, "duration_s": 300}},
+            {"command": "stop"},
+            {"command": "unlock_plate"},
+        ],
+    }
+    started = await call(
+        sessions[hs], "start_run", protocol=shake, dry_run=False, run_key="demo-shake"
+    )
+    info = await wait_run(sessions[hs], started["run_id"], console, show=True)
+    if info["status"] != "completed":
+        raise DemoFailed(f"shaking run {info['status']}: {info['error']}")
+
+    console.rule(f"6. into the plate reader ({reader}) and read absorbance at 600 nm")
+    await act(sessions[reader], "open_drawer")
+    await act(sessions[arm], "move_plate", plate="plate_1", to_location=f"{reader}:drawer")
+    await act(sessions[reader], "close_drawer")
+    wells = [f"A{c}" for c in range(1, 13)]
+    read = await act(
+        sessions[reader],
+        "read_absorbance",
+        plate="plate_1",
+        wavelength_nm=600,
+        wells=[*wells, "H12"],
+    )
+    console.print(readings_table(read["measurements"][0], wells, blank_well="H12"))
+
+
+def readings_table(reading: dict[str, Any], wells: list[str], blank_well: str) -> Table:
+    """OD per well, minus the OD of an empty well, and each well's ratio to the previous one."""
+    values = reading["values"]
+    blank = values[blank_well]
+    table = Table(
+        title=f"absorbance of {reading['plate']} at {reading.get('wavelength_nm')} nm, "
+        f"blank {blank_well} = {blank:.4f} OD (simulated={reading.get('simulated')})"
+    )
+    for column in ("well", "OD", "OD - blank", "ratio to previous"):
+        table.add_column(column, justify="right")
+    previous = None
+    for well in wells:
+        signal = values[well] - blank
+        ratio = f"{signal / previous:.3f}" if previous else "-"
+        table.add_row(well, f"{values[well]:.4f}", f"{signal:.4f}", ratio)
+        previous = signal
+    return table
