@@ -1,0 +1,1 @@
+"""The task agent: request -> plan -> simulation -> approval -> dispatch <-> check -> report."""

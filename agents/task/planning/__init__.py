@@ -1,0 +1,27 @@
+"""Planners: request + lab view -> Plan | Clarification | Refusal."""
+
+from agents.task.planning.models import (
+    Clarification,
+    InstrumentView,
+    LabView,
+    LabwareView,
+    Plan,
+    Planner,
+    PlanResult,
+    PlanStep,
+    Refusal,
+    WellView,
+)
+
+__all__ = [
+    "Clarification",
+    "InstrumentView",
+    "LabView",
+    "LabwareView",
+    "Plan",
+    "PlanResult",
+    "PlanStep",
+    "Planner",
+    "Refusal",
+    "WellView",
+]
