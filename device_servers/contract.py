@@ -73,7 +73,15 @@ class FaultSpec(_Strict):
     """A fault the simulated world injects (never the twin). See ``device_servers.sim.faults``."""
 
     kind: Literal[
-        "tip_pickup_fail", "less_liquid", "hang", "disconnect", "crash", "adapter_fault", "delay"
+        "tip_pickup_fail",
+        "less_liquid",
+        "hang",
+        "disconnect",
+        "crash",
+        "adapter_fault",
+        "delay",
+        "nan_reading",
+        "empty_grasp",
     ]
     at_op: int | None = Field(default=None, ge=1)
     match: dict[str, str] = Field(default_factory=dict)

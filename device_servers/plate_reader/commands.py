@@ -1,0 +1,147 @@
+"""Plate-reader commands as frozen, typed records, and the one operation each expands to.
+
+A reader command is one physical operation (open the drawer, close it, read a plate), so each
+expands to exactly one :class:`Primitive`. Wavelengths are in nanometres; absorbance is in
+optical density (OD), fluorescence in relative fluorescence units (RFU), luminescence in
+relative light units (RLU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+_WELLS = (
+    "Wells to read: names ('A1') or ranges ('A1:A12', 'row A', 'column 3', 'all'). "
+    "Default: every well of the plate. UNKNOWN_WELL for a well the plate does not have."
+)
+_NEEDS_PLATE = (
+    "Needs the drawer closed (PRECONDITION_FAILED while it is open: close_drawer) and the plate "
+    "detected in the reader (UNKNOWN_LABWARE otherwise: the plate mover puts it at "
+    "'<reader>:drawer', then close_drawer lets the reader detect it)."
+)
+_RESULT = (
+    "Executed, the result's `measurements` holds one reading {plate, mode, values: {well: "
+    "number}, unit, simulated}; a simulated reader says simulated=true. SENSOR_INVALID (no "
+    "values returned) when the detector reports NaN or a value outside its physical range: "
+    "read again or ask a person."
+)
+
+
+class ReaderCommand(BaseModel):
+    """Base of the plate-reader commands."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+
+    def labware_ids(self) -> set[str]:
+        """Every labware id the command touches (for policies)."""
+        return set()
+
+
+class OpenDrawer(ReaderCommand):
+    name: ClassVar[str] = "open_drawer"
+    summary: ClassVar[str] = (
+        "Open the reader's drawer (plate out) so the plate mover can put a plate on it or take "
+        "the plate away. No arguments; opening an open drawer does nothing. While the drawer is "
+        "open nothing can be read (PRECONDITION_FAILED)."
+    )
+
+
+class CloseDrawer(ReaderCommand):
+    name: ClassVar[str] = "close_drawer"
+    summary: ClassVar[str] = (
+        "Close the reader's drawer (plate in). Afterwards the reader detects which plate, if "
+        "any, is in it and the state's `plate_in_reader` says so. Pass expect_plate to say "
+        "which plate should be there (e.g. the one the plate mover just put there): a dry run "
+        "then predicts it, and an executed close reports a `deviation` if the reader detects "
+        "something else."
+    )
+    expect_plate: str | None = Field(
+        default=None,
+        max_length=64,
+        description="The plate you expect in the drawer; None: let the reader tell.",
+    )
+
+    def labware_ids(self) -> set[str]:
+        return {self.expect_plate} if self.expect_plate else set()
+
+
+class _Read(ReaderCommand):
+    plate: str = Field(max_length=64, description="Plate labware id, e.g. 'plate_1'.")
+    wells: list[str] | None = Field(default=None, min_length=1, max_length=1536, description=_WELLS)
+
+    def labware_ids(self) -> set[str]:
+        return {self.plate}
+
+
+class ReadAbsorbance(_Read):
+    name: ClassVar[str] = "read_absorbance"
+    summary: ClassVar[str] = (
+        "Read the absorbance (optical density, OD, 0 to 4) of wells of the plate in the reader "
+        "at wavelength_nm (integer nanometres, within the reader's wavelength range: "
+        "OUT_OF_RANGE otherwise; the safety policy may allow a narrower range: POLICY_DENIED). "
+        "An empty well reads the blank (about 0.05 OD); a dye dilution reads proportionally "
+        f"above it. {_NEEDS_PLATE} {_RESULT}"
+    )
+    wavelength_nm: int = Field(description="Wavelength in nm, e.g. 600.")
+
+
+class ReadFluorescence(_Read):
+    name: ClassVar[str] = "read_fluorescence"
+    summary: ClassVar[str] = (
+        "Read the fluorescence (RFU, >= 0) of wells of the plate in the reader, exciting at "
+        "excitation_nm and measuring at emission_nm (integer nanometres, both within the "
+        "reader's wavelength range: OUT_OF_RANGE; emission must be longer than excitation: "
+        f"INVALID_ARGUMENT). {_NEEDS_PLATE} {_RESULT}"
+    )
+    excitation_nm: int = Field(description="Excitation wavelength in nm, e.g. 485.")
+    emission_nm: int = Field(description="Emission wavelength in nm, e.g. 528; > excitation.")
+
+    @model_validator(mode="after")
+    def _stokes(self) -> ReadFluorescence:
+        if self.emission_nm <= self.excitation_nm:
+            raise ValueError(
+                f"emission_nm ({self.emission_nm}) must be longer than excitation_nm "
+                f"({self.excitation_nm})"
+            )
+        return self
+
+
+class ReadLuminescence(_Read):
+    name: ClassVar[str] = "read_luminescence"
+    summary: ClassVar[str] = (
+        "Read the luminescence (RLU, >= 0) of wells of the plate in the reader; no light "
+        f"source, so no wavelength. {_NEEDS_PLATE} {_RESULT}"
+    )
+
+
+COMMANDS: dict[str, type[ReaderCommand]] = {
+    c.name: c for c in (OpenDrawer, CloseDrawer, ReadAbsorbance, ReadFluorescence, ReadLuminescence)
+}
+
+Op = Literal["open_drawer", "close_drawer", "absorbance", "fluorescence", "luminescence"]
+
+
+@dataclass(frozen=True, slots=True)
+class Primitive:
+    """One physical operation of the reader.
+
+    For reads, ``wells`` are resolved well names in the order asked; ``plate`` is the plate
+    read. For ``close_drawer``, ``plate`` is the plate the caller expects (None: unknown).
+    """
+
+    op: Op
+    plate: str | None = None
+    wells: tuple[str, ...] = ()
+    wavelength_nm: int | None = None
+    excitation_nm: int | None = None
+    emission_nm: int | None = None
+
+    @property
+    def is_read(self) -> bool:
+        return self.op in ("absorbance", "fluorescence", "luminescence")
