@@ -82,6 +82,7 @@ class FaultSpec(_Strict):
         "delay",
         "nan_reading",
         "empty_grasp",
+        "temperature_never_reached",
     ]
     at_op: int | None = Field(default=None, ge=1)
     match: dict[str, str] = Field(default_factory=dict)

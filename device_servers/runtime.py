@@ -211,10 +211,15 @@ class InstrumentRuntime:
         labware = self.driver.labware_of(cmd) if cmd is not None else set()
         return PolicyRequest.for_command(self.id, name, cmd, labware, context, dry_run)
 
-    async def _context(self, cmd: BaseModel) -> dict[str, Any]:
-        """Facts the policies may need that only the instrument (or the lab) can tell."""
+    async def _context(self, cmd: BaseModel, twin: Twin | None = None) -> dict[str, Any]:
+        """Facts the policies may need that only the instrument (or the lab) can tell.
+
+        ``twin``: the belief the command will meet (a protocol's earlier steps simulated).
+        """
         read = getattr(self.driver, "policy_context", None)
-        return dict(await read(cmd, self.twin)) if read is not None else {}
+        if read is None:
+            return {}
+        return dict(await read(cmd, self.twin if twin is None else twin))
 
     # ------------------------------------------------------------------ commands
     async def command(self, name: str, raw: dict[str, Any]) -> dict[str, Any]:
@@ -575,17 +580,25 @@ class InstrumentRuntime:
                     "dry_run": dry_run,
                     "existing": True,
                 }
+        # Each step's facts are those its earlier steps leave (a plate locked by step 0).
+        trial: Twin | None = self.twin.clone()
         for i, (step, cmd) in enumerate(zip(proto.steps, cmds, strict=True)):
             digest = args_hash(step.command, cmd.model_dump(mode="json"))
+            context = await self._context(cmd, trial)
             try:
-                self._gate(step.command, cmd, True, None, digest, {}, await self._context(cmd))
+                self._gate(step.command, cmd, True, None, digest, {}, context)
             except DeviceError as exc:
                 exc.detail = f"step {i}: {exc.detail}"
                 raise
+            if trial is not None:
+                try:
+                    trial.run(cmd)
+                except DeviceError:
+                    trial = None  # the simulation reports it; later steps see the belief
             if (
                 not dry_run
                 and self.policy.evaluate(
-                    self._policy_request(step.command, cmd, False, await self._context(cmd))
+                    self._policy_request(step.command, cmd, False, context)
                 ).verdict
                 is not Verdict.ALLOW
             ):

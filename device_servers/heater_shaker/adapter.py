@@ -1,0 +1,246 @@
+"""The heater-shaker's adapter: the only module of this server (with the simulated backend)
+that imports PyLabRobot.
+
+It builds PyLabRobot's ``HeaterShaker`` frontend on the configured backend (simulated by
+default; a hardware backend only when configured), executes primitives through it, reports
+what the instrument measured (``temperature_reached``) and translates every PyLabRobot or
+backend exception into a Labwright :class:`DeviceError` with a code, once, here.
+
+Durations are instrument time: a simulated backend runs ``time_scale`` times faster than the
+wall clock, so waits and shakes take ``seconds / time_scale`` real seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+from pylabrobot.heating_shaking import HeaterShaker, HeaterShakerBackend
+from pylabrobot.resources import Coordinate
+
+from device_servers.contract import HeaterShakerConfig
+from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
+from device_servers.heater_shaker.commands import Primitive
+from device_servers.heater_shaker.sim_backend import SimulatedHeaterShakerBackend
+from device_servers.sim.world import SimWorld
+
+
+@contextlib.contextmanager
+def _stdout_to_stderr() -> Iterator[None]:
+    """Keep any ``print`` of a backend off stdout, which may carry an MCP stream."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
+
+
+class _Aborted(Exception):
+    """cancel_run or emergency_stop interrupted the operation."""
+
+
+def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
+    if isinstance(exc, DeviceError):
+        return exc
+    if isinstance(exc, TimeoutError):
+        return BackendFailed(
+            Code.HARDWARE_TIMEOUT,
+            f"{prim.op} did not finish in time",
+            "the instrument state is unknown: read_back before anything else; if the block "
+            "never reaches its target, ask a person to check the heater",
+            defined=False,
+        )
+    if isinstance(exc, _Aborted | ConnectionAbortedError):
+        return BackendFailed(
+            Code.CONNECTION_LOST,
+            f"{prim.op} was aborted (cancel_run or emergency_stop) part-way",
+            "read_back the instrument to see where it stopped; do not re-send blindly",
+            defined=False,
+        )
+    if isinstance(exc, ConnectionError):
+        return BackendFailed(
+            Code.CONNECTION_LOST,
+            f"{prim.op}: {exc}",
+            "reconnect, then read_back the instrument; do not re-send blindly",
+            defined=False,
+        )
+    if isinstance(exc, ValueError):  # the frontend refuses (e.g. cooling without a cooler)
+        return BackendFailed(
+            Code.OUT_OF_RANGE, f"{prim.op}: {exc}", "choose a setting the instrument supports"
+        )
+    return BackendFailed(
+        Code.ADAPTER_FAULT,
+        f"{prim.op}: {type(exc).__name__}: {exc}",
+        "stop and ask a person to check the instrument",
+        defined=False,
+    )
+
+
+class HeaterShakerAdapter:
+    """PyLabRobot ``HeaterShaker`` on the configured backend."""
+
+    def __init__(self, config: HeaterShakerConfig, world: SimWorld | None) -> None:
+        self.config = config
+        self.world = world
+        # Simulated instruments run time_scale times faster than the wall clock.
+        self.time_scale = config.time_scale if config.simulated else 1.0
+        self._backend: HeaterShakerBackend | None = None
+        self._hs: HeaterShaker | None = None
+        self._ready = False
+        self._abort = asyncio.Event()
+
+    @property
+    def backend(self) -> HeaterShakerBackend:
+        if self._backend is None:
+            self._backend = self._build_backend()
+        return self._backend
+
+    @property
+    def hs(self) -> HeaterShaker:
+        if self._hs is None:
+            self._hs = HeaterShaker(
+                name=self.config.id,
+                size_x=146.2,
+                size_y=103.8,
+                size_z=74.11,
+                backend=self.backend,
+                child_location=Coordinate(x=9.66, y=9.05, z=74.11),
+            )
+        return self._hs
+
+    def _build_backend(self) -> HeaterShakerBackend:
+        spec = self.config.backend
+        if spec.type == "simulated":
+            if self.world is None:
+                raise ConfigurationError("backend: a simulated backend needs the lab's world")
+            return SimulatedHeaterShakerBackend(
+                self.world,
+                self.config.id,
+                ambient_c=self.config.ambient_c,
+                ramp_c_per_min=self.config.ramp_c_per_min,
+                time_scale=self.config.time_scale,
+            )
+        module_name, _, class_name = (spec.class_path or "").rpartition(".")
+        try:
+            cls = getattr(importlib.import_module(module_name), class_name)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigurationError(
+                f"backend.class_path: cannot import {spec.class_path}: {exc}"
+            ) from exc
+        if not (isinstance(cls, type) and issubclass(cls, HeaterShakerBackend)):
+            raise ConfigurationError(
+                f"backend.class_path: {spec.class_path} is not a PyLabRobot HeaterShakerBackend"
+            )
+        return cls(**spec.args)  # type: ignore[no-any-return]
+
+    # ------------------------------------------------------------------ lifecycle
+    async def setup(self) -> None:
+        with _stdout_to_stderr():
+            await self.hs.setup()
+        self._ready = True
+
+    async def close(self) -> None:
+        # Closing the server leaves the instrument as it is (a run may resume after a
+        # restart); PyLabRobot's HeaterShaker.stop() would switch everything off.
+        if self._ready:
+            with _stdout_to_stderr(), contextlib.suppress(Exception):
+                await self.backend.stop()
+            self._ready = False
+
+    async def abort(self) -> None:
+        """Interrupt the current operation and make the instrument safe: motor stopped,
+        heater off."""
+        self._abort.set()
+        backend = self.backend
+        if isinstance(backend, SimulatedHeaterShakerBackend):
+            backend.abort()
+            return
+        with _stdout_to_stderr(), contextlib.suppress(Exception):
+            with anyio.fail_after(self.config.command_timeout_s):
+                await self.hs.stop_shaking()
+                await self.hs.deactivate()
+
+    # ------------------------------------------------------------------ commands
+    def _timeout(self, prim: Primitive) -> float:
+        base = self.config.command_timeout_s
+        if prim.op == "wait_for_temperature" and prim.timeout_s is not None:
+            return base + prim.timeout_s / self.time_scale
+        if prim.op == "shake" and prim.duration_s is not None:
+            return base + prim.duration_s / self.time_scale
+        return base
+
+    async def execute(
+        self, prim: Primitive, timeout_s: float | None = None
+    ) -> list[dict[str, Any]] | None:
+        """Perform one primitive; return the events the instrument measured."""
+        self._abort.clear()
+        try:
+            with _stdout_to_stderr(), anyio.fail_after(timeout_s or self._timeout(prim)):
+                return await self._call(prim)
+        except Exception as exc:
+            raise _translate(exc, prim) from exc
+
+    async def _call(self, prim: Primitive) -> list[dict[str, Any]] | None:
+        hs = self.hs
+        if prim.op == "set_temperature":
+            assert prim.celsius is not None
+            await hs.set_temperature(prim.celsius)
+        elif prim.op == "wait_for_temperature":
+            return await self._wait(prim)
+        elif prim.op == "shake":
+            assert prim.rpm is not None and prim.duration_s is not None
+            # The frontend (re)locks the plate when the backend can, then starts the motor.
+            await hs.shake(speed=prim.rpm)
+            await self._pause(prim.duration_s / self.time_scale)
+            await hs.stop_shaking()
+        elif prim.op == "stop":
+            await hs.stop_shaking()
+            await hs.deactivate()
+        elif prim.op == "lock":
+            await hs.lock_plate()
+        else:
+            await hs.unlock_plate()
+        return None
+
+    async def _wait(self, prim: Primitive) -> list[dict[str, Any]]:
+        """Poll the block until it is within tolerance of the target, in instrument time."""
+        assert prim.celsius is not None and prim.tolerance_c is not None
+        limit = (prim.timeout_s or 1800) / self.time_scale
+        poll = min(1.0, max(0.01, 1.0 / self.time_scale))
+        with anyio.move_on_after(limit) as scope:
+            while True:
+                current = await self.hs.get_temperature()
+                if abs(current - prim.celsius) <= prim.tolerance_c:
+                    return [
+                        {
+                            "type": "temperature_reached",
+                            "data": {"target_c": prim.celsius, "current_c": current},
+                        }
+                    ]
+                await self._pause(poll)
+        assert scope.cancel_called
+        raise TimeoutError(f"the block did not reach {prim.celsius} C within {prim.timeout_s} s")
+
+    async def _pause(self, seconds: float) -> None:
+        with anyio.move_on_after(seconds):
+            await self._abort.wait()
+            raise _Aborted()
+
+    # ------------------------------------------------------------------ read back
+    async def observe(self, labware: set[str] | None = None) -> dict[str, Any] | None:
+        """What the instrument reports of itself; None when it cannot be reached."""
+        backend = self.backend
+        if isinstance(backend, SimulatedHeaterShakerBackend):
+            return backend.read_back()
+        try:
+            with _stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
+                current = await self.hs.get_temperature()
+        except Exception:
+            return None
+        # A hardware heater-shaker reports its temperature, not its clamp or its plate.
+        return {"current_c": current, "target_c": self.hs.target_temperature, "complete": False}
+
+    async def resync(self) -> dict[str, Any] | None:
+        return await self.observe(None)

@@ -1,0 +1,108 @@
+"""Heater-shaker commands as frozen, typed records, and the primitives they expand to.
+
+Temperatures are in degrees Celsius, speeds in revolutions per minute, durations in seconds of
+instrument time (a simulated instrument may run faster than the wall clock: ``time_scale``).
+Every command is one primitive: the instrument has one block and one plate holder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class HSCommand(BaseModel):
+    """Base of the heater-shaker commands."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+
+
+class SetTemperature(HSCommand):
+    name: ClassVar[str] = "set_temperature"
+    summary: ClassVar[str] = (
+        "Set the block's target temperature in degrees Celsius and return at once: the block "
+        "then ramps (about 10 C per minute) on its own; call wait_for_temperature to block until "
+        "it is there. The physical range is the instrument's temperature_range_c (default 4 to "
+        "100 C; outside it: OUT_OF_RANGE); the lab's policy denies high temperatures "
+        "(POLICY_DENIED, default above 80 C) and asks a person to approve warm ones "
+        "(APPROVAL_REQUIRED, default above 60 C). Needs no plate."
+    )
+    celsius: float = Field(description="Target block temperature in degrees Celsius.")
+
+
+class WaitForTemperature(HSCommand):
+    name: ClassVar[str] = "wait_for_temperature"
+    summary: ClassVar[str] = (
+        "Block until the block temperature is within tolerance_c of the target set by "
+        "set_temperature, then report a temperature_reached event {target_c, current_c}. Needs "
+        "a target (else PRECONDITION_FAILED: call set_temperature first). If the block is not "
+        "there within timeout_s seconds the call fails with HARDWARE_TIMEOUT (undefined: the "
+        "twin becomes STATE_STALE until read_back). Long waits are best run inside start_run "
+        "and followed with run_events."
+    )
+    tolerance_c: float = Field(default=0.5, gt=0, le=10, description="Degrees Celsius.")
+    timeout_s: float = Field(
+        default=1800, gt=0, le=86_400, description="Seconds of instrument time to wait at most."
+    )
+
+
+class Shake(HSCommand):
+    name: ClassVar[str] = "shake"
+    summary: ClassVar[str] = (
+        "Shake the plate at rpm revolutions per minute for duration_s seconds, then stop; the "
+        "call blocks until the shake is over (run it inside start_run for long shakes). Needs "
+        "a plate on the holder (else PRECONDITION_FAILED: read_back if one was placed since) "
+        "and the plate locked (the policy denies shaking an unlocked plate: POLICY_DENIED; call "
+        "lock_plate first). rpm outside the instrument's rpm_range (default 200 to 3000) is "
+        "OUT_OF_RANGE; the lab's policy may cap it lower (POLICY_DENIED)."
+    )
+    rpm: int = Field(description="Shaking speed in revolutions per minute.")
+    duration_s: float = Field(gt=0, le=86_400, description="Seconds of shaking.")
+
+
+class Stop(HSCommand):
+    name: ClassVar[str] = "stop"
+    summary: ClassVar[str] = (
+        "Stop shaking and switch the heater off (deactivate: the block drifts back to ambient "
+        "and the target is cleared). Safe at any time; leaves the plate lock as it is."
+    )
+
+
+class LockPlate(HSCommand):
+    name: ClassVar[str] = "lock_plate"
+    summary: ClassVar[str] = (
+        "Clamp the plate on the holder so it can be shaken. Needs a plate on the holder (else "
+        "PRECONDITION_FAILED: put one there, then read_back so the twin sees it)."
+    )
+
+
+class UnlockPlate(HSCommand):
+    name: ClassVar[str] = "unlock_plate"
+    summary: ClassVar[str] = (
+        "Release the plate clamp so the plate can be taken away. Refused while shaking "
+        "(PRECONDITION_FAILED: call stop first)."
+    )
+
+
+COMMANDS: dict[str, type[HSCommand]] = {
+    c.name: c for c in (SetTemperature, WaitForTemperature, Shake, Stop, LockPlate, UnlockPlate)
+}
+
+Op = Literal["set_temperature", "wait_for_temperature", "shake", "stop", "lock", "unlock"]
+
+
+@dataclass(frozen=True, slots=True)
+class Primitive:
+    """One action of the instrument; unused fields stay ``None``."""
+
+    op: Op
+    celsius: float | None = None
+    tolerance_c: float | None = None
+    timeout_s: float | None = None
+    rpm: int | None = None
+    duration_s: float | None = None
