@@ -99,6 +99,14 @@ class InstrumentBase(_Strict):
     command_timeout_s: float = Field(default=30.0, gt=0, le=3600)
     policy: PolicySpec = Field(default_factory=PolicySpec)
     faults: list[FaultSpec] = Field(default_factory=list)
+    url: str | None = Field(
+        default=None,
+        description="A remote instrument's streamable-HTTP MCP endpoint; agents connect there "
+        "instead of starting `labwright serve` over stdio.",
+    )
+    token_env: str | None = Field(
+        default=None, description="Environment variable holding the bearer token for `url`."
+    )
 
     @property
     def simulated(self) -> bool:

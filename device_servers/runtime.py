@@ -260,6 +260,9 @@ class InstrumentRuntime:
                 "events": events,
                 "warnings": warnings,
                 "operations": len(prims),
+                # What a person's approval of this exact call is bound to (see approvals).
+                "args_hash": digest,
+                "needs_approval": any(w.startswith("needs a person") for w in warnings),
             }
         if self._active_run is not None:
             raise GateRefused(

@@ -1,0 +1,163 @@
+"""A device agent: one instrument, one persistent MCP session, that instrument's rules.
+
+The task agent hands it one plan step at a time; it never sees device tools itself. The device
+agent checks its instrument's policy first, calls the tool with a deterministic ``action_id``
+(so a step re-run after a crash asks the same question and gets the recorded answer), reads
+the state back after acting and returns a structured :class:`Observation`.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+from mcp import ClientSession
+from mcp.shared.exceptions import McpError
+from pydantic import BaseModel, Field
+
+from agents.task.planning.models import PlanStep
+from policies import PolicyEngine, PolicyRequest, Verdict
+
+# Failures of the pipe, not of the instrument: the only ones retried automatically.
+TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
+    McpError,
+    anyio.ClosedResourceError,
+    anyio.BrokenResourceError,
+    anyio.EndOfStream,
+    ConnectionError,
+    TimeoutError,
+    OSError,
+)
+
+
+def action_id_for(run_id: str, step: PlanStep) -> str:
+    """Deterministic: the same (run, step, operation) always yields the same id."""
+    return f"{run_id}/{step.id}/{step.command}"
+
+
+class Observation(BaseModel):
+    """What happened when a step was dispatched, as the instrument reported it."""
+
+    step_id: str
+    instrument: str
+    command: str
+    action_id: str
+    ok: bool
+    simulated: bool = True
+    replayed: bool = False
+    error: dict[str, Any] | None = None
+    transport_error: str | None = None
+    state: dict[str, Any] = Field(default_factory=dict)
+    deviations: list[dict[str, Any]] = Field(default_factory=list)
+    measurements: list[dict[str, Any]] = Field(default_factory=list)
+    events: list[dict[str, Any]] = Field(default_factory=list)
+
+    @property
+    def code(self) -> str | None:
+        return None if self.error is None else str(self.error.get("code"))
+
+
+def structured(result: Any) -> dict[str, Any]:
+    """The structured payload of an MCP tool result (text JSON as a fallback)."""
+    if result.structuredContent is not None:
+        return dict(result.structuredContent)
+    for block in result.content:
+        text = getattr(block, "text", None)
+        if text:
+            return dict(json.loads(text))
+    return {"ok": False, "error": {"code": "ADAPTER_FAULT", "detail": "empty tool result"}}
+
+
+class DeviceAgent:
+    """Bound to ONE instrument's MCP session and policy."""
+
+    def __init__(
+        self,
+        instrument: str,
+        kind: str,
+        session: ClientSession,
+        policy: PolicyEngine | None = None,
+        call_timeout_s: float = 600.0,
+    ) -> None:
+        self.instrument = instrument
+        self.kind = kind
+        self.session = session
+        self.policy = policy
+        self.call_timeout_s = call_timeout_s
+
+    async def call(self, tool: str, **args: Any) -> dict[str, Any]:
+        """One tool call; transport failures raise, device errors come back as payloads."""
+        with anyio.fail_after(self.call_timeout_s):
+            result = await self.session.call_tool(tool, args)
+        return structured(result)
+
+    async def state(self) -> dict[str, Any]:
+        payload = await self.call("get_state")
+        return dict(payload.get("state", {}))
+
+    async def read_back(self) -> dict[str, Any]:
+        return await self.call("read_back")
+
+    def check_policy(self, step: PlanStep) -> dict[str, Any] | None:
+        """The instrument's rules, checked before calling; an error payload when denied."""
+        if self.policy is None:
+            return None
+        decision = self.policy.evaluate(
+            PolicyRequest(
+                instrument=self.instrument,
+                command=step.command,
+                numbers={
+                    k: [float(v)]
+                    for k, v in step.args.items()
+                    if isinstance(v, int | float) and not isinstance(v, bool)
+                },
+                args=dict(step.args),
+                dry_run=False,
+            )
+        )
+        if decision.verdict is Verdict.DENY:
+            return {
+                "code": "POLICY_DENIED",
+                "detail": decision.reason,
+                "fix_hint": decision.fix_hint,
+                "defined": True,
+                "retriable": False,
+                "source": "device_agent",
+            }
+        return None
+
+    async def dry_run(self, step: PlanStep) -> dict[str, Any]:
+        return await self.call(step.command, **step.args, dry_run=True)
+
+    async def execute(self, step: PlanStep, run_id: str) -> Observation:
+        """Dispatch one step at most once (by its action_id) and observe the result."""
+        action_id = action_id_for(run_id, step)
+        base = {
+            "step_id": step.id,
+            "instrument": self.instrument,
+            "command": step.command,
+            "action_id": action_id,
+        }
+        denied = self.check_policy(step)
+        if denied is not None:
+            return Observation(**base, ok=False, error=denied)
+        try:
+            payload = await self.call(step.command, **step.args, dry_run=False, action_id=action_id)
+            state = await self.state()
+        except TRANSPORT_ERRORS as exc:
+            return Observation(**base, ok=False, transport_error=f"{type(exc).__name__}: {exc}")
+        if not payload.get("ok"):
+            error = dict(payload.get("error") or {})
+            deviations = list((error.get("extra") or {}).get("deviations", []))
+            return Observation(**base, ok=False, error=error, state=state, deviations=deviations)
+        return Observation(
+            **base,
+            ok=True,
+            simulated=bool(payload.get("simulated", True)),
+            replayed=bool(payload.get("replayed", False)),
+            state=state,
+            deviations=list(payload.get("deviations", [])),
+            measurements=list(payload.get("measurements", [])),
+            events=list(payload.get("events", [])),
+        )
