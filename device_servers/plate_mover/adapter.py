@@ -1,0 +1,280 @@
+"""The plate mover's adapter: the only module of this server (with the simulated backend) that
+imports PyLabRobot.
+
+It constructs the arm backend (simulated by default; a hardware ``SCARABackend`` only when
+configured), drives it through PyLabRobot's ``ExperimentalSCARA`` frontend, checks after every
+pick that the gripper really holds the plate, reads back plate places, and tells the driver how
+ready the instruments around a location are. Every exception is translated into a Labwright
+:class:`DeviceError` with a code, once, here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pylabrobot.resources as plr_resources
+from pylabrobot.arms.backend import SCARABackend, VerticalAccess
+from pylabrobot.arms.scara import ExperimentalSCARA
+
+from device_servers.contract import PlateMoverConfig, location_owner
+from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
+from device_servers.plate_mover.commands import Primitive
+from device_servers.plate_mover.sim_backend import (
+    Position,
+    SimulatedArmBackend,
+    synthetic_positions,
+)
+from device_servers.sim.world import PhysicalError, SimWorld
+
+SBS_WIDTH_MM = 85.48  # the short side of an SBS/ANSI footprint plate
+_HOTEL = "hotel"
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Keep any ``print`` of a backend off stdout, which may carry an MCP stream."""
+    with contextlib.redirect_stdout(sys.stderr):
+        yield
+
+
+def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
+    where = f"{prim.op} {prim.plate or ''} at {prim.location or 'home'}".replace("  ", " ")
+    if isinstance(exc, DeviceError):
+        return exc
+    if isinstance(exc, PhysicalError):
+        if exc.kind == "occupied":
+            return BackendFailed(
+                Code.DECK_COLLISION,
+                f"{where}: {exc}",
+                "the arm still holds the plate; a person checks both plates, then read_back "
+                "and place it at a free location",
+            )
+        if exc.kind == "not_held":
+            return BackendFailed(
+                Code.GRIP_FAILED,
+                f"{where}: {exc}",
+                "the plate may have been dropped: a person finds it, then read_back",
+                defined=False,
+            )
+        return BackendFailed(Code.ADAPTER_FAULT, f"{where}: {exc}", "ask a person to check")
+    if isinstance(exc, TimeoutError):
+        return BackendFailed(
+            Code.HARDWARE_TIMEOUT,
+            f"{where} did not finish in time",
+            "the arm's state is unknown: read_back before anything else",
+            defined=False,
+        )
+    if isinstance(exc, ConnectionError):
+        return BackendFailed(
+            Code.CONNECTION_LOST,
+            f"{where}: {exc}",
+            "reconnect, then read_back the arm; do not re-send blindly",
+            defined=False,
+        )
+    return BackendFailed(
+        Code.ADAPTER_FAULT,
+        f"{where}: {type(exc).__name__}: {exc}",
+        "stop and ask a person to check the arm",
+        defined=False,
+    )
+
+
+def readiness(location: str, status: dict[str, Any]) -> bool:
+    """Whether the instrument owning ``location`` lets the arm reach in, from its status.
+
+    A hotel is always ready. Anything ``busy`` is not. A drawer (plate reader) must be open;
+    a holder (heater-shaker) must be unlocked and still. A deck slot needs only "not busy".
+    """
+    if location_owner(location) == _HOTEL:
+        return True
+    if status.get("busy") is True:
+        return False
+    place = location.split(":", 1)[1] if ":" in location else ""
+    if place == "drawer" or "drawer_open" in status:
+        return status.get("drawer_open") is True
+    return not (status.get("locked") is True or status.get("shaking") is True)
+
+
+class PlateMoverAdapter:
+    """PyLabRobot ``ExperimentalSCARA`` on the configured backend."""
+
+    def __init__(self, config: PlateMoverConfig, world: SimWorld | None) -> None:
+        self.config = config
+        self.world = world
+        self.id = config.id
+        self.holder = f"{config.id}:gripper"
+        self.positions, backend_args = self._positions()
+        self._backend_args = backend_args
+        self._backend: SCARABackend | None = None
+        self._arm: ExperimentalSCARA | None = None
+        self._widths: dict[str, float] = {}
+        self._ready = False
+
+    # ------------------------------------------------------------------ construction
+    def _positions(self) -> tuple[dict[str, Position], dict[str, Any]]:
+        """Joint positions of every location; hardware needs taught ones (never synthetic)."""
+        if self.config.simulated:
+            return synthetic_positions(self.config.locations), {}
+        args = dict(self.config.backend.args)
+        taught = args.pop("taught_positions", None) or {}
+        missing = [w for w in self.config.locations if w not in taught]
+        if missing:
+            raise ConfigurationError(
+                f"backend.args.taught_positions: no taught joint position for "
+                f"{', '.join(missing)}; a hardware arm never moves to a made-up position"
+            )
+        return {w: {int(j): float(v) for j, v in taught[w].items()} for w in taught}, args
+
+    @property
+    def backend(self) -> SCARABackend:
+        if self._backend is None:
+            self._backend = self._build_backend()
+        return self._backend
+
+    @property
+    def arm(self) -> ExperimentalSCARA:
+        if self._arm is None:
+            self._arm = ExperimentalSCARA(backend=self.backend)
+        return self._arm
+
+    @property
+    def simulated(self) -> SimulatedArmBackend | None:
+        backend = self.backend
+        return backend if isinstance(backend, SimulatedArmBackend) else None
+
+    def _build_backend(self) -> SCARABackend:
+        spec = self.config.backend
+        if spec.type == "simulated":
+            if self.world is None:
+                raise ConfigurationError("backend: a simulated backend needs the lab's world")
+            move_s = self.config.move_seconds / self.config.time_scale
+            return SimulatedArmBackend(self.world, self.id, self.positions, move_s)
+        module_name, _, class_name = (spec.class_path or "").rpartition(".")
+        try:
+            cls = getattr(importlib.import_module(module_name), class_name)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigurationError(
+                f"backend.class_path: cannot import {spec.class_path}: {exc}"
+            ) from exc
+        if not (isinstance(cls, type) and issubclass(cls, SCARABackend)):
+            raise ConfigurationError(
+                f"backend.class_path: {spec.class_path} is not a PyLabRobot SCARABackend"
+            )
+        return cls(**self._backend_args)  # type: ignore[no-any-return]
+
+    def plate_width(self, plate: str) -> float:
+        """The gripping width of a plate, from its PyLabRobot type (SBS width if unknown)."""
+        if plate not in self._widths:
+            width = SBS_WIDTH_MM
+            factory = getattr(plr_resources, self.config.plate_types.get(plate, ""), None)
+            if callable(factory):
+                with contextlib.suppress(Exception):
+                    width = float(factory(name=plate).get_size_y())
+            self._widths[plate] = width
+        return self._widths[plate]
+
+    # ------------------------------------------------------------------ lifecycle
+    async def setup(self) -> None:
+        if self.world is not None and self.simulated is not None:
+            # Plates start where the lab says, unless the world already knows better.
+            for plate, where in self.config.initial_locations.items():
+                self.world.place_plate(plate, where)
+        with stdout_to_stderr():
+            await self.arm.setup()
+        self._ready = True
+
+    async def close(self) -> None:
+        if self._ready:
+            with stdout_to_stderr(), contextlib.suppress(Exception):
+                await self.arm.stop()
+            self._ready = False
+
+    async def abort(self) -> None:
+        with stdout_to_stderr(), contextlib.suppress(Exception):
+            await self.backend.halt()
+
+    # ------------------------------------------------------------------ commands
+    async def execute(
+        self, prim: Primitive, timeout_s: float | None = None
+    ) -> list[dict[str, Any]] | None:
+        """Perform one motion; raise a DeviceError on failure. No extra events."""
+        timeout = timeout_s or self.config.command_timeout_s
+        try:
+            with stdout_to_stderr(), anyio.fail_after(timeout):
+                await self._call(prim)
+        except Exception as exc:
+            raise _translate(exc, prim) from exc
+        return None
+
+    async def _call(self, prim: Primitive) -> None:
+        if prim.op == "home":
+            await self.arm.home()
+            return
+        plate = prim.plate or ""
+        position = self.positions[prim.location or ""]
+        if prim.op == "pick":
+            width = self.plate_width(plate)
+            await self.arm.pick_up_resource(position, plate_width=width, access=VerticalAccess())
+            await self._check_grip(plate, prim.location or "", width)
+        else:
+            await self.arm.drop_resource(position, access=VerticalAccess())
+
+    async def _check_grip(self, plate: str, location: str, width: float) -> None:
+        """After a pick: the gripper must have stopped on the plate, not closed on nothing."""
+        if await self.arm.is_gripper_closed():
+            await self.arm.open_gripper(gripper_width=width)
+            raise BackendFailed(
+                Code.GRIP_FAILED,
+                f"the gripper closed on nothing at {location}: {plate} was not picked up",
+                f"read_back to see where {plate} is; move it again, or ask a person to check "
+                "the plate's seating",
+            )
+        sim = self.simulated
+        held = sim.held_plate() if sim is not None else plate
+        if held != plate:
+            raise BackendFailed(
+                Code.ADAPTER_FAULT,
+                f"the gripper holds {held}, not {plate}",
+                "a person checks which plate is where, then read_back",
+                defined=False,
+            )
+
+    # ------------------------------------------------------------------ read back
+    async def observe(self, labware: set[str] | None = None) -> dict[str, Any] | None:
+        """Plate places, the held plate and homing as the instrument reports them.
+
+        A hardware arm cannot see plate places: its read-back is partial (a person confirms).
+        """
+        plates = sorted(labware if labware is not None else self.config.plates)
+        sim = self.simulated
+        if sim is not None:
+            return sim.read_back(plates)
+        try:
+            with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
+                await self.arm.get_joint_position()
+        except Exception:
+            return None
+        return {"locations": {}, "complete": False}
+
+    async def resync(self) -> dict[str, Any] | None:
+        return await self.observe(None)
+
+    # ------------------------------------------------------------------ the lab around it
+    def ready(self, location: str) -> bool | None:
+        """Whether the instrument owning ``location`` lets the arm in; None: cannot tell."""
+        if location_owner(location) == _HOTEL:
+            return True
+        if self.world is None or self.simulated is None:
+            return None
+        return readiness(location, self.world.status(location_owner(location)))
+
+    def occupant(self, location: str) -> tuple[bool, str | None]:
+        """(known, plate at ``location``) as the instrument's sensors see it."""
+        if self.world is None or self.simulated is None:
+            return False, None
+        return True, self.world.plate_at(location)

@@ -1,0 +1,127 @@
+"""The plate mover as a runtime driver: commands, twin and adapter put together.
+
+Policy facts (:meth:`PlateMoverDriver.policy_context`), read through the adapter just before
+the gate:
+
+- ``destination_ready`` / ``source_ready``: the instrument owning the location lets the arm in
+  (a reader's drawer open, a heater-shaker unlocked and still, nothing busy; a hotel always).
+- ``destination_free``: no plate the arm cannot account for sits at the destination. A plate
+  this arm tracks and believes there is the twin's business (DECK_COLLISION, simulated in
+  order across a protocol's steps); the fact covers what only the instrument can see.
+
+``None`` means the instrument cannot tell (hardware): the rules count it as not ready. A move
+of a plate already at its destination moves nothing, so every fact is true for it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from device_servers.contract import PlateMoverConfig
+from device_servers.plate_mover.commands import COMMANDS, MovePlate, PMCommand, Primitive
+from device_servers.plate_mover.twin import PlateMoverTwin
+from device_servers.sim.world import SimWorld
+
+if TYPE_CHECKING:
+    from device_servers.plate_mover.adapter import PlateMoverAdapter
+
+
+class PlateMoverDriver:
+    kind = "plate_mover"
+
+    def __init__(
+        self, config: PlateMoverConfig, world: SimWorld | None, cache_dir: Path | None = None
+    ) -> None:
+        self.commands: dict[str, type[BaseModel]] = dict(COMMANDS)
+        self.config = config
+        self.world = world
+        self._adapter: PlateMoverAdapter | None = None
+
+    @property
+    def adapter(self) -> PlateMoverAdapter:
+        if self._adapter is None:
+            from device_servers.plate_mover import adapter  # PyLabRobot: only when needed
+
+            self._adapter = adapter.PlateMoverAdapter(self.config, self.world)
+        return self._adapter
+
+    # ------------------------------------------------------------------ twin
+    def initial_twin(self) -> PlateMoverTwin:
+        cfg = self.config
+        plates: dict[str, str | None] = {p: cfg.initial_locations.get(p) for p in cfg.plates}
+        types = {p: cfg.plate_types[p] for p in cfg.plates if p in cfg.plate_types}
+        return PlateMoverTwin(cfg.id, cfg.locations, plates, types)
+
+    def twin_from_snapshot(self, snap: dict[str, Any]) -> PlateMoverTwin:
+        return PlateMoverTwin.from_snapshot(snap)
+
+    def touched(self, prims: list[Primitive]) -> set[str]:
+        return {p.plate for p in prims if p.plate}
+
+    def labware_of(self, cmd: BaseModel) -> set[str]:
+        return cmd.labware_ids() if isinstance(cmd, PMCommand) else set()
+
+    def describe_labware(self, twin: Any, labware_id: str) -> dict[str, Any] | None:
+        item = twin.snapshot()["labware"].get(labware_id)
+        return dict(item) if item is not None else None
+
+    # ------------------------------------------------------------------ policy facts
+    async def policy_context(self, cmd: BaseModel, twin: Any) -> dict[str, Any]:
+        """Facts for ``require_state`` rules; raises the twin's error for a plate it does not
+        move or a destination outside the workspace (those do not depend on belief)."""
+        if not isinstance(cmd, MovePlate):
+            return {}
+        assert isinstance(twin, PlateMoverTwin)
+        twin.check_static(cmd)
+        if twin.is_no_op(cmd):
+            return {"destination_ready": True, "source_ready": True, "destination_free": True}
+        where = twin.plates.get(cmd.plate)
+        source_ready: bool | None
+        if where == twin.gripper:
+            source_ready = True  # nothing to pick
+        elif where is None:
+            source_ready = None
+        else:
+            source_ready = self.adapter.ready(where)
+        known, occupant = self.adapter.occupant(cmd.to_location)
+        free: bool | None = None
+        if known:
+            free = (
+                occupant is None
+                or occupant == cmd.plate
+                or twin.plates.get(occupant) == cmd.to_location
+            )
+        return {
+            "destination_ready": self.adapter.ready(cmd.to_location),
+            "source_ready": source_ready,
+            "destination_free": free,
+        }
+
+    # ------------------------------------------------------------------ read back
+    def reconcile(
+        self, twin: Any, seen: dict[str, Any], touched: set[str] | None
+    ) -> list[dict[str, Any]]:
+        """Adopt the plate places and homing the instrument reports; list disagreements."""
+        assert isinstance(twin, PlateMoverTwin)
+        deviations: list[dict[str, Any]] = []
+        for plate, observed in seen.get("locations", {}).items():
+            if (touched is not None and plate not in touched) or plate not in twin.plates:
+                continue
+            if twin.plates[plate] != observed:
+                deviations.append(
+                    {
+                        "what": "plate_location",
+                        "labware": plate,
+                        "expected": twin.plates[plate],
+                        "observed": observed,
+                    }
+                )
+                twin.plates[plate] = observed
+        homed = seen.get("homed")
+        if isinstance(homed, bool) and homed != twin.homed:
+            deviations.append({"what": "homed", "expected": twin.homed, "observed": homed})
+            twin.homed = homed
+        return deviations
