@@ -133,7 +133,7 @@ class DeviceAgent:
     async def execute(self, step: PlanStep, run_id: str) -> Observation:
         """Dispatch one step at most once (by its action_id) and observe the result."""
         action_id = action_id_for(run_id, step)
-        base = {
+        base: dict[str, Any] = {
             "step_id": step.id,
             "instrument": self.instrument,
             "command": step.command,
