@@ -1,19 +1,28 @@
-"""Durable state outside any model's context: ledgers, event logs, runs, approvals."""
+"""Durable state outside any model's context: ledgers, event logs, runs, approvals, audit."""
 
 from state_store.approvals import Approvals
+from state_store.audit import AuditEntry, AuditLog, ChainProblem, VerifyReport
 from state_store.db import connect
 from state_store.events import EventLog
 from state_store.instrument_state import InstrumentState
 from state_store.ledger import Ledger, LedgerEntry, args_hash
 from state_store.runs import DeviceRuns
+from state_store.task_runs import TaskRun, TaskRuns, TaskStatus
 
 __all__ = [
     "Approvals",
+    "AuditEntry",
+    "AuditLog",
+    "ChainProblem",
     "DeviceRuns",
     "EventLog",
     "InstrumentState",
     "Ledger",
     "LedgerEntry",
+    "TaskRun",
+    "TaskRuns",
+    "TaskStatus",
+    "VerifyReport",
     "args_hash",
     "connect",
 ]

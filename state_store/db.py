@@ -72,7 +72,50 @@ _SCHEMA: dict[str, tuple[dict[str, type], list[str] | str]] = {
         {"instrument": str, "twin": str, "stale_reason": str, "estop": int, "updated_at": float},
         "instrument",
     ),
+    "runs": (
+        {
+            "run_id": str,
+            "request": str,
+            "status": str,
+            "planner": str,
+            "model": str,
+            "created_at": float,
+            "updated_at": float,
+            "summary": str,
+            "plan": str,
+            "report": str,
+            "error": str,
+        },
+        "run_id",
+    ),
+    "audit_log": (
+        {
+            "seq": int,
+            "ts": float,
+            "run_id": str,
+            "agent": str,
+            "model": str,
+            "tool": str,
+            "args": str,
+            "state_before": str,
+            "state_after": str,
+            "decision_note": str,
+            "result": str,
+            "prev_hash": str,
+            "hash": str,
+        },
+        "seq",
+    ),
+    "audit_head": ({"id": int, "seq": int, "hash": str}, "id"),
 }
+
+# The audit log is append-only; its hash chain catches anyone who drops these and edits anyway.
+_TRIGGERS = (
+    "CREATE TRIGGER IF NOT EXISTS audit_log_no_update BEFORE UPDATE ON audit_log"
+    " BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END",
+    "CREATE TRIGGER IF NOT EXISTS audit_log_no_delete BEFORE DELETE ON audit_log"
+    " BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END",
+)
 
 
 def connect(path: str | Path) -> sqlite3.Connection:
@@ -90,4 +133,8 @@ def connect(path: str | Path) -> sqlite3.Connection:
     db["device_runs"].create_index(  # type: ignore[union-attr]
         ["instrument", "run_key"], unique=True, if_not_exists=True
     )
+    db["audit_log"].create_index(["run_id", "seq"], if_not_exists=True)  # type: ignore[union-attr]
+    db["runs"].create_index(["status", "created_at"], if_not_exists=True)  # type: ignore[union-attr]
+    for trigger in _TRIGGERS:
+        conn.execute(trigger)
     return conn
