@@ -9,14 +9,18 @@ server says about itself.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import anyio
 import pytest
-from conftest import call, error_code, write_lab
-from mcp import ClientSession
+from _servers import STARTUP_S, StdioTrace, server_env
+from conftest import ROOT, call, error_code, write_lab
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
@@ -42,11 +46,8 @@ ARM: dict[str, Any] = {
 ArmPatch = Callable[[dict[str, Any]], None]
 
 
-@contextlib.asynccontextmanager
-async def arm_lab(
-    tmp_path: Path, patch_arm: ArmPatch | None = None
-) -> AsyncIterator[tuple[ClientSession, InstrumentRuntime, SimWorld]]:
-    """arm1 served over an in-memory MCP session, after lh1 has laid out its deck once."""
+def arm_lab_file(tmp_path: Path, patch_arm: ArmPatch | None = None) -> Path:
+    """The test lab plus reader1 (never served) and arm1 (optionally patched)."""
     arm = dict(ARM)
     if patch_arm is not None:
         patch_arm(arm)
@@ -54,7 +55,15 @@ async def arm_lab(
     def add_instruments(data: dict[str, Any]) -> None:
         data["instruments"] += [{"id": "reader1", "kind": "plate_reader"}, arm]
 
-    lab = load(write_lab(tmp_path, add_instruments))
+    return write_lab(tmp_path, add_instruments)
+
+
+@contextlib.asynccontextmanager
+async def arm_lab(
+    tmp_path: Path, patch_arm: ArmPatch | None = None
+) -> AsyncIterator[tuple[ClientSession, InstrumentRuntime, SimWorld]]:
+    """arm1 served over an in-memory MCP session, after lh1 has laid out its deck once."""
+    lab = load(arm_lab_file(tmp_path, patch_arm))
     async with open_runtime(lab.instrument("lh1"), lab.db_path, lab.world_path):
         pass  # seeds the wells of lh1's plates in the world
     async with (
@@ -431,3 +440,66 @@ async def test_confirm_state_needs_a_person(served: Any) -> None:
     assert error_code(await call(session, "confirm_state", action_id="c-1")) == (
         "APPROVAL_REQUIRED"
     )
+
+
+# --------------------------------------------------------------------------- a real process
+
+
+@contextlib.asynccontextmanager
+async def arm_over_stdio(
+    lab_file: Path, errlog: IO[str], trace: StdioTrace
+) -> AsyncIterator[ClientSession]:
+    """``labwright serve arm1`` spawned over stdio."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "labwright.cli", "serve", "arm1", "--config", str(lab_file)],
+        env=server_env(),
+        cwd=str(ROOT),
+    )
+    async with (
+        stdio_client(params, errlog=errlog) as (read, write),
+        ClientSession(read, write, message_handler=trace) as session,
+    ):
+        with anyio.fail_after(STARTUP_S):
+            await session.initialize()
+        yield session
+
+
+async def test_a_crash_after_the_place_leaves_the_move_in_doubt_and_never_resends_it(
+    tmp_path: Path,
+) -> None:
+    def crash_after_placing(arm: dict[str, Any]) -> None:
+        arm["faults"] = [{"kind": "crash", "match": {"op": "place"}}]
+
+    lab_file = arm_lab_file(tmp_path, crash_after_placing)
+    world = SimWorld(load(lab_file).world_path)
+    trace = StdioTrace()
+    with (tmp_path / "arm.err").open("w") as errlog:
+        async with arm_over_stdio(lab_file, errlog, trace) as session:
+            with pytest.raises(McpError), anyio.fail_after(30):
+                await session.call_tool(
+                    "move_plate",
+                    {
+                        "plate": "plate_1",
+                        "to_location": "hotel:1",
+                        "dry_run": False,
+                        "action_id": "m-1",
+                    },
+                )
+        assert world.location_of("plate_1") == "hotel:1"
+
+        async with arm_over_stdio(lab_file, errlog, trace) as session:
+            snap = await state(session)
+            assert snap["stale"] and snap["in_doubt"] == ["m-1"]
+            assert error_code(await move(session, "hotel:1", "m-1")) == "ACTION_IN_DOUBT"
+            back = await call(session, "read_back")
+            assert back["in_doubt_actions"] == ["m-1"]
+            assert back["state"]["labware"]["plate_1"]["location"] == "hotel:1"
+            assert (await move(session, "hotel:2", "m-2"))["ok"] is True
+    assert trace.garbage == []
+    assert moves(world) == [
+        f"pick_plate {START}",
+        "place_plate hotel:1",
+        "pick_plate hotel:1",
+        "place_plate hotel:2",
+    ]
