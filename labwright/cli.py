@@ -341,6 +341,65 @@ def demo(config: Path | None = ConfigOpt) -> None:
     raise typer.Exit(code)
 
 
+@app.command()
+def audit(
+    run: str = typer.Argument(..., help="Task run id."),
+    verify: bool = typer.Option(False, "--verify", help="Check the hash chain; exit 1 if broken."),
+    config: Path | None = ConfigOpt,
+) -> None:
+    """Show a run's audit trail (tool calls and decisions); --verify checks the hash chain."""
+    import sqlite3
+    from datetime import datetime
+
+    from rich.markup import escape
+
+    from state_store import AuditLog, TaskRuns, VerifyReport, connect
+
+    def when(ts: Any) -> str:
+        try:
+            return datetime.fromtimestamp(float(ts)).strftime("%Y-%m-%d %H:%M:%S")
+        except (TypeError, ValueError, OverflowError, OSError):
+            return escape(str(ts))
+
+    lab = _lab(config)
+    if not lab.db_path.exists():
+        _fail(f"unknown run {run!r}: no state database at {lab.db_path}")
+    report: VerifyReport | None = None
+    try:
+        conn = connect(lab.db_path)
+        log = AuditLog(conn)
+        entries = log.entries(run)
+        if not entries and TaskRuns(conn).get(run) is None:
+            _fail(f"unknown run {run!r}: no task run and no audit entries with that id")
+        if verify:
+            report = log.verify(run)
+    except sqlite3.DatabaseError as exc:
+        _fail(f"cannot read the audit log in {lab.db_path}: {exc}")
+    table = Table("seq", "time", "agent", "tool", "decision note", "result", title=escape(run))
+    for e in entries:
+        table.add_row(
+            str(e.seq),
+            when(e.ts),
+            escape(str(e.agent)),
+            escape(str(e.tool)),
+            escape(str(e.decision_note or "")),
+            escape(e.outcome),
+        )
+    out.print(table)
+    if report is None:
+        return
+    if report.ok:
+        out.print(f"[green]audit chain intact ({report.entries} entries)[/]")
+        if report.checked != report.entries:
+            out.print(f"  the lab's whole chain was checked: {report.checked} entries")
+        return
+    out.print(f"[bold red]audit chain broken:[/] {len(report.problems)} problem(s)")
+    for p in report.problems:
+        mark = " [bold](this run)[/]" if p.run_id == run else ""
+        out.print(f"  seq {p.seq} {escape(p.kind)}: {escape(p.detail)}{mark}", highlight=False)
+    raise typer.Exit(1)
+
+
 def main() -> None:  # pragma: no cover - console entry
     try:
         app()
