@@ -76,6 +76,9 @@ class LabwareView(_Model):
     well_max_volume_ul: float = 0.0
     wells: dict[str, WellView] = Field(default_factory=dict, description="Non-empty wells.")
     tips_remaining: int = 0
+    tip_max_volume_ul: float = Field(
+        default=0.0, description="For a tip rack: the most one of its tips holds (0: unknown)."
+    )
 
 
 class InstrumentView(_Model):

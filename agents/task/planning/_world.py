@@ -1,0 +1,209 @@
+"""The lab as the rule planner imagines it while planning: where each plate is, what each well
+holds, how many tips are left, whether a drawer is open or a plate locked.
+
+Builders change it only through these methods, which also emit the plan's steps — so every
+step's ``expect`` is the state the planner predicted, and chained requests see the effects of
+earlier ones (a plate read in the reader comes back to its deck slot before pipetting).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._units import fmt
+from agents.task.planning.models import LabView, LabwareView, PlanStep
+
+_EPS = 1e-6
+
+
+def _r(value: float) -> float:
+    return round(value, 3)
+
+
+class World:
+    """Predicted lab state plus the steps planned so far."""
+
+    def __init__(self, lab: LabView) -> None:
+        self.lab = lab
+        self.steps: list[PlanStep] = []
+        self.location = {lw.id: lw.location for lw in lab.labware.values()}
+        self.volume: dict[tuple[str, str], float] = {}
+        self.contents: dict[tuple[str, str], dict[str, float]] = {}
+        for lw in lab.labware.values():
+            for name, well in lw.wells.items():
+                self.volume[lw.id, name] = well.volume_ul
+                self.contents[lw.id, name] = dict(well.contents)
+        self.tips = {
+            lw.id: lw.tips_remaining for lw in lab.labware.values() if lw.kind == "tip_rack"
+        }
+        self.drawer: dict[str, str] = {}  # reader -> "open" | "closed"; absent: unknown
+        self.lock: dict[str, str] = {}  # heater-shaker -> "locked" | "unlocked"; absent: unknown
+        self.moves = 0
+        self.tips_used = 0
+
+    # ------------------------------------------------------------------ steps
+    def emit(
+        self,
+        instrument: str,
+        command: str,
+        args: dict[str, Any] | None = None,
+        expect: dict[str, Any] | None = None,
+        note: str = "",
+    ) -> PlanStep:
+        step = PlanStep(
+            id=f"s{len(self.steps) + 1}",
+            instrument=instrument,
+            command=command,
+            args=args or {},
+            expect=expect or {},
+            note=note,
+        )
+        self.steps.append(step)
+        return step
+
+    # ------------------------------------------------------------------ labware and liquid
+    def labware(self, lw_id: str) -> LabwareView:
+        return self.lab.labware[lw_id]
+
+    def well_volume(self, lw_id: str, well: str) -> float:
+        return self.volume.get((lw_id, well), 0.0)
+
+    def tip_capacity(self) -> float:
+        """The largest volume one tip holds (the first rack that says), else unlimited."""
+        caps = [
+            lw.tip_max_volume_ul
+            for lw in self.lab.labware.values()
+            if lw.kind == "tip_rack" and lw.tip_max_volume_ul > 0
+        ]
+        return min(caps) if caps else float("inf")
+
+    def pour(self, src: str, src_well: str, dst: str, dst_well: str | None, volume: float) -> None:
+        """Move ``volume`` uL from one well to another (None: to the trash), contents pro rata."""
+        have = self.well_volume(src, src_well)
+        if have + _EPS < volume:
+            raise Refuse(
+                f"{src} {src_well} holds {fmt(_r(have), 'uL')} at that point of the plan, "
+                f"not the {fmt(_r(volume), 'uL')} to take from it"
+            )
+        mix = self.contents.get((src, src_well), {})
+        known = sum(mix.values())
+        share = {k: v * volume / known for k, v in mix.items()} if known > 0 else {}
+        for k in share:
+            mix[k] -= share[k]
+        self.volume[src, src_well] = max(0.0, have - volume)
+        if dst_well is None:
+            return
+        room = self.labware(dst).well_max_volume_ul
+        after = self.well_volume(dst, dst_well) + volume
+        if room > 0 and after > room + _EPS:
+            raise Refuse(
+                f"{dst} {dst_well} would hold {fmt(_r(after), 'uL')}, more than its "
+                f"{fmt(room, 'uL')} maximum"
+            )
+        self.volume[dst, dst_well] = after
+        target = self.contents.setdefault((dst, dst_well), {})
+        for k, v in share.items():
+            target[k] = target.get(k, 0.0) + v
+
+    def wells_expect(self, pairs: Iterable[tuple[str, str]]) -> dict[str, float]:
+        return {f"{lw}:{w}": _r(self.well_volume(lw, w)) for lw, w in dict.fromkeys(pairs)}
+
+    def use_tips(self, count: int) -> None:
+        left = sum(self.tips.values())
+        if count > left:
+            raise Refuse(
+                f"the plan needs {self.tips_used + count} tips but the lab has "
+                f"{self.tips_used + left} (racks: {', '.join(self.tips) or 'none'})"
+            )
+        self.tips_used += count
+        for rack in self.tips:
+            used = min(count, self.tips[rack])
+            self.tips[rack] -= used
+            count -= used
+
+    def next_rack(self) -> str:
+        rack = next((r for r, n in self.tips.items() if n > 0), None)
+        if rack is None:
+            raise Refuse("no tips are left on the deck")
+        return rack
+
+    # ------------------------------------------------------------------ plates and instruments
+    def kind_of(self, location: str) -> str | None:
+        owner = self.lab.instruments.get(location.split(":", 1)[0])
+        return owner.kind if owner else None
+
+    def occupant(self, location: str) -> str | None:
+        return next((p for p, at in self.location.items() if at == location), None)
+
+    def arm(self) -> str:
+        arms = self.lab.of_kind("plate_mover")
+        if not arms:
+            raise Refuse("the lab has no plate mover: a person must move plates by hand")
+        return arms[0].id
+
+    def at_home(self, lw_id: str) -> None:
+        """Bring labware back to its liquid-handler deck slot before pipetting from or to it."""
+        self.bring(lw_id, self.labware(lw_id).home)
+
+    def bring(self, plate: str, to: str, *, evicting: bool = False) -> None:
+        """Plan the moves (and drawer/lock steps) that put ``plate`` at ``to``."""
+        here = self.location[plate]
+        if here == to:
+            return
+        if self.labware(plate).kind != "plate":
+            raise Refuse(f"{plate} is a tip rack; the plate mover moves plates only")
+        arm, workspace = self.arm(), self.lab.mover_locations
+        for where in (here, to):
+            if workspace and where not in workspace:
+                raise Refuse(f"{where} is outside the workspace of {arm}")
+        other = self.occupant(to)
+        if other is not None:
+            if self.labware(other).home == to:
+                raise Refuse(f"{to} holds {other}, and that is its home")
+            self.bring(other, self.labware(other).home, evicting=True)
+        self._ready(here)
+        self._ready(to)
+        self.emit(
+            arm,
+            "move_plate",
+            {"plate": plate, "to_location": to},
+            {"plate_location": {plate: to}},
+            note=f"{plate}: {here} -> {to}",
+        )
+        self.location[plate] = to
+        self.moves += 1
+        if self.kind_of(here) == "plate_reader" and not evicting:
+            self.close_drawer(here.split(":", 1)[0], None)
+        if self.kind_of(to) == "plate_reader":
+            self.close_drawer(to.split(":", 1)[0], plate)
+
+    def _ready(self, location: str) -> None:
+        """Open a reader's drawer or unlock a heater-shaker before the arm reaches into it."""
+        owner, kind = location.split(":", 1)[0], self.kind_of(location)
+        if kind == "plate_reader" and self.drawer.get(owner) != "open":
+            self.emit(owner, "open_drawer", {}, {"drawer": "open"})
+            self.drawer[owner] = "open"
+        elif kind == "heater_shaker" and self.lock.get(owner) != "unlocked":
+            self.unlock(owner)
+
+    def close_drawer(self, reader: str, plate: str | None) -> None:
+        args = {"expect_plate": plate} if plate else {}
+        self.emit(reader, "close_drawer", args, {"drawer": "closed", "plate_in_reader": plate})
+        self.drawer[reader] = "closed"
+
+    def unlock(self, hs: str) -> None:
+        self.emit(hs, "unlock_plate", {}, {"plate_lock": "unlocked"})
+        self.lock[hs] = "unlocked"
+
+    def lock_plate(self, hs: str) -> None:
+        self.emit(hs, "lock_plate", {}, {"plate_lock": "locked"})
+        self.lock[hs] = "locked"
+
+
+def need(value: Any, question: str, missing: str, options: Iterable[str] = ()) -> Any:
+    """``value`` if it is there, else ask."""
+    if value is None:
+        raise Ask(question, [missing], options)
+    return value
