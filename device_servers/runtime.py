@@ -14,9 +14,9 @@ import hashlib
 import sqlite3
 import time
 import uuid
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from device_servers.contract import InstrumentBase, Protocol
 from device_servers.driver import Driver, Twin
@@ -41,6 +41,59 @@ RESTART_STALE = "the server restarted: read_back the instrument before moving it
 
 # Commands every server has that are not instrument motions.
 CONTROL_COMMANDS = ("reset_estop", "confirm_state")
+
+# A simulation-only protocol step: what other instruments will have done by then.
+ASSUME = "assume"
+
+
+class Assume(BaseModel):
+    """``{"command": "assume", "args": {...}}`` in a dry-run protocol.
+
+    ``plate`` + ``location``: a plate arrives at (or, for ``location: null``, leaves) a place,
+    moved by another instrument. ``status``: facts of other instruments, e.g.
+    ``{"reader1": {"drawer_open": true}}``, for this instrument's policies.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: ClassVar[str] = "assume"
+
+    plate: str | None = None
+    location: str | None = None
+    status: dict[str, dict[str, Any]] = Field(default_factory=dict)
+
+
+def parse_assume(args: dict[str, Any]) -> Assume:
+    try:
+        return Assume.model_validate(args)
+    except ValidationError as exc:
+        raise ValidationFailed(
+            Code.INVALID_ARGUMENT,
+            f"assume: {pydantic_detail(exc)}",
+            "assume takes {plate, location} and/or {status: {instrument: {fact: value}}}",
+        ) from exc
+
+
+class Trial:
+    """A copy of the twin that a simulation runs on, plus the facts it assumes."""
+
+    def __init__(self, twin: Twin, assume: Any = None) -> None:
+        self.twin = twin
+        self._assume = assume
+        self.assumed: dict[str, Any] = {}
+
+    def run(self, cmd: BaseModel) -> tuple[list[Any], list[dict[str, Any]]]:
+        if isinstance(cmd, Assume):
+            for instrument, facts in cmd.status.items():
+                self.assumed.setdefault(instrument, {}).update(facts)
+            if cmd.plate is not None:
+                self.assumed.setdefault("_plates", {})[cmd.plate] = cmd.location
+                if self._assume is not None:
+                    self._assume(self.twin, cmd.plate, cmd.location)
+            return [], []
+        return self.twin.run(cmd)
+
+    def snapshot(self, full: bool = False) -> dict[str, Any]:
+        return self.twin.snapshot(full)
 
 
 class InstrumentRuntime:
@@ -211,15 +264,24 @@ class InstrumentRuntime:
         labware = self.driver.labware_of(cmd) if cmd is not None else set()
         return PolicyRequest.for_command(self.id, name, cmd, labware, context, dry_run)
 
-    async def _context(self, cmd: BaseModel, twin: Twin | None = None) -> dict[str, Any]:
+    async def _context(
+        self, cmd: BaseModel, twin: Twin | None = None, assumed: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Facts the policies may need that only the instrument (or the lab) can tell.
 
-        ``twin``: the belief the command will meet (a protocol's earlier steps simulated).
+        ``twin``: the belief the command will meet (a protocol's earlier steps simulated);
+        ``assumed``: facts a simulation assumes other instruments will have made true.
         """
         read = getattr(self.driver, "policy_context", None)
         if read is None:
             return {}
-        return dict(await read(cmd, self.twin if twin is None else twin))
+        twin = self.twin if twin is None else twin
+        if assumed:
+            return dict(await read(cmd, twin, assumed=assumed))
+        return dict(await read(cmd, twin))
+
+    def _trial(self) -> Trial:
+        return Trial(self.twin.clone(), getattr(self.driver, "assume", None))
 
     # ------------------------------------------------------------------ commands
     async def command(self, name: str, raw: dict[str, Any]) -> dict[str, Any]:
@@ -527,7 +589,7 @@ class InstrumentRuntime:
                 f"protocol: {pydantic_detail(exc)}",
                 "a protocol is {name, steps: [{command, args}]}",
             ) from exc
-        cmds = []
+        cmds: list[BaseModel] = []
         for i, step in enumerate(proto.steps):
             if {"action_id", "dry_run"} & step.args.keys():
                 raise ValidationFailed(
@@ -536,7 +598,10 @@ class InstrumentRuntime:
                     "leave them out of step arguments",
                 )
             try:
-                cmds.append(self.parse(step.command, step.args))
+                if step.command == ASSUME:
+                    cmds.append(parse_assume(step.args))
+                else:
+                    cmds.append(self.parse(step.command, step.args))
             except DeviceError as exc:
                 exc.detail = f"step {i}: {exc.detail}"
                 exc.extra = {**exc.extra, "step": i}
@@ -547,7 +612,7 @@ class InstrumentRuntime:
         self, cmds: list[BaseModel], twin: Twin | None = None
     ) -> tuple[Twin, list[tuple[int, list[dict[str, Any]]]]]:
         """Dry-run a protocol on a copy of the twin; raise the first failing step's error."""
-        trial = (twin or self.twin).clone()
+        trial = Trial((twin or self.twin).clone(), getattr(self.driver, "assume", None))
         per_step = []
         for i, cmd in enumerate(cmds):
             try:
@@ -557,7 +622,7 @@ class InstrumentRuntime:
                 exc.extra = {**exc.extra, "step": i}
                 raise
             per_step.append((i, events))
-        return trial, per_step
+        return trial.twin, per_step
 
     async def start_run(
         self, protocol: Any, dry_run: bool = True, run_key: str | None = None
@@ -583,11 +648,23 @@ class InstrumentRuntime:
                     "dry_run": dry_run,
                     "existing": True,
                 }
+        if not dry_run and any(isinstance(c, Assume) for c in cmds):
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT,
+                f"{ASSUME!r} steps only belong in simulations (dry_run=true)",
+                "remove the assume steps; on a real run the instruments report what is true",
+            )
         # Each step's facts are those its earlier steps leave (a plate locked by step 0).
-        trial: Twin | None = self.twin.clone()
+        trial: Trial | None = self._trial()
         for i, (step, cmd) in enumerate(zip(proto.steps, cmds, strict=True)):
+            if isinstance(cmd, Assume):
+                if trial is not None:
+                    trial.run(cmd)
+                continue
             digest = args_hash(step.command, cmd.model_dump(mode="json"))
-            context = await self._context(cmd, trial)
+            context = await self._context(
+                cmd, trial.twin if trial else None, trial.assumed if trial else None
+            )
             try:
                 self._gate(step.command, cmd, True, None, digest, {}, context)
             except DeviceError as exc:
@@ -688,7 +765,7 @@ class InstrumentRuntime:
             self._cancel.discard(run_id)
 
     async def _run_dry(self, run_id: str, cmds: list[BaseModel]) -> int:
-        trial = self.twin.clone()
+        trial = self._trial()
         for i, cmd in enumerate(cmds):
             if run_id in self._cancel:
                 return i

@@ -65,7 +65,18 @@ class HeaterShakerDriver:
         labware: dict[str, Any] = twin.snapshot()["labware"]
         return labware.get(labware_id)
 
-    async def policy_context(self, cmd: BaseModel, twin: Any) -> dict[str, Any]:
+    def assume(self, twin: Any, plate: str, location: str | None) -> None:
+        """Simulation: another instrument puts ``plate`` on the holder or takes it away."""
+        assert isinstance(twin, HeaterShakerTwin)
+        if location == self.holder:
+            twin.plate = plate
+            twin.plate_type = self.config.plate_types.get(plate)
+        elif twin.plate == plate:
+            twin.plate, twin.plate_type = None, None
+
+    async def policy_context(
+        self, cmd: BaseModel, twin: Any, assumed: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Facts ``require_state`` rules may check, from the twin (belief, kept fresh by the
         read back after every command)."""
         assert isinstance(twin, HeaterShakerTwin)

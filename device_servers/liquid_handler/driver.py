@@ -74,6 +74,13 @@ class LiquidHandlerDriver:
     def labware_of(self, cmd: BaseModel) -> set[str]:
         return cmd.labware_ids() if isinstance(cmd, LHCommand) else set()
 
+    def assume(self, twin: Any, plate: str, location: str | None) -> None:
+        """Simulation: the plate mover takes ``plate`` off the deck or brings it back."""
+        assert isinstance(twin, LiquidHandlerTwin)
+        lw = twin.labware.get(plate)
+        if lw is not None:
+            lw.present = location == lw.location
+
     def describe_labware(self, twin: Any, labware_id: str) -> dict[str, Any] | None:
         snap = twin.snapshot()["labware"]
         return snap.get(labware_id)

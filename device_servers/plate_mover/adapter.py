@@ -265,13 +265,17 @@ class PlateMoverAdapter:
         return await self.observe(None)
 
     # ------------------------------------------------------------------ the lab around it
-    def ready(self, location: str) -> bool | None:
-        """Whether the instrument owning ``location`` lets the arm in; None: cannot tell."""
+    def ready(self, location: str, assumed: dict[str, Any] | None = None) -> bool | None:
+        """Whether the instrument owning ``location`` lets the arm in; None: cannot tell.
+
+        ``assumed``: facts of that instrument a simulation takes as given (they win).
+        """
         if location_owner(location) == _HOTEL:
             return True
         if self.world is None or self.simulated is None:
-            return None
-        return readiness(location, self.world.status(location_owner(location)))
+            return readiness(location, assumed) if assumed else None
+        status = {**self.world.status(location_owner(location)), **(assumed or {})}
+        return readiness(location, status)
 
     def occupant(self, location: str) -> tuple[bool, str | None]:
         """(known, plate at ``location``) as the instrument's sensors see it."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from device_servers.contract import PlateMoverConfig
+from device_servers.contract import PlateMoverConfig, location_owner
 from device_servers.plate_mover.commands import COMMANDS, MovePlate, PMCommand, Primitive
 from device_servers.plate_mover.twin import PlateMoverTwin
 from device_servers.sim.world import SimWorld
@@ -69,11 +69,28 @@ class PlateMoverDriver:
         return dict(item) if item is not None else None
 
     # ------------------------------------------------------------------ policy facts
-    async def policy_context(self, cmd: BaseModel, twin: Any) -> dict[str, Any]:
+    def assume(self, twin: Any, plate: str, location: str | None) -> None:
+        """Simulation: another step put ``plate`` at ``location`` (only plates this arm moves)."""
+        assert isinstance(twin, PlateMoverTwin)
+        if plate in twin.plates and location is not None:
+            twin.plates[plate] = location
+
+    async def policy_context(
+        self, cmd: BaseModel, twin: Any, assumed: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """Facts for ``require_state`` rules; raises the twin's error for a plate it does not
-        move or a destination outside the workspace (those do not depend on belief)."""
+        move or a destination outside the workspace (those do not depend on belief).
+
+        ``assumed`` (simulations): other instruments' facts by instrument id, and
+        ``_plates``: plate -> location moves the simulation takes as done.
+        """
         if not isinstance(cmd, MovePlate):
             return {}
+        assumed = assumed or {}
+
+        def ready(location: str) -> bool | None:
+            return self.adapter.ready(location, assumed.get(location_owner(location)))
+
         assert isinstance(twin, PlateMoverTwin)
         twin.check_static(cmd)
         if twin.is_no_op(cmd):
@@ -85,8 +102,14 @@ class PlateMoverDriver:
         elif where is None:
             source_ready = None
         else:
-            source_ready = self.adapter.ready(where)
+            source_ready = ready(where)
         known, occupant = self.adapter.occupant(cmd.to_location)
+        moved = assumed.get("_plates", {})
+        if occupant is not None and occupant in moved and moved[occupant] != cmd.to_location:
+            occupant = None  # the simulation has taken it away
+        for plate, location in moved.items():
+            if location == cmd.to_location:
+                known, occupant = True, plate
         free: bool | None = None
         if known:
             free = (
@@ -95,7 +118,7 @@ class PlateMoverDriver:
                 or twin.plates.get(occupant) == cmd.to_location
             )
         return {
-            "destination_ready": self.adapter.ready(cmd.to_location),
+            "destination_ready": ready(cmd.to_location),
             "source_ready": source_ready,
             "destination_free": free,
         }

@@ -98,7 +98,17 @@ class PlateReaderDriver:
         assert isinstance(twin, PlateReaderTwin)
         return twin.describe(labware_id)
 
-    async def policy_context(self, cmd: BaseModel, twin: Any) -> dict[str, Any]:
+    def assume(self, twin: Any, plate: str, location: str | None) -> None:
+        """Simulation: another instrument puts ``plate`` in the drawer or takes it out."""
+        assert isinstance(twin, PlateReaderTwin)
+        if location == twin.drawer:
+            twin.plate, twin.plate_known = plate, True
+        elif twin.plate == plate:
+            twin.plate, twin.plate_known = None, True
+
+    async def policy_context(
+        self, cmd: BaseModel, twin: Any, assumed: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
         """What the reader believes of itself, for ``require_state`` rules."""
         assert isinstance(twin, PlateReaderTwin)
         return {

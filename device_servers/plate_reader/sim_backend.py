@@ -53,6 +53,7 @@ class SimulatedPlateReaderBackend(PlateReaderBackend):
     async def setup(self) -> None:
         if "drawer_open" not in self.world.status(self.instrument):
             self.world.set_status(self.instrument, drawer_open=False)
+        self.world.set_status(self.instrument, busy=False)  # a crashed server left it set
 
     async def stop(self) -> None:
         self._abort.set()
@@ -79,6 +80,14 @@ class SimulatedPlateReaderBackend(PlateReaderBackend):
 
     # -------------------------------------------------------------- faults
     async def _act(self, op: str, plate: str | None, effect: Callable[[], Any]) -> Any:
+        # While it moves or measures the reader is busy: the plate mover keeps out.
+        self.world.set_status(self.instrument, busy=True)
+        try:
+            return await self._act_busy(op, plate, effect)
+        finally:
+            self.world.set_status(self.instrument, busy=False)
+
+    async def _act_busy(self, op: str, plate: str | None, effect: Callable[[], Any]) -> Any:
         fault = self.world.next_fault(self.instrument, {"op": op, "plate": plate})
         if fault is None:
             return effect()
