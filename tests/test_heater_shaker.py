@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from conftest import call, error_code, labwright, write_lab
-from mcp import ClientSession
+from _servers import STARTUP_S, StdioTrace, server_env
+from conftest import ROOT, call, error_code, labwright, write_lab
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
@@ -478,3 +482,52 @@ async def test_cancelling_a_shaking_run_stops_the_motor(tmp_path: Path) -> None:
         assert info["status"] == "cancelled" and info["steps_done"] == 0
         assert (await call(s, "get_run", run_id=started["run_id"]))["status"] == "cancelled"
         assert world.status(HS)["shaking"] is False and world.status(HS)["locked"] is True
+
+
+# --------------------------------------------------------------------------- a real process
+
+
+@contextlib.asynccontextmanager
+async def hs_process(
+    lab_file: Path, errlog: Any, trace: StdioTrace
+) -> AsyncIterator[ClientSession]:
+    """``labwright serve hs1`` spawned over stdio, initialized."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "labwright.cli", "serve", HS, "--config", str(lab_file)],
+        env=server_env(),
+        cwd=str(ROOT),
+    )
+    async with (
+        stdio_client(params, errlog=errlog) as (read, write),
+        ClientSession(read, write, message_handler=trace) as session,
+    ):
+        with anyio.fail_after(STARTUP_S):
+            await session.initialize()
+        yield session
+
+
+@pytest.mark.slow
+async def test_a_process_that_crashes_mid_shake_leaves_the_shake_in_doubt(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path) as (s, _, world, lab_file):
+        await execute(s, "lock_plate", "lock-1")
+    world.add_fault(HS, {"kind": "crash", "match": {"op": "start_shaking"}})
+    shake = {"rpm": 600, "duration_s": 60, "dry_run": False, "action_id": "crash-1"}
+    trace = StdioTrace()
+    with (tmp_path / "server.log").open("w") as errlog:
+        async with hs_process(lab_file, errlog, trace) as session:
+            assert (await call(session, "read_back"))["state"]["locked"] is True
+            with pytest.raises(McpError), anyio.fail_after(STARTUP_S):
+                await session.call_tool("shake", shake)
+        assert world.status(HS)["shaking"] is True  # the motor started before the crash
+        async with hs_process(lab_file, errlog, trace) as session:
+            with anyio.fail_after(STARTUP_S):
+                refused(await call(session, "shake", **shake), "ACTION_IN_DOUBT")
+                back = await call(session, "read_back")
+                assert back["in_doubt_actions"] == ["crash-1"]
+                assert back["state"]["shaking"] is True
+                assert (await execute(session, "stop", "stop-1"))["ok"] is True
+    assert world.status(HS)["shaking"] is False
+    assert trace.garbage == []  # nothing but MCP on the server's stdout
