@@ -57,9 +57,10 @@ async def wait_run(
             elif kind in ("tip_dropped", "protocol_completed"):
                 continue
             elif show and kind == "step_completed":
+                work = f"tips {', '.join(tips) or '-'}; {moves} aspirate/dispense"
                 console.print(
                     f"  step {data['step'] + 1:>2}/{total} done  [dim]#{ev['seq']:>3}[/]  "
-                    f"tips {', '.join(tips) or '-'}; {moves} aspirate/dispense",
+                    + (work if tips or moves else ""),
                     highlight=False,
                 )
             elif show:
@@ -214,6 +215,8 @@ async def across_the_lab(
     act = Act(console)
     console.rule(f"5. move plate_1 to the heater-shaker, shake at 37 C ({hs})")
     await act(sessions[arm], "move_plate", plate="plate_1", to_location=f"{hs}:holder")
+    seen = await call(sessions[hs], "read_back")  # its twin learns what arrived
+    console.print(f"  {hs} read_back: plate on the holder = {seen['state'].get('plate')}")
     shake = {
         "name": "shake-37C",
         "steps": [
@@ -228,6 +231,9 @@ async def across_the_lab(
     started = await call(
         sessions[hs], "start_run", protocol=shake, dry_run=False, run_key="demo-shake"
     )
+    if not started["ok"]:
+        err = started["error"]
+        raise DemoFailed(f"{err['code']}: {err['detail']} (fix: {err['fix_hint']})")
     info = await wait_run(sessions[hs], started["run_id"], console, show=True)
     if info["status"] != "completed":
         raise DemoFailed(f"shaking run {info['status']}: {info['error']}")
@@ -247,6 +253,10 @@ async def across_the_lab(
     console.print(readings_table(read["measurements"][0], wells, blank_well="H12"))
 
 
+# Below this the reader's noise (about 0.002 OD) dominates a blank-subtracted signal.
+NOISE_FLOOR_OD = 0.02
+
+
 def readings_table(reading: dict[str, Any], wells: list[str], blank_well: str) -> Table:
     """OD per well, minus the OD of an empty well, and each well's ratio to the previous one."""
     values = reading["values"]
@@ -260,7 +270,12 @@ def readings_table(reading: dict[str, Any], wells: list[str], blank_well: str) -
     previous = None
     for well in wells:
         signal = values[well] - blank
-        ratio = f"{signal / previous:.3f}" if previous else "-"
+        if previous is None:
+            ratio = "-"
+        elif min(signal, previous) < NOISE_FLOOR_OD:
+            ratio = "(at noise level)"
+        else:
+            ratio = f"{signal / previous:.3f}"
         table.add_row(well, f"{values[well]:.4f}", f"{signal:.4f}", ratio)
         previous = signal
     return table
