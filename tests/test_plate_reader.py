@@ -10,14 +10,18 @@ from __future__ import annotations
 import contextlib
 import itertools
 import statistics
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from conftest import call, error_code, write_lab
-from mcp import ClientSession
+from _servers import STARTUP_S, StdioTrace, server_env
+from conftest import ROOT, call, error_code, write_lab
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
@@ -364,10 +368,25 @@ async def test_an_instrument_failure_is_translated_to_its_code(
     assert reader.world.status(READER)["drawer_open"] is False
 
 
-async def test_a_delayed_drawer_still_opens(reader: Reader) -> None:
-    reader.fault("delay", "open_drawer", seconds=0.05)
-    assert (await reader.do("open_drawer"))["state"]["drawer_open"] is True
-    assert reader.world.status(READER)["drawer_open"] is True
+async def test_a_slow_drawer_is_busy_while_it_moves_so_the_plate_mover_keeps_out(
+    reader: Reader,
+) -> None:
+    reader.fault("delay", "open_drawer", seconds=0.2)  # within the 0.5 s timeout
+    busy_seen = anyio.Event()
+
+    async def watch() -> None:
+        while reader.world.status(READER).get("busy") is not True:
+            await anyio.sleep(0.01)
+        assert reader.world.status(READER)["drawer_open"] is False
+        busy_seen.set()
+
+    with anyio.fail_after(WAIT_S):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(watch)
+            opened = await reader.do("open_drawer")
+    assert busy_seen.is_set() and opened["ok"], opened
+    status = reader.world.status(READER)
+    assert status["drawer_open"] is True and status["busy"] is False
 
 
 # --------------------------------------------------------------------------- safety
@@ -441,3 +460,54 @@ async def test_a_restarted_reader_remembers_its_plate_but_is_stale_until_read_ba
         assert error_code(result) == "STATE_STALE"
         await reader.call("read_back")
         assert (await reader.do("read_absorbance", plate="plate_1", wavelength_nm=600))["ok"]
+
+
+# --------------------------------------------------------------------------- real process
+
+
+@contextlib.asynccontextmanager
+async def reader_process(lab: LabConfig, errlog: Any, trace: Any) -> AsyncIterator[ClientSession]:
+    """``labwright serve reader1`` spawned over stdio."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "labwright.cli", "serve", READER, "--config", str(lab.source)],
+        env=server_env(),
+        cwd=str(ROOT),
+    )
+    async with (
+        stdio_client(params, errlog=errlog) as (read, write),
+        ClientSession(read, write, message_handler=trace) as session,
+    ):
+        with anyio.fail_after(STARTUP_S):
+            await session.initialize()
+        yield session
+
+
+@pytest.mark.slow
+async def test_a_reader_process_that_crashes_mid_read_leaves_the_read_in_doubt(
+    tmp_path: Path,
+) -> None:
+    lab = reader_lab(tmp_path)
+    async with open_runtime(lab.instrument("lh1"), lab.db_path, lab.world_path):
+        pass
+    world = SimWorld(lab.world_path)
+    world.conn.execute("UPDATE plates SET location=? WHERE labware=?", (DRAWER, "plate_1"))
+    world.add_fault(READER, {"kind": "crash", "match": {"op": "read_absorbance"}})
+    read = {"plate": "plate_1", "wavelength_nm": 600, "dry_run": False, "action_id": "crash.1"}
+    trace = StdioTrace()
+    with (tmp_path / "server.log").open("w") as errlog:
+        async with reader_process(lab, errlog, trace) as session:
+            assert (await call(session, "read_back"))["state"]["plate_in_reader"] == "plate_1"
+            with pytest.raises(McpError), anyio.fail_after(WAIT_S):
+                await session.call_tool("read_absorbance", read)
+        async with reader_process(lab, errlog, trace) as session:
+            with anyio.fail_after(WAIT_S):
+                again = await call(session, "read_absorbance", **read)
+                assert error_code(again) == "ACTION_IN_DOUBT"
+                state = (await call(session, "get_state"))["state"]
+                assert state["stale"] and state["in_doubt"] == ["crash.1"]
+                assert (await call(session, "read_back"))["in_doubt_actions"] == ["crash.1"]
+                fresh = {**read, "action_id": "crash.2"}
+                assert (await call(session, "read_absorbance", **fresh))["ok"]
+    assert trace.garbage == []  # nothing but MCP on the server's stdout
+    world.close()
