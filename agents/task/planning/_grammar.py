@@ -26,6 +26,7 @@ _LEAD = re.compile(
     r"^(?:(?:please|now|first|next|and|also|then|can you|could you)\b[\s,]*)+", _FLAGS
 )
 _TOKEN = re.compile(r"[A-Za-z][\w\-]*")
+_WORDS = re.compile(r"([\w\-]+)")
 _PLATE_LIKE = re.compile(
     r"^(?:plate|reservoir|trough|rack|tiprack|tips?|tube)s?[_\-]?\w*\d\w*$", _FLAGS
 )
@@ -42,6 +43,8 @@ _TRANSFER = re.compile(
     r"^(transfer|add|distribute|dispense|pipette|pipet|aliquot|put|move|fill|place)\b", _FLAGS
 )
 _AND_MIX = re.compile(r"(?:,\s*|\s+)(?:and\s+)?(?:then\s+)?mix(?:ing)?\b(.*)$", _FLAGS)
+_FILL = re.compile(r"(.+?)\s+with\s+(.+)$", _FLAGS)
+_MIXING = re.compile(r"\bmix(?:ing)?\b(.*)$", _FLAGS)
 _FROM = re.compile(r"\bfrom\b", _FLAGS)
 _TO = re.compile(r"\b(?:to|into|onto|across|over|throughout)\b", _FLAGS)
 _IN = re.compile(r"\bin\b", _FLAGS)
@@ -208,10 +211,15 @@ def target(text: str, lex: Lexicon) -> Target:
             found.unknown.append(tok)
         else:
             continue
-        rest = re.sub(r"\b" + re.escape(tok) + r"\b", " ", rest)
+        rest = _without(rest, tok)
     found.plates = list(dict.fromkeys(found.plates))
     found.selection = _wells.find(rest)
     return found
+
+
+def _without(text: str, word: str) -> str:
+    """``text`` with every whole-word ``word`` blanked out."""
+    return "".join(" " if t == word else t for t in _WORDS.split(text))
 
 
 def _clause(text: str) -> dict[str, object]:
@@ -264,7 +272,7 @@ def _transfer(text: str, lex: Lexicon) -> TransferIntent:
     mix_text = None
     if m := _AND_MIX.search(body):
         mix_text, body = m.group(1).strip(), body[: m.start()]
-    if verb.lower() == "fill" and (m := re.match(r"(.+?)\s+with\s+(.+)$", body, _FLAGS)):
+    if verb.lower() == "fill" and (m := _FILL.match(body)):
         dest_text, body = m.group(1), m.group(2)
         head, src_text = [*_FROM.split(body, maxsplit=1), ""][:2]
     else:
@@ -303,8 +311,8 @@ def _dilution(text: str, lex: Lexicon) -> DilutionIntent:
     rest = text
     for word in (stock.group(1) if stock else None, diluent):
         if word:
-            rest = re.sub(r"\b" + re.escape(word) + r"\b", " ", rest)
-    mix = re.search(r"\bmix(?:ing)?\b(.*)$", text, _FLAGS)
+            rest = _without(rest, word)
+    mix = _MIXING.search(text)
     return DilutionIntent(
         **_clause(text),  # type: ignore[arg-type]
         fold=_units.fold(text),

@@ -22,6 +22,7 @@ _HOME_WORDS = re.compile(
 )
 _READER = re.compile(r"\b(?:plate\s+)?reader\b", re.I)
 _HS = re.compile(r"\b(?:heater[\s-]?shaker|shaker|incubator)\b", re.I)
+_NAME = re.compile(r"[\w\-]+")
 _SLOT = re.compile(r"^(?:the\s+)?([a-z][\w\-]*)\s*(?:slot|position|:)?\s*(\d+)$", re.I)
 
 
@@ -30,7 +31,7 @@ def incubate(intent: IncubateIntent, world: World, ctx: r.Context) -> str:
     hs = r.instrument("heater_shaker", intent.target, world)
     plate = r.plate(intent.target, world, ctx, intent.verb)
     celsius = None
-    if intent.temperature is not None or not intent.shaking:
+    if intent.temperature is not None or not intent.shaking or intent.bare:
         celsius = r.quantity(intent.temperature, intent, "At what temperature (C)?", "temperature")
         r.within(celsius, "temperature_range_c", hs, world, "temperature", "C")
     seconds = r.quantity(
@@ -95,6 +96,13 @@ def read(intent: ReadIntent, world: World, ctx: r.Context) -> str:
     return f"read {what} of {', '.join(done)} in {reader}"
 
 
+def _band(reader: str, world: World) -> list[str]:
+    lo, hi = world.lab.instruments[reader].limits.get(
+        "wavelength_range_nm", r.DEFAULT_LIMITS["wavelength_range_nm"]
+    )
+    return [f"{lo:g}-{hi:g} nm"]
+
+
 def _describe(optics: dict[str, int]) -> str:
     if "wavelength_nm" in optics:
         return f" at {optics['wavelength_nm']} nm"
@@ -123,7 +131,7 @@ def _optics(mode: str, intent: ReadIntent, reader: str, world: World) -> dict[st
                 "At what excitation and emission wavelengths (e.g. excitation 485 nm emission "
                 "520 nm)?",
                 ["excitation", "emission"],
-                ["excitation 485 nm emission 520 nm"],
+                _band(reader, world),
             )
         ex, em = nm(intent.excitation, "excitation"), nm(intent.emission, "emission")
         if em <= ex:
@@ -150,9 +158,7 @@ def destination(text: str, plate: str, world: World, lex: Lexicon) -> str:
         return world.labware(plate).home
     target = Target(
         instruments=[
-            lex.instruments[t.lower()]
-            for t in re.findall(r"[\w\-]+", spot)
-            if t.lower() in lex.instruments
+            lex.instruments[t.lower()] for t in _NAME.findall(spot) if t.lower() in lex.instruments
         ]
     )
     for inst in target.instruments:
@@ -183,6 +189,9 @@ def destination(text: str, plate: str, world: World, lex: Lexicon) -> str:
             if i.kind in ("plate_reader", "heater_shaker")
         ]
     )
-    raise Ask(
-        f"Where exactly should {plate} go ('{spot}' is not a place I know)?", ["location"], options
+    question = (
+        f"Which {spot} slot should {plate} go to?"
+        if group
+        else f"Where should {plate} go? '{spot}' is not a place I know."
     )
+    raise Ask(question, ["location"], options)

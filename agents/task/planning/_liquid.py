@@ -99,6 +99,9 @@ def transfer(intent: TransferIntent, world: World, ctx: r.Context, lex: Lexicon)
     volume = _volume(intent.volume, intent, "How many uL should go into each well?")
     dst = r.plate(intent.dest, world, ctx, "pipette into")
     dst_wells = r.wells(intent.dest, dst, world, ctx, "should receive it")
+    room = world.labware(dst).well_max_volume_ul
+    if intent.volume is not None and room and volume > room:
+        raise Refuse(f"{intent.volume.text} is more than a {dst} well holds ({fmt(room, 'uL')})")
     if intent.source is not None:
         src = r.plate(intent.source, world, r.Context(), "take the liquid from")
         src_well = _source_well(intent.source.selection, src, world)

@@ -44,7 +44,13 @@ _FAHRENHEIT = frozenset(("f", "degf", "fahrenheit", "degrees f", "degrees fahren
 _NUMBER = r"(?<![\w.])(-?(?:\d+(?:\.\d+)?|\.\d+))"
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _QUANTITY = re.compile(_NUMBER + r"\s*(" + _UNIT_ALT + r")(?![\w/])", re.IGNORECASE)
-_BARE = re.compile(_NUMBER + r"(?![\w.:]|\s*[-x]?\s*(?:fold|times|step|point|cycle|rep))", re.I)
+_BARE = re.compile(
+    r"(?<![\w.:/])(-?(?:\d+(?:\.\d+)?|\.\d+))"
+    r"(?![\w.:/]|\s*/|\s*-?\s*(?:fold|times|x\b|steps?|points?|cycles?|reps?))",
+    re.IGNORECASE,
+)
+
+_COUNTED = re.compile(r"(?:column|col|row|hotel|slot|od|step)\s*$", re.IGNORECASE)
 
 WORD_NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -86,7 +92,7 @@ def quantities(text: str) -> list[Quantity]:
         number, unit = float(m.group(1)), " ".join(m.group(2).lower().split())
         kind, factor = _UNITS[unit]
         value = (number - 32.0) * 5.0 / 9.0 if unit in _FAHRENHEIT else number * factor
-        found.append(Quantity(kind, value, m.group(0), m.start(), m.end()))
+        found.append(Quantity(kind, round(value, 6), m.group(0), m.start(), m.end()))
     return found
 
 
@@ -101,8 +107,7 @@ def bare_numbers(text: str) -> list[str]:
     return [
         m.group(1)
         for m in _BARE.finditer(text)
-        if not any(a <= m.start() < b for a, b in spans)
-        and not re.search(r"(?:column|col|row|hotel|slot|od|step)\s*$", text[: m.start()], re.I)
+        if not any(a <= m.start() < b for a, b in spans) and not _COUNTED.search(text[: m.start()])
     ]
 
 

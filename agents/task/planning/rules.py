@@ -44,7 +44,14 @@ class RulePlanner:
             )
         except Refuse as refuse:
             return Refusal(request=request, reason=refuse.reason)
-        counts = f"{len(world.steps)} steps, {world.moves} plate moves, {world.tips_used} tips"
+        counts = ", ".join(
+            f"{n} {word}{'' if n == 1 else 's'}"
+            for n, word in (
+                (len(world.steps), "step"),
+                (world.moves, "plate move"),
+                (world.tips_used, "tip"),
+            )
+        )
         return Plan(
             request=request, summary=f"{'; then '.join(done)} ({counts})", steps=world.steps
         )
