@@ -12,6 +12,7 @@ from agents.task.planning.models import (
     Refusal,
     WellView,
 )
+from agents.task.planning.rules import RulePlanner
 
 __all__ = [
     "Clarification",
@@ -23,5 +24,6 @@ __all__ = [
     "PlanStep",
     "Planner",
     "Refusal",
+    "RulePlanner",
     "WellView",
 ]

@@ -59,8 +59,9 @@ _DILUENT = re.compile(
     _FLAGS,
 )
 _NOT_LIQUID = frozenset(
-    ("row", "column", "col", "all", "every", "each", "the", "a", "an", "plate", "mixing", "final")
-)
+    ("row", "column", "col", "all", "every", "each", "the", "a", "an", "plate", "mixing", "final",
+     "well", "wells", "step", "steps", "duplicate", "triplicate")
+)  # fmt: skip
 MODES = {
     "absorbance": re.compile(r"\b(?:absorbance|abs|od\s?\d{3}|od|optical density)\b", _FLAGS),
     "fluorescence": re.compile(r"\b(?:fluorescence|fluor|rfu)\b", _FLAGS),

@@ -88,7 +88,11 @@ class InstrumentView(_Model):
     location: str | None = Field(
         default=None, description="Where a plate goes to be used by it (reader1:drawer)."
     )
-    limits: dict[str, Any] = Field(default_factory=dict, description="E.g. temperature range.")
+    limits: dict[str, Any] = Field(
+        default_factory=dict,
+        description="E.g. temperature range. The rule planner reads temperature_range_c, "
+        "rpm_range and wavelength_range_nm as (low, high) pairs.",
+    )
 
 
 class LabView(_Model):
