@@ -669,6 +669,7 @@ class InstrumentRuntime:
                 self._gate(step.command, cmd, True, None, digest, {}, context)
             except DeviceError as exc:
                 exc.detail = f"step {i}: {exc.detail}"
+                exc.extra = {**exc.extra, "step": i}
                 raise
             if trial is not None:
                 try:

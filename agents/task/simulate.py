@@ -1,0 +1,260 @@
+"""Simulate a whole plan across instruments, on their twins, before anything moves.
+
+Each instrument simulates its own steps as one dry-run protocol (``start_run(dry_run=true)``),
+so its steps see each other's effects. What other instruments do in between reaches it as
+``assume`` steps: a plate the arm puts into the reader's drawer, the drawer the reader opened
+before the arm moves in. The result is a summary a person can approve: steps, transfers,
+volumes per liquid, tips, a duration estimate, warnings and actions needing extra approval.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import anyio
+from pydantic import BaseModel, Field
+
+from agents.device.agent import DeviceAgent
+from agents.task.planning.models import LabView, Plan, PlanStep
+from policies import PolicyEngine, PolicyRequest, Verdict
+
+# Rough seconds per command for the duration estimate (simulated instruments report none).
+_SECONDS = {
+    "pick_up_tips": 4.0,
+    "drop_tips": 4.0,
+    "aspirate": 5.0,
+    "dispense": 5.0,
+    "mix": 10.0,
+    "move_plate": 12.0,
+    "open_drawer": 3.0,
+    "close_drawer": 3.0,
+    "read_absorbance": 20.0,
+    "read_fluorescence": 30.0,
+    "read_luminescence": 40.0,
+    "lock_plate": 2.0,
+    "unlock_plate": 2.0,
+    "set_temperature": 1.0,
+    "stop": 1.0,
+    "home": 10.0,
+}
+
+
+class StepPrediction(BaseModel):
+    step_id: str
+    instrument: str
+    command: str
+    events: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class SimulationReport(BaseModel):
+    """What the dry run of the whole plan predicts."""
+
+    ok: bool
+    simulated: bool = True
+    error: dict[str, Any] | None = None
+    failed_step: str | None = None
+    steps: int = 0
+    per_instrument: dict[str, int] = Field(default_factory=dict)
+    transfers: int = 0
+    liquid_moves: int = 0
+    dispensed_ul: dict[str, float] = Field(default_factory=dict)
+    tips_used: int = 0
+    plate_moves: int = 0
+    duration_s: float = 0.0
+    warnings: list[str] = Field(default_factory=list)
+    needs_approval: list[dict[str, Any]] = Field(default_factory=list)
+    predictions: list[StepPrediction] = Field(default_factory=list)
+
+
+def _facts(lab_states: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The facts other instruments' policies may ask about, as they are now."""
+    facts: dict[str, dict[str, Any]] = {}
+    for inst, state in lab_states.items():
+        if state.get("kind") == "plate_reader":
+            facts[inst] = {"drawer_open": bool(state.get("drawer_open")), "busy": False}
+        elif state.get("kind") == "heater_shaker":
+            facts[inst] = {
+                "locked": bool(state.get("locked")),
+                "shaking": bool(state.get("shaking")),
+                "busy": False,
+            }
+        elif state.get("kind") == "liquid_handler":
+            facts[inst] = {"busy": False}
+    return facts
+
+
+def _after(step: PlanStep, facts: dict[str, dict[str, Any]]) -> None:
+    """How a step changes the facts other instruments see."""
+    f = facts.setdefault(step.instrument, {})
+    if step.command == "open_drawer":
+        f["drawer_open"] = True
+    elif step.command == "close_drawer":
+        f["drawer_open"] = False
+    elif step.command == "lock_plate":
+        f["locked"] = True
+    elif step.command == "unlock_plate":
+        f["locked"] = False
+    elif step.command in ("shake", "stop"):
+        f["shaking"] = False
+
+
+def split_by_instrument(
+    plan: Plan, lab_states: dict[str, dict[str, Any]]
+) -> dict[str, list[tuple[str | None, dict[str, Any]]]]:
+    """Per instrument: its protocol steps, each tagged with the plan step id (None: assume)."""
+    protocols: dict[str, list[tuple[str | None, dict[str, Any]]]] = {i: [] for i in lab_states}
+    facts = _facts(lab_states)
+    for step in plan.steps:
+        if step.instrument not in protocols:
+            continue
+        if step.command == "move_plate":
+            others = {k: dict(v) for k, v in facts.items() if k != step.instrument}
+            protocols[step.instrument].append(
+                (None, {"command": "assume", "args": {"status": others}})
+            )
+        protocols[step.instrument].append(
+            (step.id, {"command": step.command, "args": dict(step.args)})
+        )
+        _after(step, facts)
+        if step.command == "move_plate":
+            plate, where = step.args.get("plate"), step.args.get("to_location")
+            for other, steps in protocols.items():
+                if other != step.instrument:
+                    steps.append(
+                        (None, {"command": "assume", "args": {"plate": plate, "location": where}})
+                    )
+    return protocols
+
+
+async def _dry_run(
+    agent: DeviceAgent, steps: list[tuple[str | None, dict[str, Any]]], timeout_s: float
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """Run one instrument's dry-run protocol to its end; (run info, events)."""
+    started = await agent.call(
+        "start_run", protocol={"name": "plan-simulation", "steps": [s for _, s in steps]}
+    )
+    if not started.get("ok"):
+        return {"status": "failed", "error": started.get("error")}, []
+    run_id = started["run_id"]
+    events: list[dict[str, Any]] = []
+    seq = 0
+    with anyio.fail_after(timeout_s):
+        while True:
+            page = await agent.call("run_events", run_id=run_id, since_seq=seq, max=1000)
+            events.extend(page["events"])
+            seq = page["next_seq"]
+            if page["status"] not in ("pending", "running") and not page["events"]:
+                break
+            if not page["events"]:
+                await anyio.sleep(0.01)
+    info = await agent.call("get_run", run_id=run_id)
+    return info, events
+
+
+def _estimate(step: PlanStep, state: dict[str, Any]) -> float:
+    if step.command == "transfer":
+        per = 4 + 5 + 5 + 4 + 10 * int(step.args.get("mix_after") or 0)
+        return per * len(step.args.get("destination_wells") or [1])
+    if step.command == "shake":
+        return float(step.args.get("duration_s") or 0)
+    if step.command == "wait_for_temperature":
+        limits = state.get("limits") or {}
+        ramp = float(limits.get("ramp_c_per_min") or 10.0)
+        target = state.get("target_c") or state.get("current_c") or 22.0
+        return 60.0 * abs(float(target) - float(state.get("current_c") or 22.0)) / ramp
+    return _SECONDS.get(step.command, 5.0)
+
+
+async def simulate_plan(
+    plan: Plan,
+    agents: dict[str, DeviceAgent],
+    lab_states: dict[str, dict[str, Any]],
+    policies: dict[str, PolicyEngine] | None = None,
+    timeout_s: float = 120.0,
+) -> SimulationReport:
+    """Dry-run every instrument's part of the plan and summarise the prediction."""
+    report = SimulationReport(ok=True, steps=len(plan.steps))
+    unknown = [s.id for s in plan.steps if s.instrument not in agents]
+    if unknown:
+        report.ok = False
+        report.failed_step = unknown[0]
+        report.error = {"code": "INVALID_ARGUMENT", "detail": f"no instrument for {unknown}"}
+        return report
+    protocols = split_by_instrument(plan, {i: lab_states.get(i, {}) for i in agents})
+    by_step: dict[str, StepPrediction] = {
+        s.id: StepPrediction(step_id=s.id, instrument=s.instrument, command=s.command)
+        for s in plan.steps
+    }
+    for inst, steps in protocols.items():
+        if not any(step_id for step_id, _ in steps):
+            continue
+        info, events = await _dry_run(agents[inst], steps, timeout_s)
+        index: dict[int, str | None] = {i: step_id for i, (step_id, _) in enumerate(steps)}
+        current: str | None = None
+        for ev in events:
+            if ev["type"] == "step_started":
+                current = index.get(int(ev["data"].get("step", -1)))
+            elif current is not None and ev["type"] not in ("step_completed",):
+                by_step[current].events.append({"type": ev["type"], "data": ev["data"]})
+        if info.get("status") != "completed" and report.ok:
+            report.ok = False
+            error = dict(info.get("error") or {})
+            step_index = (error.get("extra") or {}).get("step")
+            report.failed_step = index.get(int(step_index)) if step_index is not None else None
+            report.error = error
+    report.predictions = [by_step[s.id] for s in plan.steps]
+    _summarise(report, plan, lab_states, policies or {})
+    return report
+
+
+def _summarise(
+    report: SimulationReport,
+    plan: Plan,
+    lab_states: dict[str, dict[str, Any]],
+    policies: dict[str, PolicyEngine],
+) -> None:
+    dispensed: Counter[str] = Counter()
+    for step, pred in zip(plan.steps, report.predictions, strict=True):
+        report.per_instrument[step.instrument] = report.per_instrument.get(step.instrument, 0) + 1
+        report.duration_s += _estimate(step, lab_states.get(step.instrument, {}))
+        if step.command == "transfer":
+            report.transfers += len(step.args.get("destination_wells") or [])
+        if step.command == "move_plate":
+            report.plate_moves += 1
+        for ev in pred.events:
+            data = ev["data"]
+            if ev["type"] == "tip_picked_up":
+                report.tips_used += 1
+            elif ev["type"] == "liquid_transferred":
+                report.liquid_moves += 1
+                if data.get("op") == "dispense":
+                    for liquid, vol in (data.get("liquids") or {}).items():
+                        dispensed[liquid] += float(vol)
+            elif ev["type"] == "warning":
+                report.warnings.append(f"{step.id}: {data.get('message', data)}")
+        engine = policies.get(step.instrument)
+        if engine is not None:
+            decision = engine.evaluate(
+                PolicyRequest(
+                    instrument=step.instrument,
+                    command=step.command,
+                    numbers={
+                        k: [float(v)]
+                        for k, v in step.args.items()
+                        if isinstance(v, int | float) and not isinstance(v, bool)
+                    },
+                    args=dict(step.args),
+                )
+            )
+            if decision.verdict is Verdict.REQUIRE_APPROVAL:
+                report.needs_approval.append(
+                    {
+                        "step": step.id,
+                        "instrument": step.instrument,
+                        "command": step.command,
+                        "reason": decision.reason,
+                    }
+                )
+    report.dispensed_ul = {k: round(v, 3) for k, v in sorted(dispensed.items())}
+    report.duration_s = round(report.duration_s, 1)
