@@ -16,7 +16,7 @@ import anyio
 from pydantic import BaseModel, Field
 
 from agents.device.agent import DeviceAgent
-from agents.task.planning.models import LabView, Plan, PlanStep
+from agents.task.planning.models import Plan, PlanStep
 from policies import PolicyEngine, PolicyRequest, Verdict
 
 # Rough seconds per command for the duration estimate (simulated instruments report none).
