@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from agents.task.planning.models import PlanStep
 from policies import PolicyEngine, PolicyRequest, Verdict
+from state_store import AuditLog
 
 # Failures of the pipe, not of the instrument: the only ones retried automatically.
 TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
@@ -31,9 +32,14 @@ TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-def action_id_for(run_id: str, step: PlanStep) -> str:
-    """Deterministic: the same (run, step, operation) always yields the same id."""
-    return f"{run_id}/{step.id}/{step.command}"
+def action_id_for(run_id: str, step: PlanStep, attempt: int = 1) -> str:
+    """Deterministic: the same (run, step, operation, attempt) always yields the same id.
+
+    A new attempt (after a device error and a fresh read back) is a new action; asking again
+    within one attempt (a node re-run after a crash) is the same action.
+    """
+    base = f"{run_id}/{step.id}/{step.command}"
+    return base if attempt <= 1 else f"{base}#{attempt}"
 
 
 class Observation(BaseModel):
@@ -79,12 +85,14 @@ class DeviceAgent:
         session: ClientSession,
         policy: PolicyEngine | None = None,
         call_timeout_s: float = 600.0,
+        audit: AuditLog | None = None,
     ) -> None:
         self.instrument = instrument
         self.kind = kind
         self.session = session
         self.policy = policy
         self.call_timeout_s = call_timeout_s
+        self.audit = audit
 
     async def call(self, tool: str, **args: Any) -> dict[str, Any]:
         """One tool call; transport failures raise, device errors come back as payloads."""
@@ -130,28 +138,74 @@ class DeviceAgent:
     async def dry_run(self, step: PlanStep) -> dict[str, Any]:
         return await self.call(step.command, **step.args, dry_run=True)
 
-    async def execute(self, step: PlanStep, run_id: str) -> Observation:
+    def _audit(
+        self, run_id: str, tool: str, args: dict[str, Any], before: Any, obs: Observation
+    ) -> None:
+        if self.audit is None:
+            return
+        self.audit.append(
+            run_id=run_id,
+            agent=f"device:{self.instrument}",
+            tool=tool,
+            args=args,
+            state_before=before,
+            state_after=obs.state or None,
+            decision_note="replayed recorded outcome" if obs.replayed else "",
+            result={"ok": obs.ok, "error": obs.error, "transport_error": obs.transport_error},
+        )
+
+    async def make_safe(self, run_id: str, step: PlanStep, attempt: int) -> list[str]:
+        """After a device error: put the instrument in a safe state, read it back."""
+        done: list[str] = []
+        try:
+            state = await self.state()
+            if self.kind == "liquid_handler" and any(
+                c.get("tip") for c in state.get("channels", [])
+            ):
+                await self.call(
+                    "drop_tips",
+                    dry_run=False,
+                    action_id=f"{run_id}/{step.id}/make-safe#{attempt}",
+                )
+                done.append("dropped the tips")
+            await self.read_back()
+            done.append("read back")
+        except TRANSPORT_ERRORS:
+            done.append("could not reach the instrument")
+        return done
+
+    async def execute(self, step: PlanStep, run_id: str, attempt: int = 1) -> Observation:
         """Dispatch one step at most once (by its action_id) and observe the result."""
-        action_id = action_id_for(run_id, step)
+        action_id = action_id_for(run_id, step, attempt)
         base: dict[str, Any] = {
             "step_id": step.id,
             "instrument": self.instrument,
             "command": step.command,
             "action_id": action_id,
         }
+        args = {**step.args, "dry_run": False, "action_id": action_id}
         denied = self.check_policy(step)
         if denied is not None:
-            return Observation(**base, ok=False, error=denied)
+            obs = Observation(**base, ok=False, error=denied)
+            self._audit(run_id, step.command, args, None, obs)
+            return obs
+        before: Any = None
         try:
-            payload = await self.call(step.command, **step.args, dry_run=False, action_id=action_id)
+            if self.audit is not None:
+                before = await self.state()
+            payload = await self.call(step.command, **args)
             state = await self.state()
         except TRANSPORT_ERRORS as exc:
-            return Observation(**base, ok=False, transport_error=f"{type(exc).__name__}: {exc}")
+            obs = Observation(**base, ok=False, transport_error=f"{type(exc).__name__}: {exc}")
+            self._audit(run_id, step.command, args, before, obs)
+            return obs
         if not payload.get("ok"):
             error = dict(payload.get("error") or {})
             deviations = list((error.get("extra") or {}).get("deviations", []))
-            return Observation(**base, ok=False, error=error, state=state, deviations=deviations)
-        return Observation(
+            obs = Observation(**base, ok=False, error=error, state=state, deviations=deviations)
+            self._audit(run_id, step.command, args, before, obs)
+            return obs
+        obs = Observation(
             **base,
             ok=True,
             simulated=bool(payload.get("simulated", True)),
@@ -161,3 +215,5 @@ class DeviceAgent:
             measurements=list(payload.get("measurements", [])),
             events=list(payload.get("events", [])),
         )
+        self._audit(run_id, step.command, args, before, obs)
+        return obs

@@ -9,7 +9,6 @@ volumes per liquid, tips, a duration estimate, warnings and actions needing extr
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import anyio
@@ -214,7 +213,7 @@ def _summarise(
     lab_states: dict[str, dict[str, Any]],
     policies: dict[str, PolicyEngine],
 ) -> None:
-    dispensed: Counter[str] = Counter()
+    dispensed: dict[str, float] = {}
     for step, pred in zip(plan.steps, report.predictions, strict=True):
         report.per_instrument[step.instrument] = report.per_instrument.get(step.instrument, 0) + 1
         report.duration_s += _estimate(step, lab_states.get(step.instrument, {}))
@@ -230,7 +229,7 @@ def _summarise(
                 report.liquid_moves += 1
                 if data.get("op") == "dispense":
                     for liquid, vol in (data.get("liquids") or {}).items():
-                        dispensed[liquid] += float(vol)
+                        dispensed[liquid] = dispensed.get(liquid, 0.0) + float(vol)
             elif ev["type"] == "warning":
                 report.warnings.append(f"{step.id}: {data.get('message', data)}")
         engine = policies.get(step.instrument)
