@@ -82,6 +82,8 @@ def _check(rule: Rule, req: PolicyRequest) -> Decision | None:
             )
         return None
     if isinstance(rule, RequireStateRule):
+        if not req.facts_known:
+            return None
         actual = req.context.get(rule.key)
         if actual != rule.equals:
             known = "unknown" if actual is None else repr(actual)

@@ -103,6 +103,9 @@ class PolicyRequest(BaseModel):
     args: dict[str, Any] = Field(default_factory=dict)
     context: dict[str, Any] = Field(default_factory=dict)
     dry_run: bool = True
+    # False where the caller cannot know the instrument's facts (an agent checking before it
+    # calls): ``require_state`` rules are then left to the server, which knows them.
+    facts_known: bool = True
 
     @classmethod
     def for_command(

@@ -122,6 +122,7 @@ class DeviceAgent:
                 },
                 args=dict(step.args),
                 dry_run=False,
+                facts_known=False,
             )
         )
         if decision.verdict is Verdict.DENY:

@@ -244,6 +244,7 @@ def _summarise(
                         if isinstance(v, int | float) and not isinstance(v, bool)
                     },
                     args=dict(step.args),
+                    facts_known=False,
                 )
             )
             if decision.verdict is Verdict.REQUIRE_APPROVAL:

@@ -1,0 +1,190 @@
+"""Run the task graph against a lab: device agents on MCP sessions, checkpoints in SQLite.
+
+One :class:`TaskRunner` per process. It opens ONE MCP session per instrument (stdio
+subprocesses for local instruments, streamable HTTP for remote ones), the lab's checkpoint
+store, and drives runs: start one, resume one with a person's answer, or resume one after a
+crash. Whatever process resumes a run rebuilds this context; the state is in the checkpoints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+from langgraph.types import Command
+
+from agents.device.agent import DeviceAgent
+from agents.mcp_client import client_for
+from agents.task.graph import DURABILITY, compile_graph
+from agents.task.planning.models import Planner
+from agents.task.state import TaskContext
+from device_servers.contract import InstrumentBase
+from policies import build_engine
+from state_store import AuditLog, TaskRuns, connect
+
+WAITING = {"approval": "waiting_approval", "escalation": "waiting_person"}
+
+
+@dataclass
+class Outcome:
+    """Where a run stands after the graph stopped: done, refused, or waiting for a person."""
+
+    run_id: str
+    status: str
+    interrupt: dict[str, Any] | None = None
+    report: dict[str, Any] | None = None
+    values: dict[str, Any] | None = None
+
+    @property
+    def waiting(self) -> bool:
+        return self.interrupt is not None
+
+
+class TaskRunner:
+    """Device agents + checkpointed task graph for one lab."""
+
+    def __init__(
+        self,
+        instruments: list[InstrumentBase],
+        config_path: Path,
+        db_path: Path,
+        planner: Planner,
+        *,
+        env: dict[str, str] | None = None,
+        model: str | None = None,
+        progress: Callable[[str, dict[str, Any]], None] | None = None,
+    ) -> None:
+        self.instruments = instruments
+        self.config_path = config_path
+        self.db_path = db_path
+        self.planner = planner
+        self.env = env
+        self.model = model
+        self.progress = progress
+        self.conn = connect(db_path)
+        self.runs = TaskRuns(self.conn)
+        self.audit = AuditLog(self.conn)
+        self._stack = contextlib.AsyncExitStack()
+
+    async def __aenter__(self) -> TaskRunner:
+        client = client_for(self.instruments, self.config_path, self.env)
+        agents: dict[str, DeviceAgent] = {}
+        policies = {}
+        for inst in self.instruments:
+            session = await self._stack.enter_async_context(client.session(inst.id))
+            kind = getattr(inst, "kind", "?")
+            policy = build_engine(
+                kind, inst.policy.rules_file, inst.policy.rules, inst.policy.protected_labware
+            )
+            policies[inst.id] = policy
+            agents[inst.id] = DeviceAgent(inst.id, kind, session, policy, audit=self.audit)
+        saver = await self._stack.enter_async_context(
+            AsyncSqliteSaver.from_conn_string(str(self.db_path))
+        )
+        self.graph = compile_graph(saver)
+        self.context = TaskContext(
+            agents=agents,
+            planner=self.planner,
+            policies=policies,
+            audit=self.audit,
+            model=self.model,
+            progress=self.progress,
+        )
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+    # ------------------------------------------------------------------ runs
+    async def start(self, request: str, run_id: str | None = None) -> Outcome:
+        run_id = run_id or f"task-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+        self.runs.create(
+            request, run_id=run_id, planner=type(self.planner).__name__, model=self.model
+        )
+        first = {"run_id": run_id, "request": request, "observations": [], "deviations": []}
+        return await self._drive(run_id, first)
+
+    async def resume(self, run_id: str, answer: dict[str, Any] | None = None) -> Outcome:
+        """Continue a run: with a person's answer to its question, or after a crash."""
+        if answer is not None:
+            self.audit.append(
+                run_id=run_id,
+                agent="person",
+                tool="answer",
+                args=answer,
+                decision_note=str(answer.get("decision")),
+            )
+        return await self._drive(run_id, None if answer is None else Command(resume=answer))
+
+    async def outcome(self, run_id: str) -> Outcome:
+        """Where a run stands, from its checkpoints (no instrument is touched)."""
+        config = {"configurable": {"thread_id": run_id}}
+        snap = await self.graph.aget_state(config)
+        values = dict(snap.values or {})
+        for task in snap.tasks:
+            for intr in task.interrupts:
+                payload = dict(intr.value)
+                return Outcome(
+                    run_id,
+                    WAITING.get(payload.get("kind", ""), "waiting_person"),
+                    interrupt=payload,
+                    values=values,
+                )
+        if snap.next:
+            return Outcome(run_id, "interrupted", values=values)
+        return Outcome(
+            run_id, values.get("status", "unknown"), report=values.get("report"), values=values
+        )
+
+    async def _drive(self, run_id: str, graph_input: Any) -> Outcome:
+        config = {"configurable": {"thread_id": run_id}}
+        self.runs.update(run_id, status="running")
+        async for _ in self.graph.astream(
+            graph_input,
+            config,
+            context=self.context,
+            durability=DURABILITY,
+            stream_mode="updates",
+        ):
+            pass
+        out = await self.outcome(run_id)
+        values = out.values or {}
+        fields: dict[str, Any] = {"status": _run_status(out.status)}
+        if values.get("plan"):
+            fields["plan"] = values["plan"]
+            fields["summary"] = values["plan"].get("summary")
+        if out.report is not None:
+            fields["report"] = out.report
+        self.runs.update(run_id, **fields)
+        return out
+
+
+def _run_status(status: str) -> str:
+    """The task-runs table's vocabulary."""
+    return {
+        "clarification": "refused",
+        "rejected": "cancelled",
+        "aborted": "cancelled",
+        "interrupted": "running",
+    }.get(
+        status,
+        status
+        if status
+        in {
+            "done",
+            "refused",
+            "failed",
+            "waiting_approval",
+            "waiting_person",
+            "running",
+            "cancelled",
+            "planning",
+        }
+        else "failed",
+    )

@@ -1,0 +1,53 @@
+"""The task agent's state and run-scoped context.
+
+State is plain JSON-able data, checkpointed after every node (``durability="sync"``) outside
+any model's context: the request, the plan, the simulation report, approvals, per-step
+observations, deviations and the report. Live objects (device agents, the planner) are not
+state: they are the run's context, rebuilt by whoever resumes the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+from agents.device.agent import DeviceAgent
+from agents.task.planning.models import Planner
+from policies import PolicyEngine
+from state_store import AuditLog
+
+
+class TaskState(TypedDict, total=False):
+    run_id: str
+    request: str
+    outcome: str  # plan | clarification | refusal
+    plan: dict[str, Any] | None
+    answer: dict[str, Any] | None  # the clarification or refusal
+    simulation: dict[str, Any] | None
+    replanned: bool
+    approval: dict[str, Any] | None
+    step: int  # index of the next plan step to dispatch
+    attempt: int  # attempt number of that step (a new action id per attempt)
+    failures: int  # consecutive failures of that step
+    observations: list[dict[str, Any]]
+    deviations: list[dict[str, Any]]
+    escalation: dict[str, Any] | None
+    status: str  # done | refused | clarification | rejected | failed | aborted
+    report: dict[str, Any] | None
+
+
+@dataclass
+class TaskContext:
+    """Live, per-process resources of a run: never checkpointed."""
+
+    agents: dict[str, DeviceAgent]
+    planner: Planner
+    policies: dict[str, PolicyEngine] = field(default_factory=dict)
+    audit: AuditLog | None = None
+    model: str | None = None
+    progress: Callable[[str, dict[str, Any]], None] | None = None
+
+    def tell(self, what: str, **data: Any) -> None:
+        if self.progress is not None:
+            self.progress(what, data)
