@@ -407,5 +407,12 @@ def main() -> None:  # pragma: no cover - console entry
         sys.exit(1)
 
 
+# The task agent's commands (run, approve, reject, resume, runs, show, events) register
+# themselves on ``app``; they live in their own module to keep this one readable.
+from labwright import task_cli as _task_cli  # noqa: E402, F401
+
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    # Run the importable module's app, on which every command is registered.
+    from labwright import cli as _cli
+
+    _cli.main()
