@@ -400,7 +400,21 @@ class DeviceServer:
         ),
     }
 
+    # A prompt listed here is offered only by servers of these instrument kinds.
+    PROMPT_KINDS: ClassVar[dict[str, set[str]]] = {"serial_dilution": {"liquid_handler"}}
+
+    def prompts(self) -> dict[str, tuple[str, list[types.PromptArgument]]]:
+        """The standard procedures of this instrument (a reader has no serial dilution)."""
+        kind = self.rt.driver.kind
+        return {
+            n: p
+            for n, p in self.PROMPTS.items()
+            if n not in self.PROMPT_KINDS or kind in self.PROMPT_KINDS[n]
+        }
+
     def prompt(self, name: str, args: dict[str, str]) -> types.GetPromptResult:
+        if name not in self.prompts():
+            raise ValueError(f"unknown prompt {name!r} on {self.rt.id}")
         if name == "serial_dilution":
             missing = [a for a in ("plate", "row", "final_volume_ul") if not args.get(a)]
             if missing:
@@ -479,7 +493,7 @@ class DeviceServer:
         async def _list_prompts() -> list[types.Prompt]:
             return [
                 types.Prompt(name=n, description=d, arguments=a)
-                for n, (d, a) in self.PROMPTS.items()
+                for n, (d, a) in self.prompts().items()
             ]
 
         @srv.get_prompt()

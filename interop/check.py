@@ -1,8 +1,12 @@
 """Checks for interop/run.sh: judge one MCP Inspector CLI output, or the conformance results.
 
-    check.py inspector CHECK STDOUT_FILE EXIT_CODE   -> exit 0 and one line, or exit 1 and why
+    check.py case KIND CASE                          -> "TOOL<tab>ARGS_JSON<tab>LABEL" for run.sh
+    check.py inspector CHECK STDOUT_FILE EXIT_CODE INSTRUMENT KIND
+                                                     -> exit 0 and one line, or exit 1 and why
     check.py conformance RESULTS_DIR SUITE_STDOUT BASELINE
 
+CASE is ``error`` (a call that must fail with a structured error) or ``execute`` (a call with
+dry_run false whose effect the next server, on the same state directory, must still show).
 Standard library only. Every failure message says what was expected and what came instead.
 """
 
@@ -14,7 +18,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-TOOLS = {
+# Every server has these, whatever its instrument.
+COMMON_TOOLS = {
     "get_state",
     "read_back",
     "start_run",
@@ -24,14 +29,96 @@ TOOLS = {
     "emergency_stop",
     "reset_estop",
     "confirm_state",
-    "pick_up_tips",
-    "aspirate",
-    "dispense",
-    "drop_tips",
-    "transfer",
-    "mix",
 }
-PROMPTS = {"serial_dilution", "recover_from_error"}
+# The instrument's own commands (device_servers/<kind>/commands.py COMMANDS).
+KIND_TOOLS = {
+    "liquid_handler": {"pick_up_tips", "aspirate", "dispense", "drop_tips", "transfer", "mix"},
+    "plate_reader": {
+        "open_drawer",
+        "close_drawer",
+        "read_absorbance",
+        "read_fluorescence",
+        "read_luminescence",
+    },
+    "heater_shaker": {
+        "set_temperature",
+        "wait_for_temperature",
+        "shake",
+        "stop",
+        "lock_plate",
+        "unlock_plate",
+    },
+    "plate_mover": {"move_plate", "home"},
+}
+COMMON_PROMPTS = {"recover_from_error"}
+KIND_PROMPTS = {"liquid_handler": {"serial_dilution"}}
+
+# (tool, arguments, expected error code, why) per kind: each fails on a fresh examples/lab.yaml.
+ERROR_CASES: dict[str, tuple[str, dict[str, Any], str, str]] = {
+    "liquid_handler": (
+        "aspirate",
+        {"labware": "nope", "wells": ["A1"], "volume_ul": 10, "dry_run": True},
+        "UNKNOWN_LABWARE",
+        "no labware 'nope' on the deck",
+    ),
+    "plate_reader": (
+        "read_absorbance",
+        {"plate": "plate_1", "wavelength_nm": 600, "dry_run": True},
+        "UNKNOWN_LABWARE",
+        "plate_1 is on the liquid handler's deck, not in the reader",
+    ),
+    # The policy gate runs before the simulation's physical range check (4..100 C):
+    # 500 C is refused by the hard limit rule (80 C) first.
+    "heater_shaker": (
+        "set_temperature",
+        {"celsius": 500, "dry_run": True},
+        "POLICY_DENIED",
+        "500 C: the policy's hard limit comes before the physical range",
+    ),
+    "plate_mover": (
+        "move_plate",
+        {"plate": "plate_1", "to_location": "hotel:99", "dry_run": True},
+        "OUT_OF_RANGE",
+        "hotel:99 is outside the arm's workspace",
+    ),
+}
+# (tool, arguments, label) per kind: executed on a fresh state directory.
+EXECUTE_CASES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "liquid_handler": (
+        "transfer",
+        {
+            "source": "reservoir",
+            "source_well": "A1",
+            "destination": "plate_1",
+            "destination_wells": ["A1", "A2"],
+            "volume_ul": 50,
+        },
+        "transfer",
+    ),
+    "plate_reader": ("open_drawer", {}, "open_drawer"),
+    "heater_shaker": ("set_temperature", {"celsius": 37}, "set_temperature 37 C"),
+    "plate_mover": (
+        "move_plate",
+        {"plate": "plate_1", "to_location": "hotel:1"},
+        "move_plate to hotel:1",
+    ),
+}
+
+
+def action_id(kind: str) -> str:
+    return f"interop-{kind}-1"
+
+
+def case(kind: str, which: str) -> str:
+    """One line for run.sh: tool, JSON arguments (no spaces), label, tab-separated."""
+    expect(kind in KIND_TOOLS, f"no interop cases for instrument kind {kind!r}: add them here")
+    if which == "error":
+        tool, args, code, _ = ERROR_CASES[kind]
+        label = tool
+    else:
+        tool, args, label = EXECUTE_CASES[kind]
+        args = {**args, "dry_run": False, "action_id": action_id(kind)}
+    return "\t".join((tool, json.dumps(args, separators=(",", ":")), label))
 
 
 class Mismatch(Exception):
@@ -75,84 +162,133 @@ def tool_payload(result: dict[str, Any]) -> dict[str, Any]:
     return sc
 
 
-def check_tools_list(result: dict[str, Any]) -> str:
-    names = {t.get("name") for t in result.get("tools") or []}
-    missing = sorted(TOOLS - names)
-    expect(not missing, f"tools/list lacks {missing}; got {sorted(n for n in names if n)}")
-    for tool in result["tools"]:
-        schema = tool.get("inputSchema") or {}
-        expect(schema.get("type") == "object", f"{tool['name']}: inputSchema.type != object")
-    return f"{len(names)} tools, all {len(TOOLS)} expected present"
+class Checks:
+    """The checks of one instrument (id and kind from examples/lab.yaml)."""
+
+    def __init__(self, instrument: str, kind: str) -> None:
+        expect(kind in KIND_TOOLS, f"no interop checks for instrument kind {kind!r}")
+        self.id, self.kind = instrument, kind
+
+    def tools_list(self, result: dict[str, Any]) -> str:
+        names = {t.get("name") for t in result.get("tools") or []}
+        want = COMMON_TOOLS | KIND_TOOLS[self.kind]
+        missing, extra = sorted(want - names), sorted(str(n) for n in names - want)
+        expect(not missing and not extra, f"tools/list lacks {missing}, has unexpected {extra}")
+        for tool in result["tools"]:
+            schema = tool.get("inputSchema") or {}
+            expect(schema.get("type") == "object", f"{tool['name']}: inputSchema.type != object")
+        own = ", ".join(sorted(KIND_TOOLS[self.kind]))
+        return f"{len(names)} tools: the {len(COMMON_TOOLS)} common ones + {own}"
+
+    def get_state(self, result: dict[str, Any]) -> str:
+        expect(result.get("isError") is not True, f"get_state returned isError: {short(result)}")
+        sc = tool_payload(result)
+        expect(sc.get("ok") is True, f"get_state ok != true: {short(sc)}")
+        state = sc.get("state") or {}
+        expect(state.get("instrument") == self.id, f"state.instrument != {self.id!r}")
+        expect(state.get("kind") == self.kind, f"state.kind != {self.kind!r}: {short(state)}")
+        expect(
+            state.get("estop") is False, f"a fresh server has its e-stop latched: {short(state)}"
+        )
+        if self.kind == "liquid_handler":
+            expect("plate_1" in (state.get("labware") or {}), "state.labware lacks plate_1")
+            return f"ok, {len(state['labware'])} labware"
+        if self.kind == "plate_reader":
+            expect(state.get("drawer_open") is False, f"drawer not closed: {short(state)}")
+            expect(state.get("plate_in_reader") is None, f"a plate in the reader: {short(state)}")
+            return "ok, drawer closed, no plate in the reader"
+        if self.kind == "heater_shaker":
+            expect(isinstance(state.get("current_c"), (int, float)), "no current_c")
+            expect(state.get("shaking") is False, f"shaking at start: {short(state)}")
+            return f"ok, block at {state['current_c']} C, not shaking"
+        locations = state.get("locations") or {}
+        expect(
+            locations.get("lh1:plate_carrier:1") == "plate_1",
+            f"plate_1 not on lh1's deck: {short(locations)}",
+        )
+        return f"ok, {len(locations)} locations, plate_1 at lh1:plate_carrier:1"
+
+    def tool_error(self, result: dict[str, Any]) -> str:
+        code = ERROR_CASES[self.kind][2]
+        expect(result.get("isError") is True, f"expected isError true, got {short(result)}")
+        sc = tool_payload(result)
+        expect(sc.get("ok") is False, f"expected ok false: {short(sc)}")
+        err = sc.get("error") or {}
+        expect(err.get("code") == code, f"expected {code}, got {short(err)}")
+        for key in ("detail", "fix_hint", "retriable", "defined"):
+            expect(key in err, f"error lacks {key!r}: {short(err)}")
+        expect(bool(err["fix_hint"]), f"empty fix_hint: {short(err)}")
+        return f"isError true, error.code {code} with detail and fix_hint"
+
+    def execute(self, result: dict[str, Any]) -> str:
+        expect(result.get("isError") is not True, f"the call failed: {short(result)}")
+        sc = tool_payload(result)
+        expect(sc.get("ok") is True and sc.get("dry_run") is False, f"not executed: {short(sc)}")
+        expect(sc.get("action_id") == action_id(self.kind), f"action_id not echoed: {short(sc)}")
+        events, state = sc.get("events") or [], sc.get("state") or {}
+        if self.kind == "liquid_handler":
+            dispensed = [
+                e["data"]["well"]
+                for e in events
+                if e.get("type") == "liquid_transferred" and e["data"].get("op") == "dispense"
+            ]
+            expect(dispensed == ["A1", "A2"], f"expected dispenses into A1, A2; got {dispensed}")
+            what = "2 dispenses"
+        elif self.kind == "plate_reader":
+            expect(state.get("drawer_open") is True, f"drawer not open: {short(state)}")
+            what = "drawer open"
+        elif self.kind == "heater_shaker":
+            expect(state.get("target_c") == 37, f"target_c != 37: {short(state)}")
+            what = "target 37 C"
+        else:
+            moved = [e["data"] for e in events if e.get("type") == "plate_moved"]
+            want = {"plate": "plate_1", "from": "lh1:plate_carrier:1", "to": "hotel:1"}
+            expect(moved == [want], f"expected one plate_moved {want}; got {short(moved)}")
+            what = "plate_moved lh1:plate_carrier:1 -> hotel:1"
+        return f"executed (dry_run false): {what}, action_id echoed"
+
+    def resource_state(self, result: dict[str, Any]) -> str:
+        contents = result.get("contents") or []
+        expect(len(contents) == 1, f"expected one content, got {short(contents)}")
+        c = contents[0]
+        expect(c.get("uri") == f"lab://{self.id}/state", f"uri {c.get('uri')!r}")
+        expect(c.get("mimeType") == "application/json", f"mimeType {c.get('mimeType')!r}")
+        state = json.loads(c.get("text") or "null")
+        expect(
+            isinstance(state, dict) and state.get("instrument") == self.id, f"not {self.id}'s state"
+        )
+        # The server before this one executed the `execute` case on the same state directory:
+        # its effect is persisted across restarts.
+        if self.kind == "liquid_handler":
+            vol = state["labware"]["plate_1"]["wells"]["A1"]["volume_ul"]
+            expect(abs(vol - 50) < 1e-6, f"plate_1:A1 holds {vol} uL, expected 50 (the transfer)")
+            seen = "plate_1:A1 = 50 uL after the transfer"
+        elif self.kind == "plate_reader":
+            expect(state.get("drawer_open") is True, f"drawer_open {state.get('drawer_open')!r}")
+            seen = "drawer open after open_drawer"
+        elif self.kind == "heater_shaker":
+            expect(state.get("target_c") == 37, f"target_c {state.get('target_c')!r}, expected 37")
+            seen = "target 37 C after set_temperature"
+        else:
+            where = (state.get("labware") or {}).get("plate_1", {}).get("location")
+            expect(where == "hotel:1", f"plate_1 at {where!r}, expected hotel:1 (the move)")
+            seen = "plate_1 at hotel:1 after the move"
+        return f"application/json, {self.id}'s state, {seen}"
+
+    def prompts_list(self, result: dict[str, Any]) -> str:
+        names = {p.get("name") for p in result.get("prompts") or []}
+        want = COMMON_PROMPTS | KIND_PROMPTS.get(self.kind, set())
+        expect(
+            names == want, f"prompts/list: expected {sorted(want)}, got {sorted(map(str, names))}"
+        )
+        return f"{len(names)} prompt(s): {', '.join(sorted(want))}"
 
 
-def check_get_state(result: dict[str, Any]) -> str:
-    expect(result.get("isError") is not True, f"get_state returned isError: {short(result)}")
-    sc = tool_payload(result)
-    expect(sc.get("ok") is True, f"get_state ok != true: {short(sc)}")
-    state = sc.get("state") or {}
-    expect(state.get("instrument") == "lh1", f"state.instrument != 'lh1': {short(state)}")
-    expect("plate_1" in (state.get("labware") or {}), "state.labware lacks plate_1")
-    return f"ok, {len(state['labware'])} labware"
-
-
-def check_tool_error(result: dict[str, Any]) -> str:
-    expect(result.get("isError") is True, f"expected isError true, got {short(result)}")
-    sc = tool_payload(result)
-    expect(sc.get("ok") is False, f"expected ok false: {short(sc)}")
-    err = sc.get("error") or {}
-    expect(err.get("code") == "UNKNOWN_LABWARE", f"expected UNKNOWN_LABWARE, got {short(err)}")
-    for key in ("detail", "fix_hint", "retriable", "defined"):
-        expect(key in err, f"error lacks {key!r}: {short(err)}")
-    return "isError true, error.code UNKNOWN_LABWARE with detail and fix_hint"
-
-
-def check_transfer(result: dict[str, Any]) -> str:
-    expect(result.get("isError") is not True, f"transfer failed: {short(result)}")
-    sc = tool_payload(result)
-    expect(sc.get("ok") is True and sc.get("dry_run") is False, f"not executed: {short(sc)}")
-    expect(sc.get("action_id") == "interop-transfer-1", f"action_id not echoed: {short(sc)}")
-    dispensed = [
-        e["data"]["well"]
-        for e in sc.get("events") or []
-        if e.get("type") == "liquid_transferred" and e["data"].get("op") == "dispense"
-    ]
-    expect(dispensed == ["A1", "A2"], f"expected dispenses into A1, A2; got {dispensed}")
-    return "executed (dry_run false): 2 dispenses, action_id echoed"
-
-
-def check_resource_state(result: dict[str, Any]) -> str:
-    contents = result.get("contents") or []
-    expect(len(contents) == 1, f"expected one content, got {short(contents)}")
-    c = contents[0]
-    expect(c.get("uri") == "lab://lh1/state", f"uri {c.get('uri')!r}")
-    expect(c.get("mimeType") == "application/json", f"mimeType {c.get('mimeType')!r}")
-    state = json.loads(c.get("text") or "null")
-    expect(isinstance(state, dict) and state.get("instrument") == "lh1", "not lh1's state")
-    # the server before this one executed the transfer: the state is persisted across restarts
-    vol = state["labware"]["plate_1"]["wells"]["A1"]["volume_ul"]
-    expect(abs(vol - 50) < 1e-6, f"plate_1:A1 holds {vol} uL, expected 50 (the transfer)")
-    return "application/json, lh1's state, plate_1:A1 = 50 uL after the transfer"
-
-
-def check_prompts_list(result: dict[str, Any]) -> str:
-    names = {p.get("name") for p in result.get("prompts") or []}
-    expect(names >= PROMPTS, f"prompts/list lacks {sorted(PROMPTS - names)}; got {sorted(names)}")
-    return f"{len(names)} prompts: {', '.join(sorted(names))}"
-
-
-SUCCESS_CHECKS = {
-    "tools_list": check_tools_list,
-    "get_state": check_get_state,
-    "transfer": check_transfer,
-    "resource_state": check_resource_state,
-    "prompts_list": check_prompts_list,
-}
-
-
-def inspector(check: str, stdout: Path, rc: int) -> None:
+def inspector(check: str, stdout: Path, rc: int, instrument: str, kind: str) -> None:
+    checks = Checks(instrument, kind)
     if check == "tool_error":
         # The inspector CLI exits non-zero (5) when a tool answers isError; the result is on stdout.
-        print(check_tool_error(load_result(stdout)) + f" (inspector exit {rc})")
+        print(checks.tool_error(load_result(stdout)) + f" (inspector exit {rc})")
         return
     if check == "auth_rejected":
         raw = stdout.read_text() if stdout.exists() else ""
@@ -161,7 +297,14 @@ def inspector(check: str, stdout: Path, rc: int) -> None:
         print(f"refused without a token (inspector exit {rc})")
         return
     expect(rc == 0, f"the inspector exited {rc}")
-    print(SUCCESS_CHECKS[check](load_result(stdout)))
+    success = {
+        "tools_list": checks.tools_list,
+        "get_state": checks.get_state,
+        "execute": checks.execute,
+        "resource_state": checks.resource_state,
+        "prompts_list": checks.prompts_list,
+    }
+    print(success[check](load_result(stdout)))
 
 
 # ---------------------------------------------------------------- conformance
@@ -238,8 +381,11 @@ def conformance(results: Path, suite_stdout: Path, baseline_path: Path) -> int:
 
 def main(argv: list[str]) -> int:
     try:
-        if argv[:1] == ["inspector"] and len(argv) == 4:
-            inspector(argv[1], Path(argv[2]), int(argv[3]))
+        if argv[:1] == ["inspector"] and len(argv) == 6:
+            inspector(argv[1], Path(argv[2]), int(argv[3]), argv[4], argv[5])
+            return 0
+        if argv[:1] == ["case"] and len(argv) == 3 and argv[2] in ("error", "execute"):
+            print(case(argv[1], argv[2]))
             return 0
         if argv[:1] == ["conformance"] and len(argv) == 4:
             return conformance(Path(argv[1]), Path(argv[2]), Path(argv[3]))
