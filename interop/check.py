@@ -113,7 +113,7 @@ def case(kind: str, which: str) -> str:
     """One line for run.sh: tool, JSON arguments (no spaces), label, tab-separated."""
     expect(kind in KIND_TOOLS, f"no interop cases for instrument kind {kind!r}: add them here")
     if which == "error":
-        tool, args, code, _ = ERROR_CASES[kind]
+        tool, args, _, _ = ERROR_CASES[kind]
         label = tool
     else:
         tool, args, label = EXECUTE_CASES[kind]
