@@ -145,7 +145,7 @@ class LLMPlanner:
             schema=json.dumps(_RESULT.json_schema(), separators=(",", ":")),
         )
         human = prompts.PLANNER_REQUEST.format(
-            instruments=_data(_instruments(lab, self.tools)),
+            instruments=_data(_instruments(lab, self.tools), depth=4),
             lab_state=_data(_lab_state(lab)),
             request=_data(request),
         )
@@ -338,10 +338,28 @@ def _text(reply: Any) -> str:
 
 
 # ---------------------------------------------------------------------- rendering the prompt
-def _data(value: Any) -> str:
-    """JSON with ``<``, ``>`` and ``&`` escaped: data cannot close its section or open another."""
-    text = json.dumps(value, indent=1, ensure_ascii=False, default=str)
+def _data(value: Any, depth: int = 2) -> str:
+    """JSON with ``<``, ``>`` and ``&`` escaped: data cannot close its section or open another.
+
+    The outer ``depth`` levels of objects and arrays get one item per line, the rest stays on
+    one line: readable for the model without the token cost of indenting every schema.
+    """
+    text = _layout(value, depth, "")
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _layout(value: Any, depth: int, pad: str) -> str:
+    if depth <= 0 or not isinstance(value, dict | list) or not value:
+        return json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
+    inner = pad + " "
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(str(k), ensure_ascii=False)}: " for k in value]
+        parts = [
+            k + _layout(v, depth - 1, inner) for k, v in zip(items, value.values(), strict=True)
+        ]
+        return "{\n" + ",\n".join(parts) + "\n" + pad + "}"
+    parts = [inner + _layout(v, depth - 1, inner) for v in value]
+    return "[\n" + ",\n".join(parts) + "\n" + pad + "]"
 
 
 def _plan_schema(schema: Any) -> dict[str, Any] | None:
