@@ -329,15 +329,30 @@ def world(
             out.print(f"[bold]{rack['rack']}[/]: {rack['n']} tips")
 
 
-@app.command()
-def demo(config: Path | None = ConfigOpt) -> None:
-    """Run the example against a liquid-handler MCP server in a fresh simulated lab."""
-    from labwright.demo import run_demo
+DEMO_REQUEST = (
+    "make a 2-fold serial dilution of dye across row A of plate_1, 100 uL final volume, "
+    "then shake plate_1 at 37 C for 5 min at 600 rpm, then read absorbance at 600 nm"
+)
 
-    lab = _lab(config)
+
+@app.command()
+def demo(
+    config: Path | None = ConfigOpt,
+    request: str = typer.Option(DEMO_REQUEST, help="The request to run."),
+    devices: bool = typer.Option(
+        False, "--devices", help="Instead: a scripted session with each device server."
+    ),
+) -> None:
+    """A real request on a fresh simulated lab: plan, simulation, approval, run, report."""
     import asyncio
 
-    code = asyncio.run(run_demo(lab, out))
+    from labwright.demo import run_demo, run_task_demo
+
+    lab = _lab(config)
+    if devices:
+        code = asyncio.run(run_demo(lab, out))
+    else:
+        code = asyncio.run(run_task_demo(lab, out, request))
     raise typer.Exit(code)
 
 

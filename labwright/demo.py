@@ -279,3 +279,64 @@ def readings_table(reading: dict[str, Any], wells: list[str], blank_well: str) -
         table.add_row(well, f"{values[well]:.4f}", f"{signal:.4f}", ratio)
         previous = signal
     return table
+
+
+async def run_task_demo(lab: LabConfig, console: Console, request: str) -> int:
+    """The task agent end to end on a fresh simulated lab, approved on the operator's behalf."""
+    from agents.task.planning.rules import RulePlanner
+    from agents.task.runner import TaskRunner
+    from device_servers.sim.world import SimWorld
+    from labwright.task_cli import Progress, show_plan, show_report
+    from state_store import AuditLog
+
+    state_dir = Path(tempfile.mkdtemp(prefix="labwright-demo-"))
+    os.environ["LABWRIGHT_STATE_DIR"] = str(state_dir)
+    assert lab.source is not None
+    console.rule(
+        f"Labwright — {lab.lab}: {len(lab.instruments)} simulated instruments, state in {state_dir}"
+    )
+    console.print(f"[bold]request:[/] {request}", highlight=False)
+    runner = TaskRunner(
+        list(lab.instruments),
+        lab.source,
+        lab.db_path,
+        RulePlanner(),
+        env={"LABWRIGHT_STATE_DIR": str(state_dir)},
+        progress=Progress(console),
+    )
+    async with runner:
+        outcome = await runner.start(request)
+        if outcome.interrupt is None or outcome.interrupt.get("kind") != "approval":
+            if outcome.report:
+                show_report(console, outcome.report)
+            return 1
+        show_plan(console, outcome.interrupt)
+        console.rule("approval")
+        console.print(
+            "approved on the operator's behalf for this demo "
+            "(`labwright run` asks at the terminal; `--detach` leaves it for `labwright approve`)"
+        )
+        console.rule("run")
+        outcome = await runner.resume(outcome.run_id, {"decision": "approve", "by": "demo"})
+        if outcome.waiting:
+            console.print(f"[red]the run stopped for a person:[/] {outcome.interrupt}")
+            return 1
+        assert outcome.report is not None
+        show_report(console, outcome.report)
+        console.rule("ground truth and records")
+        world = SimWorld(lab.world_path)
+        wells = world.wells("plate_1")
+        console.print(
+            "simulated world, plate_1 row A (uL): "
+            + ", ".join(f"A{c} {wells[f'A{c}']['volume_ul']:.0f}" for c in range(1, 13)),
+            highlight=False,
+        )
+        console.print(f"plate_1 is now at {world.location_of('plate_1')}", highlight=False)
+        verdict = AuditLog(runner.conn).verify(outcome.run_id)
+        console.print(
+            f"audit log: {AuditLog(runner.conn).count(outcome.run_id)} entries for "
+            f"{outcome.run_id}, chain {'intact' if verdict.ok else 'BROKEN'} "
+            f"(`labwright audit {outcome.run_id} --verify`)",
+            highlight=False,
+        )
+    return 0 if outcome.status == "done" else 1

@@ -31,12 +31,26 @@ def _plan(state: TaskState) -> Plan:
 
 
 async def _lab_states(ctx: TaskContext) -> tuple[dict[str, Any], dict[str, list[str]]]:
+    """Every instrument's state and tool names; a planner that reads tool descriptions (the
+    LLM planner) gets each server's own tool list too."""
     states = {i: await a.state() for i, a in ctx.agents.items()}
     tools: dict[str, list[str]] = {}
+    described: dict[str, list[dict[str, Any]]] = {}
     for i, a in ctx.agents.items():
         listed = await a.session.list_tools()
         tools[i] = [t.name for t in listed.tools]
+        described[i] = [t.model_dump(mode="json") for t in listed.tools]
+    if hasattr(ctx.planner, "tools") and not getattr(ctx.planner, "tools", None):
+        ctx.planner.tools = described  # type: ignore[attr-defined]
     return states, tools
+
+
+async def _ask(planner: Any, method: str, *args: Any) -> Any:
+    """Call a planner, using its async form when it has one (an LLM call must not block)."""
+    async_form = getattr(planner, f"a{method}", None)
+    if async_form is not None:
+        return await async_form(*args)
+    return getattr(planner, method)(*args)
 
 
 async def interpret(
@@ -44,7 +58,7 @@ async def interpret(
 ) -> Command[Literal["simulate", "report"]]:
     ctx = runtime.context
     states, tools = await _lab_states(ctx)
-    result = ctx.planner.plan(state["request"], build_lab_view(states, tools))
+    result = await _ask(ctx.planner, "plan", state["request"], build_lab_view(states, tools))
     ctx.tell("planned", kind=result.kind)
     if isinstance(result, Plan):
         return Command(
@@ -72,7 +86,9 @@ async def simulate(
     replan = getattr(ctx.planner, "replan", None)
     if replan is not None and not state.get("replanned"):
         states2, tools = await _lab_states(ctx)
-        again = replan(state["request"], build_lab_view(states2, tools), plan, errors)
+        again = await _ask(
+            ctx.planner, "replan", state["request"], build_lab_view(states2, tools), plan, errors
+        )
         if isinstance(again, Plan):
             return Command(
                 goto="simulate",
