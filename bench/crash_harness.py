@@ -1,0 +1,462 @@
+#!/usr/bin/env python3
+"""Crash harness: kill -9 a running task (the task process AND its servers) again and again.
+
+A machine crash takes down the ``labwright run`` process and every ``labwright serve`` child
+it started. This harness starts ``labwright run "<request>" --yes --run-id R`` in its own
+process group, SIGKILLs the whole group at random points (seeded), runs ``labwright resume R``
+(which it may kill again) until the run finishes, and answers a person's question only when
+the run legitimately asks one (counted as interventions). It then judges the outcome from
+the simulated world and the action ledger, never from what the agent printed:
+
+- the final world equals an uninterrupted run's (every well volume within 1e-6, tips left);
+- no action executed twice: physical ops are attributed to ledger actions by time (one
+  instrument executes one action at a time) and no action id carries more ops than the same
+  action id in the uninterrupted run; op counts per kind equal the uninterrupted run's;
+- no action lost: every plan step has a finished (done) action, or an in-doubt one resolved;
+- in-doubt actions, and how each was resolved (read back, or escalated to a person).
+
+Usage::
+
+    .venv/bin/python bench/crash_harness.py [--kills 50] [--seed 1] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from device_servers.sim.world import SimWorld  # noqa: E402
+from labwright.config import load  # noqa: E402
+from state_store import TaskRuns, connect  # noqa: E402
+
+ROWS = "ABCDEFGH"
+DILUTION = "make a 2-fold serial dilution of dye across row {row} of plate_1, 100 uL final volume"
+# 8 rows x 23 transfers = 184 transfers in 128 steps, 112 tips (the lab has 192).
+FULL_REQUEST = " then ".join(DILUTION.format(row=r) for r in ROWS)
+# 23 transfers in 16 steps.
+QUICK_REQUEST = DILUTION.format(row="A")
+RUN_ID = "crash-run"
+STEP_LINE = re.compile(r"^\s*\[\s*\d+/\d+\]\s+(\S+)")
+QUESTION_LINE = re.compile(r"^step (\S+): (.*)$")
+PROCESS_TIMEOUT_S = 300.0
+
+
+def write_lab(directory: Path, delay_s: float = 0.0) -> Path:
+    """The example lab's liquid handler alone, state in ``directory``, a delay per operation."""
+    lab = yaml.safe_load((ROOT / "examples" / "lab.yaml").read_text())
+    lab["instruments"] = [i for i in lab["instruments"] if i["kind"] == "liquid_handler"]
+    lab["state_dir"] = str(directory / "state")
+    if delay_s > 0:
+        lab["instruments"][0]["faults"] = [
+            {"kind": "delay", "times": -1, "params": {"seconds": delay_s}}
+        ]
+    path = directory / "lab.yaml"
+    path.write_text(yaml.safe_dump(lab, sort_keys=False))
+    return path
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("LABWRIGHT_STATE_DIR", "LABWRIGHT_MODEL")}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def labwright_argv(*args: str) -> list[str]:
+    return [sys.executable, "-m", "labwright.cli", *args]
+
+
+@dataclass
+class Segment:
+    """One process of the run: its command, how it ended and what it printed."""
+
+    argv: list[str]
+    killed: bool = False
+    rc: int | None = None
+    lines: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def run_segment(
+    argv: list[str], kill_after_s: float | None, after_first_step: bool
+) -> Segment:
+    """Run one labwright process; SIGKILL its whole group ``kill_after_s`` after it started
+    (or after it printed its first dispatched step, when ``after_first_step``)."""
+    seg = Segment(argv)
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,  # its own process group: the task process and its servers
+    )
+    started = threading.Event()
+    if not after_first_step:
+        started.set()
+
+    def reader() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            seg.lines.append(line.rstrip("\n"))
+            if STEP_LINE.match(line):
+                started.set()
+
+    thread = threading.Thread(target=reader, daemon=True)
+    thread.start()
+    if kill_after_s is not None:
+        deadline = t0 + PROCESS_TIMEOUT_S
+        while not started.wait(0.01):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                break
+        t_start = time.monotonic()
+        while proc.poll() is None and time.monotonic() - t_start < kill_after_s:
+            time.sleep(0.005)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # a machine crash: nothing gets to clean up
+            seg.killed = True
+    try:
+        proc.wait(timeout=PROCESS_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise RuntimeError(f"stuck: {' '.join(argv[3:])} did not end in {PROCESS_TIMEOUT_S} s")
+    thread.join(timeout=10)
+    _reap_group(proc.pid)
+    seg.rc = None if seg.killed else proc.returncode
+    seg.seconds = time.monotonic() - t0
+    return seg
+
+
+def _reap_group(pgid: int) -> None:
+    """A killed group's servers die with it; make sure none lingers into the next segment."""
+    for _ in range(200):
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return
+        try:
+            os.killpg(pgid, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        time.sleep(0.01)
+
+
+@dataclass
+class Tally:
+    kills: int = 0
+    resumes: int = 0
+    approvals: int = 0  # plan approvals lost with a killed `run --yes`, given again
+    interventions: list[str] = field(default_factory=list)
+    segments: list[Segment] = field(default_factory=list)
+
+
+def crash_run(
+    lab: Path, request: str, kills: int, rng: random.Random, span_s: float, early: float = 0.15
+) -> Tally:
+    """Run ``request`` to its end through ``kills`` crashes, resuming after each."""
+    tally = Tally()
+    cfg = ("-c", str(lab))
+    argv = labwright_argv("run", request, "--yes", "--run-id", RUN_ID, *cfg)
+    for _ in range(10 * kills + 50):
+        kill_now = tally.kills < kills
+        # Most crashes land while steps execute; some during start-up and in-doubt handling.
+        early_kill = kill_now and rng.random() < early
+        delay = rng.uniform(0.3, 3.0) if early_kill else rng.uniform(0.0, span_s)
+        seg = run_segment(argv, delay if kill_now else None, after_first_step=not early_kill)
+        tally.segments.append(seg)
+        if seg.killed:
+            tally.kills += 1
+        elif seg.rc == 0:
+            return tally
+        elif seg.rc == 3:
+            argv = _answer(lab, seg, tally)
+            continue
+        else:
+            tail = "\n".join(seg.lines[-25:])
+            raise RuntimeError(f"{' '.join(seg.argv[3:5])} ended with exit {seg.rc}:\n{tail}")
+        tally.resumes += 1
+        argv = labwright_argv("resume", RUN_ID, *cfg)
+    raise RuntimeError("the run did not finish")
+
+
+def _answer(lab: Path, seg: Segment, tally: Tally) -> list[str]:
+    """A person answers: the plan's approval, or an escalated step (judged at the deck)."""
+    cfg = ("-c", str(lab))
+    runs = TaskRuns(connect(load(lab).db_path))
+    run = runs.get(RUN_ID)
+    assert run is not None
+    if run.status == "waiting_approval":
+        tally.approvals += 1
+        return labwright_argv("approve", RUN_ID, *cfg)
+    asked = [m for line in seg.lines if (m := QUESTION_LINE.match(line.strip()))]
+    step_id, reason = (asked[-1].group(1), asked[-1].group(2)) if asked else ("?", "?")
+    # The person looks at the deck (the simulated world): is the step's effect there?
+    step = next((s for s in (run.plan or {}).get("steps", []) if s["id"] == step_id), None)
+    world = SimWorld(load(lab).world_path)
+    there = step is not None and all(
+        abs(world.well(*key.split(":", 1))["volume_ul"] - float(v)) < 0.5
+        for key, v in (step.get("expect", {}).get("wells") or {}).items()
+    )
+    world.close()
+    decision = "skip" if there else "retry"
+    tally.interventions.append(f"{step_id}: {reason} -> {decision}")
+    return labwright_argv("resume", RUN_ID, "--decision", decision, *cfg)
+
+
+def uninterrupted(lab: Path, request: str) -> Segment:
+    seg = run_segment(
+        labwright_argv("run", request, "--yes", "--run-id", RUN_ID, "-c", str(lab)),
+        None,
+        after_first_step=False,
+    )
+    if seg.rc != 0:
+        raise RuntimeError("the uninterrupted run failed:\n" + "\n".join(seg.lines[-25:]))
+    return seg
+
+
+# --------------------------------------------------------------------------- judging
+def _actions(lab: Path) -> list[dict[str, Any]]:
+    conn = connect(load(lab).db_path)
+    rows = conn.execute("SELECT * FROM actions ORDER BY started_at").fetchall()
+    return [dict(r) for r in rows]
+
+
+def _ops_by_action(lab: Path) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Physical ops attributed to the action that was executing (one at a time per
+    instrument): ops from an action's start to the next action's start are its own."""
+    actions = _actions(lab)
+    world = SimWorld(load(lab).world_path)
+    ops = world.physical_ops()
+    world.close()
+    out: dict[str, list[dict[str, Any]]] = {a["action_id"]: [] for a in actions}
+    orphans = []
+    for op in ops:
+        owner = None
+        for a in actions:
+            if a["instrument"] == op["instrument"] and a["started_at"] <= op["ts"]:
+                owner = a["action_id"]
+        if owner is None:
+            orphans.append(op)
+        else:
+            out[owner].append(op)
+    return out, orphans
+
+
+def _world(lab: Path) -> dict[str, Any]:
+    world = SimWorld(load(lab).world_path)
+    labware = [r[0] for r in world.conn.execute("SELECT DISTINCT labware FROM wells")]
+    racks = [r[0] for r in world.conn.execute("SELECT DISTINCT rack FROM tips")]
+    snap = {
+        "wells": {lw: world.wells(lw) for lw in labware},
+        "tips": {r: world.tips(r) for r in racks},
+        "channels": world.channels("lh1"),
+        "incidents": world.incidents(),
+        "ops": [o["op"] for o in world.physical_ops()],
+    }
+    world.close()
+    return snap
+
+
+def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, Any]:
+    """Compare the crashed run with the uninterrupted one, from the world and the ledgers."""
+    got, want = _world(crashed), _world(baseline)
+    volume_diffs = [
+        f"{lw}:{w} {cell['volume_ul']:.6f} != {want['wells'][lw][w]['volume_ul']:.6f}"
+        for lw, cells in got["wells"].items()
+        for w, cell in cells.items()
+        if abs(cell["volume_ul"] - want["wells"][lw][w]["volume_ul"]) > 1e-6
+    ]
+    content_diffs = [
+        f"{lw}:{w} {liquid}"
+        for lw, cells in got["wells"].items()
+        for w, cell in cells.items()
+        for liquid in set(cell["contents"]) | set(want["wells"][lw][w]["contents"])
+        if abs(cell["contents"].get(liquid, 0.0) - want["wells"][lw][w]["contents"].get(liquid, 0.0))
+        > 1e-6
+    ]
+    tips_left = {r: sum(spots.values()) for r, spots in got["tips"].items()}
+    tips_left_base = {r: sum(spots.values()) for r, spots in want["tips"].items()}
+    ops_kinds = {k: got["ops"].count(k) for k in sorted(set(got["ops"]) | set(want["ops"]))}
+    ops_kinds_base = {k: want["ops"].count(k) for k in ops_kinds}
+
+    ops, orphans = _ops_by_action(crashed)
+    ops_base, _ = _ops_by_action(baseline)
+    duplicated = sorted(
+        aid for aid, done in ops.items() if len(done) > len(ops_base.get(aid, []))
+    )
+    actions = _actions(crashed)
+    keys = [(a["instrument"], a["action_id"]) for a in actions]
+    not_unique = len(keys) - len(set(keys))
+
+    run = TaskRuns(connect(load(crashed).db_path)).get(RUN_ID)
+    assert run is not None and run.plan is not None
+    status = {a["action_id"]: a for a in actions}
+    lost = []
+    for step in run.plan["steps"]:
+        mine = [a for aid, a in status.items() if aid.startswith(f"{RUN_ID}/{step['id']}/")]
+        if not any(a["status"] in ("done", "in_doubt") for a in mine):
+            lost.append(step["id"])
+    in_doubt = [a for a in actions if a["note"] and "restart" in a["note"]]
+    completed = [a for a in in_doubt if a["status"] == "done"]
+    resolved = _resolutions(segments)
+    return {
+        "steps": len(run.plan["steps"]),
+        "final_status": run.status,
+        "volume_diffs": volume_diffs,
+        "content_diffs": content_diffs,
+        "tips_left": tips_left,
+        "tips_left_uninterrupted": tips_left_base,
+        "tips_on_channels": sum(1 for c in got["channels"] if c["tip"]),
+        "ops_per_kind": ops_kinds,
+        "ops_per_kind_uninterrupted": ops_kinds_base,
+        "duplicated": duplicated,
+        "ledger_rows_not_unique": not_unique,
+        "orphan_ops": len(orphans),
+        "lost": lost,
+        "in_doubt": [a["action_id"] for a in in_doubt],
+        "in_doubt_completed": [a["action_id"] for a in completed],
+        "resolutions": resolved,
+        "incidents": len(got["incidents"]) - len(want["incidents"]),
+    }
+
+
+def _resolutions(segments: list[Segment]) -> dict[str, str]:
+    """How each in-doubt step was resolved, as the agent said it (last word per step)."""
+    out: dict[str, str] = {}
+    for seg in segments:
+        for line in seg.lines:
+            if "in_doubt_resolved" in line:
+                m = re.search(r"'step': '([^']+)'.*'how': '([^']+)'", line)
+                if m:
+                    out[m.group(1)] = m.group(2)
+    return out
+
+
+def ok(verdict: dict[str, Any]) -> bool:
+    return (
+        verdict["final_status"] == "done"
+        and not verdict["volume_diffs"]
+        and not verdict["content_diffs"]
+        and verdict["tips_left"] == verdict["tips_left_uninterrupted"]
+        and verdict["tips_on_channels"] == 0
+        and verdict["ops_per_kind"] == verdict["ops_per_kind_uninterrupted"]
+        and not verdict["duplicated"]
+        and verdict["ledger_rows_not_unique"] == 0
+        and not verdict["lost"]
+        and verdict["incidents"] == 0
+    )
+
+
+# --------------------------------------------------------------------------- approval crash
+def kill_while_waiting_for_approval(directory: Path, request: str, rng: random.Random) -> dict:
+    """``run`` (no --yes) waits at the approval prompt; kill it there, approve from another
+    process, and check that the run completes and moved liquid."""
+    lab = write_lab(directory)
+    cfg = ("-c", str(lab))
+    seg = run_segment(labwright_argv("run", request, "--run-id", RUN_ID, *cfg), None, False)
+    # Without a terminal, `run` stops at the approval (exit 3) like a prompt nobody answers;
+    # `run --detach` would too. Kill a resume that sits on the same question, for good measure.
+    waiting = seg.rc == 3
+    held = run_segment(labwright_argv("show", RUN_ID, *cfg), rng.uniform(0.05, 0.5), False)
+    approve = run_segment(labwright_argv("approve", RUN_ID, *cfg), None, False)
+    world = SimWorld(load(lab).world_path)
+    moved = len(world.physical_ops())
+    world.close()
+    return {
+        "waiting_exit": seg.rc,
+        "waiting": waiting,
+        "killed_reader": held.killed,
+        "approve_exit": approve.rc,
+        "physical_ops": moved,
+    }
+
+
+# --------------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--kills", type=int, default=50)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--quick", action="store_true", help="5 kills of a one-row dilution")
+    p.add_argument("--delay", type=float, default=0.01, help="simulated seconds per operation")
+    p.add_argument("--keep", action="store_true", help="keep the temp labs")
+    p.add_argument("--json", type=Path, help="write the verdict here")
+    args = p.parse_args(argv)
+    kills = 5 if args.quick and args.kills == 50 else args.kills
+    request = QUICK_REQUEST if args.quick else FULL_REQUEST
+    rng = random.Random(args.seed)
+    t0 = time.monotonic()
+    tmp = Path(tempfile.mkdtemp(prefix="labwright-crash-"))
+    base_lab = write_lab(tmp / "uninterrupted", args.delay)
+    crash_lab = write_lab(tmp / "crashed", args.delay)
+    print(f"labs in {tmp}; request: {len(request)} chars; {kills} kills, seed {args.seed}")
+    base: list[Segment] = []
+    worker = threading.Thread(target=lambda: base.append(uninterrupted(base_lab, request)))
+    worker.start()  # the reference run, beside the crashed one
+    span = 1.2 if not args.quick else 0.8
+    tally = crash_run(crash_lab, request, kills, rng, span)
+    worker.join()
+    verdict = judge(crash_lab, base_lab, tally.segments)
+    approval = kill_while_waiting_for_approval(tmp / "approval", QUICK_REQUEST, rng)
+    wall = time.monotonic() - t0
+    approval_ok = approval["waiting"] and approval["approve_exit"] == 0 and approval["physical_ops"] > 0
+    by_read_back = sum(1 for how in verdict["resolutions"].values() if how.startswith("read back"))
+    summary = {
+        "steps": verdict["steps"],
+        "kills": tally.kills,
+        "resumes": tally.resumes,
+        "plan approvals given again": tally.approvals,
+        "in-doubt actions": len(verdict["in_doubt"]),
+        "resolved by read-back": by_read_back,
+        "escalations (interventions)": len(tally.interventions),
+        "duplicated actions": len(verdict["duplicated"]),
+        "lost actions": len(verdict["lost"]),
+        "world equals uninterrupted": not verdict["volume_diffs"]
+        and not verdict["content_diffs"]
+        and verdict["tips_left"] == verdict["tips_left_uninterrupted"],
+        "tips left": verdict["tips_left"],
+        "physical ops per kind": verdict["ops_per_kind"],
+        "kill while waiting for approval, approve elsewhere": "ok" if approval_ok else approval,
+        "wall time (s)": round(wall, 1),
+    }
+    width = max(len(k) for k in summary)
+    print("\ncrash harness summary")
+    for k, v in summary.items():
+        print(f"  {k:<{width}}  {v}")
+    for item in tally.interventions:
+        print(f"  intervention: {item}")
+    for step, how in sorted(verdict["resolutions"].items()):
+        print(f"  in doubt {step}: {how}")
+    if not ok(verdict):
+        print(json.dumps(verdict, indent=2, default=str))
+    if args.json:
+        args.json.write_text(json.dumps({"summary": summary, "verdict": verdict}, default=str))
+    if not args.keep and ok(verdict) and approval_ok:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if ok(verdict) and approval_ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
