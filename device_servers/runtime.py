@@ -662,10 +662,10 @@ class InstrumentRuntime:
                     trial.run(cmd)
                 continue
             digest = args_hash(step.command, cmd.model_dump(mode="json"))
-            context = await self._context(
-                cmd, trial.twin if trial else None, trial.assumed if trial else None
-            )
             try:
+                context = await self._context(
+                    cmd, trial.twin if trial else None, trial.assumed if trial else None
+                )
                 self._gate(step.command, cmd, True, None, digest, {}, context)
             except DeviceError as exc:
                 exc.detail = f"step {i}: {exc.detail}"
