@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install demo test lint bench interop clean
+.PHONY: install demo test lint bench interop clean eval
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -31,6 +31,9 @@ bench: $(STAMP)
 
 interop: $(STAMP)
 	bash interop/run.sh
+
+eval: $(STAMP)
+	$(BIN)/labwright eval evals/scenarios --report eval-report
 
 clean:
 	rm -rf $(VENV) .venv-opentrons examples/.labwright-state

@@ -426,6 +426,9 @@ def main() -> None:  # pragma: no cover - console entry
 # themselves on ``app``; they live in their own module to keep this one readable.
 from labwright import task_cli as _task_cli  # noqa: E402, F401
 
+# ``labwright eval`` (evaluation suites) registers itself the same way.
+from labwright import eval_cli as _eval_cli  # noqa: E402, F401
+
 if __name__ == "__main__":  # pragma: no cover
     # Run the importable module's app, on which every command is registered.
     from labwright import cli as _cli

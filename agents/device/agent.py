@@ -104,8 +104,21 @@ class DeviceAgent:
         payload = await self.call("get_state")
         return dict(payload.get("state", {}))
 
-    async def read_back(self) -> dict[str, Any]:
-        return await self.call("read_back")
+    async def read_back(self, run_id: str | None = None, note: str = "") -> dict[str, Any]:
+        """Re-read the instrument; audited under ``run_id`` when one is given (a decision
+        that rests on a fresh read must show it in the audit log)."""
+        payload = await self.call("read_back")
+        if self.audit is not None and run_id is not None:
+            self.audit.append(
+                run_id=run_id,
+                agent=f"device:{self.instrument}",
+                tool="read_back",
+                args={},
+                state_after=payload.get("state"),
+                decision_note=note,
+                result={"ok": bool(payload.get("ok")), "stale": payload.get("stale")},
+            )
+        return payload
 
     def check_policy(self, step: PlanStep) -> dict[str, Any] | None:
         """The instrument's rules, checked before calling; an error payload when denied."""
@@ -163,13 +176,19 @@ class DeviceAgent:
             if self.kind == "liquid_handler" and any(
                 c.get("tip") for c in state.get("channels", [])
             ):
-                await self.call(
-                    "drop_tips",
-                    dry_run=False,
-                    action_id=f"{run_id}/{step.id}/make-safe#{attempt}",
-                )
+                args = {"dry_run": False, "action_id": f"{run_id}/{step.id}/make-safe#{attempt}"}
+                result = await self.call("drop_tips", **args)
+                if self.audit is not None:
+                    self.audit.append(
+                        run_id=run_id,
+                        agent=f"device:{self.instrument}",
+                        tool="drop_tips",
+                        args=args,
+                        decision_note="make safe after a device error",
+                        result={"ok": bool(result.get("ok")), "error": result.get("error")},
+                    )
                 done.append("dropped the tips")
-            await self.read_back()
+            await self.read_back(run_id, "make safe after a device error")
             done.append("read back")
         except TRANSPORT_ERRORS:
             done.append("could not reach the instrument")

@@ -21,8 +21,16 @@ from agents.task.simulate import simulate_plan
 from agents.task.state import TaskContext, TaskState
 
 # Codes after which the same step may be tried again, as a new action, once the instrument
-# is safe and read back: the twin has then learned what went wrong (a tip not picked).
-RECOVERABLE = {"NO_TIP", "TIPRACK_EMPTY", "TIP_ALREADY_ATTACHED", "DEVICE_BUSY", "GRIP_FAILED"}
+# is safe and read back: the twin has then learned what went wrong (a tip not picked, a source
+# holding less than believed -- the new attempt is then checked against the volume read back).
+RECOVERABLE = {
+    "NO_TIP",
+    "TIPRACK_EMPTY",
+    "TIP_ALREADY_ATTACHED",
+    "DEVICE_BUSY",
+    "GRIP_FAILED",
+    "INSUFFICIENT_VOLUME",
+}
 MAX_FAILURES = 2
 
 
@@ -143,10 +151,19 @@ async def dispatch(state: TaskState, runtime: Runtime[TaskContext]) -> Command[L
     obs = await ctx.agents[step.instrument].execute(step, state["run_id"], state.get("attempt", 1))
     if obs.ok and step.command == "move_plate":
         await _after_move(ctx, step, obs)
-    return Command(
-        goto="check",
-        update={"observations": [*state.get("observations", []), obs.model_dump(mode="json")]},
-    )
+    return Command(goto="check", update={"observations": _observations(state, obs)})
+
+
+def _observations(state: TaskState, obs: Observation) -> list[dict[str, Any]]:
+    """The run's observations with ``obs`` appended.
+
+    Only the newest keeps the instrument's whole state (``check`` compares it with the plan);
+    older ones drop it -- the audit log keeps every state read -- so each checkpoint grows by
+    the step's result, not by a whole instrument state (about 5 kB for a liquid handler), and
+    writing checkpoints stays cheap on runs of thousands of steps.
+    """
+    older = [{**o, "state": {}} if o.get("state") else o for o in state.get("observations", [])]
+    return [*older, obs.model_dump(mode="json")]
 
 
 async def _after_move(ctx: TaskContext, step: PlanStep, obs: Observation) -> None:
@@ -197,7 +214,18 @@ async def check(
     code = obs.code
     agent = ctx.agents[step.instrument]
     if code == "ACTION_IN_DOUBT":
-        await agent.read_back()
+        back = await agent.read_back(state["run_id"], "resolve an action in doubt")
+        point = (back.get("resumable") or {}).get(obs.action_id)
+        if point is not None and failures + 1 < MAX_FAILURES:
+            # The read back showed exactly which of its operations happened: asked again
+            # under the same action id, the server sends only the rest.
+            ctx.tell(
+                "in_doubt_resolved",
+                step=step.id,
+                how=f"read back: {point['done']} of {point['of']} operations had happened; "
+                "the rest completed under the same action id",
+            )
+            return Command(goto="dispatch", update={"failures": failures + 1})
         obs.state = await agent.state()
         if checks.satisfied(step, obs):
             ctx.tell("in_doubt_resolved", step=step.id, how="read back: the effect is there")
@@ -259,7 +287,10 @@ def _escalate(
 
 def escalate(state: TaskState) -> Command[Literal["dispatch", "check", "report"]]:
     """Ask a person what to do. Pure: on resume this re-runs and receives the answer."""
-    answer = interrupt({"kind": "escalation", **(state.get("escalation") or {})})
+    escalation = dict(state.get("escalation") or {})
+    # The question is an escalation; what it is about (deviation, approval_required) is kept.
+    about = escalation.pop("kind", "deviation")
+    answer = interrupt({**escalation, "kind": "escalation", "about": about})
     decision = (answer or {}).get("decision")
     if decision == "retry":  # same step, a new action (after the person checked it)
         return Command(

@@ -1,0 +1,232 @@
+"""The scenario format: one YAML file per scenario, validated by pydantic.
+
+A scenario names a request, the lab (``examples/lab.yaml`` plus a deep-merged ``lab_patch``),
+faults to arm per instrument, the person's scripted answers, optional disturbances (an
+e-stop during a step, a crash of the whole process), and what must be true afterwards:
+the outcome, the simulated world (wells, plates, readings) and safety assertions.
+Errors name the file and the field.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from device_servers.contract import FaultSpec
+
+CATEGORIES = ("normal", "boundary", "fault_recovery", "ambiguous", "prompt_injection")
+Category = Literal["normal", "boundary", "fault_recovery", "ambiguous", "prompt_injection"]
+Outcome = Literal["done", "clarification", "escalated", "refused", "stopped"]
+ANSWERS = ("approve", "reject", "retry", "skip", "abort")
+BASE_LAB = Path(__file__).resolve().parent.parent / "examples" / "lab.yaml"
+
+
+class ScenarioError(Exception):
+    """A scenario file that cannot be used; the message names the file and field."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EditAnswer(_Strict):
+    """The person edits the request at the approval step."""
+
+    edit: str = Field(min_length=1)
+
+
+Answer = Literal["approve", "reject", "retry", "skip", "abort"] | EditAnswer
+
+
+class WellCheck(_Strict):
+    """Wells that must really hold ``volume_ul`` (within ``tolerance_ul``) at the end."""
+
+    labware: str
+    wells: list[str] = Field(min_length=1)
+    volume_ul: float = Field(ge=0)
+    tolerance_ul: float = Field(default=0.5, ge=0)
+
+    @field_validator("wells", mode="before")
+    @classmethod
+    def _expand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return expand_wells(value)
+        return value
+
+
+class ReadingCheck(_Strict):
+    """A reading of ``plate`` whose ``wells`` follow ``pattern``.
+
+    ``halving``: each well about half the previous one above the blank (ratio in
+    [``min_ratio``, ``max_ratio``]); ``finite``: every value is a number; ``any``: a reading
+    exists.
+    """
+
+    plate: str
+    mode: str | None = None
+    wells: list[str] = Field(default_factory=list)
+    pattern: Literal["halving", "finite", "any"] = "any"
+    blank: float = 0.045
+    min_ratio: float = 0.35
+    max_ratio: float = 0.65
+
+    @field_validator("wells", mode="before")
+    @classmethod
+    def _expand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return expand_wells(value)
+        return value
+
+
+class Expect(_Strict):
+    """What must be true after the run (judged from the world, ledgers and audit)."""
+
+    outcome: Outcome | list[Outcome]
+    asked: list[str] = Field(
+        default_factory=list, description="words the clarification must mention (what is missing)"
+    )
+    wells: list[WellCheck] = Field(default_factory=list)
+    plates: dict[str, str] = Field(default_factory=dict)
+    readings: list[ReadingCheck] = Field(default_factory=list)
+    steps_done_min: int | None = Field(default=None, ge=0)
+    escalations_min: int = Field(default=0, ge=0)
+    max_unsafe: int = Field(default=0, ge=0, description="unsafe events allowed (always 0)")
+    physical_actions: Literal["any", "none"] = Field(
+        default="any", description="none: not a single physical operation may happen"
+    )
+    unchanged_wells: list[str] = Field(
+        default_factory=list, description="labware:well whose volume must not change"
+    )
+
+    @property
+    def outcomes(self) -> list[str]:
+        return [self.outcome] if isinstance(self.outcome, str) else list(self.outcome)
+
+
+class EStop(_Strict):
+    """A person presses the e-stop of ``instrument`` while step ``during_step`` runs."""
+
+    instrument: str
+    during_step: str
+    after_s: float = Field(default=0.3, ge=0)
+
+
+class Crash(_Strict):
+    """The whole agent process (and its servers) is killed when step ``at_step`` is
+    dispatched; the run is then resumed with ``labwright resume`` (both via the CLI)."""
+
+    at_step: int = Field(ge=1)
+    delay_s: float = Field(default=0.0, ge=0)
+
+
+class Scenario(_Strict):
+    """One evaluation scenario."""
+
+    name: str = Field(pattern=r"^[a-z0-9_\-]{1,80}$")
+    category: Category
+    description: str = ""
+    request: str = Field(min_length=1)
+    answers: list[Answer] = Field(default_factory=list)
+    lab_patch: dict[str, Any] = Field(default_factory=dict)
+    faults: dict[str, list[FaultSpec]] = Field(default_factory=dict)
+    estop: EStop | None = None
+    crash: Crash | None = None
+    timeout_s: float = Field(default=120.0, gt=0)
+    expect: Expect
+
+    source: Path | None = Field(default=None, exclude=True)
+
+    def lab(self, base: Path = BASE_LAB) -> dict[str, Any]:
+        """The scenario's lab file as data: the base lab, patched, faults armed."""
+        data = yaml.safe_load(base.read_text())
+        data = deep_merge(data, self.lab_patch)
+        known = {i["id"]: i for i in data["instruments"]}
+        for inst, specs in self.faults.items():
+            if inst not in known:
+                raise ScenarioError(
+                    f"{self.source}: faults.{inst}: no instrument {inst!r} "
+                    f"(known: {', '.join(known)})"
+                )
+            known[inst].setdefault("faults", [])
+            known[inst]["faults"].extend(s.model_dump(exclude_defaults=True) for s in specs)
+        return data
+
+
+def deep_merge(base: Any, patch: Any) -> Any:
+    """``patch`` merged into ``base``: mappings recursively, lists of ``{id: ...}`` items by
+    id (new ids are appended), every other value replaced."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        out = copy.deepcopy(base)
+        for key, value in patch.items():
+            out[key] = deep_merge(out[key], value) if key in out else copy.deepcopy(value)
+        return out
+    if (
+        isinstance(base, list)
+        and isinstance(patch, list)
+        and all(isinstance(x, dict) and "id" in x for x in [*base, *patch])
+    ):
+        merged = {x["id"]: copy.deepcopy(x) for x in base}
+        for item in patch:
+            merged[item["id"]] = deep_merge(merged.get(item["id"], {}), item)
+        return list(merged.values())
+    return copy.deepcopy(patch)
+
+
+_RANGE = re.compile(r"^([A-P])(\d{1,2})\s*(?::|\.\.|-)\s*([A-P])(\d{1,2})$")
+
+
+def expand_wells(text: str) -> list[str]:
+    """``A1:A12`` (a rectangle), ``A1,B2`` or ``A1`` as a list of well names."""
+    out: list[str] = []
+    for part in (p.strip() for p in text.split(",")):
+        m = _RANGE.match(part)
+        if m is None:
+            out.append(part)
+            continue
+        r0, c0, r1, c1 = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
+        for r in range(ord(r0), ord(r1) + 1):
+            out.extend(f"{chr(r)}{c}" for c in range(c0, c1 + 1))
+    return out
+
+
+def load_scenario(path: Path) -> Scenario:
+    """Read and validate one scenario file."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except OSError as exc:
+        raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise ScenarioError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{path}: a scenario is a mapping (name, category, request, expect)")
+    try:
+        scenario = Scenario.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors()[:5]:
+            where = ".".join(str(p) for p in err["loc"]) or "(top)"
+            lines.append(f"{path}: {where}: {err['msg']}")
+        raise ScenarioError("\n".join(lines)) from exc
+    scenario.source = path
+    return scenario
+
+
+def load_scenarios(path: Path, category: str | None = None) -> list[Scenario]:
+    """Every scenario under ``path`` (a file or a directory, recursively), sorted by name."""
+    if category is not None and category not in CATEGORIES:
+        raise ScenarioError(f"unknown category {category!r} (one of {', '.join(CATEGORIES)})")
+    files = [path] if path.is_file() else sorted(path.rglob("*.yaml"))
+    if not files:
+        raise ScenarioError(f"{path}: no scenario files (*.yaml)")
+    scenarios = [load_scenario(f) for f in files]
+    seen: dict[str, Path | None] = {}
+    for s in scenarios:
+        if s.name in seen:
+            raise ScenarioError(f"{s.source}: name: {s.name!r} is also used by {seen[s.name]}")
+        seen[s.name] = s.source
+    return [s for s in scenarios if category is None or s.category == category]
