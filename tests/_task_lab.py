@@ -13,7 +13,7 @@ import sqlite3
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from conftest import write_lab
@@ -279,3 +279,54 @@ async def task_lab(tmp: Path, wrap: SessionWrap | None = None) -> AsyncIterator[
             yield TaskLab(config, agents, world)
         finally:
             world.close()
+
+
+class Crash(Exception):
+    """The task process dying at a chosen point (not a transport error: nothing retries it)."""
+
+
+class FlakySession:
+    """An MCP session whose executing calls of one tool fail ``times`` times.
+
+    ``after``: the call reaches the server (the instrument acts) and only the answer is lost;
+    otherwise it fails before anything is sent. Everything else goes to the real session.
+    """
+
+    def __init__(
+        self,
+        inner: ClientSession,
+        tool: str,
+        *,
+        times: int = 1,
+        after: bool = True,
+        error: Callable[[], BaseException] = anyio.ClosedResourceError,
+    ) -> None:
+        self.inner = inner
+        self.tool = tool
+        self.times = times
+        self.after = after
+        self.error = error
+        self.failed = 0
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> Any:
+        executing = name == self.tool and (arguments or {}).get("dry_run") is False
+        if not executing or self.failed >= self.times:
+            return await self.inner.call_tool(name, arguments)
+        self.failed += 1
+        if self.after:
+            await self.inner.call_tool(name, arguments)
+        raise self.error()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def flaky(instrument: str, tool: str, **kwargs: Any) -> SessionWrap:
+    """A session wrap that makes one instrument's ``tool`` fail (see :class:`FlakySession`)."""
+
+    def wrap(inst: str, session: ClientSession) -> ClientSession:
+        if inst != instrument:
+            return session
+        return cast(ClientSession, FlakySession(session, tool, **kwargs))
+
+    return wrap
