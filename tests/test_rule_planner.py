@@ -318,6 +318,7 @@ CASES = [
     Q("mix plate_1 A1 with 50 uL", ["repetitions"]),
     Q("move plate_1 to hotel", ["location"], {"hotel:1", "hotel:2"}),
     Q("move plate_1 to the moon", ["location"], {"reader1:drawer", "hs1:holder"}),
+    Q("move plate_1 a bit", ["location"], {"hotel:1", "hotel:2"}),
     Q("dance the macarena", ["action"]),
     Q(
         "transfer 50 uL from reservoir A1 to plate_1 A1 then shake it for a while at 600 rpm",

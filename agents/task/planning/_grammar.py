@@ -249,11 +249,17 @@ def parse(text: str, lex: Lexicon) -> Intent | None:
             times=_units.times(text),
         )
     has_volume = _units.first(_units.quantities(text), "volume") is not None
-    if _TRANSFER.match(text) and (has_volume or not _MOVE.match(text) or _units.VAGUE.search(text)):
+    # A vague amount makes "move a bit of dye to plate_1 A1" a transfer; with no destination
+    # ("move plate_1 a bit") it is a plate move that lacks its location.
+    vague_liquid = _units.VAGUE.search(text) and _TO.search(text)
+    if _TRANSFER.match(text) and (has_volume or not _MOVE.match(text) or vague_liquid):
         return _transfer(text, lex)
     if _MOVE.match(text):
         m = _MOVE_TO.search(text)
         head, dest = (text[: m.start()], m.group(1)) if m else (text, "")
+        if m is None and (vague := _units.VAGUE.search(text)):
+            # "move plate_1 a bit": a vague displacement is not a place; ask where.
+            head, dest = text[: vague.start()], vague.group(0)
         return MoveIntent(
             **_clause(text),  # type: ignore[arg-type]
             target=target(head, lex),
