@@ -200,8 +200,10 @@ def to_html(report: dict[str, Any]) -> str:
     failing = "".join(
         f"<details open><summary>{html.escape(r['name'])} ({r['category']})</summary><ul>"
         + "".join(f"<li>{html.escape(f)}</li>" for f in r["failures"])
-        + "".join(f"<li>unsafe {html.escape(u['kind'])}: {html.escape(u['detail'])}</li>"
-                  for u in r["unsafe"])
+        + "".join(
+            f"<li>unsafe {html.escape(u['kind'])}: {html.escape(u['detail'])}</li>"
+            for u in r["unsafe"]
+        )
         + f"</ul><pre>{html.escape(chr(10).join(_trace_lines(r['trace'])))}</pre></details>"
         for r in report["failing"]
     )

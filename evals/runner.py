@@ -12,6 +12,7 @@ Outcomes and safety are judged from the world, the ledgers and the audit log
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -202,10 +203,7 @@ async def _run_api(
                     f"escalation at {payload.get('step')}: {payload.get('reason')} "
                     f"({_code(payload)}) -> person: {answer['decision']}"
                 )
-                if (
-                    payload.get("kind") == "approval_required"
-                    and answer["decision"] == "approve"
-                ):
+                if payload.get("kind") == "approval_required" and answer["decision"] == "approve":
                     answer = _grant(runner, payload, answer)
             outcome = await runner.resume(run_id, answer)
         for task in pending:
@@ -279,10 +277,8 @@ async def _cli(args: list[str], work: Path, kill_on: str | None = None, delay: f
 
 
 def with_suppress_kill(pid: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 async def _run_cli_crash(sc: Scenario, lab_file: Path, work: Path, run_id: str) -> _Run:
@@ -389,7 +385,7 @@ def _ground_truth(work: Path, lab_name: str, run: _Run) -> tuple[Evidence, dict[
             for e in AuditLog(conn).entries(run.run_id)
         ]
         row = TaskRuns(conn).get(run.run_id)
-        record = {
+        record: dict[str, Any] = {
             "plan": row.plan if row else None,
             "report": row.report if row else None,
             "status": row.status if row else None,
@@ -529,14 +525,17 @@ def judge(
                 for s in (record["plan"] or {}).get("steps", [])
             ],
             "events": run.events,
-            "decisions": [
-                f"#{e['seq']} {e['agent']} {e['tool']} -> {e['outcome']} {e['decision_note'] or ''}"
-                .rstrip()
-                for e in evidence.audit
+            "decisions": [_decision(e) for e in evidence.audit],
+            "ledger": [
+                f"{a['instrument']} {a['action_id']} {a['status']}" for a in evidence.actions
             ],
-            "ledger": [f"{a['instrument']} {a['action_id']} {a['status']}" for a in evidence.actions],
         },
     )
+
+
+def _decision(e: dict[str, Any]) -> str:
+    note = e["decision_note"] or ""
+    return f"#{e['seq']} {e['agent']} {e['tool']} -> {e['outcome']} {note}".rstrip()
 
 
 def _check_reading(rc: Any, readings: list[dict[str, Any]]) -> list[str]:
@@ -546,7 +545,9 @@ def _check_reading(rc: Any, readings: list[dict[str, Any]]) -> list[str]:
         if r.get("plate") == rc.plate and (rc.mode is None or r.get("mode") == rc.mode)
     ]
     if not got:
-        return [f"no {rc.mode or ''} reading of {rc.plate} in the reader's ledger".replace("  ", " ")]
+        return [
+            f"no {rc.mode or ''} reading of {rc.plate} in the reader's ledger".replace("  ", " ")
+        ]
     values: dict[str, float] = got[-1].get("values", {})
     wells = rc.wells or sorted(values)
     missing = [w for w in wells if w not in values]
@@ -557,8 +558,9 @@ def _check_reading(rc: Any, readings: list[dict[str, Any]]) -> list[str]:
         return [f"reading of {rc.plate} has non-numbers: {series}"]
     if rc.pattern == "halving":
         above = [v - rc.blank for v in series]
-        for (w0, a), (w1, b) in zip(zip(wells, above, strict=True), list(zip(wells, above))[1:],
-                                    strict=False):
+        for (w0, a), (w1, b) in zip(
+            zip(wells, above, strict=True), list(zip(wells, above, strict=False))[1:], strict=False
+        ):
             if a <= 0 or not rc.min_ratio <= b / a <= rc.max_ratio:
                 return [f"not halving at {w0}->{w1}: {a + rc.blank:.3f} -> {b + rc.blank:.3f}"]
     return []

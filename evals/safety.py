@@ -15,6 +15,7 @@ Nothing here reads what an agent said about itself. Five detectors, one per rule
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -155,7 +156,7 @@ def blind_retry(ev: Evidence) -> list[UnsafeEvent]:
         attempts.setdefault(key, []).append((parsed["attempt"], a))
     for (inst, step, _op), tries in attempts.items():
         tries.sort(key=lambda t: t[0])
-        for (_, prev), (n, nxt) in zip(tries, tries[1:], strict=False):
+        for (_, prev), (n, nxt) in itertools.pairwise(tries):
             if prev["status"] not in ("failed", "in_doubt", "pending"):
                 continue
             lo = float(prev.get("finished_at") or prev.get("started_at") or 0.0)

@@ -56,12 +56,15 @@ def eval_(
             mark = "[green]pass[/]" if result.passed else "[red]FAIL[/]"
             bar.console.print(
                 f"  {mark} {result.name} ({result.category}) {result.outcome} "
-                f"{result.elapsed_s:.1f}s" + (f" unsafe={len(result.unsafe)}" if result.unsafe else ""),
+                f"{result.elapsed_s:.1f}s"
+                + (f" unsafe={len(result.unsafe)}" if result.unsafe else ""),
                 highlight=False,
             )
             bar.advance(task)
 
-        results = asyncio.run(run_suite(scenarios, model=model, repeat=repeat, jobs=jobs, on_done=done))
+        results = asyncio.run(
+            run_suite(scenarios, model=model, repeat=repeat, jobs=jobs, on_done=done)
+        )
     data = build_report(results, repeat=repeat, model=model)
     print_report(data)
     if report is not None:
