@@ -214,6 +214,11 @@ class DeviceAgent:
             if self.audit is not None:
                 before = await self.state()
             payload = await self.call(step.command, **args)
+            if (payload.get("error") or {}).get("code") == "STATE_STALE":
+                # The server refused before acting (it restarted, or lost track of the
+                # instrument): re-read the instrument, then ask again with the same action id.
+                await self.read_back(run_id, "the instrument's state was stale")
+                payload = await self.call(step.command, **args)
             state = await self.state()
         except TRANSPORT_ERRORS as exc:
             obs = Observation(**base, ok=False, transport_error=f"{type(exc).__name__}: {exc}")
