@@ -33,8 +33,9 @@ from _task_lab import (
     waiting_for,
 )
 from conftest import ROOT
-from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from test_llm_planner import ScriptedModel
 
+from agents.task.planning.llm import LLMPlanner
 from agents.task.planning.models import Clarification, Plan, Refusal
 from agents.task.planning.rules import RulePlanner
 
@@ -287,9 +288,7 @@ async def test_the_llm_planner_with_a_scripted_model_is_sent_back_once_then_runs
     lab: TaskLab,
 ) -> None:
     fixed = make_plan(transfer("s1", ["A1", "A2"]), *read_steps(2))
-    model = FakeListChatModel(responses=[_plan_json(too_much_buffer()), _plan_json(fixed)])
-    from agents.task.planning.llm import LLMPlanner
-
+    model = ScriptedModel(replies=[_plan_json(too_much_buffer()), _plan_json(fixed)])
     ctx = lab.context(LLMPlanner(model))
     waiting = await lab.start(ctx, request="dye into A1 and A2, then read")
     asked = question(waiting)
@@ -299,6 +298,7 @@ async def test_the_llm_planner_with_a_scripted_model_is_sent_back_once_then_runs
         (s.instrument, s.command) for s in fixed.steps
     ]
     assert waiting.values["replanned"] is True
+    assert len(model.prompts) == 2 and "INSUFFICIENT_VOLUME" in model.human(1)
     done = await lab.answer(ctx, {"decision": "approve"})
     assert done.values["status"] == "done"
     assert lab.volume("plate_1", "A1") == lab.volume("plate_1", "A2") == 50.0
