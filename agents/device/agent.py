@@ -100,6 +100,12 @@ class DeviceAgent:
             result = await self.session.call_tool(tool, args)
         return structured(result)
 
+    async def tools(self) -> list[dict[str, Any]]:
+        """The instrument's tool list (names, descriptions, input schemas)."""
+        with anyio.fail_after(self.call_timeout_s):
+            listed = await self.session.list_tools()
+        return [t.model_dump(mode="json") for t in listed.tools]
+
     async def state(self) -> dict[str, Any]:
         payload = await self.call("get_state")
         return dict(payload.get("state", {}))

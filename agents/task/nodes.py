@@ -45,9 +45,8 @@ async def _lab_states(ctx: TaskContext) -> tuple[dict[str, Any], dict[str, list[
     tools: dict[str, list[str]] = {}
     described: dict[str, list[dict[str, Any]]] = {}
     for i, a in ctx.agents.items():
-        listed = await a.session.list_tools()
-        tools[i] = [t.name for t in listed.tools]
-        described[i] = [t.model_dump(mode="json") for t in listed.tools]
+        described[i] = await a.tools()
+        tools[i] = [t["name"] for t in described[i]]
     if hasattr(ctx.planner, "tools") and not getattr(ctx.planner, "tools", None):
         ctx.planner.tools = described  # type: ignore[attr-defined]
     return states, tools
