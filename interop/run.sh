@@ -57,13 +57,14 @@ record() { # record NAME STATUS DETAIL
 }
 
 # npx_run LOG PKG CMD ARGS... : run CMD from PKG under Node 22; stdout to $LOG.out, stderr to $LOG.err
+# (stdin from /dev/null: the loop over instruments reads its list from stdin)
 npx_run() {
   local log=$1 pkg=$2
   shift 2
   local cmd
   cmd=$(printf '%q ' "$@")
   HOME=$WORK/home timeout "$STEP_TIMEOUT_S" \
-    npx -y -p "$NODE_PKG" -p "$pkg" -c "$cmd" >"$log.out" 2>"$log.err"
+    npx -y -p "$NODE_PKG" -p "$pkg" -c "$cmd" </dev/null >"$log.out" 2>"$log.err"
 }
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -76,7 +77,7 @@ start_http() {
   PORT=$(free_port)
   mkdir -p "$WORK/state-$name"
   LABWRIGHT_STATE_DIR=$WORK/state-$name "$LABWRIGHT" serve "$instrument" --config "$CONFIG" \
-    --transport http --port "$PORT" "$@" >"$WORK/server-$name.log" 2>&1 &
+    --transport http --port "$PORT" "$@" </dev/null >"$WORK/server-$name.log" 2>&1 &
   SERVER_PID=$!
   PIDS+=("$SERVER_PID")
   if ! python3 - "$PORT" "$SERVER_PID" "$SERVER_WAIT_S" <<'EOF'; then

@@ -240,7 +240,10 @@ async def test_each_server_offers_only_the_procedures_of_its_own_instrument(lab:
 async def test_a_failed_grip_leaves_the_plate_where_it_is_and_the_reader_cannot_read_it(
     lab: Lab,
 ) -> None:
-    lab.world.add_fault("arm1", {"kind": "empty_grasp", "match": {"op": "pick"}, "times": 1})
+    # The next grip closes on nothing. The arm is not homed yet: its homing, the first motion,
+    # must not use the fault up (an empty grasp can only happen on a pick).
+    assert (await lab.state("arm1"))["homed"] is False
+    lab.world.add_fault("arm1", {"kind": "empty_grasp", "times": 1})
     await lab.ok("reader1", "open_drawer")
     failed = await lab.move(DRAWER)
     assert error_code(failed) == "GRIP_FAILED"

@@ -103,7 +103,9 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
                 "labware_absent", f"no {labware} at {self.locations.get(labware, '?')}"
             )
         fault = self.world.next_fault(
-            self.instrument, {"op": op, "channel": channel, "labware": labware, "well": well}
+            self.instrument,
+            {"op": op, "channel": channel, "labware": labware, "well": well},
+            applies=lambda kind: kind != "tip_pickup_fail" or op == "pick",
         )
         if fault is None:
             effect()

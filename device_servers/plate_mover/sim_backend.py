@@ -87,7 +87,9 @@ class SimulatedArmBackend(SCARABackend):
     ) -> None:
         """One motion: travel, then the effect, with whatever fault the world plans."""
         fault = self.world.next_fault(
-            self.instrument, {"op": op, "plate": plate, "location": location}
+            self.instrument,
+            {"op": op, "plate": plate, "location": location},
+            applies=lambda kind: kind != "empty_grasp" or op == "pick",
         )
         self.world.set_status(self.instrument, busy=True)
         try:

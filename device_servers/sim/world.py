@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -367,8 +368,17 @@ class SimWorld:
         else:
             self.conn.execute("DELETE FROM faults")
 
-    def next_fault(self, instrument: str, target: dict[str, Any]) -> dict[str, Any] | None:
-        """Count one operation and return the first fault that fires on it, if any."""
+    def next_fault(
+        self,
+        instrument: str,
+        target: dict[str, Any],
+        applies: Callable[[str], bool] | None = None,
+    ) -> dict[str, Any] | None:
+        """Count one operation and return the first fault that fires on it, if any.
+
+        ``applies(kind)``: whether a fault of that kind can happen on this operation (an empty
+        grasp only on a pick); one that cannot is left for a later operation, not used up.
+        """
         with self._tx():
             row = self.conn.execute(
                 "SELECT n FROM op_counts WHERE instrument=?", (instrument,)
@@ -381,6 +391,8 @@ class SimWorld:
             ).fetchall()
             for f in rows:
                 if f["at_op"] is not None and f["at_op"] != n:
+                    continue
+                if applies is not None and not applies(f["kind"]):
                     continue
                 match = json.loads(f["match"])
                 if any(str(target.get(k)) != str(v) for k, v in match.items()):
