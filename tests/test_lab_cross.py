@@ -331,11 +331,14 @@ async def test_the_liquid_handler_refuses_a_plate_on_the_heater_shaker_until_it_
 async def test_a_dry_run_assuming_the_plate_arrives_lets_the_reader_simulate_its_part(
     lab: Lab,
 ) -> None:
-    read = [
+    read: list[dict[str, Any]] = [
         {"command": "close_drawer"},
         {"command": "read_absorbance", "args": {"plate": "plate_1", "wavelength_nm": 600}},
     ]
-    arrives = {"command": "assume", "args": {"plate": "plate_1", "location": DRAWER}}
+    arrives: dict[str, Any] = {
+        "command": "assume",
+        "args": {"plate": "plate_1", "location": DRAWER},
+    }
     done = await lab.run("reader1", [arrives, *read])
     assert done["status"] == "completed" and done["steps_done"] == 3 and done["simulated"]
 
