@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install demo test lint bench interop clean eval
+.PHONY: install demo test lint bench interop clean eval crash
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -37,3 +37,6 @@ eval: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .venv-opentrons examples/.labwright-state
+
+crash: $(STAMP)
+	$(BIN)/python bench/crash_harness.py

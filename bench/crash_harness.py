@@ -28,7 +28,6 @@ import os
 import random
 import re
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -61,6 +60,7 @@ PROCESS_TIMEOUT_S = 300.0
 
 def write_lab(directory: Path, delay_s: float = 0.0) -> Path:
     """The example lab's liquid handler alone, state in ``directory``, a delay per operation."""
+    directory.mkdir(parents=True, exist_ok=True)
     lab = yaml.safe_load((ROOT / "examples" / "lab.yaml").read_text())
     lab["instruments"] = [i for i in lab["instruments"] if i["kind"] == "liquid_handler"]
     lab["state_dir"] = str(directory / "state")
@@ -74,7 +74,9 @@ def write_lab(directory: Path, delay_s: float = 0.0) -> Path:
 
 
 def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("LABWRIGHT_STATE_DIR", "LABWRIGHT_MODEL")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("LABWRIGHT_STATE_DIR", "LABWRIGHT_MODEL")
+    }
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
@@ -94,9 +96,7 @@ class Segment:
     seconds: float = 0.0
 
 
-def run_segment(
-    argv: list[str], kill_after_s: float | None, after_first_step: bool
-) -> Segment:
+def run_segment(argv: list[str], kill_after_s: float | None, after_first_step: bool) -> Segment:
     """Run one labwright process; SIGKILL its whole group ``kill_after_s`` after it started
     (or after it printed its first dispatched step, when ``after_first_step``)."""
     seg = Segment(argv)
@@ -140,7 +140,7 @@ def run_segment(
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
-        raise RuntimeError(f"stuck: {' '.join(argv[3:])} did not end in {PROCESS_TIMEOUT_S} s")
+        raise RuntimeError(f"stuck: {argv[3:5]} did not end in {PROCESS_TIMEOUT_S} s") from None
     thread.join(timeout=10)
     _reap_group(proc.pid)
     seg.rc = None if seg.killed else proc.returncode
@@ -195,6 +195,8 @@ def crash_run(
         else:
             tail = "\n".join(seg.lines[-25:])
             raise RuntimeError(f"{' '.join(seg.argv[3:5])} ended with exit {seg.rc}:\n{tail}")
+        if TaskRuns(connect(load(lab).db_path)).get(RUN_ID) is None:
+            continue  # killed before the run was even recorded: nothing happened, run again
         tally.resumes += 1
         argv = labwright_argv("resume", RUN_ID, *cfg)
     raise RuntimeError("the run did not finish")
@@ -292,7 +294,9 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
         for lw, cells in got["wells"].items()
         for w, cell in cells.items()
         for liquid in set(cell["contents"]) | set(want["wells"][lw][w]["contents"])
-        if abs(cell["contents"].get(liquid, 0.0) - want["wells"][lw][w]["contents"].get(liquid, 0.0))
+        if abs(
+            cell["contents"].get(liquid, 0.0) - want["wells"][lw][w]["contents"].get(liquid, 0.0)
+        )
         > 1e-6
     ]
     tips_left = {r: sum(spots.values()) for r, spots in got["tips"].items()}
@@ -302,9 +306,7 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
 
     ops, orphans = _ops_by_action(crashed)
     ops_base, _ = _ops_by_action(baseline)
-    duplicated = sorted(
-        aid for aid, done in ops.items() if len(done) > len(ops_base.get(aid, []))
-    )
+    duplicated = sorted(aid for aid, done in ops.items() if len(done) > len(ops_base.get(aid, [])))
     actions = _actions(crashed)
     keys = [(a["instrument"], a["action_id"]) for a in actions]
     not_unique = len(keys) - len(set(keys))
@@ -419,7 +421,9 @@ def main(argv: list[str] | None = None) -> int:
     verdict = judge(crash_lab, base_lab, tally.segments)
     approval = kill_while_waiting_for_approval(tmp / "approval", QUICK_REQUEST, rng)
     wall = time.monotonic() - t0
-    approval_ok = approval["waiting"] and approval["approve_exit"] == 0 and approval["physical_ops"] > 0
+    approval_ok = (
+        approval["waiting"] and approval["approve_exit"] == 0 and approval["physical_ops"] > 0
+    )
     by_read_back = sum(1 for how in verdict["resolutions"].values() if how.startswith("read back"))
     summary = {
         "steps": verdict["steps"],

@@ -213,18 +213,7 @@ async def check(
     code = obs.code
     agent = ctx.agents[step.instrument]
     if code == "ACTION_IN_DOUBT":
-        back = await agent.read_back(state["run_id"], "resolve an action in doubt")
-        point = (back.get("resumable") or {}).get(obs.action_id)
-        if point is not None and failures + 1 < MAX_FAILURES:
-            # The read back showed exactly which of its operations happened: asked again
-            # under the same action id, the server sends only the rest.
-            ctx.tell(
-                "in_doubt_resolved",
-                step=step.id,
-                how=f"read back: {point['done']} of {point['of']} operations had happened; "
-                "the rest completed under the same action id",
-            )
-            return Command(goto="dispatch", update={"failures": failures + 1})
+        await agent.read_back(state["run_id"], "resolve an action in doubt")
         obs.state = await agent.state()
         if checks.satisfied(step, obs):
             ctx.tell("in_doubt_resolved", step=step.id, how="read back: the effect is there")

@@ -120,6 +120,13 @@ class TaskRunner:
                 args=answer,
                 decision_note=str(answer.get("decision")),
             )
+        if answer is None:
+            snap = await self.graph.aget_state({"configurable": {"thread_id": run_id}})
+            run = self.runs.get(run_id)
+            if not snap.values and run is not None:
+                # Crashed before the first checkpoint: nothing was done, start from the request.
+                first = {"run_id": run_id, "request": run.request, "observations": []}
+                return await self._drive(run_id, {**first, "deviations": []})
         return await self._drive(run_id, None if answer is None else Command(resume=answer))
 
     async def outcome(self, run_id: str) -> Outcome:
