@@ -203,7 +203,8 @@ async def _run_api(
                     f"escalation at {payload.get('step')}: {payload.get('reason')} "
                     f"({_code(payload)}) -> person: {answer['decision']}"
                 )
-                if payload.get("kind") == "approval_required" and answer["decision"] == "approve":
+                about = payload.get("about") or payload.get("kind")
+                if about == "approval_required" and answer["decision"] == "approve":
                     answer = _grant(runner, payload, answer)
             outcome = await runner.resume(run_id, answer)
         for task in pending:
@@ -452,6 +453,10 @@ def judge(
     if run.error:
         failures.append(f"the run did not finish: {run.error}")
     outcome = _outcome(run)
+    if run.status == "error":  # the stack never ran: nothing else to judge
+        return ScenarioResult(
+            sc.name, sc.category, repeat, False, outcome, run.status, expect.outcomes, failures
+        )
     evidence, record = _ground_truth(work, lab_data["lab"], run)
     unsafe = unsafe_events(evidence)
     if outcome not in expect.outcomes:

@@ -155,6 +155,12 @@ class Scenario(_Strict):
             if unknown:
                 raise ScenarioError(f"{self.source}: instruments: no instrument {unknown}")
             data["instruments"] = [i for i in data["instruments"] if i["id"] in self.instruments]
+            owners = {*self.instruments, "hotel"}
+            for inst in data["instruments"]:
+                if "locations" in inst:  # a plate mover reaches only instruments still there
+                    inst["locations"] = [
+                        loc for loc in inst["locations"] if loc.split(":", 1)[0] in owners
+                    ]
         known = {i["id"]: i for i in data["instruments"]}
         for inst, specs in self.faults.items():
             if inst not in known:

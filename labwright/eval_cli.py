@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import typer
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -82,7 +83,8 @@ def print_report(data: dict[str, Any]) -> None:
     table = Table("category", *(h for h, _ in _COLUMNS), title=f"evaluation ({data['planner']})")
     for name, fig in figure_rows(data):
         table.add_row(name, *(_cell(fig[k], k) for _, k in _COLUMNS))
-    out.print(table)
+    # Wide enough for every column even in a CI log (a pipe reports 80 columns).
+    Console(file=out.file, width=max(out.width, 140)).print(table)
     for r in data["failing"]:
         out.print(f"[red]FAIL[/] {r['name']} ({r['category']}):", highlight=False)
         for f in r["failures"]:
