@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Labwright benchmark: figures and ratios against targets (not a pass/fail test).
 
-Three measurements, all on the example lab (``examples/lab.yaml``):
+Four groups of measurements, all on the example lab (``examples/lab.yaml``):
 
 1. In-process twin simulation of 96 single-channel transfers (50 uL from reservoir A1 to each
    well of plate_1, a new tip each): parse the commands and run them on a fresh clone of the
@@ -13,6 +13,10 @@ Three measurements, all on the example lab (``examples/lab.yaml``):
 3. MCP ``tools/call`` round trip over stdio in one held session with ``labwright serve``:
    ``get_run`` of an unknown run (light, structured error), ``get_state`` and a dry-run
    ``pick_up_tips``; p50 and p95; target p50 <= 5 ms for the light call.
+4. The task agent (``bench/agent_bench.py``): orchestration overhead per dispatched step of
+   the real task graph beside a bare ``tools/call`` of the same command (target p50 <= 15 ms),
+   ``labwright resume`` to the next action on a run with 1,000 completed steps (target <= 2 s)
+   and rule planning time per request (target <= 50 ms).
 
 Usage::
 
@@ -384,6 +388,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH", type=Path, help="also write results as JSON")
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (smoke run)")
     parser.add_argument("--skip-peer", action="store_true", help="do not run opentrons_peer.py")
+    parser.add_argument("--skip-agent", action="store_true", help="do not run agent_bench.py")
     args = parser.parse_args(argv)
 
     twin_reps, cb_reps, cli_reps, peer_reps, mcp_calls = (
@@ -395,22 +400,30 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     results: dict[str, Any] = {"machine": mach}
 
-    log(f"1/3 twin: 96 transfers in process x{twin_reps}")
+    log(f"1/4 twin: 96 transfers in process x{twin_reps}")
     results["twin_96"] = twin = bench_twin(twin_reps)
-    log(f"1/3 PyLabRobot chatterbox: 96 transfers in process x{cb_reps}")
+    log(f"1/4 PyLabRobot chatterbox: 96 transfers in process x{cb_reps}")
     try:
         results["chatterbox_96"] = cb = bench_chatterbox(cb_reps)
     except Exception as exc:  # context only: never fatal
         results["chatterbox_96"] = cb = {"skipped": f"{type(exc).__name__}: {exc}"}
 
-    log(f"2/3 labwright simulate subprocess x{cli_reps}, with and without a bytecode cache")
+    log(f"2/4 labwright simulate subprocess x{cli_reps}, with and without a bytecode cache")
     results["cli_96"] = cli = bench_cli(cli_reps, env, bytecode_cache=True)
     results["cli_96_no_pyc"] = cli_nopyc = bench_cli(cli_reps, env, bytecode_cache=False)
     peer = {"skipped": "--skip-peer given"} if args.skip_peer else bench_peer(peer_reps)
     results["opentrons_96"] = peer
 
-    log(f"3/3 MCP stdio: {mcp_calls} tools/call per tool")
+    log(f"3/4 MCP stdio: {mcp_calls} tools/call per tool")
     results["mcp"] = mcp = asyncio.run(bench_mcp_async(mcp_calls, 20, env))
+    agent_rows: list[tuple[str, str, str, str]] = []
+    agent_how: list[str] = []
+    if not args.skip_agent:
+        sys.path.insert(0, str(REPO / "bench"))
+        import agent_bench
+
+        agent_results, agent_rows, agent_how = agent_bench.run(args.quick, env, log)
+        results.update(agent_results)
     results["total_bench_s"] = time.perf_counter() - started
 
     # ------------------------------------------------------------------ table
@@ -516,11 +529,13 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
         rows.append((f"{label}, p95", fmt_ms(m["p95_ms"]), "figure", "-"))
+    rows += agent_rows
 
     print(
         f"Labwright benchmark -- {mach['nproc']} CPU(s) ({mach['cpu']}), "
         f"{mach['implementation']} {mach['python']}, {mach['platform']}, load average at "
-        f"start {' '.join(map(str, mach['loadavg_at_start']))}"
+        f"start {' '.join(map(str, mach['loadavg_at_start']))}, at end "
+        f"{' '.join(str(round(x, 2)) for x in os.getloadavg())}"
     )
     print()
     print(table(rows))
@@ -543,6 +558,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"  MCP:         {mcp['how']}")
     print(f"  (server start to initialized: {mcp['startup_to_initialized_ms']:.0f} ms)")
+    for line in agent_how:
+        print(line)
     print(f"  total bench time: {results['total_bench_s']:.1f} s")
 
     if args.json:
