@@ -132,6 +132,11 @@ class InstrumentRuntime:
             self.estop = saved["estop"]
             self.stale_reason = saved["stale_reason"] or RESTART_STALE
         in_doubt = set(self.ledger.mark_pending_in_doubt())
+        if saved is not None:
+            # Nothing is persisted while an action runs: the saved twin is the one it was
+            # expanded on, which lets a read back tell how many of its operations happened.
+            for action_id in in_doubt:
+                self.ledger.keep_twin_before(action_id, saved["twin"])
         for run_id in self.runs.unfinished():
             doubtful = [a for a in in_doubt if a.startswith(f"{run_id}.")]
             error = DeviceError(
@@ -305,6 +310,11 @@ class InstrumentRuntime:
         canonical = cmd.model_dump(mode="json")
         digest = args_hash(name, canonical)
         if not dry_run and action_id:
+            entry = self.ledger.get(action_id)
+            if entry is not None and entry.status == "in_doubt" and entry.args_hash == digest:
+                progress = self.ledger.progress_of(action_id)
+                if progress is not None and progress["resume_from"] is not None:
+                    return await self._complete(name, cmd, action_id, progress)
             replay = self._replay(action_id, digest)
             if replay is not None:
                 return replay
@@ -399,50 +409,124 @@ class InstrumentRuntime:
                 if replay is not None:
                     return replay
                 raise  # pragma: no cover - _replay raises for every other status
-            events: list[dict[str, Any]] = []
-            try:
-                for prim in prims:
-                    if self.estop:
-                        raise GateRefused(
-                            Code.ESTOP_ACTIVE,
-                            "emergency stop during the command",
-                            "a person clears it with reset_estop, then read_back",
-                        )
-                    observed = await self.driver.adapter.execute(prim)
-                    _, evs = self.twin.apply(prim)
-                    evs = [*evs, *(observed or [])]
-                    for ev in evs:
-                        self.events.append(
-                            log, ev["type"], {**ev["data"], "action_id": action_id}, self.simulated
-                        )
-                    events.extend(evs)
-            except DeviceError as exc:
-                deviations = await self._after_failure(exc, self.driver.touched(prims), log)
-                payload = exc.to_payload(action_id)
-                if deviations:
-                    payload.setdefault("extra", {})["deviations"] = deviations
-                    exc.extra = {**exc.extra, "deviations": deviations}
-                self.ledger.finish(action_id, "failed", {"ok": False, "error": payload})
-                self._persist()
-                self.events.append(log, "error", payload, self.simulated)
-                raise
-            deviations = await self._reconcile(self.driver.touched(prims), log)
-            result = {
-                "ok": True,
-                "simulated": self.simulated,
-                "dry_run": False,
-                "action_id": action_id,
-                "state": self.twin.snapshot(),
-                "events": events,
-                "deviations": deviations,
-                "warnings": warnings,
-            }
-            measurements = [e["data"] for e in events if e["type"] == "reading_taken"]
-            if measurements:
-                result["measurements"] = measurements
-            self.ledger.finish(action_id, "done", result)
+            self.ledger.clear_resume_points()
+            return await self._carry_out(action_id, prims, 0, log, warnings)
+
+    async def _carry_out(
+        self, action_id: str, prims: list[Any], start: int, log: str, warnings: list[str]
+    ) -> dict[str, Any]:
+        """Send ``prims[start:]`` one by one (progress recorded after each), then reconcile
+        and record the outcome. Called under the lock, with the ledger intent written."""
+        events: list[dict[str, Any]] = []
+        try:
+            for index, prim in enumerate(prims[start:], start + 1):
+                if self.estop:
+                    raise GateRefused(
+                        Code.ESTOP_ACTIVE,
+                        "emergency stop during the command",
+                        "a person clears it with reset_estop, then read_back",
+                    )
+                observed = await self.driver.adapter.execute(prim)
+                _, evs = self.twin.apply(prim)
+                self.ledger.progress(action_id, index)
+                evs = [*evs, *(observed or [])]
+                for ev in evs:
+                    self.events.append(
+                        log, ev["type"], {**ev["data"], "action_id": action_id}, self.simulated
+                    )
+                events.extend(evs)
+        except DeviceError as exc:
+            deviations = await self._after_failure(exc, self.driver.touched(prims), log)
+            payload = exc.to_payload(action_id)
+            if deviations:
+                payload.setdefault("extra", {})["deviations"] = deviations
+                exc.extra = {**exc.extra, "deviations": deviations}
+            self.ledger.finish(action_id, "failed", {"ok": False, "error": payload})
             self._persist()
-            return result
+            self.events.append(log, "error", payload, self.simulated)
+            raise
+        deviations = await self._reconcile(self.driver.touched(prims), log)
+        result = {
+            "ok": True,
+            "simulated": self.simulated,
+            "dry_run": False,
+            "action_id": action_id,
+            "state": self.twin.snapshot(),
+            "events": events,
+            "deviations": deviations,
+            "warnings": warnings,
+        }
+        measurements = [e["data"] for e in events if e["type"] == "reading_taken"]
+        if measurements:
+            result["measurements"] = measurements
+        self.ledger.finish(action_id, "done", result)
+        self._persist()
+        return result
+
+    def _expand_before(
+        self, cmd: BaseModel, progress: dict[str, Any]
+    ) -> tuple[Twin, list[Any]] | None:
+        """The operations an in-doubt action was expanded into, on the belief it started from."""
+        if progress["twin_before"] is None:
+            return None
+        try:
+            before = self.driver.twin_from_snapshot(progress["twin_before"])
+            prims, _ = before.clone().run(cmd)
+        except (DeviceError, ValueError, KeyError):
+            return None
+        return before, prims
+
+    def _resume_point(self, entry: Any, seen: dict[str, Any]) -> tuple[int, int] | None:
+        """How many operations of an in-doubt action happened, when the read back says so
+        unambiguously: the instrument matches the belief after exactly k of them (k is the
+        last recorded count or one more: an operation may have happened before its count was
+        written). None: the action stays in doubt and goes to a person."""
+        progress = self.ledger.progress_of(entry.action_id)
+        if progress is None or self.estop or not seen.get("complete", True):
+            return None
+        try:
+            cmd = self.parse(entry.command, dict(progress["args"]))
+        except DeviceError:
+            return None
+        expanded = self._expand_before(cmd, progress)
+        if expanded is None:
+            return None
+        before, prims = expanded
+        done = progress["done"]
+        matches = []
+        for k in (done, done + 1):
+            if k > len(prims):
+                continue
+            candidate = before.clone()
+            for prim in prims[:k]:
+                candidate.apply(prim)
+            if not self.driver.reconcile(candidate, seen, None):
+                matches.append(k)
+        if len(matches) != 1:
+            return None
+        return matches[0], len(prims)
+
+    async def _complete(
+        self, name: str, cmd: BaseModel, action_id: str, progress: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Finish an in-doubt action from where a read back showed it stopped: the operations
+        that happened are not sent again, the rest are sent once, under the same action id."""
+        async with self._lock:
+            progress = self.ledger.progress_of(action_id) or progress
+            start = progress["resume_from"]
+            expanded = self._expand_before(cmd, progress)
+            if start is None or expanded is None or self.stale_reason or self.estop:
+                replay = self._replay(action_id, args_hash(name, cmd.model_dump(mode="json")))
+                assert replay is not None  # pragma: no cover - _replay raises when in doubt
+                return replay
+            # Used up: a crash while completing needs a new read back to find the new point.
+            self.ledger.set_resume_from(action_id, None)
+            self.ledger.annotate(
+                action_id,
+                f"completed after a restart: {start} of {len(expanded[1])} operations had "
+                "happened (read back); the rest sent once",
+            )
+            return await self._carry_out(action_id, expanded[1], start, self.direct_log, [])
 
     async def _reconcile(self, touched: set[str] | None, log: str) -> list[dict[str, Any]]:
         seen = await self.driver.adapter.observe(touched)
@@ -491,12 +575,18 @@ class InstrumentRuntime:
             elif not self.estop:
                 self.stale_reason = None
             resolved = []
+            resumable: dict[str, dict[str, int]] = {}
             for entry in self.ledger.in_doubt():
                 self.ledger.annotate(
                     entry.action_id,
-                    f"instrument read back at {time.time():.0f} after the outcome was lost",
+                    f"instrument read back at {time.time():.0f} after the outcome was lost "
+                    "(restart)",
                 )
                 resolved.append(entry.action_id)
+                point = None if self.stale_reason else self._resume_point(entry, seen)
+                self.ledger.set_resume_from(entry.action_id, None if point is None else point[0])
+                if point is not None:
+                    resumable[entry.action_id] = {"done": point[0], "of": point[1]}
             self._persist()
         return {
             "ok": True,
@@ -506,6 +596,9 @@ class InstrumentRuntime:
             "estop": self.estop,
             "deviations": deviations,
             "in_doubt_actions": resolved,
+            # In-doubt actions whose operations done are known: asked again under the same
+            # action id, they complete with the rest (never re-sending what happened).
+            "resumable": resumable,
             "state": self.twin.snapshot(),
         }
 

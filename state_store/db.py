@@ -24,6 +24,18 @@ _SCHEMA: dict[str, tuple[dict[str, type], list[str] | str]] = {
         },
         ["instrument", "action_id"],
     ),
+    # How far an action got, primitive by primitive, so a restart can tell which of its
+    # operations happened: the twin before it, the operations done, where to resume.
+    "action_progress": (
+        {
+            "instrument": str,
+            "action_id": str,
+            "done": int,
+            "twin_before": str,
+            "resume_from": int,
+        },
+        ["instrument", "action_id"],
+    ),
     "events": (
         {"run_id": str, "seq": int, "type": str, "ts": float, "simulated": int, "data": str},
         ["run_id", "seq"],

@@ -114,6 +114,55 @@ class Ledger:
             (note, self.instrument, action_id),
         )
 
+    # -------------------------------------------------------------- progress of one action
+    def progress(self, action_id: str, done: int) -> None:
+        """``done`` operations of the action have happened (written after each one)."""
+        self.conn.execute(
+            "INSERT INTO action_progress (instrument, action_id, done) VALUES (?,?,?) "
+            "ON CONFLICT(instrument, action_id) DO UPDATE SET done=excluded.done",
+            (self.instrument, action_id, done),
+        )
+
+    def keep_twin_before(self, action_id: str, twin: dict[str, Any]) -> None:
+        """The belief the action was expanded on (kept once: the first restart knows it)."""
+        self.conn.execute(
+            "INSERT INTO action_progress (instrument, action_id, done, twin_before) "
+            "VALUES (?,?,0,?) ON CONFLICT(instrument, action_id) DO UPDATE SET "
+            "twin_before=coalesce(twin_before, excluded.twin_before)",
+            (self.instrument, action_id, json.dumps(twin)),
+        )
+
+    def progress_of(self, action_id: str) -> dict[str, Any] | None:
+        """``{done, twin_before, resume_from, args}`` of an action, if it recorded progress."""
+        row = self.conn.execute(
+            "SELECT p.done, p.twin_before, p.resume_from, a.args FROM action_progress p "
+            "JOIN actions a ON a.instrument=p.instrument AND a.action_id=p.action_id "
+            "WHERE p.instrument=? AND p.action_id=?",
+            (self.instrument, action_id),
+        ).fetchone()
+        if row is None:
+            return None
+        return {
+            "done": int(row["done"] or 0),
+            "twin_before": json.loads(row["twin_before"]) if row["twin_before"] else None,
+            "resume_from": row["resume_from"],
+            "args": json.loads(row["args"]) if row["args"] else {},
+        }
+
+    def set_resume_from(self, action_id: str, index: int | None) -> None:
+        self.conn.execute(
+            "UPDATE action_progress SET resume_from=? WHERE instrument=? AND action_id=?",
+            (index, self.instrument, action_id),
+        )
+
+    def clear_resume_points(self) -> None:
+        """Another action runs: resume points found by an earlier read back no longer hold."""
+        self.conn.execute(
+            "UPDATE action_progress SET resume_from=NULL WHERE instrument=? AND "
+            "resume_from IS NOT NULL",
+            (self.instrument,),
+        )
+
     def count(self, status: str | None = None) -> int:
         sql = "SELECT COUNT(*) FROM actions WHERE instrument=?"
         params: tuple[Any, ...] = (self.instrument,)

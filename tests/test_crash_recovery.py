@@ -90,7 +90,7 @@ TRANSFER = {
 # ---------------------------------------------------------------------------- deterministic
 
 
-async def test_a_crash_after_the_dispense_leaves_the_action_in_doubt_and_never_resends_it(
+async def test_a_crash_mid_transfer_is_in_doubt_until_read_back_then_completes_without_repeats(
     tmp_path: Path,
 ) -> None:
     lab_file = write_lab(tmp_path)
@@ -108,7 +108,7 @@ async def test_a_crash_after_the_dispense_leaves_the_action_in_doubt_and_never_r
     dispenses = Counter(op["well"] for op in world.physical_ops("lh1") if op["op"] == "dispense")
     assert dispenses == {"A1": 1, "A2": 1}
     statuses = {a: e["status"] for a, e in ledger(lab).items()}
-    assert statuses == {"t-1": "in_doubt", "drop-1": "done", "t-3": "done"}
+    assert statuses == {"t-1": "done", "t-3": "done"}
 
 
 async def _crash_then_recover(lab_file: Path, errlog: IO[str], world: SimWorld) -> None:
@@ -138,12 +138,20 @@ async def _crash_then_recover(lab_file: Path, errlog: IO[str], world: SimWorld) 
         assert back["in_doubt_actions"] == ["t-1"]
         assert back["state"]["labware"]["plate_1"]["wells"]["A1"]["volume_ul"] == pytest.approx(50)
 
-        # Reading back resolves nothing by itself: the same id still never re-sends.
-        still = await call(session, "transfer", **TRANSFER, dry_run=False, action_id="t-1")
-        assert code(still) == "ACTION_IN_DOUBT"
-
-        # The crash left a tip on channel 0; once it is dropped, new work runs.
-        assert (await call(session, "drop_tips", dry_run=False, action_id="drop-1"))["ok"]
+        # The read back tells exactly how far the action got: 3 of its 4 operations (pick,
+        # aspirate, dispense) happened. Asked again under the same id, it sends only the rest.
+        assert back["resumable"] == {"t-1": {"done": 3, "of": 4}}
+        done = await call(session, "transfer", **TRANSFER, dry_run=False, action_id="t-1")
+        assert done["ok"] is True
+        assert [op["op"] for op in world.physical_ops("lh1")] == [
+            "pick",
+            "aspirate",
+            "dispense",
+            "drop",
+        ]
+        # Once completed, the id answers with the recorded outcome: nothing is sent again.
+        replay = await call(session, "transfer", **TRANSFER, dry_run=False, action_id="t-1")
+        assert replay["replayed"] is True
         fresh = {**TRANSFER, "destination_wells": ["A2"]}
         assert (await call(session, "transfer", **fresh, dry_run=False, action_id="t-3"))["ok"]
 

@@ -213,7 +213,17 @@ async def check(
     code = obs.code
     agent = ctx.agents[step.instrument]
     if code == "ACTION_IN_DOUBT":
-        await agent.read_back(state["run_id"], "resolve an action in doubt")
+        back = await agent.read_back(state["run_id"], "resolve an action in doubt")
+        if obs.action_id in (back.get("resumable") or {}) and failures + 1 < MAX_FAILURES:
+            # The instrument told exactly which of the action's operations happened: asked
+            # again under the same id, the server sends only the rest, once.
+            ctx.tell(
+                "in_doubt_resolved",
+                step=step.id,
+                how="read back: completing the rest",
+                **back["resumable"][obs.action_id],
+            )
+            return Command(goto="dispatch", update={"failures": failures + 1})
         obs.state = await agent.state()
         if checks.satisfied(step, obs):
             ctx.tell("in_doubt_resolved", step=step.id, how="read back: the effect is there")
