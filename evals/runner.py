@@ -89,8 +89,13 @@ async def run_suite(
     jobs: int | None = None,
     on_done: Callable[[ScenarioResult], None] | None = None,
     keep: Path | None = None,
+    planner: Callable[[], Any] | None = None,
 ) -> list[ScenarioResult]:
-    """Run every scenario ``repeat`` times, ``jobs`` at a time (default: one per core)."""
+    """Run every scenario ``repeat`` times, ``jobs`` at a time (default: one per core).
+
+    ``planner`` makes each run's planner (e.g. an LLM planner on a scripted model in CI);
+    by default the one ``labwright run --model`` would use.
+    """
     jobs = jobs or max(1, min(os.cpu_count() or 1, 4))
     gate = asyncio.Semaphore(jobs)
     base = Path(tempfile.mkdtemp(prefix="labwright-eval-")) if keep is None else keep
@@ -99,7 +104,7 @@ async def run_suite(
     async def one(sc: Scenario, k: int) -> None:
         async with gate:
             work = base / f"{sc.name}-{k}"
-            result = await run_scenario(sc, work, model=model, repeat=k)
+            result = await run_scenario(sc, work, model=model, repeat=k, planner=planner)
             results.append(result)
             if on_done is not None:
                 on_done(result)
@@ -119,7 +124,12 @@ async def run_suite(
 
 
 async def run_scenario(
-    sc: Scenario, work: Path, *, model: str | None = None, repeat: int = 1
+    sc: Scenario,
+    work: Path,
+    *,
+    model: str | None = None,
+    repeat: int = 1,
+    planner: Callable[[], Any] | None = None,
 ) -> ScenarioResult:
     """Run one scenario in ``work`` (its state directory) and judge it."""
     work.mkdir(parents=True, exist_ok=True)
@@ -134,7 +144,7 @@ async def run_scenario(
             if sc.crash is not None:
                 run = await _run_cli_crash(sc, lab_file, work, run_id)
             else:
-                run = await _run_api(sc, lab_file, work, run_id, model)
+                run = await _run_api(sc, lab_file, work, run_id, model, planner)
     except TimeoutError:
         run = _Run(run_id, status="timeout", error=f"no outcome within {sc.timeout_s:.0f} s")
     except Exception as exc:  # a harness or stack failure is a failed scenario, shown as such
@@ -156,7 +166,12 @@ def _answer_for(sc: Scenario, given: int, payload: dict[str, Any]) -> dict[str, 
 
 
 async def _run_api(
-    sc: Scenario, lab_file: Path, work: Path, run_id: str, model: str | None
+    sc: Scenario,
+    lab_file: Path,
+    work: Path,
+    run_id: str,
+    model: str | None,
+    planner: Callable[[], Any] | None = None,
 ) -> _Run:
     from agents.task.runner import TaskRunner
     from labwright.task_cli import make_planner
@@ -180,7 +195,7 @@ async def _run_api(
         list(lab.instruments),
         lab_file,
         work / f"{lab.lab}.sqlite",
-        make_planner(model),
+        planner() if planner is not None else make_planner(model),
         env={"LABWRIGHT_STATE_DIR": str(work)},
         model=model,
         progress=progress,
