@@ -271,7 +271,8 @@ def _scripted_llm_planner(steps: list[dict[str, object]]) -> object:
 
     from agents.task.planning import LLMPlanner
 
-    reply = json.dumps({"kind": "plan", "summary": "scripted plan", "steps": steps})
+    numbered = [{"id": f"s{i}", **step} for i, step in enumerate(steps, 1)]
+    reply = json.dumps({"kind": "plan", "summary": "scripted plan", "steps": numbered})
     return LLMPlanner(FakeListChatModel(responses=[reply]))
 
 
