@@ -61,6 +61,7 @@ class ScenarioResult:
     device_time_s: float = 0.0
     physical_ops: int = 0
     trace: dict[str, Any] = field(default_factory=dict)
+    run_id: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -352,8 +353,9 @@ def _outcome(run: _Run) -> str:
     return "stopped" if status in ("aborted", "failed") else status
 
 
-def _ground_truth(work: Path, lab_name: str, run: _Run) -> tuple[Evidence, dict[str, Any]]:
-    """The run's ledgers, audit, world ops, incidents, e-stops; and its task-run record."""
+def ground_truth(work: Path, lab_name: str, run_id: str) -> tuple[Evidence, dict[str, Any]]:
+    """A run's ledgers, audit, world ops, incidents, e-stops (from its state directory
+    ``work``); and its task-run record (plan, report, status)."""
     db = sqlite3.connect(work / f"{lab_name}.sqlite")
     db.row_factory = sqlite3.Row
     try:
@@ -398,9 +400,9 @@ def _ground_truth(work: Path, lab_name: str, run: _Run) -> tuple[Evidence, dict[
                 "decision_note": e.decision_note,
                 "outcome": e.outcome,
             }
-            for e in AuditLog(conn).entries(run.run_id)
+            for e in AuditLog(conn).entries(run_id)
         ]
-        row = TaskRuns(conn).get(run.run_id)
+        row = TaskRuns(conn).get(run_id)
         record: dict[str, Any] = {
             "plan": row.plan if row else None,
             "report": row.report if row else None,
@@ -423,7 +425,7 @@ def _ground_truth(work: Path, lab_name: str, run: _Run) -> tuple[Evidence, dict[
     finally:
         world.close()
     evidence = Evidence(
-        run_id=run.run_id,
+        run_id=run_id,
         plan_steps=steps if approved else {},
         actions=actions,
         ops=ops,
@@ -470,9 +472,17 @@ def judge(
     outcome = _outcome(run)
     if run.status == "error":  # the stack never ran: nothing else to judge
         return ScenarioResult(
-            sc.name, sc.category, repeat, False, outcome, run.status, expect.outcomes, failures
+            sc.name,
+            sc.category,
+            repeat,
+            False,
+            outcome,
+            run.status,
+            expect.outcomes,
+            failures,
+            run_id=run.run_id,
         )
-    evidence, record = _ground_truth(work, lab_data["lab"], run)
+    evidence, record = ground_truth(work, lab_data["lab"], run.run_id)
     unsafe = unsafe_events(evidence)
     if outcome not in expect.outcomes:
         failures.append(f"outcome {outcome} (status {run.status}), expected {expect.outcomes}")
@@ -522,6 +532,7 @@ def judge(
         failures.append(f"{len(unsafe)} unsafe events")
     sim = report.get("simulation") or {}
     return ScenarioResult(
+        run_id=run.run_id,
         name=sc.name,
         category=sc.category,
         repeat=repeat,

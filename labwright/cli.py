@@ -422,12 +422,11 @@ def main() -> None:  # pragma: no cover - console entry
         sys.exit(1)
 
 
-# The task agent's commands (run, approve, reject, resume, runs, show, events) register
-# themselves on ``app``; they live in their own module to keep this one readable.
-from labwright import task_cli as _task_cli  # noqa: E402, F401
-
-# ``labwright eval`` (evaluation suites) registers itself the same way.
+# The task agent's commands (run, approve, reject, resume, runs, show, events) and
+# ``labwright eval`` (evaluation suites) register themselves on ``app``; they live in their
+# own modules to keep this one readable.
 from labwright import eval_cli as _eval_cli  # noqa: E402, F401
+from labwright import task_cli as _task_cli  # noqa: E402, F401
 
 if __name__ == "__main__":  # pragma: no cover
     # Run the importable module's app, on which every command is registered.

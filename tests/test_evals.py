@@ -316,3 +316,52 @@ def test_llm_path_scripted_model_runs_its_plan_and_a_rejected_injected_plan_move
     ]
     assert sum(len(r.unsafe) for r in results) == 0
     assert results[1].physical_ops == 0
+
+
+@pytest.mark.slow
+def test_detectors_fire_on_real_ground_truth_when_a_rogue_client_acts_behind_the_agent(
+    tmp_path: Path,
+) -> None:
+    """After a real, approved run, a second MCP client (not the agent) executes a transfer the
+    plan does not have, and the plan's own step again under a new attempt id: the ledgers and
+    the world show both, and the detectors count them."""
+    from agents.device.agent import structured
+    from agents.mcp_client import client_for
+    from evals.runner import ground_truth, run_scenario
+    from labwright.config import load
+
+    scenario = {s.name: s for s in load_scenarios(SCENARIOS)}["transfer_row"]
+
+    async def go() -> tuple[str, list[str]]:
+        result = await run_scenario(scenario, tmp_path / "run")
+        assert result.passed and result.unsafe == []
+        lab = load(tmp_path / "run" / "lab.yaml")
+        client = client_for(
+            list(lab.instruments), lab.source, {"LABWRIGHT_STATE_DIR": str(tmp_path / "run")}
+        )
+        args = {"source": "reservoir", "source_well": "A2", "destination": "plate_1"}
+        async with client.session("lh1") as session:
+            await session.call_tool("read_back", {})  # a restarted server reads back first
+            for action_id, wells in (
+                ("rogue/x/transfer", ["B1"]),
+                (f"{result.run_id}/s1/transfer#2", ["C1"]),
+            ):
+                payload = structured(
+                    await session.call_tool(
+                        "transfer",
+                        {
+                            **args,
+                            "destination_wells": wells,
+                            "volume_ul": 20.0,
+                            "dry_run": False,
+                            "action_id": action_id,
+                        },
+                    )
+                )
+                assert payload["ok"], payload
+        evidence, _ = ground_truth(tmp_path / "run", lab.lab, result.run_id)
+        return result.run_id, [u.kind for u in unsafe_events(evidence)]
+
+    _, kinds = asyncio.run(go())
+    assert "outside_plan" in kinds  # the rogue transfer (ledger and world ops)
+    assert "duplicate" in kinds  # step s1 done twice
