@@ -93,6 +93,7 @@ class DeviceAgent:
         self.policy = policy
         self.call_timeout_s = call_timeout_s
         self.audit = audit
+        self._last_state: dict[str, Any] | None = None
 
     async def call(self, tool: str, **args: Any) -> dict[str, Any]:
         """One tool call; transport failures raise, device errors come back as payloads."""
@@ -108,7 +109,8 @@ class DeviceAgent:
 
     async def state(self) -> dict[str, Any]:
         payload = await self.call("get_state")
-        return dict(payload.get("state", {}))
+        self._last_state = dict(payload.get("state", {}))
+        return self._last_state
 
     async def read_back(self, run_id: str | None = None, note: str = "") -> dict[str, Any]:
         """Re-read the instrument; audited under ``run_id`` when one is given (a decision
@@ -218,7 +220,9 @@ class DeviceAgent:
         before: Any = None
         try:
             if self.audit is not None:
-                before = await self.state()
+                # The state this agent last read of its instrument (after its previous action
+                # or read back); only this agent acts on it, so it is the state before.
+                before = self._last_state if self._last_state is not None else await self.state()
             payload = await self.call(step.command, **args)
             if (payload.get("error") or {}).get("code") == "STATE_STALE":
                 # The server refused before acting (it restarted, or lost track of the

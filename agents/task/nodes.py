@@ -32,6 +32,10 @@ RECOVERABLE = {
     "INSUFFICIENT_VOLUME",
 }
 MAX_FAILURES = 2
+# Completions of one in-doubt action in a row. Each needs a crash during the previous one (a
+# completion that runs ends done or failed), so this only bounds a crash loop; it is not a
+# failure count: a step killed twice while completing is still completed, not escalated.
+MAX_COMPLETIONS = 25
 
 
 def _plan(state: TaskState) -> Plan:
@@ -176,7 +180,7 @@ async def _after_move(ctx: TaskContext, step: PlanStep, obs: Observation) -> Non
 
 def _next(state: TaskState, plan: Plan, **update: Any) -> Command[Any]:
     nxt = state["step"] + 1
-    update.update(step=nxt, attempt=1, failures=0, escalation=None)
+    update.update(step=nxt, attempt=1, failures=0, completions=0, escalation=None)
     if nxt >= len(plan.steps):
         return Command(goto="report", update={**update, "status": "done"})
     return Command(goto="dispatch", update=update)
@@ -214,7 +218,8 @@ async def check(
     agent = ctx.agents[step.instrument]
     if code == "ACTION_IN_DOUBT":
         back = await agent.read_back(state["run_id"], "resolve an action in doubt")
-        if obs.action_id in (back.get("resumable") or {}) and failures + 1 < MAX_FAILURES:
+        completions = state.get("completions", 0)
+        if obs.action_id in (back.get("resumable") or {}) and completions < MAX_COMPLETIONS:
             # The instrument told exactly which of the action's operations happened: asked
             # again under the same id, the server sends only the rest, once.
             ctx.tell(
@@ -223,7 +228,7 @@ async def check(
                 how="read back: completing the rest",
                 **back["resumable"][obs.action_id],
             )
-            return Command(goto="dispatch", update={"failures": failures + 1})
+            return Command(goto="dispatch", update={"completions": completions + 1})
         obs.state = await agent.state()
         if checks.satisfied(step, obs):
             ctx.tell("in_doubt_resolved", step=step.id, how="read back: the effect is there")

@@ -8,6 +8,7 @@ crash. Whatever process resumes a run rebuilds this context; the state is in the
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import time
 import uuid
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 
@@ -68,25 +70,32 @@ class TaskRunner:
         self.model = model
         self.progress = progress
         self.conn = connect(db_path)
+        # The task side's records (audit, task runs) need no fsync per row: see __aenter__.
+        self.conn.execute("PRAGMA synchronous=NORMAL")
         self.runs = TaskRuns(self.conn)
         self.audit = AuditLog(self.conn)
         self._stack = contextlib.AsyncExitStack()
 
     async def __aenter__(self) -> TaskRunner:
         client = client_for(self.instruments, self.config_path, self.env)
+        sessions = await self._open_sessions(client)
         agents: dict[str, DeviceAgent] = {}
         policies = {}
         for inst in self.instruments:
-            session = await self._stack.enter_async_context(client.session(inst.id))
             kind = getattr(inst, "kind", "?")
             policy = build_engine(
                 kind, inst.policy.rules_file, inst.policy.rules, inst.policy.protected_labware
             )
             policies[inst.id] = policy
-            agents[inst.id] = DeviceAgent(inst.id, kind, session, policy, audit=self.audit)
-        saver = await self._stack.enter_async_context(
-            AsyncSqliteSaver.from_conn_string(str(self.db_path))
-        )
+            agents[inst.id] = DeviceAgent(
+                inst.id, kind, sessions[inst.id], policy, audit=self.audit
+            )
+        conn = await self._stack.enter_async_context(aiosqlite.connect(str(self.db_path)))
+        # At-most-once lives in the servers' ledgers (synchronous=FULL). Checkpoints survive a
+        # process crash in WAL mode with NORMAL sync; a step re-run after losing one asks the
+        # same action id again and gets the recorded answer.
+        await conn.execute("PRAGMA synchronous=NORMAL")
+        saver = AsyncSqliteSaver(conn)
         self.graph = compile_graph(saver)
         self.context = TaskContext(
             agents=agents,
@@ -100,6 +109,42 @@ class TaskRunner:
 
     async def __aexit__(self, *exc: object) -> None:
         await self._stack.aclose()
+
+    async def _open_sessions(self, client: Any) -> dict[str, Any]:
+        """One MCP session per instrument, the servers starting side by side.
+
+        Each session lives in its own task (its context is entered and left there) until the
+        runner closes; starting the servers concurrently saves their import time.
+        """
+        stop = asyncio.Event()
+        futures: dict[str, asyncio.Future[Any]] = {}
+
+        async def hold(name: str, got: asyncio.Future[Any]) -> None:
+            try:
+                async with client.session(name) as session:
+                    got.set_result(session)
+                    await stop.wait()
+            except BaseException as exc:
+                if not got.done():
+                    got.set_exception(exc)
+                else:
+                    raise
+
+        tasks = []
+        for inst in self.instruments:
+            futures[inst.id] = asyncio.get_running_loop().create_future()
+            tasks.append(asyncio.create_task(hold(inst.id, futures[inst.id])))
+
+        async def close() -> None:
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        self._stack.push_async_callback(close)
+        try:
+            return {name: await fut for name, fut in futures.items()}
+        except BaseException:
+            await self._stack.aclose()
+            raise
 
     # ------------------------------------------------------------------ runs
     async def start(self, request: str, run_id: str | None = None) -> Outcome:

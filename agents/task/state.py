@@ -30,6 +30,7 @@ class TaskState(TypedDict, total=False):
     step: int  # index of the next plan step to dispatch
     attempt: int  # attempt number of that step (a new action id per attempt)
     failures: int  # consecutive failures of that step
+    completions: int  # in-doubt completions of that step's action in a row (crash loops)
     observations: list[dict[str, Any]]
     deviations: list[dict[str, Any]]
     escalation: dict[str, Any] | None
