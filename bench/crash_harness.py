@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pty
 import random
 import re
 import signal
@@ -185,10 +186,11 @@ def crash_run(
         delay = rng.uniform(0.3, 3.0) if early_kill else rng.uniform(0.0, span_s)
         seg = run_segment(argv, delay if kill_now else None, after_first_step=not early_kill)
         tally.segments.append(seg)
+        _say(tally, seg)
         if seg.killed:
             tally.kills += 1
-        elif seg.rc == 0:
-            return tally
+        elif seg.rc == 0 or (seg.rc == 4 and tally.interventions):
+            return tally  # done, or aborted by the stand-in person (judged below)
         elif seg.rc == 3:
             argv = _answer(lab, seg, tally)
             continue
@@ -202,6 +204,18 @@ def crash_run(
     raise RuntimeError("the run did not finish")
 
 
+def _say(tally: Tally, seg: Segment) -> None:
+    """One line per process, so a long harness run shows where it is."""
+    steps = [m.group(1) for line in seg.lines if (m := STEP_LINE.match(line))]
+    how = "killed" if seg.killed else f"exit {seg.rc}"
+    print(
+        f"  #{len(tally.segments):<3} {seg.argv[3]:<7} {how:<7} after {seg.seconds:5.1f} s; "
+        f"steps {steps[0] + '..' + steps[-1] if steps else '-'}",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
 def _answer(lab: Path, seg: Segment, tally: Tally) -> list[str]:
     """A person answers: the plan's approval, or an escalated step (judged at the deck)."""
     cfg = ("-c", str(lab))
@@ -213,17 +227,11 @@ def _answer(lab: Path, seg: Segment, tally: Tally) -> list[str]:
         return labwright_argv("approve", RUN_ID, *cfg)
     asked = [m for line in seg.lines if (m := QUESTION_LINE.match(line.strip()))]
     step_id, reason = (asked[-1].group(1), asked[-1].group(2)) if asked else ("?", "?")
-    # The person looks at the deck (the simulated world): is the step's effect there?
-    step = next((s for s in (run.plan or {}).get("steps", []) if s["id"] == step_id), None)
-    world = SimWorld(load(lab).world_path)
-    there = step is not None and all(
-        abs(world.well(*key.split(":", 1))["volume_ul"] - float(v)) < 0.5
-        for key, v in (step.get("expect", {}).get("wells") or {}).items()
-    )
-    world.close()
-    decision = "skip" if there else "retry"
-    tally.interventions.append(f"{step_id}: {reason} -> {decision}")
-    return labwright_argv("resume", RUN_ID, "--decision", decision, *cfg)
+    # Any question after a crash is an intervention, and the harness never guesses for the
+    # person (a blind retry could repeat a transfer): it aborts, and the verdict shows what
+    # was left undone.
+    tally.interventions.append(f"{step_id}: {reason} -> abort")
+    return labwright_argv("resume", RUN_ID, "--decision", "abort", *cfg)
 
 
 def uninterrupted(lab: Path, request: str) -> Segment:
@@ -319,8 +327,12 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
         mine = [a for aid, a in status.items() if aid.startswith(f"{RUN_ID}/{step['id']}/")]
         if not any(a["status"] in ("done", "in_doubt") for a in mine):
             lost.append(step["id"])
-    in_doubt = [a for a in actions if a["note"] and "restart" in a["note"]]
+    # In doubt: the outcome was lost with a crash (read back after a restart), or still is.
+    in_doubt = [
+        a for a in actions if (a["note"] and "restart" in a["note"]) or a["status"] == "in_doubt"
+    ]
     completed = [a for a in in_doubt if a["status"] == "done"]
+    left_in_doubt = [a for a in in_doubt if a["status"] == "in_doubt"]
     resolved = _resolutions(segments)
     return {
         "steps": len(run.plan["steps"]),
@@ -338,6 +350,7 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
         "lost": lost,
         "in_doubt": [a["action_id"] for a in in_doubt],
         "in_doubt_completed": [a["action_id"] for a in completed],
+        "in_doubt_left": [a["action_id"] for a in left_in_doubt],
         "resolutions": resolved,
         "incidents": len(got["incidents"]) - len(want["incidents"]),
     }
@@ -372,26 +385,74 @@ def ok(verdict: dict[str, Any]) -> bool:
 
 # --------------------------------------------------------------------------- approval crash
 def kill_while_waiting_for_approval(directory: Path, request: str, rng: random.Random) -> dict:
-    """``run`` (no --yes) waits at the approval prompt; kill it there, approve from another
-    process, and check that the run completes and moved liquid."""
+    """``run`` (no --yes) on a terminal sits at the approval prompt; kill its whole group
+    there, approve from another process, and check that nothing moved before the approval
+    and the run then completes as an uninterrupted one does."""
     lab = write_lab(directory)
     cfg = ("-c", str(lab))
-    seg = run_segment(labwright_argv("run", request, "--run-id", RUN_ID, *cfg), None, False)
-    # Without a terminal, `run` stops at the approval (exit 3) like a prompt nobody answers;
-    # `run --detach` would too. Kill a resume that sits on the same question, for good measure.
-    waiting = seg.rc == 3
-    held = run_segment(labwright_argv("show", RUN_ID, *cfg), rng.uniform(0.05, 0.5), False)
+    db = load(lab).db_path
+    primary, secondary = pty.openpty()  # a terminal on stdin: `run` asks and waits
+    proc = subprocess.Popen(
+        labwright_argv("run", request, "--run-id", RUN_ID, *cfg),
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=secondary,
+        text=True,
+        start_new_session=True,
+    )
+    os.close(secondary)
+    lines: list[str] = []
+    thread = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + PROCESS_TIMEOUT_S
+    while proc.poll() is None and time.monotonic() < deadline:
+        run = TaskRuns(connect(db)).get(RUN_ID) if db.exists() else None
+        if run is not None and run.status == "waiting_approval":
+            break
+        time.sleep(0.05)
+    time.sleep(rng.uniform(0.1, 0.5))  # at the prompt, with nobody answering
+    waiting = proc.poll() is None
+    if waiting:
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=PROCESS_TIMEOUT_S)
+    thread.join(timeout=10)
+    _reap_group(proc.pid)
+    os.close(primary)
+    world = SimWorld(load(lab).world_path)
+    moved_before = len(world.physical_ops())
+    world.close()
     approve = run_segment(labwright_argv("approve", RUN_ID, *cfg), None, False)
+    run = TaskRuns(connect(db)).get(RUN_ID)
     world = SimWorld(load(lab).world_path)
     moved = len(world.physical_ops())
     world.close()
     return {
-        "waiting_exit": seg.rc,
-        "waiting": waiting,
-        "killed_reader": held.killed,
+        "killed_at_prompt": waiting,
+        "physical_ops_before_approval": moved_before,
         "approve_exit": approve.rc,
+        "status": None if run is None else run.status,
         "physical_ops": moved,
+        "lab": lab,
     }
+
+
+def approval_ok(result: dict[str, Any], baseline: Path | None = None) -> bool:
+    """Killed at the prompt, nothing moved until approved, then done (the same world as an
+    uninterrupted run of the same request, when one is given)."""
+    same = True
+    if baseline is not None:
+        got, want = _world(result["lab"]), _world(baseline)
+        same = got["wells"] == want["wells"] and got["tips"] == want["tips"]
+    return bool(
+        result["killed_at_prompt"]
+        and result["physical_ops_before_approval"] == 0
+        and result["approve_exit"] == 0
+        and result["status"] == "done"
+        and result["physical_ops"] > 0
+        and same
+    )
 
 
 # --------------------------------------------------------------------------- main
@@ -420,18 +481,18 @@ def main(argv: list[str] | None = None) -> int:
     worker.join()
     verdict = judge(crash_lab, base_lab, tally.segments)
     approval = kill_while_waiting_for_approval(tmp / "approval", QUICK_REQUEST, rng)
+    approved = approval_ok(approval, base_lab if args.quick else None)
     wall = time.monotonic() - t0
-    approval_ok = (
-        approval["waiting"] and approval["approve_exit"] == 0 and approval["physical_ops"] > 0
-    )
-    by_read_back = sum(1 for how in verdict["resolutions"].values() if how.startswith("read back"))
+    there = sum(1 for how in verdict["resolutions"].values() if how.endswith("effect is there"))
     summary = {
         "steps": verdict["steps"],
         "kills": tally.kills,
         "resumes": tally.resumes,
         "plan approvals given again": tally.approvals,
         "in-doubt actions": len(verdict["in_doubt"]),
-        "resolved by read-back": by_read_back,
+        "resolved by read back, rest completed": len(verdict["in_doubt_completed"]),
+        "resolved by read back, effect there": there,
+        "left in doubt (unresolved)": len(verdict["in_doubt_left"]) - there,
         "escalations (interventions)": len(tally.interventions),
         "duplicated actions": len(verdict["duplicated"]),
         "lost actions": len(verdict["lost"]),
@@ -440,7 +501,7 @@ def main(argv: list[str] | None = None) -> int:
         and verdict["tips_left"] == verdict["tips_left_uninterrupted"],
         "tips left": verdict["tips_left"],
         "physical ops per kind": verdict["ops_per_kind"],
-        "kill while waiting for approval, approve elsewhere": "ok" if approval_ok else approval,
+        "kill while waiting for approval, approve elsewhere": "ok" if approved else approval,
         "wall time (s)": round(wall, 1),
     }
     width = max(len(k) for k in summary)
@@ -455,11 +516,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(verdict, indent=2, default=str))
     if args.json:
         args.json.write_text(json.dumps({"summary": summary, "verdict": verdict}, default=str))
-    if not args.keep and ok(verdict) and approval_ok:
+    if not args.keep and ok(verdict) and approved:
         import shutil
 
         shutil.rmtree(tmp, ignore_errors=True)
-    return 0 if ok(verdict) and approval_ok else 1
+    return 0 if ok(verdict) and approved else 1
 
 
 if __name__ == "__main__":
