@@ -175,7 +175,8 @@ class Scenario(_Strict):
 
 def deep_merge(base: Any, patch: Any) -> Any:
     """``patch`` merged into ``base``: mappings recursively, lists of ``{id: ...}`` items by
-    id (new ids are appended), every other value replaced."""
+    id (new ids are appended, ``{id: X, remove: true}`` deletes X), every other value
+    replaced."""
     if isinstance(base, dict) and isinstance(patch, dict):
         out = copy.deepcopy(base)
         for key, value in patch.items():
@@ -188,6 +189,9 @@ def deep_merge(base: Any, patch: Any) -> Any:
     ):
         merged = {x["id"]: copy.deepcopy(x) for x in base}
         for item in patch:
+            if item.get("remove") is True:
+                merged.pop(item["id"], None)
+                continue
             merged[item["id"]] = deep_merge(merged.get(item["id"], {}), item)
         return list(merged.values())
     return copy.deepcopy(patch)

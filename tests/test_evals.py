@@ -86,6 +86,7 @@ def test_lab_patch_merges_instruments_by_id_and_arms_faults(tmp_path: Path) -> N
     assert by_id["lh1"]["deck"] == "STARLetDeck"  # the rest of lh1 is kept
     assert by_id["reader1"]["faults"] == [{"kind": "nan_reading"}]
     assert deep_merge([{"id": "a", "x": 1}], [{"id": "b"}]) == [{"id": "a", "x": 1}, {"id": "b"}]
+    assert deep_merge([{"id": "a"}, {"id": "b"}], [{"id": "a", "remove": True}]) == [{"id": "b"}]
 
 
 def test_well_ranges_expand_row_major() -> None:
