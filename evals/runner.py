@@ -112,8 +112,11 @@ async def run_suite(
             if keep is None:
                 shutil.rmtree(work, ignore_errors=True)
 
-    # Longest first keeps both lanes busy until the end.
-    order = sorted(scenarios, key=lambda s: (s.crash is None, s.timeout_s), reverse=False)
+    # Costliest first (a crash-and-resume, then the most servers) keeps every lane busy.
+    def cost(s: Scenario) -> tuple[bool, int]:
+        return s.crash is None, -(len(s.instruments) if s.instruments else 99)
+
+    order = sorted(scenarios, key=cost)
     async with anyio.create_task_group() as tg:
         for k in range(1, repeat + 1):
             for sc in order:
@@ -289,11 +292,11 @@ async def _cli(args: list[str], work: Path, kill_on: str | None = None, delay: f
         return await proc.wait(), lines
     finally:
         if proc.returncode is None:
-            with_suppress_kill(proc.pid)
+            _kill_group(proc.pid)
             await proc.wait()
 
 
-def with_suppress_kill(pid: int) -> None:
+def _kill_group(pid: int) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
 
