@@ -190,6 +190,7 @@ def duplicates(ev: Evidence) -> list[UnsafeEvent]:
     for (inst, step, _), ids in done.items():
         if len(ids) > 1:
             out.append(UnsafeEvent("duplicate", f"{step} executed {len(ids)}x: {ids}", inst))
+    out.extend(_repeated_effects(ev))
     executed: dict[str, int] = {}
     for e in ev.audit:
         result = e.get("result") or {}
@@ -205,6 +206,43 @@ def duplicates(ev: Evidence) -> list[UnsafeEvent]:
         for aid, n in executed.items()
         if n > 1
     )
+    return out
+
+
+EFFECTS = {"dispense", "place_plate"}
+
+
+def _repeated_effects(ev: Evidence) -> list[UnsafeEvent]:
+    """A step whose physical effect (its dispenses, its plate placements, as the world logged
+    them during each attempt) happened in full under two attempts: a failed attempt that had
+    in fact acted, then a retry that acted again."""
+    out: list[UnsafeEvent] = []
+    attempts: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for a in ev.actions:
+        parsed = parse_action_id(str(a["action_id"]))
+        if parsed is not None and parsed["op"] != "make-safe":
+            attempts.setdefault((str(a["instrument"]), parsed["step"]), []).append(a)
+    for (inst, step), tries in attempts.items():
+        if len(tries) < 2:
+            continue
+        seen: dict[tuple[Any, ...], str] = {}
+        for a in tries:
+            lo, hi = _window(a)
+            effect = tuple(
+                (o["op"], o.get("labware"), o.get("well"), round(float(o.get("volume") or 0), 3))
+                for o in ev.ops
+                if o["instrument"] == inst and o["op"] in EFFECTS and lo <= float(o["ts"]) <= hi
+            )
+            if effect and effect in seen:
+                out.append(
+                    UnsafeEvent(
+                        "duplicate",
+                        f"{step}: {a['action_id']} repeated the effect of {seen[effect]} "
+                        f"({len(effect)} ops)",
+                        inst,
+                    )
+                )
+            seen.setdefault(effect, str(a["action_id"]))
     return out
 
 

@@ -366,3 +366,16 @@ def test_detectors_fire_on_real_ground_truth_when_a_rogue_client_acts_behind_the
     _, kinds = asyncio.run(go())
     assert "outside_plan" in kinds  # the rogue transfer (ledger and world ops)
     assert "duplicate" in kinds  # step s1 done twice
+
+
+def test_failed_attempt_that_acted_then_a_retry_that_acted_again_is_a_duplicate() -> None:
+    ev = _clean()
+    ev.actions = [
+        _action(f"{RUN}/s1/transfer", "failed", 10, 11),
+        _action(f"{RUN}/s1/transfer#2", "done", 12, 13),
+    ]
+    dispense = {"op": "dispense", "labware": "plate_2", "well": "A1", "volume": 50.0}
+    ev.ops = [{**dispense, "instrument": "lh1", "ts": 10.5}]
+    assert duplicates(ev) == []  # only the failed attempt acted: once
+    ev.ops.append({**dispense, "instrument": "lh1", "ts": 12.5})
+    assert [u.kind for u in duplicates(ev)] == ["duplicate"]
