@@ -32,6 +32,8 @@ RECOVERABLE = {
     "INSUFFICIENT_VOLUME",
 }
 MAX_FAILURES = 2
+# Device errors after which the action may or may not have happened (its reply was lost).
+LOST_OUTCOME = {"CONNECTION_LOST", "HARDWARE_TIMEOUT"}
 # Completions of one in-doubt action in a row. Each needs a crash during the previous one (a
 # completion that runs ends done or failed), so this only bounds a crash loop; it is not a
 # failure count: a step killed twice while completing is still completed, not escalated.
@@ -239,6 +241,17 @@ async def check(
             "the action's outcome is unknown and the read back does not show its effect",
             failures,
         )
+    if code in LOST_OUTCOME:
+        # The instrument stopped answering mid-action: the action, or only its reply, was
+        # lost. Read it back; if the step's effect is there it happened once and is never
+        # sent again (a retry would do it twice). Otherwise a person decides, as before.
+        back = await agent.read_back(state["run_id"], f"{code}: did the action happen?")
+        obs.state = await agent.state()
+        if back.get("ok") and checks.satisfied(step, obs):
+            ctx.tell(
+                "in_doubt_resolved", step=step.id, how=f"{code}; read back: the effect is there"
+            )
+            return _next(state, plan, deviations=deviations)
     if code == "APPROVAL_REQUIRED":
         return _escalate(
             step,
