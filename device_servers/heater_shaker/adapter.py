@@ -14,27 +14,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
-import sys
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
 from pylabrobot.heating_shaking import HeaterShaker, HeaterShakerBackend
 from pylabrobot.resources import Coordinate
 
+from device_servers.adapter_support import hardware_backend
+from device_servers.adapter_support import stdout_to_stderr as _stdout_to_stderr
 from device_servers.contract import HeaterShakerConfig
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.heater_shaker.commands import Primitive
 from device_servers.heater_shaker.sim_backend import SimulatedHeaterShakerBackend
 from device_servers.sim.world import SimWorld
-
-
-@contextlib.contextmanager
-def _stdout_to_stderr() -> Iterator[None]:
-    """Keep any ``print`` of a backend off stdout, which may carry an MCP stream."""
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
 
 
 class _Aborted(Exception):
@@ -122,18 +114,7 @@ class HeaterShakerAdapter:
                 ramp_c_per_min=self.config.ramp_c_per_min,
                 time_scale=self.config.time_scale,
             )
-        module_name, _, class_name = (spec.class_path or "").rpartition(".")
-        try:
-            cls = getattr(importlib.import_module(module_name), class_name)
-        except (ImportError, AttributeError) as exc:
-            raise ConfigurationError(
-                f"backend.class_path: cannot import {spec.class_path}: {exc}"
-            ) from exc
-        if not (isinstance(cls, type) and issubclass(cls, HeaterShakerBackend)):
-            raise ConfigurationError(
-                f"backend.class_path: {spec.class_path} is not a PyLabRobot HeaterShakerBackend"
-            )
-        return cls(**spec.args)  # type: ignore[no-any-return]
+        return hardware_backend(spec, HeaterShakerBackend)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ lifecycle
     async def setup(self) -> None:

@@ -10,9 +10,6 @@ Labwright :class:`DeviceError` with a code, once, here.
 from __future__ import annotations
 
 import contextlib
-import importlib
-import sys
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -23,6 +20,7 @@ from pylabrobot.resources import Container, ItemizedResource, Resource, TipRack
 from pylabrobot.resources import errors as plr_errors
 from pylabrobot.resources.volume_tracker import set_volume_tracking
 
+from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
 from device_servers.contract import LiquidHandlerConfig, deck_location
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.liquid_handler.catalogue import initial_liquids
@@ -33,13 +31,6 @@ from device_servers.sim.world import PhysicalError, SimWorld
 # The twin is Labwright's belief and validates first; PyLabRobot's volume trackers would be a
 # second, divergent belief, so they stay off. The channel tip trackers stay on.
 set_volume_tracking(False)
-
-
-@contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[None]:
-    """Keep any ``print`` of a backend off stdout, which may carry an MCP stream."""
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
 
 
 def _factory(name: str, field: str) -> Any:
@@ -117,26 +108,7 @@ def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
         return BackendFailed(Code.INSUFFICIENT_VOLUME, str(exc), "re-read the well volumes")
     if isinstance(exc, plr_errors.TooLittleVolumeError):
         return BackendFailed(Code.WELL_OVERFLOW, str(exc), "re-read the well volumes")
-    if isinstance(exc, TimeoutError):
-        return BackendFailed(
-            Code.HARDWARE_TIMEOUT,
-            f"{prim.op} at {where} did not finish in time",
-            "the instrument state is unknown: re-read it (read_back) before anything else",
-            defined=False,
-        )
-    if isinstance(exc, ConnectionError):
-        return BackendFailed(
-            Code.CONNECTION_LOST,
-            f"{prim.op} at {where}: {exc}",
-            "reconnect, then re-read the instrument state (read_back); do not re-send blindly",
-            defined=False,
-        )
-    return BackendFailed(
-        Code.ADAPTER_FAULT,
-        f"{prim.op} at {where}: {type(exc).__name__}: {exc}",
-        "stop and ask a person to check the instrument",
-        defined=False,
-    )
+    return common_failure(exc, f"{prim.op} at {where}", "the instrument")
 
 
 def build_deck(config: LiquidHandlerConfig) -> Any:
@@ -211,18 +183,7 @@ class LiquidHandlerAdapter:
             return SimulatedLiquidHandlerBackend(
                 self.world, self.config.id, self.config.num_channels, self.locations
             )
-        module_name, _, class_name = (spec.class_path or "").rpartition(".")
-        try:
-            cls = getattr(importlib.import_module(module_name), class_name)
-        except (ImportError, AttributeError) as exc:
-            raise ConfigurationError(
-                f"backend.class_path: cannot import {spec.class_path}: {exc}"
-            ) from exc
-        if not (isinstance(cls, type) and issubclass(cls, LiquidHandlerBackend)):
-            raise ConfigurationError(
-                f"backend.class_path: {spec.class_path} is not a PyLabRobot LiquidHandlerBackend"
-            )
-        return cls(**spec.args)  # type: ignore[no-any-return]
+        return hardware_backend(spec, LiquidHandlerBackend)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ lifecycle
     async def setup(self) -> None:

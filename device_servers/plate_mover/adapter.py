@@ -11,9 +11,6 @@ ready the instruments around a location are. Every exception is translated into 
 from __future__ import annotations
 
 import contextlib
-import importlib
-import sys
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -21,6 +18,7 @@ import pylabrobot.resources as plr_resources
 from pylabrobot.arms.backend import SCARABackend, VerticalAccess
 from pylabrobot.arms.scara import ExperimentalSCARA
 
+from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
 from device_servers.contract import PlateMoverConfig, location_owner
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.plate_mover.commands import Primitive
@@ -33,13 +31,6 @@ from device_servers.sim.world import PhysicalError, SimWorld
 
 SBS_WIDTH_MM = 85.48  # the short side of an SBS/ANSI footprint plate
 _HOTEL = "hotel"
-
-
-@contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[None]:
-    """Keep any ``print`` of a backend off stdout, which may carry an MCP stream."""
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
 
 
 def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
@@ -62,26 +53,7 @@ def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
                 defined=False,
             )
         return BackendFailed(Code.ADAPTER_FAULT, f"{where}: {exc}", "ask a person to check")
-    if isinstance(exc, TimeoutError):
-        return BackendFailed(
-            Code.HARDWARE_TIMEOUT,
-            f"{where} did not finish in time",
-            "the arm's state is unknown: read_back before anything else",
-            defined=False,
-        )
-    if isinstance(exc, ConnectionError):
-        return BackendFailed(
-            Code.CONNECTION_LOST,
-            f"{where}: {exc}",
-            "reconnect, then read_back the arm; do not re-send blindly",
-            defined=False,
-        )
-    return BackendFailed(
-        Code.ADAPTER_FAULT,
-        f"{where}: {type(exc).__name__}: {exc}",
-        "stop and ask a person to check the arm",
-        defined=False,
-    )
+    return common_failure(exc, where, "the arm")
 
 
 def readiness(location: str, status: dict[str, Any]) -> bool:
@@ -154,18 +126,7 @@ class PlateMoverAdapter:
                 raise ConfigurationError("backend: a simulated backend needs the lab's world")
             move_s = self.config.move_seconds / self.config.time_scale
             return SimulatedArmBackend(self.world, self.id, self.positions, move_s)
-        module_name, _, class_name = (spec.class_path or "").rpartition(".")
-        try:
-            cls = getattr(importlib.import_module(module_name), class_name)
-        except (ImportError, AttributeError) as exc:
-            raise ConfigurationError(
-                f"backend.class_path: cannot import {spec.class_path}: {exc}"
-            ) from exc
-        if not (isinstance(cls, type) and issubclass(cls, SCARABackend)):
-            raise ConfigurationError(
-                f"backend.class_path: {spec.class_path} is not a PyLabRobot SCARABackend"
-            )
-        return cls(**self._backend_args)  # type: ignore[no-any-return]
+        return hardware_backend(spec, SCARABackend, self._backend_args)  # type: ignore[no-any-return]
 
     def plate_width(self, plate: str) -> float:
         """The gripping width of a plate, from its PyLabRobot type (SBS width if unknown)."""

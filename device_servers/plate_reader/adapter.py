@@ -11,11 +11,8 @@ Labwright :class:`DeviceError` with a code, once, here.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import math
-import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -25,6 +22,7 @@ from pylabrobot.plate_reading.backend import PlateReaderBackend
 from pylabrobot.plate_reading.standard import NoPlateError
 from pylabrobot.resources import Plate
 
+from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
 from device_servers.contract import PlateReaderConfig
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.plate_reader.commands import Primitive
@@ -39,13 +37,6 @@ PHYSICAL_RANGE = {
     "fluorescence": ("RFU", 0.0, math.inf),
     "luminescence": ("RLU", 0.0, math.inf),
 }
-
-
-@contextlib.contextmanager
-def stdout_to_stderr() -> Iterator[None]:
-    """Keep any ``print`` of a backend off stdout, which may carry an MCP stream."""
-    with contextlib.redirect_stdout(sys.stderr):
-        yield
 
 
 def _plate_resource(plate_id: str, type_name: str) -> Plate | None:
@@ -109,26 +100,7 @@ def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
         return BackendFailed(
             Code.UNKNOWN_LABWARE, f"{where}: {exc}", "close_drawer with a plate in the drawer"
         )
-    if isinstance(exc, TimeoutError):
-        return BackendFailed(
-            Code.HARDWARE_TIMEOUT,
-            f"{where} did not finish in time",
-            "the reader's state is unknown: read_back before anything else",
-            defined=False,
-        )
-    if isinstance(exc, ConnectionError):
-        return BackendFailed(
-            Code.CONNECTION_LOST,
-            f"{where}: {exc}",
-            "reconnect, then read_back; do not re-send blindly",
-            defined=False,
-        )
-    return BackendFailed(
-        Code.ADAPTER_FAULT,
-        f"{where}: {type(exc).__name__}: {exc}",
-        "stop and ask a person to check the reader",
-        defined=False,
-    )
+    return common_failure(exc, where, "the reader")
 
 
 class PlateReaderAdapter:
@@ -165,18 +137,7 @@ class PlateReaderAdapter:
             if self.world is None:
                 raise ConfigurationError("backend: a simulated backend needs the lab's world")
             return SimulatedPlateReaderBackend(self.world, self.config)
-        module_name, _, class_name = (spec.class_path or "").rpartition(".")
-        try:
-            cls = getattr(importlib.import_module(module_name), class_name)
-        except (ImportError, AttributeError) as exc:
-            raise ConfigurationError(
-                f"backend.class_path: cannot import {spec.class_path}: {exc}"
-            ) from exc
-        if not (isinstance(cls, type) and issubclass(cls, PlateReaderBackend)):
-            raise ConfigurationError(
-                f"backend.class_path: {spec.class_path} is not a PyLabRobot PlateReaderBackend"
-            )
-        return cls(**spec.args)  # type: ignore[no-any-return]
+        return hardware_backend(spec, PlateReaderBackend)  # type: ignore[no-any-return]
 
     # ------------------------------------------------------------------ lifecycle
     async def setup(self) -> None:
