@@ -29,6 +29,7 @@ import pty
 import random
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -334,8 +335,12 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
     completed = [a for a in in_doubt if a["status"] == "done"]
     left_in_doubt = [a for a in in_doubt if a["status"] == "in_doubt"]
     resolved = _resolutions(segments)
+    said = " ".join(line for seg in segments for line in seg.lines)
+    transfers = [int(n) for n in re.findall(r"; (\d+) transfers", said)]
     return {
         "steps": len(run.plan["steps"]),
+        "transfers": transfers[0] if transfers else None,
+        "completion_rounds": said.count("read back: completing the rest"),
         "final_status": run.status,
         "volume_diffs": volume_diffs,
         "content_diffs": content_diffs,
@@ -408,8 +413,7 @@ def kill_while_waiting_for_approval(directory: Path, request: str, rng: random.R
     thread.start()
     deadline = time.monotonic() + PROCESS_TIMEOUT_S
     while proc.poll() is None and time.monotonic() < deadline:
-        run = TaskRuns(connect(db)).get(RUN_ID) if db.exists() else None
-        if run is not None and run.status == "waiting_approval":
+        if _status(db) == "waiting_approval":
             break
         time.sleep(0.05)
     time.sleep(rng.uniform(0.1, 0.5))  # at the prompt, with nobody answering
@@ -436,6 +440,19 @@ def kill_while_waiting_for_approval(directory: Path, request: str, rng: random.R
         "physical_ops": moved,
         "lab": lab,
     }
+
+
+def _status(db: Path) -> str | None:
+    """The run's status, read only (never racing the process that creates the store)."""
+    try:
+        conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1)
+        try:
+            row = conn.execute("SELECT status FROM runs WHERE run_id=?", (RUN_ID,)).fetchone()
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
+    return None if row is None else str(row[0])
 
 
 def approval_ok(result: dict[str, Any], baseline: Path | None = None) -> bool:
@@ -486,11 +503,13 @@ def main(argv: list[str] | None = None) -> int:
     there = sum(1 for how in verdict["resolutions"].values() if how.endswith("effect is there"))
     summary = {
         "steps": verdict["steps"],
+        "transfers (simulation summary)": verdict["transfers"],
         "kills": tally.kills,
         "resumes": tally.resumes,
         "plan approvals given again": tally.approvals,
         "in-doubt actions": len(verdict["in_doubt"]),
         "resolved by read back, rest completed": len(verdict["in_doubt_completed"]),
+        "completions sent (one more per kill while completing)": verdict["completion_rounds"],
         "resolved by read back, effect there": there,
         "left in doubt (unresolved)": len(verdict["in_doubt_left"]) - there,
         "escalations (interventions)": len(tally.interventions),

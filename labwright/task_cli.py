@@ -236,6 +236,11 @@ def _answer(
     config: Path | None, run_id: str, answer: dict[str, Any] | None, model: str | None
 ) -> None:
     lab = _lab(config)
+    from state_store import TaskRuns, connect
+
+    # Before any instrument server is started for it.
+    if not lab.db_path.exists() or TaskRuns(connect(lab.db_path)).get(run_id) is None:
+        _fail(f"no task run {run_id!r} (see `labwright runs`)")
 
     async def go() -> Any:
         async with _runner(lab, model, out) as runner:
