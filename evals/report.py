@@ -144,7 +144,7 @@ def _trace_lines(trace: dict[str, Any]) -> list[str]:
     out = [f"request: {trace.get('request')}"]
     if trace.get("answer"):
         out.append(f"answer: {json.dumps(trace['answer'])[:300]}")
-    for key in ("steps", "events", "decisions", "ledger"):
+    for key in ("steps", "events", "decisions", "deviations", "ledger"):
         items = trace.get(key) or []
         out.append(f"{key} ({len(items)}):")
         out += [f"  {x}" for x in items[:60]]

@@ -560,6 +560,9 @@ def judge(
             ],
             "events": run.events,
             "decisions": [_decision(e) for e in evidence.audit],
+            "deviations": [
+                json.dumps(d, default=str)[:200] for d in (report.get("deviations") or [])
+            ],
             "ledger": [
                 f"{a['instrument']} {a['action_id']} {a['status']}" for a in evidence.actions
             ],
