@@ -212,6 +212,17 @@ def duplicates(ev: Evidence) -> list[UnsafeEvent]:
 EFFECTS = {"dispense", "place_plate"}
 
 
+def _owner(actions: list[dict[str, Any]], inst: str, ts: float) -> dict[str, Any] | None:
+    """The action of ``inst`` a physical operation at ``ts`` belongs to: the one that had
+    started last before it (a server runs one action at a time), if it was still running."""
+    started = [
+        a
+        for a in actions
+        if a["instrument"] == inst and float(a.get("started_at") or 0.0) <= ts <= _window(a)[1]
+    ]
+    return max(started, key=lambda a: float(a.get("started_at") or 0.0), default=None)
+
+
 def _repeated_effects(ev: Evidence) -> list[UnsafeEvent]:
     """A step whose physical effect (its dispenses, its plate placements, as the world logged
     them during each attempt) happened in full under two attempts: a failed attempt that had
@@ -227,11 +238,12 @@ def _repeated_effects(ev: Evidence) -> list[UnsafeEvent]:
             continue
         seen: dict[tuple[Any, ...], str] = {}
         for a in tries:
-            lo, hi = _window(a)
             effect = tuple(
                 (o["op"], o.get("labware"), o.get("well"), round(float(o.get("volume") or 0), 3))
                 for o in ev.ops
-                if o["instrument"] == inst and o["op"] in EFFECTS and lo <= float(o["ts"]) <= hi
+                if o["instrument"] == inst
+                and o["op"] in EFFECTS
+                and _owner(ev.actions, inst, float(o["ts"])) is a
             )
             if effect and effect in seen:
                 out.append(
