@@ -413,7 +413,9 @@ def kill_while_waiting_for_approval(directory: Path, request: str, rng: random.R
     thread.start()
     deadline = time.monotonic() + PROCESS_TIMEOUT_S
     while proc.poll() is None and time.monotonic() < deadline:
-        if _status(db) == "waiting_approval":
+        # Either sign will do: the store says so, or the plan's simulation summary has been
+        # printed (the prompt comes right after it).
+        if _status(db) == "waiting_approval" or any("simulation (twins" in x for x in lines):
             break
         time.sleep(0.05)
     time.sleep(rng.uniform(0.1, 0.5))  # at the prompt, with nobody answering
