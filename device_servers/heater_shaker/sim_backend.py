@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import time
 from collections.abc import Callable
 from typing import Any
 
 from pylabrobot.heating_shaking import HeaterShakerBackend
 
+from device_servers.sim.faults import COMMON_FAULTS, play_common_fault
 from device_servers.sim.world import SimWorld
 
 
@@ -112,26 +112,12 @@ class SimulatedHeaterShakerBackend(HeaterShakerBackend):
             effect()
             return
         kind, params = fault["kind"], fault["params"]
-        if kind == "delay":
-            await self._sleep(float(params.get("seconds", 0.05)))
-            effect()
-        elif kind == "temperature_never_reached":
+        if kind in COMMON_FAULTS:
+            return await play_common_fault(kind, params, effect, self._sleep, "the heater-shaker")
+        if kind == "temperature_never_reached":
             effect()
             self._rebase()
             self.world.set_status(self.instrument, short_by_c=float(params.get("short_by_c", 5.0)))
-        elif kind == "hang":
-            await self._sleep(float(params.get("seconds", 3600)))
-            effect()
-        elif kind == "disconnect":
-            if params.get("after_effect", False):
-                effect()
-            raise ConnectionError("connection to the heater-shaker was lost")
-        elif kind == "crash":
-            if params.get("after_effect", True):
-                effect()
-            os._exit(137)  # a process crash: no cleanup, no ledger outcome
-        elif kind == "adapter_fault":
-            raise RuntimeError("heater-shaker reported an unknown firmware state")
         else:
             effect()
 

@@ -8,7 +8,6 @@ Faults from the world's fault plan fire here, at the lowest seam, never in the t
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -31,6 +30,7 @@ from pylabrobot.liquid_handling.standard import (
 )
 from pylabrobot.resources import ItemizedResource, Resource, Tip, Trash
 
+from device_servers.sim.faults import COMMON_FAULTS, play_common_fault
 from device_servers.sim.world import PhysicalError, SimWorld
 
 
@@ -111,10 +111,9 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
             effect()
             return
         kind, params = fault["kind"], fault["params"]
-        if kind == "delay":
-            await self._sleep(float(params.get("seconds", 0.05)))
-            effect()
-        elif kind == "tip_pickup_fail" and op == "pick":
+        if kind in COMMON_FAULTS:
+            return await play_common_fault(kind, params, effect, self._sleep, "the instrument")
+        if kind == "tip_pickup_fail" and op == "pick":
             raise PhysicalError(
                 "pickup_failed", f"tip pick-up failed: no tip detected on channel {channel}"
             )
@@ -125,19 +124,6 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
             volume = params.get("volume_ul", current * float(params.get("factor", 0.5)))
             self.world.set_well(where_lw, where_well, float(volume))
             effect()
-        elif kind == "hang":
-            await self._sleep(float(params.get("seconds", 3600)))
-            effect()
-        elif kind == "disconnect":
-            if params.get("after_effect", False):
-                effect()
-            raise ConnectionError("connection to the instrument was lost")
-        elif kind == "crash":
-            if params.get("after_effect", True):
-                effect()
-            os._exit(137)  # a process crash: no cleanup, no ledger outcome
-        elif kind == "adapter_fault":
-            raise RuntimeError("instrument reported an unknown firmware state")
         else:
             effect()
 

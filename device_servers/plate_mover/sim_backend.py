@@ -13,7 +13,6 @@ closed (``is_gripper_closed``), which is how the adapter detects an empty grasp.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +20,7 @@ from pylabrobot.arms.backend import AccessPattern, SCARABackend
 from pylabrobot.arms.precise_flex.coords import PreciseFlexCartesianCoords
 from pylabrobot.resources import Coordinate, Rotation
 
+from device_servers.sim.faults import COMMON_FAULTS, play_common_fault
 from device_servers.sim.world import PhysicalError, SimWorld
 
 Position = dict[int, float]
@@ -98,24 +98,10 @@ class SimulatedArmBackend(SCARABackend):
                 effect()
                 return
             kind, params = fault["kind"], fault["params"]
-            if kind == "delay":
-                await self._sleep(float(params.get("seconds", 0.05)))
-                effect()
-            elif kind == "empty_grasp" and op == "pick":
+            if kind in COMMON_FAULTS:
+                return await play_common_fault(kind, params, effect, self._sleep, "the arm")
+            if kind == "empty_grasp" and op == "pick":
                 self._closed = True  # the fingers met nothing: fully closed
-            elif kind == "hang":
-                await self._sleep(float(params.get("seconds", 3600)))
-                effect()
-            elif kind == "disconnect":
-                if params.get("after_effect", False):
-                    effect()
-                raise ConnectionError("connection to the arm was lost")
-            elif kind == "crash":
-                if params.get("after_effect", True):
-                    effect()
-                os._exit(137)  # a process crash: no cleanup, no ledger outcome
-            elif kind == "adapter_fault":
-                raise RuntimeError("the arm reported an unknown controller state")
             else:
                 effect()
         finally:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import math
-import os
 import random
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from pylabrobot.plate_reading.backend import PlateReaderBackend
 from pylabrobot.resources import Plate, Well
 
 from device_servers.contract import PlateReaderConfig
+from device_servers.sim.faults import COMMON_FAULTS, play_common_fault
 from device_servers.sim.world import PhysicalError, SimWorld
 from device_servers.wells import row_letter
 
@@ -92,22 +92,8 @@ class SimulatedPlateReaderBackend(PlateReaderBackend):
         if fault is None:
             return effect()
         kind, params = fault["kind"], fault["params"]
-        if kind == "delay":
-            await self._sleep(float(params.get("seconds", 0.05)))
-            return effect()
-        if kind == "hang":
-            await self._sleep(float(params.get("seconds", 3600)))
-            return effect()
-        if kind == "disconnect":
-            if params.get("after_effect", False):
-                effect()
-            raise ConnectionError("connection to the plate reader was lost")
-        if kind == "crash":
-            if params.get("after_effect", True):
-                effect()
-            os._exit(137)  # a process crash: no cleanup, no ledger outcome
-        if kind == "adapter_fault":
-            raise RuntimeError("plate reader reported an unknown firmware state")
+        if kind in COMMON_FAULTS:
+            return await play_common_fault(kind, params, effect, self._sleep, "the plate reader")
         result = effect()
         if kind == "nan_reading" and isinstance(result, list):
             value = float(params.get("value", math.nan))
