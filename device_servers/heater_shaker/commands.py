@@ -10,16 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from device_servers.commands import DeviceCommand
 
 
-class HSCommand(BaseModel):
+class HSCommand(DeviceCommand):
     """Base of the heater-shaker commands."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-    name: ClassVar[str]
-    summary: ClassVar[str]
 
 
 class SetTemperature(HSCommand):

@@ -2,31 +2,18 @@
 
 Building a PyLabRobot deck costs a few hundred milliseconds (imports and placement checks);
 the catalogue depends only on the deck configuration and the PyLabRobot version, so it is
-cached as JSON in the lab's state directory. Simulating a protocol then needs no PyLabRobot.
+cached as JSON (the user cache directory). Simulating a protocol then needs no PyLabRobot.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from device_servers import wells as wellnames
 from device_servers.contract import LiquidHandlerConfig
 from device_servers.errors import ConfigurationError
-
-
-def _key(config: LiquidHandlerConfig) -> str:
-    try:
-        plr = metadata.version("pylabrobot")
-    except metadata.PackageNotFoundError:  # pragma: no cover - it is a dependency
-        plr = "?"
-    layout = config.model_dump(mode="json", include={"deck", "carriers", "labware"})
-    blob = json.dumps({"plr": plr, "layout": layout, "format": 1}, sort_keys=True)
-    return hashlib.sha256(blob.encode()).hexdigest()[:20]
+from device_servers.geometry_cache import cached_geometry
 
 
 def build_catalogue(config: LiquidHandlerConfig) -> dict[str, Any]:
@@ -41,20 +28,10 @@ def load_catalogue(config: LiquidHandlerConfig, cache_dir: Path | None) -> dict[
     """The catalogue, from the cache when it matches the configuration, else built (and cached)."""
     if cache_dir is None:
         return build_catalogue(config)
-    path = cache_dir / f"catalogue-{config.id}-{_key(config)}.json"
-    try:
-        return dict(json.loads(path.read_text()))
-    except (OSError, ValueError):
-        pass
-    catalogue = build_catalogue(config)
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(catalogue))
-        tmp.replace(path)
-    except OSError:
-        pass  # a cache that cannot be written only costs time
-    return catalogue
+    layout = config.model_dump(mode="json", include={"deck", "carriers", "labware"})
+    return cached_geometry(
+        cache_dir, f"catalogue-{config.id}", layout, lambda: build_catalogue(config)
+    )
 
 
 def initial_liquids(config: LiquidHandlerConfig, catalogue: dict[str, Any]) -> list[dict[str, Any]]:

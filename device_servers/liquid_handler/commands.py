@@ -10,20 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from device_servers.commands import DeviceCommand
 
 
-class LHCommand(BaseModel):
+class LHCommand(DeviceCommand):
     """Base of the liquid-handler commands."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-    name: ClassVar[str]
-    summary: ClassVar[str]
-
-    def labware_ids(self) -> set[str]:
-        """Every labware id the command touches (for policies)."""
-        return set()
 
 
 class PickUpTips(LHCommand):

@@ -10,7 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from device_servers.commands import DeviceCommand
 
 _ERRORS = (
     " Errors: UNKNOWN_LABWARE (not a plate this arm may move), OUT_OF_RANGE (a location "
@@ -22,17 +24,8 @@ _ERRORS = (
 )
 
 
-class PMCommand(BaseModel):
+class PMCommand(DeviceCommand):
     """Base of the plate-mover commands."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-    name: ClassVar[str]
-    summary: ClassVar[str]
-
-    def labware_ids(self) -> set[str]:
-        """Every labware id the command touches (for policies)."""
-        return set()
 
 
 class MovePlate(PMCommand):

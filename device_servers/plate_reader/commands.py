@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from device_servers.commands import DeviceCommand
 
 _WELLS = (
     "Wells to read: names ('A1') or ranges ('A1:A12', 'row A', 'column 3', 'all'). "
@@ -30,17 +32,8 @@ _RESULT = (
 )
 
 
-class ReaderCommand(BaseModel):
+class ReaderCommand(DeviceCommand):
     """Base of the plate-reader commands."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-    name: ClassVar[str]
-    summary: ClassVar[str]
-
-    def labware_ids(self) -> set[str]:
-        """Every labware id the command touches (for policies)."""
-        return set()
 
 
 class OpenDrawer(ReaderCommand):

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
 from device_servers.contract import PlateReaderConfig
+from device_servers.geometry_cache import cached_geometry
 from device_servers.plate_reader.commands import COMMANDS, Primitive, ReaderCommand
 from device_servers.plate_reader.twin import PlateGeometry, PlateReaderTwin
 from device_servers.sim.world import SimWorld
@@ -28,25 +25,9 @@ def _build_geometry(config: PlateReaderConfig) -> dict[str, dict[str, Any]]:
 
 def load_geometry(config: PlateReaderConfig, cache_dir: Path) -> dict[str, dict[str, Any]]:
     """Plate geometry from a JSON cache keyed by the plate types and PyLabRobot version."""
-    try:
-        plr = metadata.version("pylabrobot")
-    except metadata.PackageNotFoundError:  # pragma: no cover - it is a dependency
-        plr = "?"
-    blob = json.dumps({"plr": plr, "types": config.plate_types, "format": 1}, sort_keys=True)
-    path = cache_dir / f"plates-{config.id}-{hashlib.sha256(blob.encode()).hexdigest()[:20]}.json"
-    try:
-        return dict(json.loads(path.read_text()))
-    except (OSError, ValueError):
-        pass
-    geometry = _build_geometry(config)
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(geometry))
-        tmp.replace(path)
-    except OSError:
-        pass  # a cache that cannot be written only costs time
-    return geometry
+    return cached_geometry(
+        cache_dir, f"plates-{config.id}", config.plate_types, lambda: _build_geometry(config)
+    )
 
 
 class PlateReaderDriver:
