@@ -426,6 +426,7 @@ def main() -> None:  # pragma: no cover - console entry
 # ``labwright eval`` (evaluation suites) register themselves on ``app``; they live in their
 # own modules to keep this one readable.
 from labwright import eval_cli as _eval_cli  # noqa: E402, F401
+from labwright import people_cli as _people_cli  # noqa: E402, F401
 from labwright import task_cli as _task_cli  # noqa: E402, F401
 
 if __name__ == "__main__":  # pragma: no cover

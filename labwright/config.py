@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -24,14 +24,25 @@ class ConfigError(Exception):
     """A lab configuration that cannot be used; the message names the file and field."""
 
 
+class PersonEntry(BaseModel):
+    """One person the lab file names: who may hold a token, and with which role."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.@\-]{0,63}$")
+    role: Literal["approver", "operator", "viewer"]
+
+
 class LabConfig(BaseModel):
-    """The whole lab: its name, where its state lives, its instruments."""
+    """The whole lab: its name, where its state lives, its instruments, its people."""
 
     model_config = ConfigDict(extra="forbid")
 
     lab: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
     state_dir: str | None = None
     instruments: list[InstrumentConfig] = Field(min_length=1)
+    # When given, the roster: only these names may hold a token, with these roles.
+    people: list[PersonEntry] | None = None
 
     # Set by load(); not part of the file.
     source: Path | None = Field(default=None, exclude=True)
@@ -52,7 +63,16 @@ class LabConfig(BaseModel):
                         f"{inst.id}: labware ids are unique in a lab"
                     )
                 labware[lw.id] = inst.id
+        names = [p.name for p in self.people or []]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"people: {name!r} is named twice")
         return self
+
+    @property
+    def roster(self) -> dict[str, str] | None:
+        """The lab file's people (name -> role), or None when it names nobody."""
+        return None if self.people is None else {p.name: p.role for p in self.people}
 
     def instrument(self, instrument_id: str) -> InstrumentConfig:
         for inst in self.instruments:

@@ -6,6 +6,7 @@ from state_store.db import connect
 from state_store.events import EventLog
 from state_store.instrument_state import InstrumentState
 from state_store.ledger import Ledger, LedgerEntry, args_hash
+from state_store.people import People, Person, local_operator
 from state_store.runs import DeviceRuns
 from state_store.task_runs import TaskRun, TaskRuns, TaskStatus
 
@@ -19,10 +20,13 @@ __all__ = [
     "InstrumentState",
     "Ledger",
     "LedgerEntry",
+    "People",
+    "Person",
     "TaskRun",
     "TaskRuns",
     "TaskStatus",
     "VerifyReport",
     "args_hash",
     "connect",
+    "local_operator",
 ]
