@@ -1,0 +1,205 @@
+"""The gate: what must hold before a command may run, checked in the server on every call.
+
+E-stop, a stale twin, the execution setting, the action id, then the instrument's policy
+(deny, or a person's approval bound to the exact call). A dry run is never refused for the
+latches: it is answered with warnings. ``preflight`` gates a whole protocol step by step on
+the belief each step will meet.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from device_servers.contract import Protocol
+from device_servers.driver import Driver, Twin
+from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
+from device_servers.runtime._status import Status
+from device_servers.runtime._trial import (
+    Assume,
+    StepCheck,
+    Trial,
+    at_step,
+    simulate_protocol,
+)
+from policies import Decision, PolicyEngine, PolicyRequest, Verdict
+from state_store import args_hash
+
+# Commands every server has that are not instrument motions.
+CONTROL_COMMANDS = ("reset_estop", "confirm_state")
+
+APPROVAL_WARNING = "needs a person's approval to execute"
+
+
+def policy_request(
+    instrument: str,
+    driver: Driver,
+    name: str,
+    cmd: BaseModel | None,
+    dry_run: bool,
+    context: dict[str, Any] | None = None,
+) -> PolicyRequest:
+    labware = driver.labware_of(cmd) if cmd is not None else set()
+    return PolicyRequest.for_command(instrument, name, cmd, labware, context, dry_run)
+
+
+def denied(decision: Decision) -> GateRefused:
+    return GateRefused(
+        Code.POLICY_DENIED, decision.reason, decision.fix_hint, extra={"rule": decision.rule_id}
+    )
+
+
+def dry_run_check(
+    policy: PolicyEngine, instrument: str, driver: Driver, warnings: list[str]
+) -> StepCheck:
+    """The gate of a dry run without a server (``labwright simulate``): policy only."""
+
+    def check(index: int, cmd: BaseModel, trial: Trial) -> None:
+        if isinstance(cmd, Assume):
+            return
+        name = str(getattr(type(cmd), "name", type(cmd).__name__))
+        decision = policy.evaluate(policy_request(instrument, driver, name, cmd, True))
+        if decision.verdict is Verdict.DENY:
+            raise denied(decision)
+        if decision.verdict is Verdict.REQUIRE_APPROVAL:
+            warnings.append(f"step {index} {APPROVAL_WARNING}: {decision.reason}")
+
+    return check
+
+
+class Gate:
+    """Refuses what must not run on one instrument; warns a dry run of what would be refused."""
+
+    def __init__(self, status: Status) -> None:
+        self.s = status
+
+    def check(
+        self,
+        name: str,
+        cmd: BaseModel | None,
+        dry_run: bool,
+        action_id: str | None,
+        digest: str,
+        args: dict[str, Any],
+        context: dict[str, Any] | None = None,
+    ) -> list[str]:
+        """Refuse what must not run; return warnings for a dry run."""
+        s = self.s
+        warnings: list[str] = []
+        if not dry_run:
+            if s.estop and name not in CONTROL_COMMANDS:
+                raise GateRefused(
+                    Code.ESTOP_ACTIVE,
+                    "the emergency stop is active",
+                    "a person clears it with reset_estop (needs approval), then read_back",
+                )
+            if s.stale_reason and name not in CONTROL_COMMANDS:
+                raise GateRefused(
+                    Code.STATE_STALE,
+                    f"the twin is stale: {s.stale_reason}",
+                    "call read_back to re-read the instrument, then retry",
+                )
+            if not s.config.execution_allowed:
+                raise GateRefused(
+                    Code.REAL_EXECUTION_DISABLED,
+                    f"execution is disabled on {s.id}",
+                    "use dry_run=true, or have an operator set allow_execution in the lab config",
+                )
+            if not action_id:
+                raise ValidationFailed(
+                    Code.INVALID_ARGUMENT,
+                    "action_id is required when dry_run is false",
+                    "pass a unique action_id derived from (run, step, "
+                    "operation); reuse it only to ask again",
+                )
+        else:
+            if s.estop:
+                warnings.append("the emergency stop is active: this could not execute now")
+            if s.stale_reason:
+                warnings.append(
+                    f"the twin is stale ({s.stale_reason}): the prediction may be wrong"
+                )
+        decision = s.policy.evaluate(policy_request(s.id, s.driver, name, cmd, dry_run, context))
+        if decision.verdict is Verdict.DENY:
+            raise denied(decision)
+        if decision.verdict is Verdict.REQUIRE_APPROVAL:
+            if dry_run:
+                warnings.append(f"{APPROVAL_WARNING}: {decision.reason}")
+            elif not s.approvals.is_granted(s.id, action_id or "", digest):
+                s.approvals.request(s.id, action_id or "", name, digest, args, decision.reason)
+                raise GateRefused(
+                    Code.APPROVAL_REQUIRED,
+                    decision.reason,
+                    f"a person approves with `labwright approve-action {s.id} {action_id}`, "
+                    "then call again with the same action_id and arguments",
+                    extra={"rule": decision.rule_id},
+                )
+        return warnings
+
+    async def context(
+        self, cmd: BaseModel, twin: Twin | None = None, assumed: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Facts the policies may need that only the instrument (or the lab) can tell.
+
+        ``twin``: the belief the command will meet (a protocol's earlier steps simulated);
+        ``assumed``: facts a simulation assumes other instruments will have made true.
+        """
+        read = getattr(self.s.driver, "policy_context", None)
+        if read is None:
+            return {}
+        twin = self.s.twin if twin is None else twin
+        if assumed:
+            return dict(await read(cmd, twin, assumed=assumed))
+        return dict(await read(cmd, twin))
+
+    async def preflight(self, proto: Protocol, cmds: list[BaseModel], dry_run: bool) -> None:
+        """Gate every step of a protocol before a run starts.
+
+        Each step's facts are those its earlier steps leave (a plate locked by step 0). A real
+        run also refuses a step that needs a person's approval (approvals are per action),
+        and refuses to start when the whole protocol does not simulate.
+        """
+        s = self.s
+        trial: Trial | None = Trial.of(s.driver, s.twin)
+        for i, (step, cmd) in enumerate(zip(proto.steps, cmds, strict=True)):
+            if isinstance(cmd, Assume):
+                if trial is not None:
+                    trial.run(cmd)
+                continue
+            digest = args_hash(step.command, cmd.model_dump(mode="json"))
+            try:
+                context = await self.context(
+                    cmd, trial.twin if trial else None, trial.assumed if trial else None
+                )
+                self.check(step.command, cmd, True, None, digest, {}, context)
+            except DeviceError as exc:
+                at_step(exc, i)
+                raise
+            if trial is not None:
+                try:
+                    trial.run(cmd)
+                except DeviceError:
+                    trial = None  # the simulation reports it; later steps see the belief
+            if (
+                not dry_run
+                and s.policy.evaluate(
+                    policy_request(s.id, s.driver, step.command, cmd, False, context)
+                ).verdict
+                is not Verdict.ALLOW
+            ):
+                raise GateRefused(
+                    Code.APPROVAL_REQUIRED,
+                    f"step {i} ({step.command}) needs a person's approval",
+                    "execute that step as its own command so a person can approve its action_id",
+                )
+        if not dry_run:
+            self.check("start_run", None, False, "run", "", {})
+            if s.active_run is not None:
+                raise GateRefused(
+                    Code.DEVICE_BUSY,
+                    f"run {s.active_run} is executing",
+                    "wait for it or cancel_run it",
+                    retriable=True,
+                )
+            simulate_protocol(s.driver, s.twin, cmds)  # refuse before anything moves

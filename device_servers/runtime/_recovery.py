@@ -1,0 +1,208 @@
+"""Recovery and safety controls: start-up after a crash, read back, e-stop and its reset.
+
+A restart marks what was in flight: pending actions become in doubt (with the belief they were
+expanded on), unfinished runs interrupted, and the twin stale. A read back adopts what the
+instrument reports and finds, for each in-doubt action, how many of its operations happened
+when that is unambiguous, so the action can later be completed under its own id.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
+from device_servers.runtime._gate import Gate
+from device_servers.runtime._runs import RunManager
+from device_servers.runtime._status import Status
+from device_servers.runtime._trial import expand_before, parse_command
+from state_store import args_hash
+
+RESTART_STALE = "the server restarted: read_back the instrument before moving it"
+
+
+class Recovery:
+    """Start-up recovery, read back and resume points, confirm_state, e-stop."""
+
+    def __init__(self, status: Status, gate: Gate, runs: RunManager) -> None:
+        self.s = status
+        self.gate = gate
+        self.runs = runs
+
+    def recover_at_start(self) -> None:
+        """Adopt what a previous process left behind (its twin, latches and in-flight work)."""
+        s = self.s
+        saved = s.persisted.load()
+        if saved is not None:
+            s.twin = s.driver.twin_from_snapshot(saved["twin"])
+            s.estop = saved["estop"]
+            s.stale_reason = saved["stale_reason"] or RESTART_STALE
+        in_doubt = set(s.ledger.mark_pending_in_doubt())
+        if saved is not None:
+            # Nothing is persisted while an action runs: the saved twin is the one it was
+            # expanded on, which lets a read back tell how many of its operations happened.
+            for action_id in in_doubt:
+                s.ledger.keep_twin_before(action_id, saved["twin"])
+        for run_id in s.runs.unfinished():
+            doubtful = [a for a in in_doubt if a.startswith(f"{run_id}.")]
+            error = DeviceError(
+                Code.ACTION_IN_DOUBT if doubtful else Code.CONNECTION_LOST,
+                "the server stopped during this run"
+                + (f"; outcome unknown for {', '.join(sorted(doubtful))}" if doubtful else ""),
+                "read_back the instrument, then decide with a person whether to continue",
+                defined=False,
+            ).to_payload(doubtful[0] if doubtful else None)
+            s.emit(run_id, "error", error)
+            s.runs.update(run_id, status="interrupted", error=error)
+        s.persist()
+
+    def resume_point(self, entry: Any, seen: dict[str, Any]) -> tuple[int, int] | None:
+        """How many operations of an in-doubt action happened, when the read back says so
+        unambiguously: the instrument matches the belief after exactly k of them (k is the
+        last recorded count or one more: an operation may have happened before its count was
+        written). None: the action stays in doubt and goes to a person."""
+        s = self.s
+        progress = s.ledger.progress_of(entry.action_id)
+        if progress is None or s.estop or not seen.get("complete", True):
+            return None
+        try:
+            cmd = parse_command(s.driver, entry.command, dict(progress["args"]))
+        except DeviceError:
+            return None
+        expanded = expand_before(s.driver, cmd, progress)
+        if expanded is None:
+            return None
+        before, prims = expanded
+        done = progress["done"]
+        matches = []
+        for k in (done, done + 1):
+            if k > len(prims):
+                continue
+            candidate = before.clone()
+            for prim in prims[:k]:
+                candidate.apply(prim)
+            if not s.driver.reconcile(candidate, seen, None):
+                matches.append(k)
+        if len(matches) != 1:
+            return None
+        return matches[0], len(prims)
+
+    async def read_back(self) -> dict[str, Any]:
+        """Re-read the whole instrument, adopt what it reports, clear staleness."""
+        s = self.s
+        seen = await s.driver.adapter.resync()
+        if seen is None:
+            raise DeviceError(
+                Code.CONNECTION_LOST,
+                "the instrument did not report its state",
+                "check the connection, then read_back again",
+                defined=False,
+            )
+        async with s.lock:
+            deviations = s.driver.reconcile(s.twin, seen, None)
+            for dev in deviations:
+                s.emit(s.direct_log, "deviation", dev)
+            was = s.stale_reason
+            if not seen.get("complete", True):
+                # The instrument could not report everything the twin believes: a person
+                # checks it and confirms (confirm_state, approval-gated).
+                s.stale_reason = (
+                    "the instrument's read-back is partial: a person confirms with confirm_state"
+                )
+            elif not s.estop:
+                s.stale_reason = None
+            resolved = []
+            resumable: dict[str, dict[str, int]] = {}
+            for entry in s.ledger.in_doubt():
+                s.ledger.annotate(
+                    entry.action_id,
+                    f"instrument read back at {time.time():.0f} after the outcome was lost "
+                    "(restart)",
+                )
+                resolved.append(entry.action_id)
+                point = None if s.stale_reason else self.resume_point(entry, seen)
+                s.ledger.set_resume_from(entry.action_id, None if point is None else point[0])
+                if point is not None:
+                    resumable[entry.action_id] = {"done": point[0], "of": point[1]}
+            s.persist()
+        return {
+            "ok": True,
+            "simulated": s.simulated,
+            "was_stale": was,
+            "stale": s.stale_reason,
+            "estop": s.estop,
+            "deviations": deviations,
+            "in_doubt_actions": resolved,
+            # In-doubt actions whose operations done are known: asked again under the same
+            # action id, they complete with the rest (never re-sending what happened).
+            "resumable": resumable,
+            "state": s.twin.snapshot(),
+        }
+
+    def _approved_control(self, name: str, raw: dict[str, Any]) -> str:
+        """The action id of a control command a person approved (consumed: single use)."""
+        action_id = raw.get("action_id")
+        if not isinstance(action_id, str) or not action_id:
+            raise ValidationFailed(
+                Code.INVALID_ARGUMENT,
+                f"{name} needs an action_id",
+                "pass an action_id; a person approves that id",
+            )
+        self.gate.check(name, None, False, action_id, args_hash(name, {}), {})
+        self.s.approvals.consume(self.s.id, action_id)
+        return action_id
+
+    async def confirm_state(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """A person confirms the twin matches the instrument; clears STATE_STALE (approval)."""
+        s = self.s
+        action_id = self._approved_control("confirm_state", raw)
+        if s.estop:
+            raise GateRefused(
+                Code.ESTOP_ACTIVE,
+                "the emergency stop is active",
+                "a person clears it with reset_estop first",
+            )
+        was, s.stale_reason = s.stale_reason, None
+        s.persist()
+        return {
+            "ok": True,
+            "simulated": s.simulated,
+            "was_stale": was,
+            "stale": None,
+            "action_id": action_id,
+            "state": s.twin.snapshot(),
+        }
+
+    async def emergency_stop(self) -> dict[str, Any]:
+        """Latch the e-stop, abort the backend, cancel runs. Never gated."""
+        s = self.s
+        s.estop = True
+        s.stale_reason = s.stale_reason or "emergency stop: re-read after reset"
+        for run_id in self.runs.live():
+            self.runs.cancelling.add(run_id)
+            s.emit(run_id, "estop", {"instrument": s.id})
+        s.emit(s.direct_log, "estop", {"instrument": s.id})
+        await s.driver.adapter.abort()
+        s.persist()
+        return {
+            "ok": True,
+            "simulated": s.simulated,
+            "estop": True,
+            "cancelled_runs": sorted(self.runs.live()),
+        }
+
+    async def reset_estop(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """Clear the e-stop latch; needs a person's approval. The twin stays stale."""
+        s = self.s
+        # One approval clears one e-stop: a later e-stop needs a person again.
+        action_id = self._approved_control("reset_estop", raw)
+        s.estop = False
+        s.stale_reason = "emergency stop was reset: read_back before moving"
+        s.persist()
+        return {
+            "ok": True,
+            "simulated": s.simulated,
+            "estop": False,
+            "stale": s.stale_reason,
+            "action_id": action_id,
+        }

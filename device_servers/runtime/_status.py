@@ -1,0 +1,49 @@
+"""What every part of a runtime shares: the instrument's belief, its latches and its stores."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+from device_servers.contract import InstrumentBase
+from device_servers.driver import Driver, Twin
+from policies import PolicyEngine
+from state_store import Approvals, DeviceRuns, EventLog, InstrumentState, Ledger
+
+
+class Status:
+    """One instrument's twin, e-stop and staleness latches, run slot, lock and stores.
+
+    The gate, the dispatcher, recovery and the run manager each hold the same ``Status``:
+    what one of them changes (a latch, the twin) the others see at once.
+    """
+
+    def __init__(
+        self, config: InstrumentBase, driver: Driver, conn: sqlite3.Connection, policy: PolicyEngine
+    ) -> None:
+        self.config = config
+        self.id = config.id
+        self.driver = driver
+        self.policy = policy
+        self.conn = conn
+        self.ledger = Ledger(conn, self.id)
+        self.events = EventLog(conn)
+        self.runs = DeviceRuns(conn, self.id)
+        self.approvals = Approvals(conn)
+        self.persisted = InstrumentState(conn, self.id)
+        self.simulated = config.simulated
+        self.twin: Twin = driver.initial_twin()
+        self.stale_reason: str | None = None
+        self.estop = False
+        self.lock = asyncio.Lock()
+        self.active_run: str | None = None
+        # Events of commands called directly (outside a run) go to this log.
+        self.direct_log = f"{self.id}:direct"
+
+    def persist(self) -> None:
+        """Save the twin and the latches, so a restarted server starts from them."""
+        self.persisted.save(self.twin.snapshot(full=True), self.stale_reason, self.estop)
+
+    def emit(self, log: str, kind: str, data: dict[str, object]) -> None:
+        """Append one event to ``log`` (a run id or the direct log)."""
+        self.events.append(log, kind, data, self.simulated)
