@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from device_servers.contract import LiquidHandlerConfig, deck_location
 from device_servers.liquid_handler.catalogue import initial_liquids, load_catalogue
 from device_servers.liquid_handler.commands import COMMANDS, LHCommand, Primitive
+from device_servers.liquid_handler.prompts import PROMPTS
 from device_servers.liquid_handler.twin import Labware, LiquidHandlerTwin, Tip, Well
 from device_servers.sim.world import SimWorld
 
@@ -21,6 +22,7 @@ _TOL = 0.01  # uL: below this, belief and read-back agree
 
 class LiquidHandlerDriver:
     kind = "liquid_handler"
+    prompts = PROMPTS
 
     def __init__(
         self, config: LiquidHandlerConfig, world: SimWorld | None, cache_dir: Path | None = None
