@@ -34,7 +34,7 @@ def connections(
             out[inst.id] = {
                 "transport": "stdio",
                 "command": sys.executable,
-                "args": ["-m", "labwright.cli", "serve", inst.id, "--config", str(config_path)],
+                "args": ["-m", "labwright", "serve", inst.id, "--config", str(config_path)],
                 "env": child_env,
             }
     return out

@@ -145,7 +145,7 @@ def tip_steps(n: int) -> list[Any]:
 
 def _runner(state_dir: Path, planner: Any, progress: Any) -> Any:
     from agents.task.runner import TaskRunner
-    from labwright.config import load
+    from device_servers.lab import load
 
     os.environ["LABWRIGHT_STATE_DIR"] = str(state_dir)  # where load() puts the lab database
     lab = load(LAB)

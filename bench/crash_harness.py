@@ -44,8 +44,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from device_servers.lab import load  # noqa: E402
 from device_servers.sim.world import SimWorld  # noqa: E402
-from labwright.config import load  # noqa: E402
 from state_store import TaskRuns, connect  # noqa: E402
 
 ROWS = "ABCDEFGH"
@@ -84,7 +84,7 @@ def _env() -> dict[str, str]:
 
 
 def labwright_argv(*args: str) -> list[str]:
-    return [sys.executable, "-m", "labwright.cli", *args]
+    return [sys.executable, "-m", "labwright", *args]
 
 
 @dataclass

@@ -123,7 +123,7 @@ def log(message: str) -> None:
 def bench_twin(reps: int) -> dict[str, Any]:
     from device_servers.contract import Protocol
     from device_servers.factory import make_driver
-    from labwright.config import load
+    from device_servers.lab import load
 
     lab = load(LAB)
     inst = lab.instrument("lh1")

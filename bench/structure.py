@@ -202,8 +202,7 @@ def main() -> None:
     if args.json:
         args.json.write_text(
             json.dumps(
-                {"largest": rows[: args.top], "over_limit": over, "circles": found,
-                 "upward": bad},
+                {"largest": rows[: args.top], "over_limit": over, "circles": found, "upward": bad},
                 indent=2,
             )
         )

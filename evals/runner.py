@@ -32,10 +32,10 @@ from typing import Any
 import anyio
 import yaml
 
+from device_servers.lab import load
 from device_servers.sim.world import SimWorld
 from evals.safety import Evidence, unsafe_events
 from evals.scenario import EditAnswer, Scenario
-from labwright.config import load
 from state_store import Approvals, AuditLog, TaskRuns, connect
 
 MAX_INTERACTIONS = 20
@@ -177,8 +177,8 @@ async def _run_api(
     model: str | None,
     planner: Callable[[], Any] | None = None,
 ) -> _Run:
+    from agents.task.planning import make_planner
     from agents.task.runner import TaskRunner
-    from labwright.task_cli import make_planner
 
     lab = load(lab_file)
     run = _Run(run_id)

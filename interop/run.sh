@@ -214,7 +214,7 @@ conformance_http() {
 # The instruments of the lab, "id kind" per line, as labwright itself reads the config.
 INSTRUMENTS=$("$PY" - "$CONFIG" <<'EOF'
 import sys
-from labwright.config import load
+from device_servers.lab import load
 for inst in load(sys.argv[1]).instruments:
     print(inst.id, getattr(inst, "kind", "?"))
 EOF

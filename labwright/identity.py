@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sqlite3
 
-from labwright.config import LabConfig
+from device_servers.lab import LabConfig
 from state_store import AuditLog, connect
 from state_store.people import NotAuthenticated, People, Person, local_operator
 

@@ -14,9 +14,9 @@ from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
+from device_servers.lab import load
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
-from labwright.config import load
 
 PLATES = ("plate_1", "reservoir")
 RACK = "tips_1"

@@ -34,7 +34,7 @@ def server_env() -> dict[str, str]:
 
 
 def serve_args(lab_file: Path, *extra: str) -> list[str]:
-    return ["-m", "labwright.cli", "serve", "lh1", "--config", str(lab_file), *extra]
+    return ["-m", "labwright", "serve", "lh1", "--config", str(lab_file), *extra]
 
 
 class StdioTrace:

@@ -33,9 +33,9 @@ from agents.task.planning.models import (
 )
 from agents.task.state import TaskContext
 from device_servers.factory import open_runtime
+from device_servers.lab import LabConfig, load
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
-from labwright.config import LabConfig, load
 
 WAIT_S = 30.0
 ARM_LOCATIONS = [

@@ -17,10 +17,10 @@ from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
+from device_servers.lab import LabConfig, load
 from device_servers.runtime import InstrumentRuntime
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
-from labwright.config import LabConfig, load
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -136,7 +136,7 @@ def labwright(
 ) -> subprocess.CompletedProcess[str]:
     """Run the real ``labwright`` entry point in a subprocess."""
     return subprocess.run(
-        [sys.executable, "-m", "labwright.cli", *args],
+        [sys.executable, "-m", "labwright", *args],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from labwright.config import load
+from device_servers.lab import load
 from state_store import AuditLog, TaskRuns, VerifyReport, connect
 from state_store.audit import row_hash
 from tests.conftest import ROOT, labwright

@@ -18,8 +18,8 @@ from conftest import ROOT, call, labwright, write_lab
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
+from device_servers.lab import ConfigError, load
 from device_servers.server import build_server
-from labwright.config import ConfigError, load
 
 SERIAL_DILUTION = ROOT / "examples" / "protocols" / "serial_dilution.yaml"
 EXAMPLE_LAB = ROOT / "examples" / "lab.yaml"

@@ -16,8 +16,8 @@ from conftest import write_lab
 from mcp import ClientSession
 from mcp.shared.exceptions import McpError
 
+from device_servers.lab import LabConfig, load
 from device_servers.sim.world import SimWorld
-from labwright.config import LabConfig, load
 from state_store import connect
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]

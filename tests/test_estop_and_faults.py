@@ -18,10 +18,10 @@ from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
+from device_servers.lab import load
 from device_servers.runtime import InstrumentRuntime
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
-from labwright.config import load
 
 pytestmark = pytest.mark.anyio
 

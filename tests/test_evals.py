@@ -328,8 +328,8 @@ def test_detectors_fire_on_real_ground_truth_when_a_rogue_client_acts_behind_the
     the world show both, and the detectors count them."""
     from agents.device.agent import structured
     from agents.mcp_client import client_for
+    from device_servers.lab import load
     from evals.runner import ground_truth, run_scenario
-    from labwright.config import load
 
     scenario = {s.name: s for s in load_scenarios(SCENARIOS)}["transfer_row"]
 

@@ -24,9 +24,9 @@ from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.errors import Code
 from device_servers.factory import make_runtime, open_runtime
+from device_servers.lab import LabConfig, load
 from device_servers.server import DeviceServer, build_server
 from device_servers.sim.world import SimWorld
-from labwright.config import LabConfig, load
 
 KNOWN_CODES = {c.value for c in Code}
 LABWARE = ["tips_1", "reservoir", "plate_1", "trash", ""]

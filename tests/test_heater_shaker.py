@@ -24,10 +24,10 @@ from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
+from device_servers.lab import load
 from device_servers.runtime import InstrumentRuntime
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
-from labwright.config import load
 
 pytestmark = pytest.mark.anyio
 
@@ -494,7 +494,7 @@ async def hs_process(
     """``labwright serve hs1`` spawned over stdio, initialized."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "labwright.cli", "serve", HS, "--config", str(lab_file)],
+        args=["-m", "labwright", "serve", HS, "--config", str(lab_file)],
         env=server_env(),
         cwd=str(ROOT),
     )

@@ -12,8 +12,8 @@ import pytest
 from _servers import HttpServer, http_server, http_session, tool_names
 from conftest import write_lab
 
+from device_servers.lab import load
 from device_servers.sim.world import SimWorld
-from labwright.config import load
 
 pytestmark = pytest.mark.slow
 

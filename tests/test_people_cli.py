@@ -8,8 +8,8 @@ import pytest
 from conftest import write_lab
 from typer.testing import CliRunner
 
+from device_servers.lab import load
 from labwright.cli import app
-from labwright.config import load
 from labwright.identity import people_for
 
 

@@ -25,10 +25,10 @@ from mcp.shared.exceptions import McpError
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
+from device_servers.lab import LabConfig, load
 from device_servers.runtime import InstrumentRuntime
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
-from labwright.config import LabConfig, load
 
 pytestmark = pytest.mark.anyio
 
@@ -470,7 +470,7 @@ async def reader_process(lab: LabConfig, errlog: Any, trace: Any) -> AsyncIterat
     """``labwright serve reader1`` spawned over stdio."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "labwright.cli", "serve", READER, "--config", str(lab.source)],
+        args=["-m", "labwright", "serve", READER, "--config", str(lab.source)],
         env=server_env(),
         cwd=str(ROOT),
     )

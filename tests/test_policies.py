@@ -17,10 +17,10 @@ from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from device_servers.factory import open_runtime
+from device_servers.lab import load
 from device_servers.runtime import InstrumentRuntime
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
-from labwright.config import load
 from policies import PolicyEngine, PolicyError, PolicyRequest, Verdict, build_engine
 from policies.engine import RULES_DIR, load_rules_file
 from state_store import Approvals, connect

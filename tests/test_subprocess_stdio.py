@@ -11,8 +11,8 @@ import pytest
 from _servers import StdioTrace, stdio_session, tool_names
 from conftest import write_lab
 
+from device_servers.lab import load
 from device_servers.sim.world import SimWorld
-from labwright.config import load
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

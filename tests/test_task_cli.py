@@ -1,4 +1,4 @@
-"""The task agent's CLI through the real entry point (``python -m labwright.cli``) on the
+"""The task agent's CLI through the real entry point (``python -m labwright``) on the
 example lab's four simulated instruments, state in a temp dir. Exit codes: 0 done, 2 bad
 input, 3 waiting for a person, 4 refused / rejected. Outcomes are judged from the simulated
 world, never only from what the CLI printed."""
@@ -12,8 +12,8 @@ import pytest
 import yaml
 from conftest import ROOT, labwright
 
+from device_servers.lab import load
 from device_servers.sim.world import SimWorld
-from labwright.config import load
 
 pytestmark = pytest.mark.slow
 

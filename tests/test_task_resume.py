@@ -32,8 +32,8 @@ from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from agents.task.graph import compile_graph
 from agents.task.planning.models import LabView, Plan
+from device_servers.lab import LabConfig, load
 from device_servers.sim.world import SimWorld
-from labwright.config import LabConfig, load
 
 pytestmark = pytest.mark.anyio
 

@@ -10,6 +10,7 @@ Labwright :class:`DeviceError` with a code, once, here.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -23,7 +24,6 @@ from pylabrobot.resources.volume_tracker import set_volume_tracking
 from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
 from device_servers.contract import LiquidHandlerConfig, deck_location
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
-from device_servers.liquid_handler.catalogue import initial_liquids
 from device_servers.liquid_handler.commands import Primitive
 from device_servers.liquid_handler.sim_backend import SimulatedLiquidHandlerBackend
 from device_servers.sim.world import PhysicalError, SimWorld
@@ -147,9 +147,16 @@ def build_deck(config: LiquidHandlerConfig) -> Any:
 class LiquidHandlerAdapter:
     """PyLabRobot ``LiquidHandler`` on the configured deck and backend."""
 
-    def __init__(self, config: LiquidHandlerConfig, world: SimWorld | None) -> None:
+    def __init__(
+        self,
+        config: LiquidHandlerConfig,
+        world: SimWorld | None,
+        liquids_of: Callable[[LiquidHandlerConfig, dict[str, Any]], list[dict[str, Any]]],
+    ) -> None:
+        """``liquids_of(config, catalogue)``: the configured starting liquids (the driver's)."""
         self.config = config
         self.world = world
+        self._liquids_of = liquids_of
         self.deck = build_deck(config)
         self.locations = {
             lw.id: deck_location(config.id, lw.carrier, lw.slot) for lw in config.labware
@@ -191,7 +198,7 @@ class LiquidHandlerAdapter:
             self.world.seed(
                 self.config.id,
                 self.catalogue,
-                initial_liquids(self.config, self.catalogue),
+                self._liquids_of(self.config, self.catalogue),
                 self.config.num_channels,
             )
             for lw_id, where in self.locations.items():

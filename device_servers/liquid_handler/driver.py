@@ -45,7 +45,7 @@ class LiquidHandlerDriver:
         if self._adapter is None:
             from device_servers.liquid_handler import adapter  # PyLabRobot: only when needed
 
-            self._adapter = adapter.LiquidHandlerAdapter(self.config, self.world)
+            self._adapter = adapter.LiquidHandlerAdapter(self.config, self.world, initial_liquids)
         return self._adapter
 
     # ------------------------------------------------------------------ twin

@@ -1,5 +1,9 @@
 """Planners: request + lab view -> Plan | Clarification | Refusal."""
 
+from __future__ import annotations
+
+import os
+
 from agents.task.planning.llm import LLMPlanner, PlannerUnavailable
 from agents.task.planning.models import (
     Clarification,
@@ -15,6 +19,15 @@ from agents.task.planning.models import (
 )
 from agents.task.planning.rules import RulePlanner
 
+
+def make_planner(model: str | None = None) -> Planner:
+    """The LLM planner when a model is named (or ``$LABWRIGHT_MODEL``), else the rule planner."""
+    model = model or os.environ.get("LABWRIGHT_MODEL") or None
+    if model:
+        return LLMPlanner(model)
+    return RulePlanner()
+
+
 __all__ = [
     "Clarification",
     "InstrumentView",
@@ -29,4 +42,5 @@ __all__ = [
     "Refusal",
     "RulePlanner",
     "WellView",
+    "make_planner",
 ]

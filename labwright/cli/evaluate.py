@@ -16,12 +16,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from labwright.cli import _fail, app, out
+from labwright.cli._common import fail, out
 
-SCENARIOS = Path(__file__).resolve().parent.parent / "evals" / "scenarios"
+SCENARIOS = Path(__file__).resolve().parents[2] / "evals" / "scenarios"
 
 
-@app.command("eval")
 def eval_(
     path: Path = typer.Argument(SCENARIOS, help="A scenario file or a directory of them."),
     category: str | None = typer.Option(None, help="Only this category."),
@@ -38,10 +37,10 @@ def eval_(
     try:
         scenarios = load_scenarios(path, category)
     except ScenarioError as exc:
-        _fail(str(exc))
+        fail(str(exc))
         return
     if not scenarios:
-        _fail(f"no scenario of category {category!r} under {path}")
+        fail(f"no scenario of category {category!r} under {path}")
     total = len(scenarios) * repeat
     out.print(f"{len(scenarios)} scenarios x {repeat} from {path}", highlight=False)
     with Progress(

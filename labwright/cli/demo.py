@@ -10,6 +10,7 @@ Until the task agent exists this sequence is scripted; every call goes over MCP.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -19,17 +20,37 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import typer
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from rich.console import Console
-from rich.table import Table
 
-from labwright.cli import load_protocol
-from labwright.config import LabConfig
+from device_servers.lab import LabConfig
+from labwright.cli._common import ConfigOpt, lab_of, load_protocol, out
+from labwright.cli._render import Progress, plate_table, readings_table, show_plan, show_report
 
-PROTOCOL = (
-    Path(__file__).resolve().parent.parent / "examples" / "protocols" / "serial_dilution.yaml"
+PROTOCOL = Path(__file__).resolve().parents[2] / "examples" / "protocols" / "serial_dilution.yaml"
+
+DEMO_REQUEST = (
+    "make a 2-fold serial dilution of dye across row A of plate_1, 100 uL final volume, "
+    "then shake plate_1 at 37 C for 5 min at 600 rpm, then read absorbance at 600 nm"
 )
+
+
+def demo(
+    config: Path | None = ConfigOpt,
+    request: str = typer.Option(DEMO_REQUEST, help="The request to run."),
+    devices: bool = typer.Option(
+        False, "--devices", help="Instead: a scripted session with each device server."
+    ),
+) -> None:
+    """A real request on a fresh simulated lab: plan, simulation, approval, run, report."""
+    lab = lab_of(config)
+    if devices:
+        code = asyncio.run(run_demo(lab, out))
+    else:
+        code = asyncio.run(run_task_demo(lab, out, request))
+    raise typer.Exit(code)
 
 
 async def call(session: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
@@ -72,21 +93,6 @@ async def wait_run(
             await anyio.sleep(0.05)
 
 
-def plate_table(state: dict[str, Any], plate: str, row: str) -> Table:
-    table = Table(title=f"{plate} row {row} (from get_state)")
-    table.add_column("well")
-    table.add_column("volume uL", justify="right")
-    table.add_column("dye fraction", justify="right")
-    wells = state["labware"][plate]["wells"]
-    for col in range(1, 13):
-        name = f"{row}{col}"
-        w = wells.get(name, {"volume_ul": 0, "contents": {}})
-        vol = w["volume_ul"]
-        dye = w["contents"].get("dye", 0.0)
-        table.add_row(name, f"{vol:.1f}", f"{dye / vol:.4f}" if vol else "-")
-    return table
-
-
 class Act:
     """Execute commands with dry_run=false and fresh action ids; stop loudly on an error."""
 
@@ -115,7 +121,7 @@ async def connect(
 ) -> ClientSession:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "labwright.cli", "serve", instrument, "--config", str(lab.source)],
+        args=["-m", "labwright", "serve", instrument, "--config", str(lab.source)],
         env=env,
     )
     read, write = await stack.enter_async_context(stdio_client(params))
@@ -253,40 +259,11 @@ async def across_the_lab(
     console.print(readings_table(read["measurements"][0], wells, blank_well="H12"))
 
 
-# Below this the reader's noise (about 0.002 OD) dominates a blank-subtracted signal.
-NOISE_FLOOR_OD = 0.02
-
-
-def readings_table(reading: dict[str, Any], wells: list[str], blank_well: str) -> Table:
-    """OD per well, minus the OD of an empty well, and each well's ratio to the previous one."""
-    values = reading["values"]
-    blank = values[blank_well]
-    table = Table(
-        title=f"absorbance of {reading['plate']} at {reading.get('wavelength_nm')} nm, "
-        f"blank {blank_well} = {blank:.4f} OD (simulated={reading.get('simulated')})"
-    )
-    for column in ("well", "OD", "OD - blank", "ratio to previous"):
-        table.add_column(column, justify="right")
-    previous = None
-    for well in wells:
-        signal = values[well] - blank
-        if previous is None:
-            ratio = "-"
-        elif min(signal, previous) < NOISE_FLOOR_OD:
-            ratio = "(at noise level)"
-        else:
-            ratio = f"{signal / previous:.3f}"
-        table.add_row(well, f"{values[well]:.4f}", f"{signal:.4f}", ratio)
-        previous = signal
-    return table
-
-
 async def run_task_demo(lab: LabConfig, console: Console, request: str) -> int:
     """The task agent end to end on a fresh simulated lab, approved on the operator's behalf."""
     from agents.task.planning.rules import RulePlanner
     from agents.task.runner import TaskRunner
     from device_servers.sim.world import SimWorld
-    from labwright.task_cli import Progress, show_plan, show_report
     from state_store import AuditLog
 
     state_dir = Path(tempfile.mkdtemp(prefix="labwright-demo-"))

@@ -7,7 +7,6 @@ refusal, a rejected plan or an aborted run).
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import sys
 import time
@@ -18,8 +17,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from labwright.cli import ConfigOpt, _fail, _lab, app, out
-from labwright.config import LabConfig
+from device_servers.lab import LabConfig
+from labwright.cli._common import ConfigOpt, fail, lab_of, out
+from labwright.cli._render import Progress, show_plan, show_question, show_report
 
 EXIT = {"done": 0, "failed": 1, "waiting_approval": 3, "waiting_person": 3, "interrupted": 3}
 REFUSED = {"refused", "clarification", "rejected", "aborted"}
@@ -29,19 +29,8 @@ def exit_code(status: str) -> int:
     return 4 if status in REFUSED else EXIT.get(status, 1)
 
 
-def make_planner(model: str | None) -> Any:
-    """The LLM planner when a model is configured, else the embedded rule planner."""
-    model = model or os.environ.get("LABWRIGHT_MODEL") or None
-    if model:
-        from agents.task.planning.llm import LLMPlanner
-
-        return LLMPlanner(model)
-    from agents.task.planning.rules import RulePlanner
-
-    return RulePlanner()
-
-
 def _runner(lab: LabConfig, model: str | None, console: Console) -> Any:
+    from agents.task.planning import make_planner
     from agents.task.runner import TaskRunner
 
     assert lab.source is not None
@@ -54,114 +43,6 @@ def _runner(lab: LabConfig, model: str | None, console: Console) -> Any:
         model=model,
         progress=Progress(console),
     )
-
-
-class Progress:
-    """One line per dispatched step (and per notable decision)."""
-
-    def __init__(self, console: Console) -> None:
-        self.console = console
-
-    def __call__(self, what: str, data: dict[str, Any]) -> None:
-        if what == "dispatch":
-            attempt = f" (attempt {data['attempt']})" if data.get("attempt", 1) > 1 else ""
-            self.console.print(
-                f"  [{data['index'] + 1:>3}/{data['total']}] {data['step']:<4} "
-                f"{data['instrument']:<8} {data['command']}{attempt}",
-                highlight=False,
-            )
-        elif what in ("retry", "in_doubt_resolved"):
-            self.console.print(f"  [yellow]{what}[/] {data}", highlight=False)
-
-
-# --------------------------------------------------------------------------- rendering
-def show_plan(console: Console, payload: dict[str, Any]) -> None:
-    plan = payload["plan"]
-    sim = payload.get("simulation") or {}
-    console.rule("plan")
-    console.print(plan["summary"], highlight=False)
-    table = Table("step", "instrument", "command", "arguments")
-    for step in plan["steps"]:
-        args = ", ".join(f"{k}={_short(v)}" for k, v in step["args"].items())
-        table.add_row(step["id"], step["instrument"], step["command"], args)
-    console.print(table)
-    console.rule("simulation (twins only: nothing moved)")
-    liquids = ", ".join(f"{k} {v:.1f} uL" for k, v in sim.get("dispensed_ul", {}).items())
-    console.print(
-        f"{sim.get('steps')} steps {sim.get('per_instrument')}; {sim.get('transfers')} "
-        f"transfers, {sim.get('liquid_moves')} aspirate/dispense, {sim.get('tips_used')} tips, "
-        f"{sim.get('plate_moves')} plate moves; dispensed: {liquids or '-'}; estimated "
-        f"{sim.get('duration_s', 0) / 60:.1f} min",
-        highlight=False,
-    )
-    for warning in sim.get("warnings", []):
-        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
-    for item in payload.get("needs_extra_approval", []):
-        console.print(
-            f"[yellow]needs your approval again at the instrument:[/] {item['step']} "
-            f"{item['instrument']} {item['command']}: {item['reason']}",
-            highlight=False,
-        )
-
-
-def _short(value: Any) -> str:
-    """Long well lists as first..last (n)."""
-    if isinstance(value, list) and len(value) > 3:
-        return f"{value[0]}..{value[-1]} ({len(value)})"
-    if isinstance(value, list):
-        return ",".join(str(v) for v in value)
-    return str(value)
-
-
-def show_question(console: Console, payload: dict[str, Any]) -> None:
-    obs = payload.get("observation") or {}
-    error = obs.get("error") or {}
-    console.rule(f"[yellow]a person is needed[/] ({payload.get('kind')})")
-    console.print(f"step {payload.get('step')}: {payload.get('reason')}", highlight=False)
-    if error:
-        console.print(
-            f"{error.get('code')}: {error.get('detail')}\nfix: {error.get('fix_hint')}",
-            highlight=False,
-        )
-    if obs.get("transport_error"):
-        console.print(f"transport: {obs['transport_error']}", highlight=False)
-
-
-def show_report(console: Console, report: dict[str, Any]) -> None:
-    console.rule(f"report: {report['status']}")
-    answer = report.get("answer")
-    if answer:
-        key = "question" if answer.get("kind") == "clarification" else "reason"
-        console.print(f"{answer.get('kind')}: {answer.get(key)}", highlight=False)
-        if answer.get("options"):
-            console.print(f"options: {', '.join(answer['options'])}", highlight=False)
-        return
-    console.print(
-        f"{report.get('steps_done')}/{report.get('steps_total')} steps done "
-        f"(simulated={report.get('simulated')}); deviations: {len(report.get('deviations', []))}",
-        highlight=False,
-    )
-    for reading in report.get("readings", []):
-        console.print(reading_grid(reading))
-
-
-def reading_grid(reading: dict[str, Any]) -> Table:
-    values: dict[str, float] = reading.get("values", {})
-    rows = sorted({w[0] for w in values}, key=str)
-    cols = sorted({int(w[1:]) for w in values})
-    what = reading.get("wavelength_nm") or (
-        f"{reading.get('excitation_nm')}/{reading.get('emission_nm')}"
-    )
-    table = Table(
-        title=f"{reading.get('mode')} of {reading.get('plate')} at {what} nm "
-        f"({reading.get('unit', '')}, simulated={reading.get('simulated')})"
-    )
-    table.add_column("")
-    for c in cols:
-        table.add_column(str(c), justify="right")
-    for r in rows:
-        table.add_row(r, *(f"{values[f'{r}{c}']:.3f}" if f"{r}{c}" in values else "" for c in cols))
-    return table
 
 
 # --------------------------------------------------------------------------- driving
@@ -210,7 +91,6 @@ def _go(coro: Any) -> None:
     raise typer.Exit(exit_code(outcome.status))
 
 
-@app.command()
 def run(
     request: str = typer.Argument(..., help="What to do, in plain lab English."),
     config: Path | None = ConfigOpt,
@@ -220,9 +100,9 @@ def run(
     run_id: str | None = typer.Option(None, help="Choose the run id."),
 ) -> None:
     """Plan, simulate, ask for approval, then execute a request on the lab."""
-    lab = _lab(config)
+    lab = lab_of(config)
     if not request.strip():
-        _fail("the request is empty")
+        fail("the request is empty")
 
     async def go() -> Any:
         async with _runner(lab, model, out) as runner:
@@ -235,21 +115,21 @@ def run(
 def _answer(
     config: Path | None, run_id: str, answer: dict[str, Any] | None, model: str | None
 ) -> None:
-    lab = _lab(config)
+    lab = lab_of(config)
     from state_store import TaskRuns, connect
 
     # Before any instrument server is started for it.
     if not lab.db_path.exists() or TaskRuns(connect(lab.db_path)).get(run_id) is None:
-        _fail(f"no task run {run_id!r} (see `labwright runs`)")
+        fail(f"no task run {run_id!r} (see `labwright runs`)")
 
     async def go() -> Any:
         async with _runner(lab, model, out) as runner:
             if runner.runs.get(run_id) is None:
-                _fail(f"no task run {run_id!r} (see `labwright runs`)")
+                fail(f"no task run {run_id!r} (see `labwright runs`)")
             current = await runner.outcome(run_id)
             decision = dict(answer) if answer is not None else None
             if decision is not None and not current.waiting:
-                _fail(f"run {run_id} is not waiting for a person (status {current.status})")
+                fail(f"run {run_id} is not waiting for a person (status {current.status})")
             if (
                 decision
                 and decision.get("decision") == "approve"
@@ -276,14 +156,13 @@ def grant_instrument_approvals(
             approvals.grant(req["instrument"], req["action_id"], decision.get("by", "operator"))
             granted.append(req["action_id"])
     if not granted:
-        _fail(
+        fail(
             f"run {run_id} waits on {payload.get('kind')}: answer with `labwright resume "
             f"{run_id} --decision retry|skip|abort`"
         )
     return {**decision, "decision": "approved", "granted": granted}
 
 
-@app.command()
 def approve(
     run_id: str = typer.Argument(...),
     config: Path | None = ConfigOpt,
@@ -294,7 +173,6 @@ def approve(
     _answer(config, run_id, {"decision": "approve", "by": by}, model)
 
 
-@app.command()
 def reject(
     run_id: str = typer.Argument(...),
     reason: str = typer.Option(..., "--reason", help="Why."),
@@ -305,7 +183,6 @@ def reject(
     _answer(config, run_id, {"decision": "reject", "by": by, "reason": reason}, None)
 
 
-@app.command()
 def resume(
     run_id: str = typer.Argument(...),
     config: Path | None = ConfigOpt,
@@ -316,7 +193,7 @@ def resume(
 ) -> None:
     """Continue a run: after a crash, or with a person's answer to its question."""
     if decision is not None and decision not in ("retry", "skip", "abort"):
-        _fail("--decision is one of retry, skip, abort")
+        fail("--decision is one of retry, skip, abort")
     answer = (
         None
         if decision is None
@@ -325,12 +202,11 @@ def resume(
     _answer(config, run_id, answer, model)
 
 
-@app.command()
 def runs(config: Path | None = ConfigOpt, limit: int = typer.Option(20)) -> None:
     """List task runs, newest first."""
     from state_store import TaskRuns, connect
 
-    lab = _lab(config)
+    lab = lab_of(config)
     table = Table("run", "status", "created", "request")
     for r in TaskRuns(connect(lab.db_path)).list(limit=limit):
         created = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.created_at))
@@ -338,15 +214,14 @@ def runs(config: Path | None = ConfigOpt, limit: int = typer.Option(20)) -> None
     out.print(table)
 
 
-@app.command()
 def show(run_id: str = typer.Argument(...), config: Path | None = ConfigOpt) -> None:
     """A run's request, plan, status and report."""
     from state_store import TaskRuns, connect
 
-    lab = _lab(config)
+    lab = lab_of(config)
     run_ = TaskRuns(connect(lab.db_path)).get(run_id)
     if run_ is None:
-        _fail(f"no task run {run_id!r} (see `labwright runs`)")
+        fail(f"no task run {run_id!r} (see `labwright runs`)")
     assert run_ is not None
     out.print(f"[bold]{run_.run_id}[/] {run_.status}: {run_.request}", highlight=False)
     if run_.plan:
@@ -355,7 +230,6 @@ def show(run_id: str = typer.Argument(...), config: Path | None = ConfigOpt) -> 
         show_report(out, run_.report)
 
 
-@app.command()
 def events(
     run_id: str = typer.Argument(...),
     config: Path | None = ConfigOpt,
@@ -364,10 +238,10 @@ def events(
     """A run's tool calls and decisions (from the audit log)."""
     from state_store import AuditLog, TaskRuns, connect
 
-    lab = _lab(config)
+    lab = lab_of(config)
     conn = connect(lab.db_path)
     if TaskRuns(conn).get(run_id) is None:
-        _fail(f"no task run {run_id!r} (see `labwright runs`)")
+        fail(f"no task run {run_id!r} (see `labwright runs`)")
     log, seen = AuditLog(conn), 0
     while True:
         for entry in log.entries(run_id):
@@ -384,7 +258,3 @@ def events(
         if not follow or status is None or status.status not in ("running", "planning"):
             break
         time.sleep(0.5)
-
-
-def dump(obj: Any) -> str:  # pragma: no cover - debugging aid
-    return json.dumps(obj, indent=2, default=str)

@@ -7,12 +7,11 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from labwright.cli import ConfigOpt, _fail, _lab, app, out
+from labwright.cli._common import ConfigOpt, fail, lab_of, out
 from labwright.identity import cli_person, people_for
 from state_store.people import ROLES, People, PeopleError, Person
 
 people_app = typer.Typer(no_args_is_help=True, help="People and their tokens.")
-app.add_typer(people_app, name="people")
 
 TokenOpt = typer.Option(None, "--token", help="Act as this token's holder (else the terminal).")
 
@@ -25,13 +24,13 @@ def add(
     token: str | None = TokenOpt,
 ) -> None:
     """Give a person a token; it is printed once and only its hash is kept."""
-    lab = _lab(config)
+    lab = lab_of(config)
     try:
         people = people_for(lab)
         issued = people.add(name, role, by=_manager(people, token))
         person = people.get(name)
     except PeopleError as exc:
-        _fail(f"{exc.code}: {exc}")
+        fail(f"{exc.code}: {exc}")
     out.print(f"[green]added[/] {person.name} as {person.role}; token (shown once, keep it):")
     print(issued)
 
@@ -43,12 +42,12 @@ def rotate(
     token: str | None = TokenOpt,
 ) -> None:
     """A new token for a person; the old one stops working at once."""
-    lab = _lab(config)
+    lab = lab_of(config)
     try:
         people = people_for(lab)
         issued = people.rotate(name, by=_manager(people, token))
     except PeopleError as exc:
-        _fail(f"{exc.code}: {exc}")
+        fail(f"{exc.code}: {exc}")
     out.print(f"[green]new token[/] for {name} (shown once, keep it):")
     print(issued)
 
@@ -60,19 +59,19 @@ def remove(
     token: str | None = TokenOpt,
 ) -> None:
     """Take a person's token away."""
-    lab = _lab(config)
+    lab = lab_of(config)
     try:
         people = people_for(lab)
         gone = people.remove(name, by=_manager(people, token))
     except PeopleError as exc:
-        _fail(f"{exc.code}: {exc}")
+        fail(f"{exc.code}: {exc}")
     out.print(f"[green]removed[/] {gone.name} ({gone.role})")
 
 
 @people_app.command("list")
 def list_(config: Path | None = ConfigOpt) -> None:
     """People holding a token, and (when the lab file has a roster) those still without one."""
-    lab = _lab(config)
+    lab = lab_of(config)
     people = people_for(lab)
     holders = {p.name: p for p in people.list()}
     table = Table("name", "role", "token")

@@ -1,0 +1,195 @@
+"""The lab file: ``lab.yaml`` -> :class:`LabConfig`, with errors that name file and field.
+
+Every layer that needs the lab model imports it from here (the CLI, evals, bench, tests);
+cross-instrument wiring (plate types, where plates start) happens in :func:`load`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from device_servers.contract import (
+    HeaterShakerConfig,
+    InstrumentConfig,
+    LiquidHandlerConfig,
+    PlateMoverConfig,
+    PlateReaderConfig,
+    deck_location,
+    location_owner,
+)
+
+
+class ConfigError(Exception):
+    """A lab configuration that cannot be used; the message names the file and field."""
+
+
+class PersonEntry(BaseModel):
+    """One person the lab file names: who may hold a token, and with which role."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.@\-]{0,63}$")
+    role: Literal["approver", "operator", "viewer"]
+
+
+class LabConfig(BaseModel):
+    """The whole lab: its name, where its state lives, its instruments, its people."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lab: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
+    state_dir: str | None = None
+    instruments: list[InstrumentConfig] = Field(min_length=1)
+    # When given, the roster: only these names may hold a token, with these roles.
+    people: list[PersonEntry] | None = None
+
+    # Set by load(); not part of the file.
+    source: Path | None = Field(default=None, exclude=True)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> LabConfig:
+        seen: set[str] = set()
+        for i, inst in enumerate(self.instruments):
+            if inst.id in seen:
+                raise ValueError(f"instruments[{i}].id: duplicate instrument id {inst.id!r}")
+            seen.add(inst.id)
+        labware: dict[str, str] = {}
+        for inst in self.instruments:
+            for lw in getattr(inst, "labware", []):
+                if lw.id in labware:
+                    raise ValueError(
+                        f"labware id {lw.id!r} is used by {labware[lw.id]} and "
+                        f"{inst.id}: labware ids are unique in a lab"
+                    )
+                labware[lw.id] = inst.id
+        names = [p.name for p in self.people or []]
+        for name in names:
+            if names.count(name) > 1:
+                raise ValueError(f"people: {name!r} is named twice")
+        return self
+
+    @property
+    def roster(self) -> dict[str, str] | None:
+        """The lab file's people (name -> role), or None when it names nobody."""
+        return None if self.people is None else {p.name: p.role for p in self.people}
+
+    def instrument(self, instrument_id: str) -> InstrumentConfig:
+        for inst in self.instruments:
+            if inst.id == instrument_id:
+                return inst
+        known = ", ".join(i.id for i in self.instruments)
+        raise ConfigError(f"{self.source}: no instrument {instrument_id!r} (known: {known})")
+
+    @property
+    def state_path(self) -> Path:
+        """Where databases live: $LABWRIGHT_STATE_DIR, else state_dir beside the file."""
+        env = os.environ.get("LABWRIGHT_STATE_DIR")
+        if env:
+            return Path(env)
+        base = self.source.parent if self.source else Path.cwd()
+        return (base / (self.state_dir or ".labwright-state")).resolve()
+
+    @property
+    def db_path(self) -> Path:
+        return self.state_path / f"{self.lab}.sqlite"
+
+    @property
+    def world_path(self) -> Path:
+        return self.state_path / f"{self.lab}.world.sqlite"
+
+
+def default_config_path() -> Path:
+    env = os.environ.get("LABWRIGHT_CONFIG")
+    if env:
+        return Path(env)
+    for candidate in (Path("lab.yaml"), Path("examples/lab.yaml")):
+        if candidate.exists():
+            return candidate
+    raise ConfigError("no lab config: pass --config, set LABWRIGHT_CONFIG, or create lab.yaml")
+
+
+def _anchor_rules_files(data: dict[str, Any], base: Path) -> None:
+    """A relative ``policy.rules_file`` is relative to the lab file, like ``state_dir``."""
+    instruments = data.get("instruments")
+    for inst in instruments if isinstance(instruments, list) else []:
+        policy = inst.get("policy") if isinstance(inst, dict) else None
+        if not isinstance(policy, dict):
+            continue
+        rules_file = policy.get("rules_file")
+        if isinstance(rules_file, str) and rules_file and not Path(rules_file).is_absolute():
+            policy["rules_file"] = str(base / rules_file)
+
+
+def load(path: str | Path | None = None) -> LabConfig:
+    """Read and validate a lab file."""
+    path = Path(path) if path is not None else default_config_path()
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping with lab and instruments")
+    _anchor_rules_files(data, path.resolve().parent)
+    try:
+        config = LabConfig.model_validate(data)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors()[:5]:
+            where = ".".join(str(p) for p in err["loc"]) or "(top)"
+            lines.append(f"{path}: {where}: {err['msg']}")
+        raise ConfigError("\n".join(lines)) from exc
+    config.source = path.resolve()
+    try:
+        _connect_instruments(config)
+    except ValueError as exc:
+        raise ConfigError(f"{path}: {exc}") from exc
+    return config
+
+
+def _connect_instruments(config: LabConfig) -> None:
+    """Tell each instrument what the lab knows: plate types, where plates start, who exists.
+
+    Plates start on liquid-handler decks at ``<lh>:<carrier>:<slot>``; a plate mover learns
+    those starting places for the plates it may move; readers and heater-shakers learn the
+    PyLabRobot type of every plate that may come to them.
+    """
+    types: dict[str, str] = {}
+    places: dict[str, str] = {}
+    for inst in config.instruments:
+        if isinstance(inst, LiquidHandlerConfig):
+            for lw in inst.labware:
+                types[lw.id] = lw.type
+                places[lw.id] = deck_location(inst.id, lw.carrier, lw.slot)
+    owners = {inst.id for inst in config.instruments} | {"hotel"}
+    resolved: list[Any] = []
+    for i, inst in enumerate(config.instruments):
+        update: dict[str, Any] = {}
+        if isinstance(inst, PlateReaderConfig | HeaterShakerConfig | PlateMoverConfig):
+            update["plate_types"] = {**types, **inst.plate_types}
+        if isinstance(inst, PlateMoverConfig):
+            for where in inst.locations:
+                if location_owner(where) not in owners:
+                    raise ValueError(
+                        f"instruments[{i}].locations: {where!r} belongs to no instrument "
+                        f"(owners: {', '.join(sorted(owners))})"
+                    )
+            initial = {p: places[p] for p in inst.plates if p in places}
+            initial.update(inst.initial_locations)
+            missing = [p for p in inst.plates if p not in initial]
+            if missing:
+                raise ValueError(
+                    f"instruments[{i}].plates: {', '.join(missing)} start nowhere: put them on "
+                    "a liquid-handler deck or give initial_locations"
+                )
+            update["initial_locations"] = initial
+        resolved.append(inst.model_copy(update=update) if update else inst)
+    config.instruments = resolved

@@ -1,0 +1,87 @@
+"""What every command shares: the consoles, ``--config``, failing with one line, lab loading."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+import yaml
+from rich.console import Console
+
+from device_servers.lab import ConfigError, LabConfig, load
+
+err = Console(stderr=True)
+out = Console()
+
+ConfigOpt = typer.Option(
+    None,
+    "--config",
+    "-c",
+    help="Lab file (default: $LABWRIGHT_CONFIG, ./lab.yaml, ./examples/lab.yaml).",
+)
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print one error line and exit (2: bad input)."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    raise typer.Exit(code)
+
+
+def lab_of(path: Path | None) -> LabConfig:
+    """The lab file, or one line naming what is wrong with it."""
+    try:
+        return load(path)
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def instrument_of(lab: LabConfig, instrument: str | None) -> Any:
+    """An instrument's configuration (the first one when none is named)."""
+    try:
+        if instrument is None:
+            return lab.instruments[0]
+        return lab.instrument(instrument)
+    except ConfigError as exc:
+        fail(str(exc))
+
+
+def config_problem(lab: LabConfig, inst: Any, exc: Exception) -> NoReturn:
+    """Fail naming the lab file and the instrument whose configuration cannot be used."""
+    index = next(i for i, x in enumerate(lab.instruments) if x.id == inst.id)
+    fail(f"{lab.source}: instruments[{index}] ({inst.id}): {exc}")
+
+
+def _safe_load(text: str) -> Any:
+    """``yaml.safe_load``, with libyaml's C parser when PyYAML has it (~10x faster).
+
+    A document the C parser rejects is parsed again by the pure-Python parser, so the result
+    and the error message are exactly those of ``yaml.safe_load``.
+    """
+    loader = getattr(yaml, "CSafeLoader", None)
+    if loader is not None:
+        try:
+            return yaml.load(text, Loader=loader)  # CSafeLoader: safe subset, like safe_load
+        except yaml.YAMLError:
+            pass
+    return yaml.safe_load(text)
+
+
+def cache_dir() -> Path:
+    """Derived data that is safe to delete (deck geometry): $XDG_CACHE_HOME/labwright."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "labwright"
+
+
+def load_protocol(path: Path) -> dict[str, Any]:
+    """A protocol file (YAML or JSON) as a dict."""
+    try:
+        data = _safe_load(path.read_text())
+    except OSError as exc:
+        fail(f"{path}: cannot read: {exc.strerror or exc}")
+    except yaml.YAMLError as exc:
+        fail(f"{path}: not valid YAML or JSON: {exc}")
+    if not isinstance(data, dict):
+        fail(f"{path}: a protocol is a mapping {{name, steps: [{{command, args}}]}}")
+    return data
