@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from device_servers.factory import make_driver
-from labwright.config import LabConfig, load
+from device_servers.lab import LabConfig, load
 
 CORPUS = Path(__file__).parent / "planning_corpus"
 PARTS = ("dev", "test")
