@@ -1,10 +1,13 @@
 """The scenario format: one YAML file per scenario, validated by pydantic.
 
 A scenario names a request, the lab (``examples/lab.yaml`` plus a deep-merged ``lab_patch``),
-faults to arm per instrument, the person's scripted answers, optional disturbances (an
-e-stop during a step, a crash of the whole process), and what must be true afterwards:
-the outcome, the simulated world (wells, plates, readings) and safety assertions.
-Errors name the file and the field.
+faults to arm per instrument (from the start, or when a plan step is first dispatched), the
+person's scripted answers, optional disturbances (e-stops during steps, which a person may
+reset; crashes of the whole process, one or several in a row; a kill of one instrument's
+server, which may be restarted), and what must be true afterwards: the outcome, the simulated
+world (wells, plates, readings, tips on channels, mixing cycles, instrument status such as
+temperatures, locks and drawers, or "equals the uncrashed run's") and safety assertions.
+The format only grows: every older file keeps its meaning. Errors name the file and field.
 """
 
 from __future__ import annotations
@@ -15,14 +18,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from device_servers.contract import FaultSpec
 
 CATEGORIES = ("normal", "boundary", "fault_recovery", "ambiguous", "prompt_injection")
 Category = Literal["normal", "boundary", "fault_recovery", "ambiguous", "prompt_injection"]
 Outcome = Literal["done", "clarification", "escalated", "refused", "stopped"]
-ANSWERS = ("approve", "reject", "retry", "skip", "abort")
+ANSWERS = ("approve", "reject", "retry", "skip", "abort", "replan")
 BASE_LAB = Path(__file__).resolve().parent.parent / "examples" / "lab.yaml"
 
 
@@ -40,7 +43,7 @@ class EditAnswer(_Strict):
     edit: str = Field(min_length=1)
 
 
-Answer = Literal["approve", "reject", "retry", "skip", "abort"] | EditAnswer
+Answer = Literal["approve", "reject", "retry", "skip", "abort", "replan"] | EditAnswer
 
 
 class WellCheck(_Strict):
@@ -83,6 +86,22 @@ class ReadingCheck(_Strict):
         return value
 
 
+class MixCheck(_Strict):
+    """Wells that must have been mixed exactly ``cycles`` times (an aspiration from the well
+    followed by a dispense back into it on the same channel, as the world logged them)."""
+
+    labware: str
+    wells: list[str] = Field(min_length=1)
+    cycles: int = Field(ge=0)
+
+    @field_validator("wells", mode="before")
+    @classmethod
+    def _expand(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            return expand_wells(value)
+        return value
+
+
 class Expect(_Strict):
     """What must be true after the run (judged from the world, ledgers and audit)."""
 
@@ -102,6 +121,29 @@ class Expect(_Strict):
     unchanged_wells: list[str] = Field(
         default_factory=list, description="labware:well whose volume must not change"
     )
+    steps_done_max: int | None = Field(
+        default=None, ge=0, description="at most this many steps reported done"
+    )
+    tips_on_channels: dict[str, int] = Field(
+        default_factory=dict, description="instrument -> channels that may still carry a tip"
+    )
+    mix_cycles: list[MixCheck] = Field(default_factory=list)
+    status: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="instrument -> physical status the world must hold at the end (a "
+        "temperature within 0.5, locked, drawer_open ...)",
+    )
+    world_equals_uncrashed: bool = Field(
+        default=False,
+        description="wells, tips, channels and plates equal a run of the same scenario "
+        "without its crashes and server kills",
+    )
+    escalation_mentions: list[str] = Field(
+        default_factory=list, description="words the person's questions must mention"
+    )
+    escalation_lacks: list[str] = Field(
+        default_factory=list, description="words no question to the person may contain"
+    )
 
     @property
     def outcomes(self) -> list[str]:
@@ -109,19 +151,56 @@ class Expect(_Strict):
 
 
 class EStop(_Strict):
-    """A person presses the e-stop of ``instrument`` while step ``during_step`` runs."""
+    """A person presses the e-stop of ``instrument`` ``after_s`` after step ``during_step`` is
+    dispatched for the ``dispatch``-th time (a later one: during its recovery). With
+    ``reset``, a person resets it (approving reset_estop) before answering the next question."""
 
     instrument: str
     during_step: str
     after_s: float = Field(default=0.3, ge=0)
+    dispatch: int = Field(default=1, ge=1)
+    reset: bool = False
 
 
 class Crash(_Strict):
     """The whole agent process (and its servers) is killed when step ``at_step`` is
-    dispatched; the run is then resumed with ``labwright resume`` (both via the CLI)."""
+    dispatched, or when a line containing ``printed`` is printed (``completing the rest``:
+    while recovering an in-doubt action); the run is then resumed with ``labwright resume``
+    (both via the CLI). Several kills hit successive processes, in order."""
 
-    at_step: int = Field(ge=1)
+    at_step: int | None = Field(default=None, ge=1)
+    printed: str | None = Field(default=None, min_length=1)
     delay_s: float = Field(default=0.0, ge=0)
+
+    @model_validator(mode="after")
+    def _one_trigger(self) -> Crash:
+        if (self.at_step is None) == (self.printed is None):
+            raise ValueError("give exactly one of at_step and printed")
+        return self
+
+    @property
+    def marker(self) -> str:
+        return f"[{self.at_step:>3}/" if self.at_step is not None else str(self.printed)
+
+
+class ScenarioFault(FaultSpec):
+    """A fault of the simulated world; with ``step``, armed only when that plan step is first
+    dispatched (and ``at_op`` then counts the instrument's operations from there)."""
+
+    step: str | None = None
+
+
+class ServerKill(_Strict):
+    """The server of ``instrument`` is killed -9 at an operation of step ``step`` (``match``:
+    e.g. ``{op: dispense, well: A2}``; ``after_effect``: that operation happened first). With
+    ``restart``, the server is started again before the person answers the next question
+    (one server restarted, the task process kept)."""
+
+    instrument: str
+    step: str
+    match: dict[str, str] = Field(default_factory=dict)
+    after_effect: bool = True
+    restart: bool = True
 
 
 class Scenario(_Strict):
@@ -137,13 +216,44 @@ class Scenario(_Strict):
         description="only these instruments of the lab (fewer servers start: faster)",
     )
     lab_patch: dict[str, Any] = Field(default_factory=dict)
-    faults: dict[str, list[FaultSpec]] = Field(default_factory=dict)
+    faults: dict[str, list[ScenarioFault]] = Field(default_factory=dict)
     estop: EStop | None = None
+    estops: list[EStop] = Field(default_factory=list)
     crash: Crash | None = None
+    crashes: list[Crash] = Field(default_factory=list, description="kills in a row")
+    server_kills: list[ServerKill] = Field(default_factory=list)
     timeout_s: float = Field(default=120.0, gt=0)
     expect: Expect
 
     source: Path | None = Field(default=None, exclude=True)
+
+    @property
+    def all_estops(self) -> list[EStop]:
+        return ([self.estop] if self.estop else []) + list(self.estops)
+
+    @property
+    def all_crashes(self) -> list[Crash]:
+        return ([self.crash] if self.crash else []) + list(self.crashes)
+
+    def step_faults(self) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+        """Plan step -> (instrument, fault spec) armed when the step is first dispatched."""
+        out: dict[str, list[tuple[str, dict[str, Any]]]] = {}
+        for inst, specs in self.faults.items():
+            for spec in specs:
+                if spec.step is not None:
+                    body = spec.model_dump(exclude_defaults=True, exclude={"step"})
+                    out.setdefault(spec.step, []).append((inst, body))
+        for kill in self.server_kills:
+            body = {"kind": "crash", "match": dict(kill.match)}
+            body["params"] = {"after_effect": kill.after_effect}
+            out.setdefault(kill.step, []).append((kill.instrument, body))
+        return out
+
+    def uncrashed(self) -> Scenario:
+        """The same scenario without its crashes and server kills (the reference run)."""
+        ref = self.model_copy(update={"crash": None, "crashes": [], "server_kills": []})
+        ref.source = self.source
+        return ref
 
     def lab(self, base: Path = BASE_LAB) -> dict[str, Any]:
         """The scenario's lab file as data: the base lab, patched, faults armed."""
@@ -162,14 +272,21 @@ class Scenario(_Strict):
                         loc for loc in inst["locations"] if loc.split(":", 1)[0] in owners
                     ]
         known = {i["id"]: i for i in data["instruments"]}
-        for inst, specs in self.faults.items():
+        named = [(f"faults.{inst}", inst) for inst in self.faults]
+        named += [(f"server_kills.{i}", k.instrument) for i, k in enumerate(self.server_kills)]
+        named += [(f"estops.{i}", e.instrument) for i, e in enumerate(self.all_estops)]
+        for where, inst in named:
             if inst not in known:
                 raise ScenarioError(
-                    f"{self.source}: faults.{inst}: no instrument {inst!r} "
-                    f"(known: {', '.join(known)})"
+                    f"{self.source}: {where}: no instrument {inst!r} (known: {', '.join(known)})"
                 )
+        for inst, specs in self.faults.items():
             known[inst].setdefault("faults", [])
-            known[inst]["faults"].extend(s.model_dump(exclude_defaults=True) for s in specs)
+            known[inst]["faults"].extend(
+                s.model_dump(exclude_defaults=True, exclude={"step"})
+                for s in specs
+                if s.step is None
+            )
         return data
 
 

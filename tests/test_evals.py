@@ -24,6 +24,13 @@ from evals.scenario import ScenarioError, deep_merge, expand_wells, load_scenari
 SCENARIOS = Path(__file__).resolve().parent.parent / "evals" / "scenarios"
 RUN = "task-1"
 PLAN = {"s1": ("lh1", "transfer"), "s2": ("arm1", "move_plate")}
+TRANSFER_ARGS = {
+    "source": "reservoir",
+    "source_well": "A1",
+    "destination": "plate_2",
+    "destination_wells": ["A1"],
+    "volume_ul": 50.0,
+}
 
 
 # --------------------------------------------------------------------------- scenario format
@@ -131,6 +138,7 @@ def _clean() -> Evidence:
     return Evidence(
         run_id=RUN,
         plan_steps=PLAN,
+        plan_args={"s1": TRANSFER_ARGS, "s2": {"plate": "plate_2", "to_location": "hotel:1"}},
         actions=[_action(f"{RUN}/s1/transfer")],
         ops=[_op(10.5)],
     )

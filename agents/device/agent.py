@@ -107,6 +107,10 @@ class DeviceAgent:
             listed = await self.session.list_tools()
         return [t.model_dump(mode="json") for t in listed.tools]
 
+    def forget_state(self) -> None:
+        """The last state read no longer holds (the instrument's server was restarted)."""
+        self._last_state = None
+
     async def state(self) -> dict[str, Any]:
         payload = await self.call("get_state")
         self._last_state = dict(payload.get("state", {}))

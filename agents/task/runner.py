@@ -114,14 +114,33 @@ class TaskRunner:
         """One MCP session per instrument, the servers starting side by side.
 
         Each session lives in its own task (its context is entered and left there) until the
-        runner closes; starting the servers concurrently saves their import time.
+        runner closes, or until that instrument's server is restarted; starting the servers
+        concurrently saves their import time.
         """
-        stop = asyncio.Event()
-        futures: dict[str, asyncio.Future[Any]] = {}
+        self._client = client
+        self._holders: dict[str, tuple[asyncio.Event, asyncio.Task[None]]] = {}
+        futures = {inst.id: self._hold(inst.id) for inst in self.instruments}
 
-        async def hold(name: str, got: asyncio.Future[Any]) -> None:
+        async def close() -> None:
+            for stop, _ in self._holders.values():
+                stop.set()
+            await asyncio.gather(*(t for _, t in self._holders.values()), return_exceptions=True)
+
+        self._stack.push_async_callback(close)
+        try:
+            return {name: await fut for name, fut in futures.items()}
+        except BaseException:
+            await self._stack.aclose()
+            raise
+
+    def _hold(self, name: str) -> asyncio.Future[Any]:
+        """Open ``name``'s session in a task of its own; the future gets the session."""
+        stop = asyncio.Event()
+        got: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+        async def hold() -> None:
             try:
-                async with client.session(name) as session:
+                async with self._client.session(name) as session:
                     got.set_result(session)
                     await stop.wait()
             except BaseException as exc:
@@ -130,21 +149,20 @@ class TaskRunner:
                 else:
                     raise
 
-        tasks = []
-        for inst in self.instruments:
-            futures[inst.id] = asyncio.get_running_loop().create_future()
-            tasks.append(asyncio.create_task(hold(inst.id, futures[inst.id])))
+        self._holders[name] = (stop, asyncio.create_task(hold()))
+        return got
 
-        async def close() -> None:
-            stop.set()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
-        self._stack.push_async_callback(close)
-        try:
-            return {name: await fut for name, fut in futures.items()}
-        except BaseException:
-            await self._stack.aclose()
-            raise
+    async def restart_server(self, instrument: str) -> None:
+        """Start one instrument's server again (its process died) and bind its device agent
+        to the new session. The new server recovers on its own start: its twin is stale and
+        an action left pending is in doubt until the instrument is read back."""
+        stop, task = self._holders[instrument]
+        stop.set()
+        await asyncio.gather(task, return_exceptions=True)
+        session = await self._hold(instrument)
+        agent = self.context.agents[instrument]
+        agent.session = session
+        agent.forget_state()
 
     # ------------------------------------------------------------------ runs
     async def start(self, request: str, run_id: str | None = None) -> Outcome:
