@@ -5,18 +5,18 @@ An agent may import this module; it must never import the rest of ``device_serve
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 # --------------------------------------------------------------------------- configuration
 
 
-class _Strict(BaseModel):
+class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class BackendSpec(_Strict):
+class BackendSpec(Strict):
     """Which backend drives an instrument.
 
     ``simulated`` (default) acts on the lab's simulated world. ``pylabrobot`` constructs a
@@ -35,33 +35,7 @@ class BackendSpec(_Strict):
         return value
 
 
-class CarrierSpec(_Strict):
-    """A carrier on the deck: a PyLabRobot resource factory name placed at a rail."""
-
-    id: str
-    type: str
-    rails: int = Field(ge=1, le=60)
-
-
-class LabwareSpec(_Strict):
-    """A labware item: a PyLabRobot resource factory name in a carrier slot."""
-
-    id: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
-    type: str
-    carrier: str
-    slot: int = Field(ge=0, le=10)
-
-
-class LiquidSpec(_Strict):
-    """Initial liquid: ``volume_ul`` of ``liquid`` in each well of ``wells`` ("A1", "A1:H1")."""
-
-    labware: str
-    wells: str
-    liquid: str = Field(min_length=1, max_length=64)
-    volume_ul: float = Field(gt=0)
-
-
-class PolicySpec(_Strict):
+class PolicySpec(Strict):
     """Per-instrument policy: the default rules file for its kind, plus overrides."""
 
     rules_file: str | None = None
@@ -69,7 +43,7 @@ class PolicySpec(_Strict):
     protected_labware: list[str] = Field(default_factory=list)
 
 
-class FaultSpec(_Strict):
+class FaultSpec(Strict):
     """A fault the simulated world injects (never the twin). See ``device_servers.sim.faults``."""
 
     kind: Literal[
@@ -90,9 +64,10 @@ class FaultSpec(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
 
 
-class InstrumentBase(_Strict):
-    """What every instrument's configuration has."""
+class InstrumentBase(Strict):
+    """What every instrument's configuration has (each kind adds its own fields)."""
 
+    kind: str
     id: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
     backend: BackendSpec = Field(default_factory=BackendSpec)
     allow_execution: bool | None = None
@@ -119,81 +94,28 @@ class InstrumentBase(_Strict):
             return self.simulated
         return self.allow_execution
 
+    def plates_here(self) -> dict[str, tuple[str, str]]:
+        """Plates that start on this instrument: plate id -> (PyLabRobot type, location)."""
+        return {}
 
-class LiquidHandlerConfig(InstrumentBase):
-    """A liquid handler: a PyLabRobot deck with carriers, labware and initial liquids."""
-
-    kind: Literal["liquid_handler"]
-    deck: str = "STARLetDeck"
-    num_channels: int = Field(default=8, ge=1, le=16)
-    carriers: list[CarrierSpec] = Field(default_factory=list)
-    labware: list[LabwareSpec] = Field(default_factory=list)
-    liquids: list[LiquidSpec] = Field(default_factory=list)
+    def wired(self, lab: LabFacts) -> InstrumentBase:
+        """This configuration completed with what the lab knows (plate types by default)."""
+        if "plate_types" in type(self).model_fields:
+            types = {**lab.plate_types, **getattr(self, "plate_types", {})}
+            return self.model_copy(update={"plate_types": types})
+        return self
 
 
-class PlateReaderConfig(InstrumentBase):
-    """A plate reader (PyLabRobot ``PlateReader``) with one drawer at location ``<id>:drawer``.
+class LabFacts(Strict):
+    """What the lab file tells each instrument about the others (see ``InstrumentBase.wired``).
 
-    The simulated backend computes readings from what is really in the wells of the plate in
-    its drawer: ``blank`` plus, per liquid, its signal per unit of volume fraction, plus noise
-    from a seeded generator. Results always say ``simulated: true``.
+    ``plate_types``: plate id -> PyLabRobot type; ``starts``: plate id -> where it starts;
+    ``owners``: every instrument id, plus places every lab has (``hotel``).
     """
 
-    kind: Literal["plate_reader"]
-    wavelength_range_nm: tuple[int, int] = (230, 1000)
-    absorbance_blank: float = Field(default=0.045, ge=0)
-    absorbance_per_fraction: dict[str, float] = Field(default_factory=lambda: {"dye": 2.0})
-    fluorescence_per_fraction: dict[str, float] = Field(default_factory=dict)
-    luminescence_per_fraction: dict[str, float] = Field(default_factory=dict)
-    noise_sd: float = Field(default=0.002, ge=0)
-    seed: int = 0
-    plate_types: dict[str, str] = Field(
-        default_factory=dict, description="Plate id -> PyLabRobot resource name (from the lab)."
-    )
-
-
-class HeaterShakerConfig(InstrumentBase):
-    """A heater-shaker (PyLabRobot ``HeaterShaker``) holding one plate at ``<id>:holder``.
-
-    ``time_scale`` is simulated seconds per real second: with 60, a one-minute shake or ramp
-    takes one real second in the simulated backend.
-    """
-
-    kind: Literal["heater_shaker"]
-    temperature_range_c: tuple[float, float] = (4.0, 100.0)
-    rpm_range: tuple[int, int] = (200, 3000)
-    ramp_c_per_min: float = Field(default=10.0, gt=0)
-    ambient_c: float = 22.0
-    time_scale: float = Field(default=1.0, gt=0, le=1_000_000)
     plate_types: dict[str, str] = Field(default_factory=dict)
-
-
-class PlateMoverConfig(InstrumentBase):
-    """A robotic arm moving plates between named locations (its workspace).
-
-    Locations are ``<owner>:<place>``: ``lh1:plate_carrier:1`` (a liquid-handler deck slot),
-    ``reader1:drawer``, ``hs1:holder``, ``hotel:1``. ``initial_locations`` is filled by the lab
-    for plates that start on a liquid-handler deck.
-    """
-
-    kind: Literal["plate_mover"]
-    locations: list[str] = Field(min_length=1)
-    plates: list[str] = Field(default_factory=list)
-    initial_locations: dict[str, str] = Field(default_factory=dict)
-    move_seconds: float = Field(default=8.0, gt=0)
-    time_scale: float = Field(default=1.0, gt=0, le=1_000_000)
-    plate_types: dict[str, str] = Field(default_factory=dict)
-
-
-InstrumentConfig = Annotated[
-    LiquidHandlerConfig | PlateReaderConfig | HeaterShakerConfig | PlateMoverConfig,
-    Field(discriminator="kind"),
-]
-
-
-def deck_location(instrument: str, carrier: str, slot: int) -> str:
-    """The lab-wide name of a liquid-handler deck slot."""
-    return f"{instrument}:{carrier}:{slot}"
+    starts: dict[str, str] = Field(default_factory=dict)
+    owners: frozenset[str] = frozenset()
 
 
 def location_owner(location: str) -> str:
@@ -229,14 +151,14 @@ class CommandResult(BaseModel):
     replayed: bool = False
 
 
-class ProtocolStep(_Strict):
+class ProtocolStep(Strict):
     """One step of a protocol: a command name and its arguments."""
 
     command: str
     args: dict[str, Any] = Field(default_factory=dict)
 
 
-class Protocol(_Strict):
+class Protocol(Strict):
     """A named list of commands for one instrument."""
 
     name: str = "protocol"

@@ -8,20 +8,27 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from device_servers.contract import (
-    HeaterShakerConfig,
-    InstrumentConfig,
-    LiquidHandlerConfig,
-    PlateMoverConfig,
-    PlateReaderConfig,
-    deck_location,
-    location_owner,
-)
+from device_servers.contract import InstrumentBase, LabFacts
+from device_servers.kind import kinds
+
+# Places every lab has without an instrument of their own.
+SHARED_PLACES = frozenset({"hotel"})
+
+if TYPE_CHECKING:
+    InstrumentConfig = InstrumentBase
+else:
+    # One configuration model per registered kind, told apart by ``kind``.
+    _CONFIGS = tuple(k.config for k in kinds().values())
+    InstrumentConfig = (
+        Annotated[Union[_CONFIGS], Field(discriminator="kind")]  # noqa: UP007
+        if len(_CONFIGS) > 1
+        else _CONFIGS[0]
+    )
 
 
 class ConfigError(Exception):
@@ -60,13 +67,13 @@ class LabConfig(BaseModel):
             seen.add(inst.id)
         labware: dict[str, str] = {}
         for inst in self.instruments:
-            for lw in getattr(inst, "labware", []):
-                if lw.id in labware:
+            for lw_id in inst.plates_here():
+                if lw_id in labware:
                     raise ValueError(
-                        f"labware id {lw.id!r} is used by {labware[lw.id]} and "
+                        f"labware id {lw_id!r} is used by {labware[lw_id]} and "
                         f"{inst.id}: labware ids are unique in a lab"
                     )
-                labware[lw.id] = inst.id
+                labware[lw_id] = inst.id
         names = [p.name for p in self.people or []]
         for name in names:
             if names.count(name) > 1:
@@ -158,38 +165,24 @@ def load(path: str | Path | None = None) -> LabConfig:
 def _connect_instruments(config: LabConfig) -> None:
     """Tell each instrument what the lab knows: plate types, where plates start, who exists.
 
-    Plates start on liquid-handler decks at ``<lh>:<carrier>:<slot>``; a plate mover learns
-    those starting places for the plates it may move; readers and heater-shakers learn the
-    PyLabRobot type of every plate that may come to them.
+    Each instrument says which plates start on it (a liquid handler: its deck's labware);
+    each then completes its own configuration from those facts (``InstrumentBase.wired``).
     """
     types: dict[str, str] = {}
-    places: dict[str, str] = {}
+    starts: dict[str, str] = {}
     for inst in config.instruments:
-        if isinstance(inst, LiquidHandlerConfig):
-            for lw in inst.labware:
-                types[lw.id] = lw.type
-                places[lw.id] = deck_location(inst.id, lw.carrier, lw.slot)
-    owners = {inst.id for inst in config.instruments} | {"hotel"}
+        for plate, (type_name, where) in inst.plates_here().items():
+            types[plate] = type_name
+            starts[plate] = where
+    facts = LabFacts(
+        plate_types=types,
+        starts=starts,
+        owners=frozenset(i.id for i in config.instruments) | SHARED_PLACES,
+    )
     resolved: list[Any] = []
     for i, inst in enumerate(config.instruments):
-        update: dict[str, Any] = {}
-        if isinstance(inst, PlateReaderConfig | HeaterShakerConfig | PlateMoverConfig):
-            update["plate_types"] = {**types, **inst.plate_types}
-        if isinstance(inst, PlateMoverConfig):
-            for where in inst.locations:
-                if location_owner(where) not in owners:
-                    raise ValueError(
-                        f"instruments[{i}].locations: {where!r} belongs to no instrument "
-                        f"(owners: {', '.join(sorted(owners))})"
-                    )
-            initial = {p: places[p] for p in inst.plates if p in places}
-            initial.update(inst.initial_locations)
-            missing = [p for p in inst.plates if p not in initial]
-            if missing:
-                raise ValueError(
-                    f"instruments[{i}].plates: {', '.join(missing)} start nowhere: put them on "
-                    "a liquid-handler deck or give initial_locations"
-                )
-            update["initial_locations"] = initial
-        resolved.append(inst.model_copy(update=update) if update else inst)
+        try:
+            resolved.append(inst.wired(facts))
+        except ValueError as exc:
+            raise ValueError(f"instruments[{i}].{exc}") from exc
     config.instruments = resolved

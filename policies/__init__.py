@@ -1,9 +1,10 @@
 """Per-instrument safety rules: verdicts ALLOW, REQUIRE_APPROVAL or DENY."""
 
-from policies.engine import PolicyEngine, PolicyError, build_engine, load_rules_file
+from policies.engine import RULES_DIR, PolicyEngine, PolicyError, build_engine, load_rules_file
 from policies.model import Decision, PolicyRequest, RuleSet, Verdict
 
 __all__ = [
+    "RULES_DIR",
     "Decision",
     "PolicyEngine",
     "PolicyError",

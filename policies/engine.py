@@ -143,13 +143,18 @@ def build_engine(
     extra_rules: list[dict[str, Any]] | None = None,
     protected_labware: list[str] | None = None,
 ) -> PolicyEngine:
-    """The default rules of ``kind`` (or ``rules_file``), then lab overrides."""
+    """The base rules, those of ``kind`` (or ``rules_file``), then lab overrides.
+
+    A missing rules file is a :class:`PolicyError`, whether the lab names it or it is the
+    kind's default (``rules/<kind>.yaml``).
+    """
     path = Path(rules_file) if rules_file else RULES_DIR / f"{kind}.yaml"
     rules: list[Rule] = list(load_rules_file(RULES_DIR / "_base.yaml").rules)
-    if path.exists():
-        rules.extend(load_rules_file(path).rules)
-    if rules_file and not path.exists():
-        raise PolicyError(f"{path}: rules file not found")
+    if not path.exists():
+        # Every kind has its own rules: a kind without them must not be served at all.
+        whose = "rules file" if rules_file else f"the {kind} kind's rules file"
+        raise PolicyError(f"{path}: {whose} not found")
+    rules.extend(load_rules_file(path).rules)
     for i, raw in enumerate(extra_rules or []):
         try:
             rules.append(_RULE.validate_python(raw))

@@ -6,6 +6,7 @@ Physical outcomes are judged from the simulated world, never from what the serve
 from __future__ import annotations
 
 import contextlib
+import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,13 @@ pytestmark = pytest.mark.anyio
 # --------------------------------------------------------------------------- helpers
 
 
+_NO_RULES = Path(tempfile.mkdtemp(prefix="labwright-rules-")) / "unit.yaml"
+_NO_RULES.write_text("kind: unit\nrules: []\n")
+
+
 def engine(*rules: dict[str, Any], protected: list[str] | None = None) -> PolicyEngine:
-    """An engine of only these rules (no default file exists for kind 'unit')."""
-    return build_engine("unit", None, list(rules), protected)
+    """An engine of the base rules and only these (kind 'unit' has an empty rules file)."""
+    return build_engine("unit", _NO_RULES, list(rules), protected)
 
 
 def request(
@@ -239,6 +244,12 @@ def test_rule_with_a_misspelt_field_is_refused() -> None:
     with pytest.raises(PolicyError) as info:
         engine({"id": "cap", "type": "limit", "arg": "volume_ul", "maximum": 5})
     assert "policy.rules[0]" in str(info.value)
+
+
+def test_a_kind_without_its_own_rules_file_is_a_policy_error_naming_the_file() -> None:
+    with pytest.raises(PolicyError) as info:
+        build_engine("incubator")
+    assert str(RULES_DIR / "incubator.yaml") in str(info.value)
 
 
 def test_missing_rules_file_is_a_policy_error_naming_it(tmp_path: Path) -> None:

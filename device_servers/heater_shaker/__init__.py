@@ -2,4 +2,18 @@
 
 Public surface: :class:`~device_servers.heater_shaker.driver.HeaterShakerDriver` (what the
 runtime plugs in) and the command records in :mod:`device_servers.heater_shaker.commands`.
+
+``KIND`` is what the registry of kinds (:mod:`device_servers.kind`) reads.
 """
+
+from device_servers.heater_shaker.config import HeaterShakerConfig
+from device_servers.kind import Kind, default_rules
+
+KIND = Kind(
+    "heater_shaker",
+    HeaterShakerConfig,
+    "device_servers.heater_shaker.driver:HeaterShakerDriver",
+    default_rules("heater_shaker"),
+)
+
+__all__ = ["KIND", "HeaterShakerConfig"]

@@ -12,85 +12,43 @@ wall clock, so waits and shakes take ``seconds / time_scale`` real seconds.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from typing import Any
 
 import anyio
 from pylabrobot.heating_shaking import HeaterShaker, HeaterShakerBackend
 from pylabrobot.resources import Coordinate
 
-from device_servers.adapter_support import hardware_backend
-from device_servers.adapter_support import stdout_to_stderr as _stdout_to_stderr
-from device_servers.contract import HeaterShakerConfig
-from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
+from device_servers.adapter_support import stdout_to_stderr
+from device_servers.errors import BackendFailed, Code, DeviceError
 from device_servers.heater_shaker.commands import Primitive
+from device_servers.heater_shaker.config import HeaterShakerConfig
 from device_servers.heater_shaker.sim_backend import SimulatedHeaterShakerBackend
+from device_servers.kind import Aborted, AdapterBase
 from device_servers.sim.world import SimWorld
 
 
-class _Aborted(Exception):
-    """cancel_run or emergency_stop interrupted the operation."""
-
-
-def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
-    if isinstance(exc, DeviceError):
-        return exc
-    if isinstance(exc, TimeoutError):
-        return BackendFailed(
-            Code.HARDWARE_TIMEOUT,
-            f"{prim.op} did not finish in time",
-            "the instrument state is unknown: read_back before anything else; if the block "
-            "never reaches its target, ask a person to check the heater",
-            defined=False,
-        )
-    if isinstance(exc, _Aborted | ConnectionAbortedError):
-        return BackendFailed(
-            Code.CONNECTION_LOST,
-            f"{prim.op} was aborted (cancel_run or emergency_stop) part-way",
-            "read_back the instrument to see where it stopped; do not re-send blindly",
-            defined=False,
-        )
-    if isinstance(exc, ConnectionError):
-        return BackendFailed(
-            Code.CONNECTION_LOST,
-            f"{prim.op}: {exc}",
-            "reconnect, then read_back the instrument; do not re-send blindly",
-            defined=False,
-        )
-    if isinstance(exc, ValueError):  # the frontend refuses (e.g. cooling without a cooler)
-        return BackendFailed(
-            Code.OUT_OF_RANGE, f"{prim.op}: {exc}", "choose a setting the instrument supports"
-        )
-    return BackendFailed(
-        Code.ADAPTER_FAULT,
-        f"{prim.op}: {type(exc).__name__}: {exc}",
-        "stop and ask a person to check the instrument",
-        defined=False,
-    )
-
-
-class HeaterShakerAdapter:
+class HeaterShakerAdapter(AdapterBase[HeaterShakerConfig]):
     """PyLabRobot ``HeaterShaker`` on the configured backend."""
 
+    backend_base = HeaterShakerBackend
+
     def __init__(self, config: HeaterShakerConfig, world: SimWorld | None) -> None:
-        self.config = config
-        self.world = world
+        super().__init__(config, world)
         # Simulated instruments run time_scale times faster than the wall clock.
         self.time_scale = config.time_scale if config.simulated else 1.0
-        self._backend: HeaterShakerBackend | None = None
         self._hs: HeaterShaker | None = None
-        self._ready = False
-        self._abort = asyncio.Event()
+
+    def simulated_backend(self, world: SimWorld) -> SimulatedHeaterShakerBackend:
+        return SimulatedHeaterShakerBackend(
+            world,
+            self.config.id,
+            ambient_c=self.config.ambient_c,
+            ramp_c_per_min=self.config.ramp_c_per_min,
+            time_scale=self.config.time_scale,
+        )
 
     @property
-    def backend(self) -> HeaterShakerBackend:
-        if self._backend is None:
-            self._backend = self._build_backend()
-        return self._backend
-
-    @property
-    def hs(self) -> HeaterShaker:
+    def frontend(self) -> HeaterShaker:
         if self._hs is None:
             self._hs = HeaterShaker(
                 name=self.config.id,
@@ -102,49 +60,48 @@ class HeaterShakerAdapter:
             )
         return self._hs
 
-    def _build_backend(self) -> HeaterShakerBackend:
-        spec = self.config.backend
-        if spec.type == "simulated":
-            if self.world is None:
-                raise ConfigurationError("backend: a simulated backend needs the lab's world")
-            return SimulatedHeaterShakerBackend(
-                self.world,
-                self.config.id,
-                ambient_c=self.config.ambient_c,
-                ramp_c_per_min=self.config.ramp_c_per_min,
-                time_scale=self.config.time_scale,
-            )
-        return hardware_backend(spec, HeaterShakerBackend)  # type: ignore[no-any-return]
-
     # ------------------------------------------------------------------ lifecycle
-    async def setup(self) -> None:
-        with _stdout_to_stderr():
-            await self.hs.setup()
-        self._ready = True
-
-    async def close(self) -> None:
+    async def stop(self) -> None:
         # Closing the server leaves the instrument as it is (a run may resume after a
         # restart); PyLabRobot's HeaterShaker.stop() would switch everything off.
-        if self._ready:
-            with _stdout_to_stderr(), contextlib.suppress(Exception):
-                await self.backend.stop()
-            self._ready = False
+        await self.backend.stop()
 
-    async def abort(self) -> None:
-        """Interrupt the current operation and make the instrument safe: motor stopped,
-        heater off."""
-        self._abort.set()
-        backend = self.backend
-        if isinstance(backend, SimulatedHeaterShakerBackend):
-            backend.abort()
-            return
-        with _stdout_to_stderr(), contextlib.suppress(Exception):
-            with anyio.fail_after(self.config.command_timeout_s):
-                await self.hs.stop_shaking()
-                await self.hs.deactivate()
+    async def hardware_abort(self) -> None:
+        """Make the instrument safe: motor stopped, heater off."""
+        await self.frontend.stop_shaking()
+        await self.frontend.deactivate()
+
+    def translate_own(self, exc: BaseException, where: str) -> DeviceError | None:
+        if isinstance(exc, TimeoutError):
+            return BackendFailed(
+                Code.HARDWARE_TIMEOUT,
+                f"{where} did not finish in time",
+                "the instrument state is unknown: read_back before anything else; if the block "
+                "never reaches its target, ask a person to check the heater",
+                defined=False,
+            )
+        if isinstance(exc, Aborted | ConnectionAbortedError):
+            return BackendFailed(
+                Code.CONNECTION_LOST,
+                f"{where} was aborted (cancel_run or emergency_stop) part-way",
+                "read_back the instrument to see where it stopped; do not re-send blindly",
+                defined=False,
+            )
+        if isinstance(exc, ConnectionError):
+            return BackendFailed(
+                Code.CONNECTION_LOST,
+                f"{where}: {exc}",
+                "reconnect, then read_back the instrument; do not re-send blindly",
+                defined=False,
+            )
+        if isinstance(exc, ValueError):  # the frontend refuses (e.g. cooling without a cooler)
+            return BackendFailed(
+                Code.OUT_OF_RANGE, f"{where}: {exc}", "choose a setting the instrument supports"
+            )
+        return None
 
     # ------------------------------------------------------------------ commands
-    def _timeout(self, prim: Primitive) -> float:
+    def timeout(self, prim: Primitive) -> float:
         base = self.config.command_timeout_s
         if prim.op == "wait_for_temperature" and prim.timeout_s is not None:
             return base + prim.timeout_s / self.time_scale
@@ -152,19 +109,8 @@ class HeaterShakerAdapter:
             return base + prim.duration_s / self.time_scale
         return base
 
-    async def execute(
-        self, prim: Primitive, timeout_s: float | None = None
-    ) -> list[dict[str, Any]] | None:
-        """Perform one primitive; return the events the instrument measured."""
-        self._abort.clear()
-        try:
-            with _stdout_to_stderr(), anyio.fail_after(timeout_s or self._timeout(prim)):
-                return await self._call(prim)
-        except Exception as exc:
-            raise _translate(exc, prim) from exc
-
-    async def _call(self, prim: Primitive) -> list[dict[str, Any]] | None:
-        hs = self.hs
+    async def call(self, prim: Primitive) -> list[dict[str, Any]] | None:
+        hs = self.frontend
         if prim.op == "set_temperature":
             assert prim.celsius is not None
             await hs.set_temperature(prim.celsius)
@@ -174,7 +120,7 @@ class HeaterShakerAdapter:
             assert prim.rpm is not None and prim.duration_s is not None
             # The frontend (re)locks the plate when the backend can, then starts the motor.
             await hs.shake(speed=prim.rpm)
-            await self._pause(prim.duration_s / self.time_scale)
+            await self.pause(prim.duration_s / self.time_scale)
             await hs.stop_shaking()
         elif prim.op == "stop":
             await hs.stop_shaking()
@@ -192,7 +138,7 @@ class HeaterShakerAdapter:
         poll = min(1.0, max(0.01, 1.0 / self.time_scale))
         with anyio.move_on_after(limit) as scope:
             while True:
-                current = await self.hs.get_temperature()
+                current = await self.frontend.get_temperature()
                 if abs(current - prim.celsius) <= prim.tolerance_c:
                     return [
                         {
@@ -200,28 +146,24 @@ class HeaterShakerAdapter:
                             "data": {"target_c": prim.celsius, "current_c": current},
                         }
                     ]
-                await self._pause(poll)
+                await self.pause(poll)
         assert scope.cancel_called
         raise TimeoutError(f"the block did not reach {prim.celsius} C within {prim.timeout_s} s")
-
-    async def _pause(self, seconds: float) -> None:
-        with anyio.move_on_after(seconds):
-            await self._abort.wait()
-            raise _Aborted()
 
     # ------------------------------------------------------------------ read back
     async def observe(self, labware: set[str] | None = None) -> dict[str, Any] | None:
         """What the instrument reports of itself; None when it cannot be reached."""
-        backend = self.backend
-        if isinstance(backend, SimulatedHeaterShakerBackend):
-            return backend.read_back()
+        sim = self.sim
+        if sim is not None:
+            return dict(sim.read_back())
         try:
-            with _stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
-                current = await self.hs.get_temperature()
+            with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
+                current = await self.frontend.get_temperature()
         except Exception:
             return None
         # A hardware heater-shaker reports its temperature, not its clamp or its plate.
-        return {"current_c": current, "target_c": self.hs.target_temperature, "complete": False}
-
-    async def resync(self) -> dict[str, Any] | None:
-        return await self.observe(None)
+        return {
+            "current_c": current,
+            "target_c": self.frontend.target_temperature,
+            "complete": False,
+        }

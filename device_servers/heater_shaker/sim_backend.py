@@ -13,7 +13,6 @@ temperature. Faults from the world's fault plan fire here, on each action (never
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from collections.abc import Callable
@@ -21,12 +20,14 @@ from typing import Any
 
 from pylabrobot.heating_shaking import HeaterShakerBackend
 
-from device_servers.sim.faults import COMMON_FAULTS, play_common_fault
+from device_servers.sim.faults import SimulatedBackend
 from device_servers.sim.world import SimWorld
 
 
-class SimulatedHeaterShakerBackend(HeaterShakerBackend):
+class SimulatedHeaterShakerBackend(SimulatedBackend, HeaterShakerBackend):
     """One heater-shaker in the simulated world, with fault injection."""
+
+    device = "the heater-shaker"
 
     def __init__(
         self,
@@ -37,14 +38,11 @@ class SimulatedHeaterShakerBackend(HeaterShakerBackend):
         ramp_c_per_min: float = 10.0,
         time_scale: float = 1.0,
     ) -> None:
-        super().__init__()
-        self.world = world
-        self.instrument = instrument
+        super().__init__(world, instrument)
         self.holder = f"{instrument}:holder"
         self.ambient_c = ambient_c
         self.ramp_c_per_min = ramp_c_per_min
         self.time_scale = time_scale
-        self._abort = asyncio.Event()
 
     # -------------------------------------------------------------- lifecycle
     async def setup(self) -> None:
@@ -60,15 +58,12 @@ class SimulatedHeaterShakerBackend(HeaterShakerBackend):
                 rpm=0,
             )
 
-    async def stop(self) -> None:
-        self._abort.set()
-
     def abort(self) -> None:
         """The emergency path: interrupt a hanging call, stop the motor, heater off.
 
         Like a hardware stop relay it bypasses the command channel (and the fault plan).
         """
-        self._abort.set()
+        super().abort()
         self._rebase(target_c=None)
         self.world.set_status(self.instrument, shaking=False, rpm=0)
 
@@ -98,28 +93,16 @@ class SimulatedHeaterShakerBackend(HeaterShakerBackend):
             self.instrument, start_c=self.temperature(), t0=time.time(), short_by_c=0.0, **values
         )
 
-    async def _sleep(self, seconds: float) -> None:
-        self._abort.clear()
-        try:
-            await asyncio.wait_for(self._abort.wait(), timeout=seconds)
-        except TimeoutError:
-            return
-        raise ConnectionAbortedError("operation aborted")
-
     async def _act(self, op: str, effect: Callable[[], None]) -> None:
-        fault = self.world.next_fault(self.instrument, {"op": op})
-        if fault is None:
-            effect()
-            return
-        kind, params = fault["kind"], fault["params"]
-        if kind in COMMON_FAULTS:
-            return await play_common_fault(kind, params, effect, self._sleep, "the heater-shaker")
+        await self.act({"op": op}, effect)
+
+    async def play_own(
+        self, kind: str, params: dict[str, Any], effect: Callable[[], Any], target: dict[str, Any]
+    ) -> Any:
+        effect()
         if kind == "temperature_never_reached":
-            effect()
             self._rebase()
             self.world.set_status(self.instrument, short_by_c=float(params.get("short_by_c", 5.0)))
-        else:
-            effect()
 
     # -------------------------------------------------------------- machine calls
     async def set_temperature(self, temperature: float) -> None:

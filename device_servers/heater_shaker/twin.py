@@ -2,8 +2,9 @@
 
 Pure Python, no I/O. State changes only through :meth:`HeaterShakerTwin.apply`, which
 validates one primitive and returns the events it causes, or raises :class:`ValidationFailed`
-with a fix hint. The current temperature is belief between read-backs: the block ramps on its
-own, so the server adopts what the instrument reports after every command.
+with a fix hint, and through :meth:`HeaterShakerTwin.adopt` (what the instrument reports).
+The current temperature is belief between read-backs: the block ramps on its own, so the
+server adopts what the instrument reports after every command.
 
 Validation codes: OUT_OF_RANGE (temperature or speed outside what the instrument can do),
 PRECONDITION_FAILED (no plate on the holder for lock/shake, plate not locked for shake,
@@ -13,7 +14,7 @@ rather than UNKNOWN_LABWARE: the plate may well exist in the lab, it is just not
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from device_servers.errors import Code, ValidationFailed
@@ -27,6 +28,9 @@ from device_servers.heater_shaker.commands import (
     UnlockPlate,
     WaitForTemperature,
 )
+from device_servers.kind import TwinBase, deviation
+
+_TEMP_TOL = 0.05  # C: below this, believed and reported targets agree
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,8 +43,8 @@ class Limits:
     ambient_c: float
 
 
-@dataclass(slots=True)
-class HeaterShakerTwin:
+@dataclass
+class HeaterShakerTwin(TwinBase):
     """Belief state of one heater-shaker."""
 
     holder: str
@@ -52,10 +56,12 @@ class HeaterShakerTwin:
     rpm: int = 0
     plate: str | None = None
     plate_type: str | None = None
+    # Plate id -> PyLabRobot type of every plate that may come here (from the lab).
+    plate_types: dict[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ copies & snapshots
     def clone(self) -> HeaterShakerTwin:
-        return replace(self)
+        return replace(self, plate_types=self.plate_types)
 
     def snapshot(self, full: bool = False) -> dict[str, Any]:
         """Structured state; ``full`` adds what persistence needs to rebuild the twin."""
@@ -88,7 +94,9 @@ class HeaterShakerTwin:
         return snap
 
     @classmethod
-    def from_snapshot(cls, snap: dict[str, Any]) -> HeaterShakerTwin:
+    def from_snapshot(
+        cls, snap: dict[str, Any], plate_types: dict[str, str] | None = None
+    ) -> HeaterShakerTwin:
         """Rebuild a twin persisted with ``snapshot(full=True)``."""
         lim = snap["limits"]
         limits = Limits(
@@ -107,6 +115,7 @@ class HeaterShakerTwin:
             rpm=int(snap["rpm"]),
             plate=snap["plate"],
             plate_type=snap.get("plate_type"),
+            plate_types=dict(plate_types or {}),
         )
 
     # ------------------------------------------------------------------ expansion
@@ -224,24 +233,64 @@ class HeaterShakerTwin:
                 "sees it, and retry",
             )
 
-    def run(self, cmd: HSCommand) -> tuple[list[Primitive], list[dict[str, Any]]]:
-        """Expand and apply a whole command (work on a clone for all-or-nothing).
+    def predicted(self, prim: Primitive) -> list[dict[str, Any]]:
+        """A wait yields the ``temperature_reached`` event the instrument would report; on the
+        instrument that event comes from the adapter, measured."""
+        if prim.op != "wait_for_temperature":
+            return []
+        return [
+            {
+                "type": "temperature_reached",
+                "data": {"target_c": prim.celsius, "current_c": prim.celsius, "predicted": True},
+            }
+        ]
 
-        A wait also yields the ``temperature_reached`` event the instrument would report, so a
-        simulated run shows the same event stream as a real one; on the instrument that event
-        comes from the adapter, measured, not from :meth:`apply`.
+    # ------------------------------------------------------------------ the lab around it
+    def assume(self, plate: str, location: str | None) -> None:
+        """Simulation: another instrument puts ``plate`` on the holder or takes it away."""
+        if location == self.holder:
+            self.plate = plate
+            self.plate_type = self.plate_types.get(plate)
+        elif self.plate == plate:
+            self.plate, self.plate_type = None, None
+
+    def facts(self) -> dict[str, Any]:
+        """What ``require_state`` rules may check (belief, kept fresh by the read back)."""
+        return {
+            "plate_present": self.plate is not None,
+            "plate": self.plate,
+            "plate_locked": self.locked,
+            "shaking": self.shaking,
+            "heating": self.target_c is not None,
+        }
+
+    # ------------------------------------------------------------------ read back
+    def adopt(self, seen: dict[str, Any], touched: set[str] | None) -> list[dict[str, Any]]:
+        """Adopt what the instrument reports; list every disagreement with the belief.
+
+        The current temperature is a measurement of a block that ramps on its own: it is
+        adopted without a deviation. Target, clamp, motor and plate are settings: a
+        disagreement is a deviation.
         """
-        prims: list[Primitive] = []
-        events: list[dict[str, Any]] = []
-        for p in self.expand(cmd):
-            resolved, evs = self.apply(p)
-            prims.append(resolved)
-            events.extend(evs)
-            if p.op == "wait_for_temperature":
-                events.append(
-                    {
-                        "type": "temperature_reached",
-                        "data": {"target_c": p.celsius, "current_c": p.celsius, "predicted": True},
-                    }
-                )
-        return prims, events
+        deviations: list[dict[str, Any]] = []
+        if "current_c" in seen and seen["current_c"] is not None:
+            self.current_c = float(seen["current_c"])
+        if "target_c" in seen:
+            obs = seen["target_c"]
+            same = (obs is None and self.target_c is None) or (
+                obs is not None
+                and self.target_c is not None
+                and abs(float(obs) - self.target_c) <= _TEMP_TOL
+            )
+            if not same:
+                deviations.append(deviation("target_c", self.target_c, obs))
+                self.target_c = None if obs is None else float(obs)
+        for key in ("locked", "shaking", "rpm"):
+            if key in seen and seen[key] != getattr(self, key):
+                deviations.append(deviation(key, getattr(self, key), seen[key]))
+                setattr(self, key, seen[key])
+        if "plate" in seen and seen["plate"] != self.plate:
+            deviations.append(deviation("plate", self.plate, seen["plate"]))
+            self.plate = seen["plate"]
+            self.plate_type = self.plate_types.get(seen["plate"] or "")
+        return deviations

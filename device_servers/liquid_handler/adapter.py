@@ -9,7 +9,6 @@ Labwright :class:`DeviceError` with a code, once, here.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -21,10 +20,11 @@ from pylabrobot.resources import Container, ItemizedResource, Resource, TipRack
 from pylabrobot.resources import errors as plr_errors
 from pylabrobot.resources.volume_tracker import set_volume_tracking
 
-from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
-from device_servers.contract import LiquidHandlerConfig, deck_location
+from device_servers.adapter_support import stdout_to_stderr
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
+from device_servers.kind import AdapterBase
 from device_servers.liquid_handler.commands import Primitive
+from device_servers.liquid_handler.config import LiquidHandlerConfig, deck_location
 from device_servers.liquid_handler.sim_backend import SimulatedLiquidHandlerBackend
 from device_servers.sim.world import PhysicalError, SimWorld
 
@@ -76,10 +76,8 @@ def describe_resource(res: Resource) -> dict[str, Any]:
     raise ConfigurationError(f"{res.name}: labware of type {type(res).__name__} is not supported")
 
 
-def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
-    where = f"{prim.labware}:{prim.well}" if prim.labware else "trash"
-    if isinstance(exc, DeviceError):
-        return exc
+def _translate(exc: BaseException, where: str) -> DeviceError | None:
+    """The liquid handler's own failures (``where``: ``aspirate at plate_1:A1``)."""
     if isinstance(exc, PhysicalError):
         table = {
             "no_tip": (Code.NO_TIP, "re-read the instrument state; pick up a tip first"),
@@ -99,7 +97,7 @@ def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
             ),
         }
         code, hint = table.get(exc.kind, (Code.ADAPTER_FAULT, "ask a person to check"))
-        return BackendFailed(code, f"{prim.op} at {where}: {exc}", hint)
+        return BackendFailed(code, f"{where}: {exc}", hint)
     if isinstance(exc, plr_errors.HasTipError):
         return BackendFailed(Code.TIP_ALREADY_ATTACHED, str(exc), "re-read the instrument state")
     if isinstance(exc, plr_errors.NoTipError):
@@ -108,7 +106,7 @@ def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
         return BackendFailed(Code.INSUFFICIENT_VOLUME, str(exc), "re-read the well volumes")
     if isinstance(exc, plr_errors.TooLittleVolumeError):
         return BackendFailed(Code.WELL_OVERFLOW, str(exc), "re-read the well volumes")
-    return common_failure(exc, f"{prim.op} at {where}", "the instrument")
+    return None
 
 
 def build_deck(config: LiquidHandlerConfig) -> Any:
@@ -144,8 +142,10 @@ def build_deck(config: LiquidHandlerConfig) -> Any:
     return deck
 
 
-class LiquidHandlerAdapter:
+class LiquidHandlerAdapter(AdapterBase[LiquidHandlerConfig]):
     """PyLabRobot ``LiquidHandler`` on the configured deck and backend."""
+
+    backend_base = LiquidHandlerBackend
 
     def __init__(
         self,
@@ -154,8 +154,7 @@ class LiquidHandlerAdapter:
         liquids_of: Callable[[LiquidHandlerConfig, dict[str, Any]], list[dict[str, Any]]],
     ) -> None:
         """``liquids_of(config, catalogue)``: the configured starting liquids (the driver's)."""
-        self.config = config
-        self.world = world
+        super().__init__(config, world)
         self._liquids_of = liquids_of
         self.deck = build_deck(config)
         self.locations = {
@@ -164,37 +163,26 @@ class LiquidHandlerAdapter:
         self.catalogue = {
             lw.id: describe_resource(self.deck.get_resource(lw.id)) for lw in config.labware
         }
-        self._backend: LiquidHandlerBackend | None = None
         self._lh: LiquidHandler | None = None
-        self._ready = False
+
+    def simulated_backend(self, world: SimWorld) -> SimulatedLiquidHandlerBackend:
+        return SimulatedLiquidHandlerBackend(
+            world, self.config.id, self.config.num_channels, self.locations
+        )
 
     @property
-    def backend(self) -> LiquidHandlerBackend:
-        """Constructed on first use: simulating a protocol needs the deck, not a backend."""
-        if self._backend is None:
-            self._backend = self._build_backend()
-        return self._backend
-
-    @property
-    def lh(self) -> LiquidHandler:
+    def frontend(self) -> LiquidHandler:
         if self._lh is None:
             self._lh = LiquidHandler(backend=self.backend, deck=self.deck)
         return self._lh
 
-    # ------------------------------------------------------------------ construction
-    def _build_backend(self) -> LiquidHandlerBackend:
-        spec = self.config.backend
-        if spec.type == "simulated":
-            if self.world is None:
-                raise ConfigurationError("backend: a simulated backend needs the lab's world")
-            return SimulatedLiquidHandlerBackend(
-                self.world, self.config.id, self.config.num_channels, self.locations
-            )
-        return hardware_backend(spec, LiquidHandlerBackend)  # type: ignore[no-any-return]
+    @property
+    def lh(self) -> LiquidHandler:
+        return self.frontend
 
     # ------------------------------------------------------------------ lifecycle
-    async def setup(self) -> None:
-        if isinstance(self.backend, SimulatedLiquidHandlerBackend) and self.world is not None:
+    async def before_setup(self) -> None:
+        if self.sim is not None and self.world is not None:
             self.world.seed(
                 self.config.id,
                 self.catalogue,
@@ -203,36 +191,20 @@ class LiquidHandlerAdapter:
             )
             for lw_id, where in self.locations.items():
                 self.world.place_plate(lw_id, where)
-        with stdout_to_stderr():
-            await self.lh.setup()
-        self._ready = True
+
+    async def after_setup(self) -> None:
         await self._sync_head()
 
-    async def close(self) -> None:
-        if self._ready:
-            with stdout_to_stderr(), contextlib.suppress(Exception):
-                await self.lh.stop()
-            self._ready = False
-
-    async def abort(self) -> None:
-        abort = getattr(self.backend, "abort", None)
-        if callable(abort):
-            abort()
-
     # ------------------------------------------------------------------ commands
-    async def execute(
-        self, prim: Primitive, timeout_s: float | None = None
-    ) -> list[dict[str, Any]] | None:
-        """Perform one primitive on the instrument; raise a DeviceError on failure.
+    def where(self, prim: Primitive) -> str:
+        return f"{prim.op} at " + (f"{prim.labware}:{prim.well}" if prim.labware else "trash")
 
-        Returns events the instrument observed beyond the twin's prediction (none here).
-        """
-        timeout = timeout_s or self.config.command_timeout_s
-        try:
-            with stdout_to_stderr(), anyio.fail_after(timeout):
-                await self._call(prim)
-        except Exception as exc:
-            raise _translate(exc, prim) from exc
+    def translate_own(self, exc: BaseException, where: str) -> DeviceError | None:
+        return _translate(exc, where)
+
+    async def call(self, prim: Primitive) -> list[dict[str, Any]] | None:
+        """Perform one primitive; no events beyond the twin's prediction."""
+        await self._call(prim)
         return None
 
     async def _call(self, prim: Primitive) -> None:
@@ -258,8 +230,9 @@ class LiquidHandlerAdapter:
     async def observe(self, labware: set[str] | None = None) -> dict[str, Any] | None:
         """What the instrument reports of itself; None where it cannot tell."""
         ids = self.catalogue.keys() if labware is None else labware & self.catalogue.keys()
-        if isinstance(self.backend, SimulatedLiquidHandlerBackend):
-            return self.backend.read_back({i: self.catalogue[i]["kind"] for i in ids})
+        sim = self.sim
+        if sim is not None:
+            return sim.read_back({i: self.catalogue[i]["kind"] for i in ids})
         try:
             with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
                 presence = await self.backend.request_tip_presence()
@@ -285,6 +258,6 @@ class LiquidHandlerAdapter:
                 head.remove_tip(commit=True)
 
     async def resync(self) -> dict[str, Any] | None:
-        """Full read back, and the frontend's trackers brought in line with it."""
+        """Full read back, and the frontend's tip trackers brought in line with it."""
         await self._sync_head()
         return await self.observe(None)

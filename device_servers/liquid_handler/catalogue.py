@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from device_servers import wells as wellnames
-from device_servers.contract import LiquidHandlerConfig
 from device_servers.errors import ConfigurationError
 from device_servers.geometry_cache import cached_geometry
+from device_servers.liquid_handler.config import LiquidHandlerConfig
 
 
 def build_catalogue(config: LiquidHandlerConfig) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from device_servers.commands import DeviceCommand
+from device_servers.kind import DeviceCommand
 
 
 class LHCommand(DeviceCommand):

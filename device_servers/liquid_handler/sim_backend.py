@@ -7,7 +7,6 @@ Faults from the world's fault plan fire here, at the lowest seam, never in the t
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -30,7 +29,7 @@ from pylabrobot.liquid_handling.standard import (
 )
 from pylabrobot.resources import ItemizedResource, Resource, Tip, Trash
 
-from device_servers.sim.faults import COMMON_FAULTS, play_common_fault
+from device_servers.sim.faults import SimulatedBackend
 from device_servers.sim.world import PhysicalError, SimWorld
 
 
@@ -42,7 +41,7 @@ def locate(resource: Resource) -> tuple[str, str]:
     return resource.name, "A1"
 
 
-class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
+class SimulatedLiquidHandlerBackend(SimulatedBackend, LiquidHandlerBackend):
     """Single-channel operations on the simulated world, with fault injection."""
 
     def __init__(
@@ -52,11 +51,8 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
         num_channels: int = 8,
         locations: dict[str, str] | None = None,
     ) -> None:
-        super().__init__()
-        self.world = world
-        self.instrument = instrument
+        super().__init__(world, instrument)
         self._num_channels = num_channels
-        self._abort = asyncio.Event()
         # labware id -> its deck slot (lab-wide name); plates can leave with a plate mover.
         self.locations = dict(locations or {})
 
@@ -72,23 +68,8 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
     async def setup(self) -> None:
         await super().setup()
 
-    async def stop(self) -> None:
-        self._abort.set()
-
-    def abort(self) -> None:
-        """Interrupt a hanging operation (the backend's abort path)."""
-        self._abort.set()
-
     def can_pick_up_tip(self, channel_idx: int, tip: Tip) -> bool:
         return True
-
-    async def _sleep(self, seconds: float) -> None:
-        self._abort.clear()
-        try:
-            await asyncio.wait_for(self._abort.wait(), timeout=seconds)
-        except TimeoutError:
-            return
-        raise ConnectionAbortedError("operation aborted")
 
     async def _act(
         self,
@@ -102,17 +83,16 @@ class SimulatedLiquidHandlerBackend(LiquidHandlerBackend):
             raise PhysicalError(
                 "labware_absent", f"no {labware} at {self.locations.get(labware, '?')}"
             )
-        fault = self.world.next_fault(
-            self.instrument,
+        await self.act(
             {"op": op, "channel": channel, "labware": labware, "well": well},
+            effect,
             applies=lambda kind: kind != "tip_pickup_fail" or op == "pick",
         )
-        if fault is None:
-            effect()
-            return
-        kind, params = fault["kind"], fault["params"]
-        if kind in COMMON_FAULTS:
-            return await play_common_fault(kind, params, effect, self._sleep, "the instrument")
+
+    async def play_own(
+        self, kind: str, params: dict[str, Any], effect: Callable[[], Any], target: dict[str, Any]
+    ) -> Any:
+        op, channel, labware, well = (target[k] for k in ("op", "channel", "labware", "well"))
         if kind == "tip_pickup_fail" and op == "pick":
             raise PhysicalError(
                 "pickup_failed", f"tip pick-up failed: no tip detected on channel {channel}"

@@ -2,17 +2,34 @@
 
 Pure Python and fast (no I/O): a protocol of 96 transfers simulates in milliseconds. State
 changes only through :meth:`LiquidHandlerTwin.apply`, which validates one primitive and
-returns the events it causes, or raises :class:`ValidationFailed` with a fix hint.
+returns the events it causes, or raises :class:`ValidationFailed` with a fix hint, and
+:meth:`LiquidHandlerTwin.adopt` (what the instrument reports).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 from device_servers import wells as wellnames
 from device_servers.errors import Code, ValidationFailed
+from device_servers.kind import TwinBase
+from device_servers.liquid_handler._adopt import adopt_read_back
+from device_servers.liquid_handler._deck import (
+    EPS,
+    Channel,
+    Labware,
+    Tip,
+    Well,
+    copy_channel,
+    copy_labware,
+    deck_from_catalogue,
+    deck_from_snapshot,
+    pour,
+    r4,
+    snapshot_deck,
+    take,
+)
 from device_servers.liquid_handler.commands import (
     Aspirate,
     Dispense,
@@ -25,177 +42,42 @@ from device_servers.liquid_handler.commands import (
     Transfer,
 )
 
-_EPS = 1e-6
 
-
-@dataclass(slots=True)
-class Well:
-    volume: float
-    max_volume: float
-    contents: dict[str, float] = field(default_factory=dict)
-
-
-@dataclass(slots=True)
-class Labware:
-    """A plate (``wells``) or a tip rack (``tips``: spot -> present)."""
-
-    id: str
-    kind: str  # "plate" | "tip_rack"
-    type: str
-    rows: int
-    cols: int
-    wells: dict[str, Well] = field(default_factory=dict)
-    tips: dict[str, bool] = field(default_factory=dict)
-    tip_max_volume: float = 0.0
-    location: str = ""  # its deck slot, lab-wide name (lh1:plate_carrier:1)
-    present: bool = True  # False once read back elsewhere (a plate mover took it)
-
-
-@dataclass(slots=True)
-class Tip:
-    rack: str
-    spot: str
-    max_volume: float
-
-
-@dataclass(slots=True)
-class Channel:
-    tip: Tip | None = None
-    contents: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def volume(self) -> float:
-        return sum(self.contents.values())
-
-
-def take(contents: dict[str, float], volume: float) -> dict[str, float]:
-    """Remove ``volume`` from a mixture proportionally; return what was removed."""
-    total = sum(contents.values())
-    if total <= 0:
-        return {}
-    share = min(volume / total, 1.0)
-    removed = {}
-    for name in list(contents):
-        part = contents[name] * share
-        removed[name] = part
-        left = contents[name] - part
-        if left <= _EPS:
-            del contents[name]
-        else:
-            contents[name] = left
-    return removed
-
-
-def pour(contents: dict[str, float], added: dict[str, float]) -> None:
-    for name, vol in added.items():
-        contents[name] = contents.get(name, 0.0) + vol
-
-
-def _r(value: float) -> float:
-    return round(value, 4)
-
-
-class LiquidHandlerTwin:
+class LiquidHandlerTwin(TwinBase):
     """Belief state of one liquid handler."""
 
     def __init__(self, labware: dict[str, Labware], num_channels: int) -> None:
         self.labware = labware
         self.channels = [Channel() for _ in range(num_channels)]
 
+    @classmethod
+    def from_catalogue(
+        cls,
+        catalogue: dict[str, Any],
+        locations: dict[str, str],
+        liquids: list[dict[str, Any]],
+        num_channels: int,
+    ) -> LiquidHandlerTwin:
+        """The deck as configured: geometry from the catalogue, liquids from the lab file."""
+        return cls(deck_from_catalogue(catalogue, locations, liquids), num_channels)
+
     # ------------------------------------------------------------------ copies & snapshots
     def clone(self) -> LiquidHandlerTwin:
         twin = LiquidHandlerTwin.__new__(LiquidHandlerTwin)
-        twin.labware = {
-            k: Labware(
-                lw.id,
-                lw.kind,
-                lw.type,
-                lw.rows,
-                lw.cols,
-                {n: Well(w.volume, w.max_volume, dict(w.contents)) for n, w in lw.wells.items()},
-                dict(lw.tips),
-                lw.tip_max_volume,
-                lw.location,
-                lw.present,
-            )
-            for k, lw in self.labware.items()
-        }
-        twin.channels = [
-            Channel(
-                None if c.tip is None else Tip(c.tip.rack, c.tip.spot, c.tip.max_volume),
-                dict(c.contents),
-            )
-            for c in self.channels
-        ]
+        twin.labware = {k: copy_labware(lw) for k, lw in self.labware.items()}
+        twin.channels = [copy_channel(c) for c in self.channels]
         return twin
 
     def snapshot(self, full: bool = False) -> dict[str, Any]:
         """Structured state. ``full`` lists empty wells too (used for persistence)."""
-        labware: dict[str, Any] = {}
-        for lw in self.labware.values():
-            entry: dict[str, Any] = {
-                "kind": lw.kind,
-                "type": lw.type,
-                "rows": lw.rows,
-                "cols": lw.cols,
-                "location": lw.location,
-                "present": lw.present,
-            }
-            if lw.kind == "tip_rack":
-                entry["tip_max_volume_ul"] = lw.tip_max_volume
-                entry["tips_present"] = [s for s, p in lw.tips.items() if p]
-                entry["tips_remaining"] = len(entry["tips_present"])
-                if full:
-                    entry["tips"] = dict(lw.tips)
-            else:
-                entry["well_max_volume_ul"] = max(
-                    (w.max_volume for w in lw.wells.values()), default=0
-                )
-                entry["wells"] = {
-                    n: {
-                        "volume_ul": _r(w.volume),
-                        "contents": {k: _r(v) for k, v in w.contents.items()},
-                        **({"max_volume_ul": w.max_volume} if full else {}),
-                    }
-                    for n, w in lw.wells.items()
-                    if full or w.volume > _EPS
-                }
-            labware[lw.id] = entry
-        channels = [
-            {
-                "channel": i,
-                "tip": None
-                if c.tip is None
-                else {"rack": c.tip.rack, "spot": c.tip.spot, "max_volume_ul": c.tip.max_volume},
-                "volume_ul": _r(c.volume),
-                "contents": {k: _r(v) for k, v in c.contents.items()},
-            }
-            for i, c in enumerate(self.channels)
-        ]
-        return {"labware": labware, "channels": channels}
+        return snapshot_deck(self.labware, self.channels, full)
 
     @classmethod
     def from_snapshot(cls, snap: dict[str, Any]) -> LiquidHandlerTwin:
         """Rebuild a twin persisted with ``snapshot(full=True)``."""
-        labware = {}
-        for lw_id, e in snap["labware"].items():
-            lw = Labware(lw_id, e["kind"], e["type"], e["rows"], e["cols"])
-            lw.location = e.get("location", "")
-            lw.present = e.get("present", True)
-            if e["kind"] == "tip_rack":
-                lw.tips = dict(e["tips"])
-                lw.tip_max_volume = e["tip_max_volume_ul"]
-            else:
-                lw.wells = {
-                    n: Well(w["volume_ul"], w["max_volume_ul"], dict(w["contents"]))
-                    for n, w in e["wells"].items()
-                }
-            labware[lw_id] = lw
-        twin = cls(labware, len(snap["channels"]))
-        for c, s in zip(twin.channels, snap["channels"], strict=True):
-            if s["tip"]:
-                c.tip = Tip(s["tip"]["rack"], s["tip"]["spot"], s["tip"]["max_volume_ul"])
-            c.contents = dict(s["contents"])
+        labware, channels = deck_from_snapshot(snap)
+        twin = cls(labware, len(channels))
+        twin.channels = channels
         return twin
 
     # ------------------------------------------------------------------ lookups
@@ -353,35 +235,35 @@ class LiquidHandlerTwin:
                 f"pick_up_tips on channel {p.channel} first",
             )
         if p.op == "aspirate":
-            if ch.volume + p.volume > ch.tip.max_volume + _EPS:
+            if ch.volume + p.volume > ch.tip.max_volume + EPS:
                 raise ValidationFailed(
                     Code.VOLUME_EXCEEDS_TIP,
-                    f"{p.volume} uL would put {_r(ch.volume + p.volume)} uL in a "
+                    f"{p.volume} uL would put {r4(ch.volume + p.volume)} uL in a "
                     f"{ch.tip.max_volume} uL tip",
-                    f"aspirate at most {_r(ch.tip.max_volume - ch.volume)} uL, or split the volume",
+                    f"aspirate at most {r4(ch.tip.max_volume - ch.volume)} uL, or split the volume",
                 )
-            if well.volume + _EPS < p.volume:
+            if well.volume + EPS < p.volume:
                 raise ValidationFailed(
                     Code.INSUFFICIENT_VOLUME,
-                    f"{p.labware}:{name} holds {_r(well.volume)} uL, {p.volume} uL asked",
-                    f"aspirate at most {_r(well.volume)} uL or refill {p.labware}:{name}",
+                    f"{p.labware}:{name} holds {r4(well.volume)} uL, {p.volume} uL asked",
+                    f"aspirate at most {r4(well.volume)} uL or refill {p.labware}:{name}",
                 )
             moved = take(well.contents, p.volume)
             well.volume = max(well.volume - p.volume, 0.0)
             pour(ch.contents, moved)
         else:
-            if ch.volume + _EPS < p.volume:
+            if ch.volume + EPS < p.volume:
                 raise ValidationFailed(
                     Code.INSUFFICIENT_VOLUME,
-                    f"the tip on channel {p.channel} holds {_r(ch.volume)} uL, {p.volume} asked",
-                    f"dispense at most {_r(ch.volume)} uL, or aspirate more first",
+                    f"the tip on channel {p.channel} holds {r4(ch.volume)} uL, {p.volume} asked",
+                    f"dispense at most {r4(ch.volume)} uL, or aspirate more first",
                 )
-            if well.volume + p.volume > well.max_volume + _EPS:
+            if well.volume + p.volume > well.max_volume + EPS:
                 raise ValidationFailed(
                     Code.WELL_OVERFLOW,
-                    f"{p.labware}:{name} would hold {_r(well.volume + p.volume)} uL, "
+                    f"{p.labware}:{name} would hold {r4(well.volume + p.volume)} uL, "
                     f"max {well.max_volume} uL",
-                    f"dispense at most {_r(well.max_volume - well.volume)} uL into "
+                    f"dispense at most {r4(well.max_volume - well.volume)} uL into "
                     f"{p.labware}:{name}",
                 )
             moved = take(ch.contents, p.volume)
@@ -396,7 +278,7 @@ class LiquidHandlerTwin:
                 "labware": p.labware,
                 "well": name,
                 "volume_ul": p.volume,
-                "liquids": {k: _r(v) for k, v in moved.items()},
+                "liquids": {k: r4(v) for k, v in moved.items()},
             },
         }
         return resolved, [event]
@@ -442,7 +324,7 @@ class LiquidHandlerTwin:
                 "only drop tips from channels that hold one",
             )
         tip = ch.tip
-        data: dict[str, Any] = {"channel": p.channel, "to": "trash", "residual_ul": _r(ch.volume)}
+        data: dict[str, Any] = {"channel": p.channel, "to": "trash", "residual_ul": r4(ch.volume)}
         if p.labware is not None:
             rack = self._labware(tip.rack, "tip_rack")
             rack.tips[tip.spot] = True
@@ -454,12 +336,13 @@ class LiquidHandlerTwin:
         ch.contents = {}
         return resolved, [{"type": "tip_dropped", "data": data}]
 
-    def run(self, cmd: LHCommand) -> tuple[list[Primitive], list[dict[str, Any]]]:
-        """Expand and apply a whole command; all-or-nothing is the caller's (work on a clone)."""
-        prims: list[Primitive] = []
-        events: list[dict[str, Any]] = []
-        for p in self.expand(cmd):
-            resolved, evs = self.apply(p)
-            prims.append(resolved)
-            events.extend(evs)
-        return prims, events
+    # ------------------------------------------------------------------ the lab around it
+    def assume(self, plate: str, location: str | None) -> None:
+        """Simulation: the plate mover takes ``plate`` off the deck or brings it back."""
+        lw = self.labware.get(plate)
+        if lw is not None:
+            lw.present = location == lw.location
+
+    def adopt(self, seen: dict[str, Any], touched: set[str] | None) -> list[dict[str, Any]]:
+        """Bring belief in line with what the instrument reports; list every disagreement."""
+        return adopt_read_back(self.labware, self.channels, seen, touched)

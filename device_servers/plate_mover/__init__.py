@@ -3,4 +3,18 @@
 Public surface: :class:`PlateMoverDriver` (``device_servers.plate_mover.driver``), its commands
 (``move_plate``, ``home``) and its twin. Only ``adapter.py`` and ``sim_backend.py`` import
 PyLabRobot.
+
+``KIND`` is what the registry of kinds (:mod:`device_servers.kind`) reads.
 """
+
+from device_servers.kind import Kind, default_rules
+from device_servers.plate_mover.config import PlateMoverConfig
+
+KIND = Kind(
+    "plate_mover",
+    PlateMoverConfig,
+    "device_servers.plate_mover.driver:PlateMoverDriver",
+    default_rules("plate_mover"),
+)
+
+__all__ = ["KIND", "PlateMoverConfig"]

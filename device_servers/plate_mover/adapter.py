@@ -18,10 +18,12 @@ import pylabrobot.resources as plr_resources
 from pylabrobot.arms.backend import SCARABackend, VerticalAccess
 from pylabrobot.arms.scara import ExperimentalSCARA
 
-from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
-from device_servers.contract import PlateMoverConfig, location_owner
+from device_servers.adapter_support import stdout_to_stderr
+from device_servers.contract import location_owner
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
+from device_servers.kind import AdapterBase
 from device_servers.plate_mover.commands import Primitive
+from device_servers.plate_mover.config import PlateMoverConfig
 from device_servers.plate_mover.sim_backend import (
     Position,
     SimulatedArmBackend,
@@ -31,29 +33,6 @@ from device_servers.sim.world import PhysicalError, SimWorld
 
 SBS_WIDTH_MM = 85.48  # the short side of an SBS/ANSI footprint plate
 _HOTEL = "hotel"
-
-
-def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
-    where = f"{prim.op} {prim.plate or ''} at {prim.location or 'home'}".replace("  ", " ")
-    if isinstance(exc, DeviceError):
-        return exc
-    if isinstance(exc, PhysicalError):
-        if exc.kind == "occupied":
-            return BackendFailed(
-                Code.DECK_COLLISION,
-                f"{where}: {exc}",
-                "the arm still holds the plate; a person checks both plates, then read_back "
-                "and place it at a free location",
-            )
-        if exc.kind == "not_held":
-            return BackendFailed(
-                Code.GRIP_FAILED,
-                f"{where}: {exc}",
-                "the plate may have been dropped: a person finds it, then read_back",
-                defined=False,
-            )
-        return BackendFailed(Code.ADAPTER_FAULT, f"{where}: {exc}", "ask a person to check")
-    return common_failure(exc, where, "the arm")
 
 
 def readiness(location: str, status: dict[str, Any]) -> bool:
@@ -72,20 +51,19 @@ def readiness(location: str, status: dict[str, Any]) -> bool:
     return not (status.get("locked") is True or status.get("shaking") is True)
 
 
-class PlateMoverAdapter:
+class PlateMoverAdapter(AdapterBase[PlateMoverConfig]):
     """PyLabRobot ``ExperimentalSCARA`` on the configured backend."""
 
+    backend_base = SCARABackend
+    subject = "the arm"
+
     def __init__(self, config: PlateMoverConfig, world: SimWorld | None) -> None:
-        self.config = config
-        self.world = world
+        super().__init__(config, world)
         self.id = config.id
         self.holder = f"{config.id}:gripper"
-        self.positions, backend_args = self._positions()
-        self._backend_args = backend_args
-        self._backend: SCARABackend | None = None
+        self.positions, self._backend_args = self._positions()
         self._arm: ExperimentalSCARA | None = None
         self._widths: dict[str, float] = {}
-        self._ready = False
 
     # ------------------------------------------------------------------ construction
     def _positions(self) -> tuple[dict[str, Position], dict[str, Any]]:
@@ -102,31 +80,22 @@ class PlateMoverAdapter:
             )
         return {w: {int(j): float(v) for j, v in taught[w].items()} for w in taught}, args
 
-    @property
-    def backend(self) -> SCARABackend:
-        if self._backend is None:
-            self._backend = self._build_backend()
-        return self._backend
+    def simulated_backend(self, world: SimWorld) -> SimulatedArmBackend:
+        move_s = self.config.move_seconds / self.config.time_scale
+        return SimulatedArmBackend(world, self.id, self.positions, move_s)
+
+    def hardware_args(self) -> dict[str, Any] | None:
+        return self._backend_args
 
     @property
-    def arm(self) -> ExperimentalSCARA:
+    def frontend(self) -> ExperimentalSCARA:
         if self._arm is None:
             self._arm = ExperimentalSCARA(backend=self.backend)
         return self._arm
 
     @property
-    def simulated(self) -> SimulatedArmBackend | None:
-        backend = self.backend
-        return backend if isinstance(backend, SimulatedArmBackend) else None
-
-    def _build_backend(self) -> SCARABackend:
-        spec = self.config.backend
-        if spec.type == "simulated":
-            if self.world is None:
-                raise ConfigurationError("backend: a simulated backend needs the lab's world")
-            move_s = self.config.move_seconds / self.config.time_scale
-            return SimulatedArmBackend(self.world, self.id, self.positions, move_s)
-        return hardware_backend(spec, SCARABackend, self._backend_args)  # type: ignore[no-any-return]
+    def arm(self) -> ExperimentalSCARA:
+        return self.frontend
 
     def plate_width(self, plate: str) -> float:
         """The gripping width of a plate, from its PyLabRobot type (SBS width if unknown)."""
@@ -140,42 +109,43 @@ class PlateMoverAdapter:
         return self._widths[plate]
 
     # ------------------------------------------------------------------ lifecycle
-    async def setup(self) -> None:
-        if self.world is not None and self.simulated is not None:
+    async def before_setup(self) -> None:
+        if self.world is not None and self.sim is not None:
             # Plates start where the lab says, unless the world already knows better.
             for plate, where in self.config.initial_locations.items():
                 self.world.place_plate(plate, where)
-        with stdout_to_stderr():
-            await self.arm.setup()
-        self._ready = True
 
-    async def close(self) -> None:
-        if self._ready:
-            with stdout_to_stderr(), contextlib.suppress(Exception):
-                await self.arm.stop()
-            self._ready = False
+    async def hardware_abort(self) -> None:
+        await self.backend.halt()
 
-    async def abort(self) -> None:
-        with stdout_to_stderr(), contextlib.suppress(Exception):
-            await self.backend.halt()
+    def where(self, prim: Primitive) -> str:
+        return f"{prim.op} {prim.plate or ''} at {prim.location or 'home'}".replace("  ", " ")
+
+    def translate_own(self, exc: BaseException, where: str) -> DeviceError | None:
+        if not isinstance(exc, PhysicalError):
+            return None
+        if exc.kind == "occupied":
+            return BackendFailed(
+                Code.DECK_COLLISION,
+                f"{where}: {exc}",
+                "the arm still holds the plate; a person checks both plates, then read_back "
+                "and place it at a free location",
+            )
+        if exc.kind == "not_held":
+            return BackendFailed(
+                Code.GRIP_FAILED,
+                f"{where}: {exc}",
+                "the plate may have been dropped: a person finds it, then read_back",
+                defined=False,
+            )
+        return BackendFailed(Code.ADAPTER_FAULT, f"{where}: {exc}", "ask a person to check")
 
     # ------------------------------------------------------------------ commands
-    async def execute(
-        self, prim: Primitive, timeout_s: float | None = None
-    ) -> list[dict[str, Any]] | None:
-        """Perform one motion; raise a DeviceError on failure. No extra events."""
-        timeout = timeout_s or self.config.command_timeout_s
-        try:
-            with stdout_to_stderr(), anyio.fail_after(timeout):
-                await self._call(prim)
-        except Exception as exc:
-            raise _translate(exc, prim) from exc
-        return None
-
-    async def _call(self, prim: Primitive) -> None:
+    async def call(self, prim: Primitive) -> list[dict[str, Any]] | None:
+        """Perform one motion (no extra events)."""
         if prim.op == "home":
             await self.arm.home()
-            return
+            return None
         plate = prim.plate or ""
         position = self.positions[prim.location or ""]
         if prim.op == "pick":
@@ -184,6 +154,7 @@ class PlateMoverAdapter:
             await self._check_grip(plate, prim.location or "", width)
         else:
             await self.arm.drop_resource(position, access=VerticalAccess())
+        return None
 
     async def _check_grip(self, plate: str, location: str, width: float) -> None:
         """After a pick: the gripper must have stopped on the plate, not closed on nothing."""
@@ -195,7 +166,7 @@ class PlateMoverAdapter:
                 f"read_back to see where {plate} is; move it again, or ask a person to check "
                 "the plate's seating",
             )
-        sim = self.simulated
+        sim = self.sim
         held = sim.held_plate() if sim is not None else plate
         if held != plate:
             raise BackendFailed(
@@ -212,7 +183,7 @@ class PlateMoverAdapter:
         A hardware arm cannot see plate places: its read-back is partial (a person confirms).
         """
         plates = sorted(labware if labware is not None else self.config.plates)
-        sim = self.simulated
+        sim = self.sim
         if sim is not None:
             return sim.read_back(plates)
         try:
@@ -222,9 +193,6 @@ class PlateMoverAdapter:
             return None
         return {"locations": {}, "complete": False}
 
-    async def resync(self) -> dict[str, Any] | None:
-        return await self.observe(None)
-
     # ------------------------------------------------------------------ the lab around it
     def ready(self, location: str, assumed: dict[str, Any] | None = None) -> bool | None:
         """Whether the instrument owning ``location`` lets the arm in; None: cannot tell.
@@ -233,13 +201,13 @@ class PlateMoverAdapter:
         """
         if location_owner(location) == _HOTEL:
             return True
-        if self.world is None or self.simulated is None:
+        if self.world is None or self.sim is None:
             return readiness(location, assumed) if assumed else None
         status = {**self.world.status(location_owner(location)), **(assumed or {})}
         return readiness(location, status)
 
     def occupant(self, location: str) -> tuple[bool, str | None]:
         """(known, plate at ``location``) as the instrument's sensors see it."""
-        if self.world is None or self.simulated is None:
+        if self.world is None or self.sim is None:
             return False, None
         return True, self.world.plate_at(location)

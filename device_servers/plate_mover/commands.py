@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from device_servers.commands import DeviceCommand
+from device_servers.kind import DeviceCommand
 
 _ERRORS = (
     " Errors: UNKNOWN_LABWARE (not a plate this arm may move), OUT_OF_RANGE (a location "

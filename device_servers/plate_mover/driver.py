@@ -1,4 +1,4 @@
-"""The plate mover as a runtime driver: commands, twin and adapter put together.
+"""The plate mover as a runtime driver: commands, twin and adapter wired together.
 
 Policy facts (:meth:`PlateMoverDriver.policy_context`), read through the adapter just before
 the gate:
@@ -15,40 +15,29 @@ of a plate already at its destination moves nothing, so every fact is true for i
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from device_servers.contract import PlateMoverConfig, location_owner
-from device_servers.plate_mover.commands import COMMANDS, MovePlate, PMCommand, Primitive
+from device_servers.contract import location_owner
+from device_servers.kind import DriverBase
+from device_servers.plate_mover.commands import COMMANDS, MovePlate, Primitive
+from device_servers.plate_mover.config import PlateMoverConfig
 from device_servers.plate_mover.twin import PlateMoverTwin
-from device_servers.sim.world import SimWorld
 
 if TYPE_CHECKING:
     from device_servers.plate_mover.adapter import PlateMoverAdapter
 
 
-class PlateMoverDriver:
+class PlateMoverDriver(DriverBase[PlateMoverConfig]):
     kind = "plate_mover"
+    command_set = COMMANDS
 
-    def __init__(
-        self, config: PlateMoverConfig, world: SimWorld | None, cache_dir: Path | None = None
-    ) -> None:
-        self.commands: dict[str, type[BaseModel]] = dict(COMMANDS)
-        self.config = config
-        self.world = world
-        self._adapter: PlateMoverAdapter | None = None
+    def make_adapter(self) -> PlateMoverAdapter:
+        from device_servers.plate_mover import adapter  # PyLabRobot: only when needed
 
-    @property
-    def adapter(self) -> PlateMoverAdapter:
-        if self._adapter is None:
-            from device_servers.plate_mover import adapter  # PyLabRobot: only when needed
+        return adapter.PlateMoverAdapter(self.config, self.world)
 
-            self._adapter = adapter.PlateMoverAdapter(self.config, self.world)
-        return self._adapter
-
-    # ------------------------------------------------------------------ twin
     def initial_twin(self) -> PlateMoverTwin:
         cfg = self.config
         plates: dict[str, str | None] = {p: cfg.initial_locations.get(p) for p in cfg.plates}
@@ -61,20 +50,7 @@ class PlateMoverDriver:
     def touched(self, prims: list[Primitive]) -> set[str]:
         return {p.plate for p in prims if p.plate}
 
-    def labware_of(self, cmd: BaseModel) -> set[str]:
-        return cmd.labware_ids() if isinstance(cmd, PMCommand) else set()
-
-    def describe_labware(self, twin: Any, labware_id: str) -> dict[str, Any] | None:
-        item = twin.snapshot()["labware"].get(labware_id)
-        return dict(item) if item is not None else None
-
     # ------------------------------------------------------------------ policy facts
-    def assume(self, twin: Any, plate: str, location: str | None) -> None:
-        """Simulation: another step put ``plate`` at ``location`` (only plates this arm moves)."""
-        assert isinstance(twin, PlateMoverTwin)
-        if plate in twin.plates and location is not None:
-            twin.plates[plate] = location
-
     async def policy_context(
         self, cmd: BaseModel, twin: Any, assumed: dict[str, Any] | None = None
     ) -> dict[str, Any]:
@@ -122,29 +98,3 @@ class PlateMoverDriver:
             "source_ready": source_ready,
             "destination_free": free,
         }
-
-    # ------------------------------------------------------------------ read back
-    def reconcile(
-        self, twin: Any, seen: dict[str, Any], touched: set[str] | None
-    ) -> list[dict[str, Any]]:
-        """Adopt the plate places and homing the instrument reports; list disagreements."""
-        assert isinstance(twin, PlateMoverTwin)
-        deviations: list[dict[str, Any]] = []
-        for plate, observed in seen.get("locations", {}).items():
-            if (touched is not None and plate not in touched) or plate not in twin.plates:
-                continue
-            if twin.plates[plate] != observed:
-                deviations.append(
-                    {
-                        "what": "plate_location",
-                        "labware": plate,
-                        "expected": twin.plates[plate],
-                        "observed": observed,
-                    }
-                )
-                twin.plates[plate] = observed
-        homed = seen.get("homed")
-        if isinstance(homed, bool) and homed != twin.homed:
-            deviations.append({"what": "homed", "expected": twin.homed, "observed": homed})
-            twin.homed = homed
-        return deviations

@@ -12,7 +12,6 @@ closed (``is_gripper_closed``), which is how the adapter detects an empty grasp.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +19,7 @@ from pylabrobot.arms.backend import AccessPattern, SCARABackend
 from pylabrobot.arms.precise_flex.coords import PreciseFlexCartesianCoords
 from pylabrobot.resources import Coordinate, Rotation
 
-from device_servers.sim.faults import COMMON_FAULTS, play_common_fault
+from device_servers.sim.faults import SimulatedBackend
 from device_servers.sim.world import PhysicalError, SimWorld
 
 Position = dict[int, float]
@@ -38,41 +37,29 @@ def _key(position: Position) -> tuple[tuple[int, float], ...]:
 HOME: Position = {1: -10.0, 2: 0.0, 3: 0.0, 4: 0.0}
 
 
-class SimulatedArmBackend(SCARABackend):
+class SimulatedArmBackend(SimulatedBackend, SCARABackend):
     """A plate-moving arm on the simulated world, with fault injection."""
+
+    device = "the arm"
 
     def __init__(
         self, world: SimWorld, instrument: str, positions: dict[str, Position], move_s: float
     ) -> None:
-        super().__init__()
-        self.world = world
-        self.instrument = instrument
+        super().__init__(world, instrument)
         self.holder = f"{instrument}:gripper"
         self.move_s = move_s
         self._names = {_key(pos): where for where, pos in positions.items()}
         self._position: Position = dict(HOME)
         self._closed = False
-        self._abort = asyncio.Event()
 
     # -------------------------------------------------------------- lifecycle
     async def setup(self) -> None:
         self._abort.clear()
         self.world.set_status(self.instrument, busy=False)
 
-    async def stop(self) -> None:
-        self._abort.set()
-
     async def halt(self) -> None:
-        """Stop any motion now (the abort path of cancel and e-stop)."""
-        self._abort.set()
-
-    async def _sleep(self, seconds: float) -> None:
-        self._abort.clear()
-        try:
-            await asyncio.wait_for(self._abort.wait(), timeout=seconds)
-        except TimeoutError:
-            return
-        raise ConnectionAbortedError("motion halted")
+        """Stop any motion now (PyLabRobot's name for the abort path)."""
+        self.abort()
 
     def _name(self, position: Any) -> str:
         if not isinstance(position, dict):
@@ -86,26 +73,24 @@ class SimulatedArmBackend(SCARABackend):
         self, op: str, plate: str | None, location: str | None, effect: Callable[[], None]
     ) -> None:
         """One motion: travel, then the effect, with whatever fault the world plans."""
-        fault = self.world.next_fault(
-            self.instrument,
-            {"op": op, "plate": plate, "location": location},
-            applies=lambda kind: kind != "empty_grasp" or op == "pick",
-        )
         self.world.set_status(self.instrument, busy=True)
         try:
-            await self._sleep(self.move_s)
-            if fault is None:
-                effect()
-                return
-            kind, params = fault["kind"], fault["params"]
-            if kind in COMMON_FAULTS:
-                return await play_common_fault(kind, params, effect, self._sleep, "the arm")
-            if kind == "empty_grasp" and op == "pick":
-                self._closed = True  # the fingers met nothing: fully closed
-            else:
-                effect()
+            await self.act(
+                {"op": op, "plate": plate, "location": location},
+                effect,
+                applies=lambda kind: kind != "empty_grasp" or op == "pick",
+                before=lambda: self.sleep(self.move_s),
+            )
         finally:
             self.world.set_status(self.instrument, busy=False)
+
+    async def play_own(
+        self, kind: str, params: dict[str, Any], effect: Callable[[], Any], target: dict[str, Any]
+    ) -> Any:
+        if kind == "empty_grasp" and target["op"] == "pick":
+            self._closed = True  # the fingers met nothing: fully closed
+        else:
+            effect()
 
     # -------------------------------------------------------------- gripper
     async def open_gripper(self, gripper_width: float) -> None:

@@ -3,7 +3,8 @@
 Pure Python, no I/O. A plate held by the arm is at the pseudo-location ``<arm>:gripper``
 (the simulated world uses the same name). State changes only through
 :meth:`PlateMoverTwin.apply`, which validates one primitive and returns its events, or raises
-:class:`ValidationFailed` with a fix hint.
+:class:`ValidationFailed` with a fix hint, and :meth:`PlateMoverTwin.adopt` (what the
+instrument reports).
 
 The twin knows only the plates this arm may move. Plates it does not know (a reservoir left on
 a deck slot) are what the instrument sees; the driver reads them for the policies.
@@ -15,10 +16,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from device_servers.errors import Code, ValidationFailed
+from device_servers.kind import TwinBase, deviation
 from device_servers.plate_mover.commands import Home, MovePlate, PMCommand, Primitive
 
 
-class PlateMoverTwin:
+class PlateMoverTwin(TwinBase):
     """Belief state of one plate mover."""
 
     def __init__(
@@ -199,24 +201,41 @@ class PlateMoverTwin:
         }
         return p, [event]
 
-    def run(self, cmd: PMCommand) -> tuple[list[Primitive], list[dict[str, Any]]]:
-        """Expand and apply a whole command; all-or-nothing is the caller's (work on a clone)."""
-        prims: list[Primitive] = []
-        events: list[dict[str, Any]] = []
-        for p in self.expand(cmd):
-            resolved, evs = self.apply(p)
-            prims.append(resolved)
-            events.extend(evs)
-        if isinstance(cmd, MovePlate) and not prims:
-            events.append(
-                {
-                    "type": "warning",
-                    "data": {
-                        "what": "already_there",
-                        "plate": cmd.plate,
-                        "location": cmd.to_location,
-                        "detail": f"{cmd.plate} is already at {cmd.to_location}: nothing moves",
-                    },
-                }
-            )
-        return prims, events
+    def finished(self, cmd: PMCommand, prims: list[Primitive]) -> list[dict[str, Any]]:
+        if not (isinstance(cmd, MovePlate) and not prims):
+            return []
+        return [
+            {
+                "type": "warning",
+                "data": {
+                    "what": "already_there",
+                    "plate": cmd.plate,
+                    "location": cmd.to_location,
+                    "detail": f"{cmd.plate} is already at {cmd.to_location}: nothing moves",
+                },
+            }
+        ]
+
+    # ------------------------------------------------------------------ the lab around it
+    def assume(self, plate: str, location: str | None) -> None:
+        """Simulation: another step put ``plate`` at ``location`` (only plates this arm moves)."""
+        if plate in self.plates and location is not None:
+            self.plates[plate] = location
+
+    # ------------------------------------------------------------------ read back
+    def adopt(self, seen: dict[str, Any], touched: set[str] | None) -> list[dict[str, Any]]:
+        """Adopt the plate places and homing the instrument reports; list disagreements."""
+        deviations: list[dict[str, Any]] = []
+        for plate, observed in seen.get("locations", {}).items():
+            if (touched is not None and plate not in touched) or plate not in self.plates:
+                continue
+            if self.plates[plate] != observed:
+                deviations.append(
+                    deviation("plate_location", self.plates[plate], observed, labware=plate)
+                )
+                self.plates[plate] = observed
+        homed = seen.get("homed")
+        if isinstance(homed, bool) and homed != self.homed:
+            deviations.append(deviation("homed", self.homed, homed))
+            self.homed = homed
+        return deviations

@@ -10,22 +10,20 @@ Labwright :class:`DeviceError` with a code, once, here.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
 from typing import Any
 
-import anyio
 import pylabrobot.resources as plr_resources
 from pylabrobot.plate_reading import PlateReader
 from pylabrobot.plate_reading.backend import PlateReaderBackend
 from pylabrobot.plate_reading.standard import NoPlateError
 from pylabrobot.resources import Plate
 
-from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
-from device_servers.contract import PlateReaderConfig
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
+from device_servers.kind import AdapterBase
 from device_servers.plate_reader.commands import Primitive
+from device_servers.plate_reader.config import PlateReaderConfig
 from device_servers.plate_reader.sim_backend import MAX_OD, SimulatedPlateReaderBackend
 from device_servers.sim.world import PhysicalError, SimWorld
 
@@ -75,98 +73,65 @@ def _where(prim: Primitive) -> str:
     return f"{prim.op} of {prim.plate}" if prim.is_read else prim.op
 
 
-def _translate(exc: BaseException, prim: Primitive) -> DeviceError:
-    if isinstance(exc, DeviceError):
-        return exc
-    where = _where(prim)
-    if isinstance(exc, PhysicalError):
-        if exc.kind == "drawer_open":
-            return BackendFailed(
-                Code.PRECONDITION_FAILED,
-                f"{where}: {exc}",
-                "read_back, then close_drawer before reading",
-            )
-        if exc.kind == "wrong_plate":
-            return BackendFailed(
-                Code.UNKNOWN_LABWARE,
-                f"{where}: {exc}",
-                "read_back to see which plate is in the reader; move the plate to the drawer "
-                "with the plate mover and close_drawer",
-            )
-        return BackendFailed(
-            Code.ADAPTER_FAULT, f"{where}: {exc}", "ask a person to check", defined=False
-        )
-    if isinstance(exc, NoPlateError):
-        return BackendFailed(
-            Code.UNKNOWN_LABWARE, f"{where}: {exc}", "close_drawer with a plate in the drawer"
-        )
-    return common_failure(exc, where, "the reader")
-
-
-class PlateReaderAdapter:
+class PlateReaderAdapter(AdapterBase[PlateReaderConfig]):
     """PyLabRobot ``PlateReader`` on the configured backend."""
 
+    backend_base = PlateReaderBackend
+    subject = "the reader"
+
     def __init__(self, config: PlateReaderConfig, world: SimWorld | None) -> None:
-        self.config = config
-        self.world = world
+        super().__init__(config, world)
         self.plates = describe_plates(config.plate_types)
         self._resources: dict[str, Plate] = {}
-        self._backend: PlateReaderBackend | None = None
         self._reader: PlateReader | None = None
-        self._ready = False
         self.last_reading: dict[str, Any] | None = None
 
-    @property
-    def backend(self) -> PlateReaderBackend:
-        """Constructed on first use: simulating a protocol needs no backend."""
-        if self._backend is None:
-            self._backend = self._build_backend()
-        return self._backend
+    def simulated_backend(self, world: SimWorld) -> SimulatedPlateReaderBackend:
+        return SimulatedPlateReaderBackend(world, self.config)
 
     @property
-    def reader(self) -> PlateReader:
+    def frontend(self) -> PlateReader:
         if self._reader is None:
             self._reader = PlateReader(
                 name=self.config.id, size_x=150.0, size_y=100.0, size_z=60.0, backend=self.backend
             )
         return self._reader
 
-    def _build_backend(self) -> PlateReaderBackend:
-        spec = self.config.backend
-        if spec.type == "simulated":
-            if self.world is None:
-                raise ConfigurationError("backend: a simulated backend needs the lab's world")
-            return SimulatedPlateReaderBackend(self.world, self.config)
-        return hardware_backend(spec, PlateReaderBackend)  # type: ignore[no-any-return]
+    @property
+    def reader(self) -> PlateReader:
+        return self.frontend
 
-    # ------------------------------------------------------------------ lifecycle
-    async def setup(self) -> None:
-        with stdout_to_stderr():
-            await self.reader.setup()
-        self._ready = True
+    def where(self, prim: Primitive) -> str:
+        return _where(prim)
 
-    async def close(self) -> None:
-        if self._ready:
-            with stdout_to_stderr(), contextlib.suppress(Exception):
-                await self.reader.stop()
-            self._ready = False
-
-    async def abort(self) -> None:
-        abort = getattr(self.backend, "abort", None)
-        if callable(abort):
-            abort()
+    def translate_own(self, exc: BaseException, where: str) -> DeviceError | None:
+        if isinstance(exc, PhysicalError):
+            if exc.kind == "drawer_open":
+                return BackendFailed(
+                    Code.PRECONDITION_FAILED,
+                    f"{where}: {exc}",
+                    "read_back, then close_drawer before reading",
+                )
+            if exc.kind == "wrong_plate":
+                return BackendFailed(
+                    Code.UNKNOWN_LABWARE,
+                    f"{where}: {exc}",
+                    "read_back to see which plate is in the reader; move the plate to the drawer "
+                    "with the plate mover and close_drawer",
+                )
+            return BackendFailed(
+                Code.ADAPTER_FAULT, f"{where}: {exc}", "ask a person to check", defined=False
+            )
+        if isinstance(exc, NoPlateError):
+            return BackendFailed(
+                Code.UNKNOWN_LABWARE, f"{where}: {exc}", "close_drawer with a plate in the drawer"
+            )
+        return None
 
     # ------------------------------------------------------------------ commands
-    async def execute(
-        self, prim: Primitive, timeout_s: float | None = None
-    ) -> list[dict[str, Any]] | None:
+    async def call(self, prim: Primitive) -> list[dict[str, Any]] | None:
         """Perform one operation; a read returns its ``reading_taken`` event."""
-        timeout = timeout_s or self.config.command_timeout_s
-        try:
-            with stdout_to_stderr(), anyio.fail_after(timeout):
-                reading = await self._call(prim)
-        except Exception as exc:
-            raise _translate(exc, prim) from exc
+        reading = await self._read(prim)
         if reading is None:
             return None
         self.last_reading = reading
@@ -190,7 +155,7 @@ class PlateReaderAdapter:
         self.reader.assign_child_resource(resource)
         return resource
 
-    async def _call(self, prim: Primitive) -> dict[str, Any] | None:
+    async def _read(self, prim: Primitive) -> dict[str, Any] | None:
         if prim.op == "open_drawer":
             await self.reader.open()
             return None
@@ -273,10 +238,11 @@ class PlateReaderAdapter:
     # ------------------------------------------------------------------ read back
     async def observe(self, labware: set[str] | None = None) -> dict[str, Any] | None:
         """The drawer and the plate in it, from the reader's sensors; None if it cannot tell."""
-        if not isinstance(self.backend, SimulatedPlateReaderBackend):
+        sim = self.sim
+        if sim is None:
             # PyLabRobot's reader backends report neither drawer nor plate: a person confirms.
             return {"complete": False, "last_reading": self.last_reading}
-        seen = self.backend.sense()
+        seen = sim.sense()
         return {**seen, "complete": True, "last_reading": self.last_reading}
 
     async def resync(self) -> dict[str, Any] | None:

@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from device_servers.commands import DeviceCommand
+from device_servers.kind import DeviceCommand
 
 _WELLS = (
     "Wells to read: names ('A1') or ranges ('A1:A12', 'row A', 'column 3', 'all'). "

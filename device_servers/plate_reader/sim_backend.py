@@ -19,7 +19,6 @@ NaN)), ``hang`` (``seconds``), ``delay`` (``seconds``), ``disconnect`` (``after_
 
 from __future__ import annotations
 
-import asyncio
 import math
 import random
 import time
@@ -29,8 +28,8 @@ from typing import Any
 from pylabrobot.plate_reading.backend import PlateReaderBackend
 from pylabrobot.resources import Plate, Well
 
-from device_servers.contract import PlateReaderConfig
-from device_servers.sim.faults import COMMON_FAULTS, play_common_fault
+from device_servers.plate_reader.config import PlateReaderConfig
+from device_servers.sim.faults import SimulatedBackend
 from device_servers.sim.world import PhysicalError, SimWorld
 from device_servers.wells import row_letter
 
@@ -38,37 +37,21 @@ MAX_OD = 4.0
 Grid = list[list[float | None]]
 
 
-class SimulatedPlateReaderBackend(PlateReaderBackend):
+class SimulatedPlateReaderBackend(SimulatedBackend, PlateReaderBackend):
     """One drawer, three read modes, on the simulated world, with fault injection."""
 
+    device = "the plate reader"
+
     def __init__(self, world: SimWorld, config: PlateReaderConfig) -> None:
-        super().__init__()
-        self.world = world
+        super().__init__(world, config.id)
         self.config = config
-        self.instrument = config.id
         self.drawer = f"{config.id}:drawer"
-        self._abort = asyncio.Event()
 
     # -------------------------------------------------------------- lifecycle
     async def setup(self) -> None:
         if "drawer_open" not in self.world.status(self.instrument):
             self.world.set_status(self.instrument, drawer_open=False)
         self.world.set_status(self.instrument, busy=False)  # a crashed server left it set
-
-    async def stop(self) -> None:
-        self._abort.set()
-
-    def abort(self) -> None:
-        """Interrupt a hanging operation (the backend's abort path)."""
-        self._abort.set()
-
-    async def _sleep(self, seconds: float) -> None:
-        self._abort.clear()
-        try:
-            await asyncio.wait_for(self._abort.wait(), timeout=seconds)
-        except TimeoutError:
-            return
-        raise ConnectionAbortedError("operation aborted")
 
     # -------------------------------------------------------------- sensors
     def sense(self) -> dict[str, Any]:
@@ -83,17 +66,13 @@ class SimulatedPlateReaderBackend(PlateReaderBackend):
         # While it moves or measures the reader is busy: the plate mover keeps out.
         self.world.set_status(self.instrument, busy=True)
         try:
-            return await self._act_busy(op, plate, effect)
+            return await self.act({"op": op, "plate": plate}, effect)
         finally:
             self.world.set_status(self.instrument, busy=False)
 
-    async def _act_busy(self, op: str, plate: str | None, effect: Callable[[], Any]) -> Any:
-        fault = self.world.next_fault(self.instrument, {"op": op, "plate": plate})
-        if fault is None:
-            return effect()
-        kind, params = fault["kind"], fault["params"]
-        if kind in COMMON_FAULTS:
-            return await play_common_fault(kind, params, effect, self._sleep, "the plate reader")
+    async def play_own(
+        self, kind: str, params: dict[str, Any], effect: Callable[[], Any], target: dict[str, Any]
+    ) -> Any:
         result = effect()
         if kind == "nan_reading" and isinstance(result, list):
             value = float(params.get("value", math.nan))

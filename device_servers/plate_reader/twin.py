@@ -4,8 +4,8 @@ Belief is the drawer (open or closed), the plate in the reader and the last read
 plate. The plate is known only from the reader's own sensor (read back after ``close_drawer``
 or ``read_back``) or from the caller's ``expect_plate``: a drawer that was open may have been
 emptied or filled by the plate mover, so closing it without ``expect_plate`` makes the plate
-unknown until the read-back. State changes only through :meth:`PlateReaderTwin.apply` (and
-the driver's reconcile, which adopts what the instrument reports).
+unknown until the read-back. State changes only through :meth:`PlateReaderTwin.apply` and
+:meth:`PlateReaderTwin.adopt` (what the instrument reports).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Any
 
 from device_servers import wells as wellnames
 from device_servers.errors import Code, ValidationFailed
+from device_servers.kind import TwinBase, deviation
 from device_servers.plate_reader.commands import (
     CloseDrawer,
     OpenDrawer,
@@ -49,7 +50,7 @@ def reading_key(reading: dict[str, Any]) -> str:
     return str(mode)
 
 
-class PlateReaderTwin:
+class PlateReaderTwin(TwinBase):
     """Belief state of one plate reader."""
 
     def __init__(
@@ -256,15 +257,21 @@ class PlateReaderTwin:
             self._in_reader(p.plate)
         return p, []
 
-    def run(self, cmd: ReaderCommand) -> tuple[list[Primitive], list[dict[str, Any]]]:
-        """Expand and apply a whole command; all-or-nothing is the caller's (work on a clone)."""
-        prims: list[Primitive] = []
-        events: list[dict[str, Any]] = []
-        for p in self.expand(cmd):
-            resolved, evs = self.apply(p)
-            prims.append(resolved)
-            events.extend(evs)
-        return prims, events
+    # ------------------------------------------------------------------ the lab around it
+    def assume(self, plate: str, location: str | None) -> None:
+        """Simulation: another instrument puts ``plate`` in the drawer or takes it out."""
+        if location == self.drawer:
+            self.plate, self.plate_known = plate, True
+        elif self.plate == plate:
+            self.plate, self.plate_known = None, True
+
+    def facts(self) -> dict[str, Any]:
+        """What the reader believes of itself, for ``require_state`` rules."""
+        return {
+            "drawer_open": self.drawer_open,
+            "plate_in_reader": self.plate if self.plate_known else None,
+            "plate_known": self.plate_known,
+        }
 
     # ------------------------------------------------------------------ read back
     def remember(self, reading: dict[str, Any]) -> None:
@@ -275,3 +282,31 @@ class PlateReaderTwin:
         per_plate[key] = dict(reading)
         while len(per_plate) > MAX_READINGS_PER_PLATE:
             per_plate.pop(next(iter(per_plate)))
+
+    def adopt(self, seen: dict[str, Any], touched: set[str] | None) -> list[dict[str, Any]]:
+        """Adopt what the reader reports; a deviation only where belief was definite and wrong.
+
+        The drawer and plate sensors are read whatever ``touched`` is: they are the reader.
+        """
+        deviations: list[dict[str, Any]] = []
+        if "drawer_open" in seen:
+            observed = bool(seen["drawer_open"])
+            if self.drawer_open != observed:
+                deviations.append(deviation("drawer_open", self.drawer_open, observed))
+                self.drawer_open = observed
+        if "plate" in seen:
+            observed_plate = seen["plate"]
+            if self.plate_known and self.plate != observed_plate:
+                deviations.append(
+                    deviation(
+                        "plate_in_reader",
+                        self.plate,
+                        observed_plate,
+                        labware=self.plate or observed_plate,
+                    )
+                )
+            self.plate, self.plate_known = observed_plate, True
+        reading = seen.get("last_reading")
+        if reading is not None:
+            self.remember(reading)
+        return deviations

@@ -22,8 +22,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from device_servers.contract import InstrumentBase
-from device_servers.driver import Driver, Twin
 from device_servers.errors import Code, GateRefused, ValidationFailed
+from device_servers.kind import Driver, Twin
 from device_servers.runtime._dispatch import Dispatcher
 from device_servers.runtime._gate import CONTROL_COMMANDS, Gate, dry_run_check
 from device_servers.runtime._recovery import RESTART_STALE, Recovery

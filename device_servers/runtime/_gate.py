@@ -13,14 +13,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from device_servers.contract import Protocol
-from device_servers.driver import Driver, Twin
 from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
+from device_servers.kind import Driver, Twin
 from device_servers.runtime._status import Status
 from device_servers.runtime._trial import (
     Assume,
     StepCheck,
     Trial,
     at_step,
+    command_name,
     simulate_protocol,
 )
 from policies import Decision, PolicyEngine, PolicyRequest, Verdict
@@ -58,7 +59,7 @@ def dry_run_check(
     def check(index: int, cmd: BaseModel, trial: Trial) -> None:
         if isinstance(cmd, Assume):
             return
-        name = str(getattr(type(cmd), "name", type(cmd).__name__))
+        name = command_name(cmd)
         decision = policy.evaluate(policy_request(instrument, driver, name, cmd, True))
         if decision.verdict is Verdict.DENY:
             raise denied(decision)
@@ -145,9 +146,7 @@ class Gate:
         ``twin``: the belief the command will meet (a protocol's earlier steps simulated);
         ``assumed``: facts a simulation assumes other instruments will have made true.
         """
-        read = getattr(self.s.driver, "policy_context", None)
-        if read is None:
-            return {}
+        read = self.s.driver.policy_context
         twin = self.s.twin if twin is None else twin
         if assumed:
             return dict(await read(cmd, twin, assumed=assumed))

@@ -6,7 +6,7 @@ import asyncio
 import sqlite3
 
 from device_servers.contract import InstrumentBase
-from device_servers.driver import Driver, Twin
+from device_servers.kind import Driver, Twin
 from policies import PolicyEngine
 from state_store import Approvals, DeviceRuns, EventLog, InstrumentState, Ledger
 

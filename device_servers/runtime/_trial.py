@@ -12,8 +12,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from device_servers.contract import Protocol
-from device_servers.driver import Driver, Twin
 from device_servers.errors import Code, DeviceError, ValidationFailed, pydantic_detail
+from device_servers.kind import Driver, Twin
 
 # A simulation-only protocol step: what other instruments will have done by then.
 ASSUME = "assume"
@@ -118,7 +118,7 @@ class Trial:
     @classmethod
     def of(cls, driver: Driver, twin: Twin) -> Trial:
         """A trial on a copy of ``twin`` that understands the driver's ``assume`` steps."""
-        return cls(twin.clone(), getattr(driver, "assume", None))
+        return cls(twin.clone(), driver.assume)
 
     def run(self, cmd: BaseModel) -> tuple[list[Any], list[dict[str, Any]]]:
         if isinstance(cmd, Assume):

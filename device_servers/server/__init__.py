@@ -22,6 +22,7 @@ from mcp.shared.exceptions import McpError
 from pydantic import AnyUrl, BaseModel, ValidationError
 
 from device_servers.errors import Code, DeviceError, pydantic_detail
+from device_servers.kind import kind_of
 from device_servers.runtime import InstrumentRuntime
 from device_servers.server._common_tools import Handler, NoArgs, common_tools
 from device_servers.server._prompts import Prompts
@@ -89,7 +90,7 @@ class DeviceServer:
             ),
         )
         self.tools: dict[str, tuple[types.Tool, type[BaseModel] | None, Handler]] = {}
-        self.prompts = Prompts(runtime.id, runtime.driver)
+        self.prompts = Prompts(runtime.id, kind_of(runtime.config.kind).prompts)
         self._register_common()
         for name, model in runtime.driver.commands.items():
             self._register_command(name, model)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import mcp.types as types
 
 from device_servers.kind import Prompt, PromptArg
@@ -32,11 +30,10 @@ COMMON_PROMPTS = (
 
 
 class Prompts:
-    """The prompts of one server: the common ones and its kind's (``driver.prompts``)."""
+    """The prompts of one server: its kind's and the common ones."""
 
-    def __init__(self, instrument: str, driver: Any) -> None:
+    def __init__(self, instrument: str, kind_prompts: tuple[Prompt, ...]) -> None:
         self.instrument = instrument
-        kind_prompts: tuple[Prompt, ...] = tuple(getattr(driver, "prompts", ()))
         self.by_name = {p.name: p for p in (*kind_prompts, *COMMON_PROMPTS)}
 
     def listed(self) -> list[types.Prompt]:

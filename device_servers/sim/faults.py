@@ -7,9 +7,13 @@ server process, or report an unknown firmware state.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from device_servers.sim.world import SimWorld
 
 COMMON_FAULTS = frozenset({"delay", "hang", "disconnect", "crash", "adapter_fault"})
 
@@ -36,3 +40,66 @@ async def play_common_fault(
     if kind == "adapter_fault":
         raise RuntimeError(f"{device} reported an unknown firmware state")
     raise ValueError(f"{kind!r} is not a common fault")
+
+
+class SimulatedBackend:
+    """What every simulated PyLabRobot backend shares: the world, its faults, abortable waits.
+
+    Mixed in before the PyLabRobot backend base (``class X(SimulatedBackend, HeaterShakerBackend)``)
+    so the real frontend runs above it. A machine call performs its effect through :meth:`act`,
+    which plays the fault the world's plan fires on that operation, if any: the common ones
+    here, the kind's own in :meth:`play_own`. ``abort`` (cancel_run, emergency_stop) interrupts
+    any wait in :meth:`sleep` with ``ConnectionAbortedError``.
+    """
+
+    device = "the instrument"  # how a failure names it
+
+    def __init__(self, world: SimWorld, instrument: str, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.world = world
+        self.instrument = instrument
+        self._abort = asyncio.Event()
+
+    async def stop(self) -> None:
+        self._abort.set()
+
+    def abort(self) -> None:
+        """Interrupt a waiting operation (the backend's abort path)."""
+        self._abort.set()
+
+    async def sleep(self, seconds: float) -> None:
+        """Wait ``seconds``, unless an abort comes first (then ``ConnectionAbortedError``)."""
+        self._abort.clear()
+        try:
+            await asyncio.wait_for(self._abort.wait(), timeout=seconds)
+        except TimeoutError:
+            return
+        raise ConnectionAbortedError("operation aborted")
+
+    async def act(
+        self,
+        target: dict[str, Any],
+        effect: Callable[[], Any],
+        applies: Callable[[str], bool] | None = None,
+        before: Callable[[], Awaitable[None]] | None = None,
+    ) -> Any:
+        """Perform ``effect`` for the operation ``target`` ({op, ...}) under the fault plan.
+
+        ``applies(kind)``: whether a fault of that kind can fire on this operation;
+        ``before``: what the machine does between being asked and the effect (travel).
+        """
+        fault = self.world.next_fault(self.instrument, target, applies=applies)
+        if before is not None:
+            await before()
+        if fault is None:
+            return effect()
+        kind, params = fault["kind"], fault["params"]
+        if kind in COMMON_FAULTS:
+            return await play_common_fault(kind, params, effect, self.sleep, self.device)
+        return await self.play_own(kind, params, effect, target)
+
+    async def play_own(
+        self, kind: str, params: dict[str, Any], effect: Callable[[], Any], target: dict[str, Any]
+    ) -> Any:
+        """A fault of the kind's own (an empty grasp, a NaN reading); default: no fault."""
+        return effect()

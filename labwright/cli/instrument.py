@@ -69,17 +69,15 @@ def serve(
 def check(config: Path | None = ConfigOpt) -> None:
     """Validate the lab file completely (decks, labware, liquids, policies)."""
     from device_servers.errors import ConfigurationError
-    from device_servers.factory import make_driver
-    from policies import PolicyError, build_engine
+    from device_servers.factory import make_driver, make_policy
+    from policies import PolicyError
 
     lab = lab_of(config)
     for inst in lab.instruments:
         try:
             driver = make_driver(inst, None)
             driver.initial_twin()
-            build_engine(
-                inst.kind, inst.policy.rules_file, inst.policy.rules, inst.policy.protected_labware
-            )
+            make_policy(inst)
         except (ConfigurationError, PolicyError) as exc:
             config_problem(lab, inst, exc)
         out.print(
@@ -98,9 +96,9 @@ def simulate(
 
     from device_servers.contract import Protocol
     from device_servers.errors import ConfigurationError, DeviceError, pydantic_detail
-    from device_servers.factory import make_driver
+    from device_servers.factory import make_driver, make_policy
     from device_servers.runtime import dry_run_check, parse_protocol, simulate_protocol
-    from policies import PolicyError, build_engine
+    from policies import PolicyError
 
     started = time.perf_counter()
     lab = lab_of(config)
@@ -109,9 +107,7 @@ def simulate(
     try:
         driver = make_driver(inst, None, cache_dir=cache_dir())
         twin = driver.initial_twin()
-        policy = build_engine(
-            inst.kind, inst.policy.rules_file, inst.policy.rules, inst.policy.protected_labware
-        )
+        policy = make_policy(inst)
     except (ConfigurationError, PolicyError) as exc:
         config_problem(lab, inst, exc)
     try:
