@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from device_servers.contract import InstrumentBase
 from device_servers.kind import Driver, kind_of
 from device_servers.sim.world import SimWorld
-from policies import PolicyEngine, build_engine
+from policies import PolicyEngine, PolicyError, build_engine
 
 if TYPE_CHECKING:
     from device_servers.runtime import InstrumentRuntime
@@ -32,6 +32,11 @@ def make_driver(
 def make_policy(config: InstrumentBase) -> PolicyEngine:
     """The instrument's safety rules: its kind's rules file (or the lab's), then overrides."""
     kind = kind_of(config.kind)
+    if config.policy.rules_file is None and not kind.rules_file.exists():
+        raise PolicyError(
+            f"{kind.rules_file}: the {kind.name} kind has no rules file; every kind needs its "
+            "own safety rules before an instrument of it can be served"
+        )
     return build_engine(
         kind.name,
         config.policy.rules_file or kind.rules_file,

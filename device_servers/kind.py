@@ -409,24 +409,43 @@ class Prompt:
 # --------------------------------------------------------------------------- registry
 
 
-@dataclass(frozen=True)
 class Kind:
     """One instrument kind: its configuration model, driver, rules file and prompts.
 
-    ``driver`` is ``"module:Class"``, imported only when an instrument of the kind is built.
-    ``rules_file`` is the kind's default safety rules; without it the kind cannot be served.
+    ``Kind(SomeConfig)`` is enough for a kind laid out as :mod:`device_servers.kind` says: the
+    name is the config's ``kind``, the driver is the :class:`DriverBase` of that kind in
+    ``device_servers.<name>.driver`` (imported only when an instrument of the kind is built),
+    and the rules are ``policies/rules/<name>.yaml`` (without them the kind cannot be served).
     """
 
-    name: str
-    config: type[InstrumentBase]
-    driver: str
-    rules_file: Path
-    prompts: tuple[Prompt, ...] = ()
+    def __init__(
+        self,
+        config: type[InstrumentBase],
+        prompts: tuple[Prompt, ...] = (),
+        *,
+        driver_module: str | None = None,
+        rules_file: Path | None = None,
+    ) -> None:
+        literal = config.model_fields["kind"].annotation
+        names: tuple[Any, ...] = getattr(literal, "__args__", ())
+        if len(names) != 1 or not isinstance(names[0], str):
+            raise ConfigurationError(f"{config.__name__}.kind must be one Literal name")
+        self.name: str = names[0]
+        self.config = config
+        self.prompts = prompts
+        self.driver_module = driver_module or f"device_servers.{self.name}.driver"
+        self.rules_file = rules_file or default_rules(self.name)
 
     def driver_class(self) -> type[DriverBase[Any]]:
-        module_name, _, class_name = self.driver.partition(":")
-        cls: type[DriverBase[Any]] = getattr(importlib.import_module(module_name), class_name)
-        return cls
+        module = importlib.import_module(self.driver_module)
+        for value in vars(module).values():
+            if (
+                isinstance(value, type)
+                and issubclass(value, DriverBase)
+                and getattr(value, "kind", None) == self.name
+            ):
+                return value
+        raise ConfigurationError(f"{self.driver_module} has no driver of kind {self.name!r}")
 
 
 def default_rules(kind: str) -> Path:

@@ -7,13 +7,8 @@ runtime plugs in) and the command records in :mod:`device_servers.heater_shaker.
 """
 
 from device_servers.heater_shaker.config import HeaterShakerConfig
-from device_servers.kind import Kind, default_rules
+from device_servers.kind import Kind
 
-KIND = Kind(
-    "heater_shaker",
-    HeaterShakerConfig,
-    "device_servers.heater_shaker.driver:HeaterShakerDriver",
-    default_rules("heater_shaker"),
-)
+KIND = Kind(HeaterShakerConfig)
 
 __all__ = ["KIND", "HeaterShakerConfig"]

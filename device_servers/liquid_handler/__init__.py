@@ -3,16 +3,10 @@
 ``KIND`` is what the registry of kinds (:mod:`device_servers.kind`) reads.
 """
 
-from device_servers.kind import Kind, default_rules
+from device_servers.kind import Kind
 from device_servers.liquid_handler.config import LiquidHandlerConfig
 from device_servers.liquid_handler.prompts import PROMPTS
 
-KIND = Kind(
-    "liquid_handler",
-    LiquidHandlerConfig,
-    "device_servers.liquid_handler.driver:LiquidHandlerDriver",
-    default_rules("liquid_handler"),
-    prompts=PROMPTS,
-)
+KIND = Kind(LiquidHandlerConfig, PROMPTS)
 
 __all__ = ["KIND", "LiquidHandlerConfig"]

@@ -7,14 +7,9 @@ PyLabRobot.
 ``KIND`` is what the registry of kinds (:mod:`device_servers.kind`) reads.
 """
 
-from device_servers.kind import Kind, default_rules
+from device_servers.kind import Kind
 from device_servers.plate_mover.config import PlateMoverConfig
 
-KIND = Kind(
-    "plate_mover",
-    PlateMoverConfig,
-    "device_servers.plate_mover.driver:PlateMoverDriver",
-    default_rules("plate_mover"),
-)
+KIND = Kind(PlateMoverConfig)
 
 __all__ = ["KIND", "PlateMoverConfig"]
