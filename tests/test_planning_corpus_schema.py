@@ -9,7 +9,6 @@ This test checks the corpus itself, never a planner.
 
 from __future__ import annotations
 
-import os
 import re
 from collections import Counter
 from functools import cache
@@ -19,8 +18,9 @@ from typing import Any
 import pytest
 import yaml
 
-from device_servers.factory import make_driver
+from device_servers.contract import LiquidHandlerConfig
 from device_servers.lab import LabConfig, load
+from device_servers.liquid_handler.catalogue import initial_liquids
 
 CORPUS = Path(__file__).parent / "planning_corpus"
 PARTS = ("dev", "test")
@@ -83,7 +83,10 @@ def corpus() -> dict[str, list[dict[str, Any]]]:
     for part in PARTS:
         entries: list[dict[str, Any]] = []
         for path in sorted((CORPUS / part).glob("*.yaml")):
-            data = yaml.load(path.read_text(), Loader=loader)
+            try:
+                data = yaml.load(path.read_text(), Loader=loader)
+            except yaml.YAMLError as exc:
+                raise AssertionError(f"{part}/{path.name}: not valid YAML: {exc}") from None
             assert isinstance(data, list), f"{path.name}: a YAML list of entries"
             for entry in data:
                 assert isinstance(entry, dict), f"{path.name}: an entry is a mapping"
@@ -97,8 +100,23 @@ def all_entries() -> list[dict[str, Any]]:
     return corpus()["dev"] + corpus()["test"]
 
 
+@cache
+def geometry(labware_type: str) -> dict[str, Any]:
+    """A PyLabRobot resource's grid and well volumes, built once per type (decks are slow)."""
+    import pylabrobot.resources as plr
+
+    from device_servers.liquid_handler.adapter import describe_resource
+
+    return describe_resource(getattr(plr, labware_type)(name="probe"))
+
+
 class Lab:
-    """What a lab file gives the checks: plates with their wells, tips, instruments."""
+    """What a lab file gives the checks: plates with their wells, tips, instruments.
+
+    The lab file is validated as `labwright check` reads it (the model, the labware names,
+    the starting liquids against the wells); placing the labware on the deck is left to
+    `labwright check` itself, which every lab passes.
+    """
 
     def __init__(self, config: LabConfig) -> None:
         self.kinds = {inst.kind for inst in config.instruments}
@@ -106,21 +124,21 @@ class Lab:
         self.plates: dict[str, tuple[int, int, dict[str, float]]] = {}  # rows, cols, capacity
         self.start: dict[tuple[str, str], tuple[float, set[str]]] = {}
         self.tips = 0
-        cache_dir = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "labwright"
         for inst in config.instruments:
-            twin = make_driver(inst, None, cache_dir).initial_twin()
             self.locations.update(getattr(inst, "locations", []))
-            for lw_id, lw in getattr(twin, "labware", {}).items():
-                if lw.kind == "tip_rack":
-                    self.tips += sum(lw.tips.values())
+            if not isinstance(inst, LiquidHandlerConfig):
+                continue
+            catalogue = {lw.id: geometry(lw.type) for lw in inst.labware}
+            for lw_id, item in catalogue.items():
+                if item["kind"] == "tip_rack":
+                    self.tips += len(item["names"])
                     continue
-                self.plates[lw_id] = (
-                    lw.rows,
-                    lw.cols,
-                    {n: w.max_volume for n, w in lw.wells.items()},
-                )
-                for n, w in lw.wells.items():
-                    self.start[(lw_id, n)] = (w.volume, {k for k, v in w.contents.items() if v})
+                self.plates[lw_id] = (item["rows"], item["cols"], dict(item["max_volumes"]))
+                for n in item["names"]:
+                    self.start[(lw_id, n)] = (0.0, set())
+            for liq in initial_liquids(inst, catalogue):
+                for n in liq["wells"]:
+                    self.start[(liq["labware"], n)] = (liq["volume_ul"], {liq["liquid"]})
 
 
 @cache
@@ -298,7 +316,7 @@ def check_entry(entry: dict[str, Any], vocab: dict[str, set[str]]) -> None:
 # --------------------------------------------------------------------------- tests
 
 
-def test_every_lab_variant_loads_like_labwright_check() -> None:
+def test_every_lab_variant_loads_with_its_labware_and_liquids() -> None:
     names = sorted(p.stem for p in (CORPUS / "labs").glob("*.yaml"))
     assert "standard" in names and len(names) >= 8
     for name in names:
@@ -321,6 +339,30 @@ def test_ids_are_unique_and_say_their_part() -> None:
     assert not [i for i, n in ids.items() if n > 1], "duplicate ids"
     for part, prefix in (("dev", "d-"), ("test", "t-")):
         assert all(e["id"].startswith(prefix) for e in corpus()[part]), f"{part} ids start {prefix}"
+
+
+def test_every_family_and_phenomenon_is_covered_enough() -> None:
+    vocab = vocabularies()
+    entries = all_entries()
+    assert len(entries) >= 400
+    families = Counter(e["family"] for e in entries)
+    phenomena = Counter(p for e in entries for p in e["phenomena"])
+    thin = {f: families[f] for f in vocab["families"] if families[f] < MIN_PER_FAMILY}
+    assert not thin, f"families under {MIN_PER_FAMILY}: {thin}"
+    rare = {p: phenomena[p] for p in vocab["phenomena"] if phenomena[p] < MIN_PER_PHENOMENON}
+    assert not rare, f"phenomena under {MIN_PER_PHENOMENON}: {rare}"
+    outcomes = Counter(e["expect"] for e in entries)
+    assert all(outcomes[o] >= 40 for o in OUTCOME_KEYS), f"outcomes: {dict(outcomes)}"
+
+
+def test_the_split_is_about_sixty_forty_and_each_part_covers_every_family() -> None:
+    vocab = vocabularies()
+    dev, test = corpus()["dev"], corpus()["test"]
+    share = len(test) / (len(dev) + len(test))
+    assert TEST_SHARE[0] <= share <= TEST_SHARE[1], f"test share {share:.2f}"
+    for part, entries in (("dev", dev), ("test", test)):
+        missing = vocab["families"] - {e["family"] for e in entries}
+        assert not missing, f"{part} lacks families {sorted(missing)}"
 
 
 @pytest.mark.parametrize(
