@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 import yaml
 
-from device_servers.contract import LiquidHandlerConfig
 from device_servers.lab import LabConfig, load
 from device_servers.liquid_handler.catalogue import initial_liquids
 
@@ -126,7 +125,7 @@ class Lab:
         self.tips = 0
         for inst in config.instruments:
             self.locations.update(getattr(inst, "locations", []))
-            if not isinstance(inst, LiquidHandlerConfig):
+            if inst.kind != "liquid_handler":
                 continue
             catalogue = {lw.id: geometry(lw.type) for lw in inst.labware}
             for lw_id, item in catalogue.items():
