@@ -14,42 +14,11 @@ person. ``retriable`` is true only where re-sending the same command cannot do h
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
 from pydantic import ValidationError
 
-
-class Code(StrEnum):
-    """Stable error codes (see DESIGN.md section 3)."""
-
-    INVALID_ARGUMENT = "INVALID_ARGUMENT"
-    UNKNOWN_LABWARE = "UNKNOWN_LABWARE"
-    UNKNOWN_WELL = "UNKNOWN_WELL"
-    INSUFFICIENT_VOLUME = "INSUFFICIENT_VOLUME"
-    WELL_OVERFLOW = "WELL_OVERFLOW"
-    NO_TIP = "NO_TIP"
-    TIP_ALREADY_ATTACHED = "TIP_ALREADY_ATTACHED"
-    TIPRACK_EMPTY = "TIPRACK_EMPTY"
-    VOLUME_EXCEEDS_TIP = "VOLUME_EXCEEDS_TIP"
-    OUT_OF_RANGE = "OUT_OF_RANGE"
-    POLICY_DENIED = "POLICY_DENIED"
-    APPROVAL_REQUIRED = "APPROVAL_REQUIRED"
-    REAL_EXECUTION_DISABLED = "REAL_EXECUTION_DISABLED"
-    DEVICE_BUSY = "DEVICE_BUSY"
-    ESTOP_ACTIVE = "ESTOP_ACTIVE"
-    STATE_STALE = "STATE_STALE"
-    HARDWARE_TIMEOUT = "HARDWARE_TIMEOUT"
-    DECK_COLLISION = "DECK_COLLISION"
-    SENSOR_INVALID = "SENSOR_INVALID"
-    GRIP_FAILED = "GRIP_FAILED"
-    CONNECTION_LOST = "CONNECTION_LOST"
-    ADAPTER_FAULT = "ADAPTER_FAULT"
-    ACTION_IN_DOUBT = "ACTION_IN_DOUBT"
-    ACTION_ID_REUSED = "ACTION_ID_REUSED"
-    RUN_NOT_FOUND = "RUN_NOT_FOUND"
-    PRECONDITION_FAILED = "PRECONDITION_FAILED"
-
+from device_servers.contract import Code, ErrorInfo
 
 # Codes the system knows how to recover from without a person.
 _DEFINED = {
@@ -100,19 +69,21 @@ class DeviceError(Exception):
         self.retriable = self.code in _RETRIABLE if retriable is None else retriable
         self.extra = extra or {}
 
+    def info(self, action_id: str | None = None) -> ErrorInfo:
+        """The typed wire form (:class:`~device_servers.contract.ErrorInfo`)."""
+        return ErrorInfo(
+            code=self.code,
+            detail=self.detail,
+            retriable=self.retriable,
+            fix_hint=self.fix_hint,
+            defined=self.defined,
+            action_id=action_id,
+            extra=self.extra or None,
+        )
+
     def to_payload(self, action_id: str | None = None) -> dict[str, Any]:
-        """The wire form: ``{code, detail, retriable, fix_hint, defined, action_id}``."""
-        payload: dict[str, Any] = {
-            "code": str(self.code),
-            "detail": self.detail,
-            "retriable": self.retriable,
-            "fix_hint": self.fix_hint,
-            "defined": self.defined,
-            "action_id": action_id,
-        }
-        if self.extra:
-            payload["extra"] = self.extra
-        return payload
+        """The wire form: ``{code, detail, retriable, fix_hint, defined, action_id[, extra]}``."""
+        return self.info(action_id).payload()
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> DeviceError:

@@ -17,6 +17,7 @@ from mcp.shared.exceptions import McpError
 from pydantic import BaseModel, Field
 
 from agents.task.planning.models import PlanStep
+from device_servers.contract import Code, ErrorInfo
 from policies import PolicyEngine, PolicyRequest, Verdict
 from state_store import AuditLog
 
@@ -60,8 +61,15 @@ class Observation(BaseModel):
     events: list[dict[str, Any]] = Field(default_factory=list)
 
     @property
-    def code(self) -> str | None:
-        return None if self.error is None else str(self.error.get("code"))
+    def code(self) -> Code | None:
+        """The instrument's error code (None: no error; a transport failure has none)."""
+        info = self.error_info
+        return None if info is None else info.code
+
+    @property
+    def error_info(self) -> ErrorInfo | None:
+        """The error as the typed wire model."""
+        return None if self.error is None else ErrorInfo.of({"ok": False, "error": self.error})
 
 
 def structured(result: Any) -> dict[str, Any]:
@@ -72,7 +80,8 @@ def structured(result: Any) -> dict[str, Any]:
         text = getattr(block, "text", None)
         if text:
             return dict(json.loads(text))
-    return {"ok": False, "error": {"code": "ADAPTER_FAULT", "detail": "empty tool result"}}
+    error = ErrorInfo(code=Code.ADAPTER_FAULT, detail="empty tool result")
+    return {"ok": False, "error": error.payload()}
 
 
 class DeviceAgent:
@@ -151,14 +160,14 @@ class DeviceAgent:
             )
         )
         if decision.verdict is Verdict.DENY:
-            return {
-                "code": "POLICY_DENIED",
-                "detail": decision.reason,
-                "fix_hint": decision.fix_hint,
-                "defined": True,
-                "retriable": False,
-                "source": "device_agent",
-            }
+            denied = ErrorInfo(
+                code=Code.POLICY_DENIED,
+                detail=decision.reason,
+                fix_hint=decision.fix_hint,
+                defined=True,
+                retriable=False,
+            )
+            return {**denied.payload(), "source": "device_agent"}
         return None
 
     async def dry_run(self, step: PlanStep) -> dict[str, Any]:
@@ -228,7 +237,8 @@ class DeviceAgent:
                 # or read back); only this agent acts on it, so it is the state before.
                 before = self._last_state if self._last_state is not None else await self.state()
             payload = await self.call(step.command, **args)
-            if (payload.get("error") or {}).get("code") == "STATE_STALE":
+            refused = ErrorInfo.of(payload)
+            if refused is not None and refused.code is Code.STATE_STALE:
                 # The server refused before acting (it restarted, or lost track of the
                 # instrument): re-read the instrument, then ask again with the same action id.
                 await self.read_back(run_id, "the instrument's state was stale")

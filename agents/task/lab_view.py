@@ -10,21 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from agents.task.planning.models import InstrumentView, LabView, LabwareView, WellView
+from device_servers.contract import COMMON_TOOLS
 
-# Tools every device server has; planners plan instrument commands only.
-COMMON_TOOLS = frozenset(
-    {
-        "get_state",
-        "read_back",
-        "start_run",
-        "run_events",
-        "get_run",
-        "cancel_run",
-        "emergency_stop",
-        "reset_estop",
-        "confirm_state",
-    }
-)
+# Tools every device server has (planners plan instrument commands only): COMMON_TOOLS.
 
 
 def _instrument(inst_id: str, state: dict[str, Any], tools: list[str]) -> InstrumentView:

@@ -19,21 +19,22 @@ from agents.task.lab_view import build_lab_view
 from agents.task.planning.models import Plan, PlanStep
 from agents.task.simulate import simulate_plan
 from agents.task.state import TaskContext, TaskState
+from device_servers.contract import Code
 
 # Codes after which the same step may be tried again, as a new action, once the instrument
 # is safe and read back: the twin has then learned what went wrong (a tip not picked, a source
 # holding less than believed -- the new attempt is then checked against the volume read back).
 RECOVERABLE = {
-    "NO_TIP",
-    "TIPRACK_EMPTY",
-    "TIP_ALREADY_ATTACHED",
-    "DEVICE_BUSY",
-    "GRIP_FAILED",
-    "INSUFFICIENT_VOLUME",
+    Code.NO_TIP,
+    Code.TIPRACK_EMPTY,
+    Code.TIP_ALREADY_ATTACHED,
+    Code.DEVICE_BUSY,
+    Code.GRIP_FAILED,
+    Code.INSUFFICIENT_VOLUME,
 }
 MAX_FAILURES = 2
 # Device errors after which the action may or may not have happened (its reply was lost).
-LOST_OUTCOME = {"CONNECTION_LOST", "HARDWARE_TIMEOUT"}
+LOST_OUTCOME = {Code.CONNECTION_LOST, Code.HARDWARE_TIMEOUT}
 # Completions of one in-doubt action in a row. Each needs a crash during the previous one (a
 # completion that runs ends done or failed), so this only bounds a crash loop; it is not a
 # failure count: a step killed twice while completing is still completed, not escalated.
@@ -218,7 +219,7 @@ async def check(
         return _next(state, plan)
     code = obs.code
     agent = ctx.agents[step.instrument]
-    if code == "ACTION_IN_DOUBT":
+    if code is Code.ACTION_IN_DOUBT:
         back = await agent.read_back(state["run_id"], "resolve an action in doubt")
         completions = state.get("completions", 0)
         if obs.action_id in (back.get("resumable") or {}) and completions < MAX_COMPLETIONS:
@@ -252,7 +253,7 @@ async def check(
                 "in_doubt_resolved", step=step.id, how=f"{code}; read back: the effect is there"
             )
             return _next(state, plan, deviations=deviations)
-    if code == "APPROVAL_REQUIRED":
+    if code is Code.APPROVAL_REQUIRED:
         return _escalate(
             step,
             obs,

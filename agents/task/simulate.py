@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from agents.device.agent import DeviceAgent
 from agents.task.planning.models import Plan, PlanStep
+from device_servers.contract import Code, ErrorInfo
 from policies import PolicyEngine, PolicyRequest, Verdict
 
 # Rough seconds per command for the duration estimate (simulated instruments report none).
@@ -178,7 +179,9 @@ async def simulate_plan(
     if unknown:
         report.ok = False
         report.failed_step = unknown[0]
-        report.error = {"code": "INVALID_ARGUMENT", "detail": f"no instrument for {unknown}"}
+        report.error = ErrorInfo(
+            code=Code.INVALID_ARGUMENT, detail=f"no instrument for {unknown}"
+        ).payload()
         return report
     protocols = split_by_instrument(plan, {i: lab_states.get(i, {}) for i in agents})
     by_step: dict[str, StepPrediction] = {

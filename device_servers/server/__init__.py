@@ -21,6 +21,7 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.shared.exceptions import McpError
 from pydantic import AnyUrl, BaseModel, ValidationError
 
+from device_servers.contract import COMMON_TOOLS, CommandResult
 from device_servers.errors import Code, DeviceError, pydantic_detail
 from device_servers.kind import kind_of
 from device_servers.runtime import InstrumentRuntime
@@ -92,6 +93,7 @@ class DeviceServer:
         self.tools: dict[str, tuple[types.Tool, type[BaseModel] | None, Handler]] = {}
         self.prompts = Prompts(runtime.id, kind_of(runtime.config.kind).prompts)
         self._register_common()
+        assert tuple(self.tools) == COMMON_TOOLS, "the common tools are COMMON_TOOLS, in order"
         for name, model in runtime.driver.commands.items():
             self._register_command(name, model)
         self._wire()
@@ -125,7 +127,8 @@ class DeviceServer:
         summary = getattr(model, "summary", name)
 
         async def handler(args: dict[str, Any], _name: str = name) -> dict[str, Any]:
-            return await self.rt.command(_name, args)
+            result = CommandResult.model_validate(await self.rt.command(_name, args))
+            return result.model_dump(mode="json", exclude_unset=True)
 
         self._add(
             name,

@@ -9,6 +9,7 @@ from typing import Any
 import mcp.types as types
 from pydantic import BaseModel, ConfigDict, Field
 
+from device_servers.contract import Event, RunInfo
 from device_servers.runtime import InstrumentRuntime
 
 Handler = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
@@ -59,11 +60,15 @@ class ToolSpec:
     annotations: types.ToolAnnotations
 
 
+def _run_info(info: dict[str, Any]) -> dict[str, Any]:
+    return RunInfo.model_validate(info).model_dump(mode="json")
+
+
 _READ_ONLY = types.ToolAnnotations(readOnlyHint=True, destructiveHint=False, idempotentHint=True)
 
 
 def common_tools(rt: InstrumentRuntime) -> list[ToolSpec]:
-    """The nine tools of every instrument server, bound to its runtime."""
+    """The tools of every instrument server (:data:`COMMON_TOOLS`), bound to its runtime."""
 
     async def get_state(_: dict[str, Any]) -> dict[str, Any]:
         return {"ok": True, "simulated": rt.simulated, "state": rt.state()}
@@ -75,13 +80,15 @@ def common_tools(rt: InstrumentRuntime) -> list[ToolSpec]:
         return {"ok": True, **(await rt.start_run(a["protocol"], a["dry_run"], a["run_key"]))}
 
     async def run_events(a: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, **rt.run_events(a["run_id"], a["since_seq"], a["max"])}
+        page = rt.run_events(a["run_id"], a["since_seq"], a["max"])
+        page["events"] = [Event.model_validate(e).model_dump(mode="json") for e in page["events"]]
+        return {"ok": True, **page}
 
     async def get_run(a: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, **rt.get_run(a["run_id"])}
+        return {"ok": True, **_run_info(rt.get_run(a["run_id"]))}
 
     async def cancel_run(a: dict[str, Any]) -> dict[str, Any]:
-        return {"ok": True, **(await rt.cancel_run(a["run_id"]))}
+        return {"ok": True, **_run_info(await rt.cancel_run(a["run_id"]))}
 
     async def confirm_state(a: dict[str, Any]) -> dict[str, Any]:
         return await rt.confirm_state(a)

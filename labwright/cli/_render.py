@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
@@ -93,26 +94,53 @@ def show_report(console: Console, report: dict[str, Any]) -> None:
         highlight=False,
     )
     for reading in report.get("readings", []):
-        console.print(reading_grid(reading))
+        for table in reading_grids(reading, console.width):
+            console.print(table)
 
 
-def reading_grid(reading: dict[str, Any]) -> Table:
+def _fmt_reading(values: list[float]) -> str:
+    """One format for a whole grid: 3 decimals for ODs, fewer for large counts."""
+    top = max((abs(v) for v in values), default=0.0)
+    return ".3f" if top < 10 else ".1f" if top < 1000 else ".0f"
+
+
+def reading_grids(reading: dict[str, Any], width: int = 80) -> list[Table]:
+    """A reading as plate grids that fit ``width`` columns: one grid, or the plate's columns
+    split over several when the values are too wide (never a value cut short)."""
     values: dict[str, float] = reading.get("values", {})
     rows = sorted({w[0] for w in values}, key=str)
     cols = sorted({int(w[1:]) for w in values})
-    what = reading.get("wavelength_nm") or (
-        f"{reading.get('excitation_nm')}/{reading.get('emission_nm')}"
-    )
-    table = Table(
-        title=f"{reading.get('mode')} of {reading.get('plate')} at {what} nm "
+    fmt = _fmt_reading(list(values.values()))
+    cells = {w: format(v, fmt) for w, v in values.items()}
+    cell = max((len(c) for c in cells.values()), default=1)
+    per_table = max(1, (width - 2) // (max(cell, len(str(cols[-1]) if cols else "")) + 1))
+    if reading.get("wavelength_nm"):
+        what = f" at {reading['wavelength_nm']} nm"
+    elif reading.get("excitation_nm"):
+        what = f" at {reading['excitation_nm']}/{reading.get('emission_nm')} nm"
+    else:
+        what = ""
+    title = (
+        f"{reading.get('mode')} of {reading.get('plate')}{what} "
         f"({reading.get('unit', '')}, simulated={reading.get('simulated')})"
     )
-    table.add_column("")
-    for c in cols:
-        table.add_column(str(c), justify="right")
-    for r in rows:
-        table.add_row(r, *(f"{values[f'{r}{c}']:.3f}" if f"{r}{c}" in values else "" for c in cols))
-    return table
+    tables = []
+    for start in range(0, len(cols), per_table):
+        part = cols[start : start + per_table]
+        table = Table(
+            title=title if start == 0 else None,
+            box=box.SIMPLE_HEAD,
+            padding=(0, 0),
+            pad_edge=False,
+            show_edge=False,
+        )
+        table.add_column("")
+        for c in part:
+            table.add_column(str(c), justify="right", no_wrap=True)
+        for r in rows:
+            table.add_row(r, *(cells.get(f"{r}{c}", "") for c in part))
+        tables.append(table)
+    return tables
 
 
 def plate_table(state: dict[str, Any], plate: str, row: str) -> Table:

@@ -135,7 +135,8 @@ async def run_demo(lab: LabConfig, console: Console) -> int:
     env = {**os.environ, "LABWRIGHT_STATE_DIR": str(state_dir)}
     by_kind = {getattr(i, "kind", ""): i.id for i in reversed(lab.instruments)}
     lh = by_kind["liquid_handler"]
-    console.rule(f"Labwright demo — {lab.lab} over MCP stdio (simulated lab, state in {state_dir})")
+    console.rule(f"Labwright demo — {lab.lab} over MCP stdio (simulated lab)")
+    console.print(f"state in {state_dir}", highlight=False)
     async with contextlib.AsyncExitStack() as stack:
         sessions: dict[str, ClientSession] = {}
         for inst in lab.instruments:
@@ -269,9 +270,8 @@ async def run_task_demo(lab: LabConfig, console: Console, request: str) -> int:
     state_dir = Path(tempfile.mkdtemp(prefix="labwright-demo-"))
     os.environ["LABWRIGHT_STATE_DIR"] = str(state_dir)
     assert lab.source is not None
-    console.rule(
-        f"Labwright — {lab.lab}: {len(lab.instruments)} simulated instruments, state in {state_dir}"
-    )
+    console.rule(f"Labwright — {lab.lab}: {len(lab.instruments)} simulated instruments")
+    console.print(f"state in {state_dir}", highlight=False)
     console.print(f"[bold]request:[/] {request}", highlight=False)
     runner = TaskRunner(
         list(lab.instruments),
