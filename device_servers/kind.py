@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict
 
 from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
 from device_servers.contract import InstrumentBase
-from device_servers.errors import ConfigurationError, DeviceError
+from device_servers.errors import Code, ConfigurationError, DeviceError, ValidationFailed
 from policies import RULES_DIR
 
 if TYPE_CHECKING:
@@ -44,13 +44,22 @@ class DeviceCommand(BaseModel):
     """One command of one instrument kind: a frozen, typed record with a tool name and summary.
 
     The server turns each command model into a tool whose input schema is the model's and
-    whose description is ``summary``.
+    whose description is ``summary``: the class docstring (what a model reads about the
+    tool: units, ranges, preconditions, error codes), unless the class sets it itself.
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: ClassVar[str]
     summary: ClassVar[str]
+    # Text several commands of a kind share (their error codes), appended to the docstring.
+    notes: ClassVar[str] = ""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        if "summary" not in cls.__dict__ and cls.__doc__:
+            cls.summary = " ".join(f"{cls.__doc__} {cls.notes}".split())
 
     def labware_ids(self) -> set[str]:
         """Every labware id the command touches (for policies)."""
@@ -123,6 +132,12 @@ class TwinBase:
         return {}
 
 
+def unknown_labware(detail: str, known: Iterable[str], hint: str = "use one of") -> DeviceError:
+    """UNKNOWN_LABWARE naming what there is instead."""
+    listed = ", ".join(sorted(known)) or "(none configured)"
+    return ValidationFailed(Code.UNKNOWN_LABWARE, detail, f"{hint}: {listed}")
+
+
 def deviation(what: str, expected: Any, observed: Any, **extra: Any) -> Deviation:
     """One disagreement between belief and instrument."""
     return {"what": what, **extra, "expected": expected, "observed": observed}
@@ -143,6 +158,7 @@ class Adapter(Protocol):
 
 
 ConfigT = TypeVar("ConfigT", bound=InstrumentBase)
+T = TypeVar("T")
 
 
 class Aborted(Exception):
@@ -239,6 +255,14 @@ class AdapterBase(Generic[ConfigT]):
 
     async def hardware_abort(self) -> None:
         """The hardware's stop path (none by default: the backend stops with its call)."""
+
+    async def hardware_read(self, read: Callable[[], Awaitable[T]]) -> T | None:
+        """A read of a hardware instrument within the command timeout; None if it fails."""
+        try:
+            with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
+                return await read()
+        except Exception:
+            return None
 
     async def pause(self, seconds: float) -> None:
         """Wait ``seconds`` of wall time unless an abort comes first (then :class:`Aborted`)."""
@@ -337,6 +361,14 @@ class DriverBase(Generic[ConfigT]):
         self.world = world
         self.cache_dir = cache_dir
         self._adapter: Any = None
+        self.wire()
+
+    def wire(self) -> None:
+        """What the driver derives from its configuration (geometry), once, at construction.
+
+        Without a world and with a ``cache_dir`` the driver serves simulation only and may
+        take its geometry from the cache instead of building PyLabRobot resources.
+        """
 
     @property
     def adapter(self) -> Any:

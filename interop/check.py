@@ -18,18 +18,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from device_servers.contract import COMMON_TOOLS as CONTRACT_TOOLS
+
 # Every server has these, whatever its instrument.
-COMMON_TOOLS = {
-    "get_state",
-    "read_back",
-    "start_run",
-    "run_events",
-    "get_run",
-    "cancel_run",
-    "emergency_stop",
-    "reset_estop",
-    "confirm_state",
-}
+COMMON_TOOLS = set(CONTRACT_TOOLS)
 # The instrument's own commands (device_servers/<kind>/commands.py COMMANDS).
 KIND_TOOLS = {
     "liquid_handler": {"pick_up_tips", "aspirate", "dispense", "drop_tips", "transfer", "mix"},

@@ -18,7 +18,6 @@ import anyio
 from pylabrobot.heating_shaking import HeaterShaker, HeaterShakerBackend
 from pylabrobot.resources import Coordinate
 
-from device_servers.adapter_support import stdout_to_stderr
 from device_servers.errors import BackendFailed, Code, DeviceError
 from device_servers.heater_shaker.commands import Primitive
 from device_servers.heater_shaker.config import HeaterShakerConfig
@@ -156,10 +155,8 @@ class HeaterShakerAdapter(AdapterBase[HeaterShakerConfig]):
         sim = self.sim
         if sim is not None:
             return dict(sim.read_back())
-        try:
-            with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
-                current = await self.frontend.get_temperature()
-        except Exception:
+        current = await self.hardware_read(self.frontend.get_temperature)
+        if current is None:
             return None
         # A hardware heater-shaker reports its temperature, not its clamp or its plate.
         return {

@@ -20,28 +20,28 @@ class HSCommand(DeviceCommand):
 
 
 class SetTemperature(HSCommand):
+    """Set the block's target temperature in degrees Celsius and return at once: the block then
+    ramps (about 10 C per minute) on its own; call wait_for_temperature to block until it is
+    there. The physical range is the instrument's temperature_range_c (default 4 to 100 C;
+    outside it: OUT_OF_RANGE); the lab's policy denies high temperatures (POLICY_DENIED, default
+    above 80 C) and asks a person to approve warm ones (APPROVAL_REQUIRED, default above 60 C).
+    Needs no plate.
+    """
+
     name: ClassVar[str] = "set_temperature"
-    summary: ClassVar[str] = (
-        "Set the block's target temperature in degrees Celsius and return at once: the block "
-        "then ramps (about 10 C per minute) on its own; call wait_for_temperature to block until "
-        "it is there. The physical range is the instrument's temperature_range_c (default 4 to "
-        "100 C; outside it: OUT_OF_RANGE); the lab's policy denies high temperatures "
-        "(POLICY_DENIED, default above 80 C) and asks a person to approve warm ones "
-        "(APPROVAL_REQUIRED, default above 60 C). Needs no plate."
-    )
     celsius: float = Field(description="Target block temperature in degrees Celsius.")
 
 
 class WaitForTemperature(HSCommand):
+    """Block until the block temperature is within tolerance_c of the target set by
+    set_temperature, then report a temperature_reached event {target_c, current_c}. Needs a
+    target (else PRECONDITION_FAILED: call set_temperature first). If the block is not there
+    within timeout_s seconds the call fails with HARDWARE_TIMEOUT (undefined: the twin becomes
+    STATE_STALE until read_back). Long waits are best run inside start_run and followed with
+    run_events.
+    """
+
     name: ClassVar[str] = "wait_for_temperature"
-    summary: ClassVar[str] = (
-        "Block until the block temperature is within tolerance_c of the target set by "
-        "set_temperature, then report a temperature_reached event {target_c, current_c}. Needs "
-        "a target (else PRECONDITION_FAILED: call set_temperature first). If the block is not "
-        "there within timeout_s seconds the call fails with HARDWARE_TIMEOUT (undefined: the "
-        "twin becomes STATE_STALE until read_back). Long waits are best run inside start_run "
-        "and followed with run_events."
-    )
     tolerance_c: float = Field(default=0.5, gt=0, le=10, description="Degrees Celsius.")
     timeout_s: float = Field(
         default=1800, gt=0, le=86_400, description="Seconds of instrument time to wait at most."
@@ -49,41 +49,41 @@ class WaitForTemperature(HSCommand):
 
 
 class Shake(HSCommand):
+    """Shake the plate at rpm revolutions per minute for duration_s seconds, then stop; the call
+    blocks until the shake is over (run it inside start_run for long shakes). Needs a plate on
+    the holder (else PRECONDITION_FAILED: read_back if one was placed since) and the plate
+    locked (the policy denies shaking an unlocked plate: POLICY_DENIED; call lock_plate first).
+    rpm outside the instrument's rpm_range (default 200 to 3000) is OUT_OF_RANGE; the lab's
+    policy may cap it lower (POLICY_DENIED).
+    """
+
     name: ClassVar[str] = "shake"
-    summary: ClassVar[str] = (
-        "Shake the plate at rpm revolutions per minute for duration_s seconds, then stop; the "
-        "call blocks until the shake is over (run it inside start_run for long shakes). Needs "
-        "a plate on the holder (else PRECONDITION_FAILED: read_back if one was placed since) "
-        "and the plate locked (the policy denies shaking an unlocked plate: POLICY_DENIED; call "
-        "lock_plate first). rpm outside the instrument's rpm_range (default 200 to 3000) is "
-        "OUT_OF_RANGE; the lab's policy may cap it lower (POLICY_DENIED)."
-    )
     rpm: int = Field(description="Shaking speed in revolutions per minute.")
     duration_s: float = Field(gt=0, le=86_400, description="Seconds of shaking.")
 
 
 class Stop(HSCommand):
+    """Stop shaking and switch the heater off (deactivate: the block drifts back to ambient and the
+    target is cleared). Safe at any time; leaves the plate lock as it is.
+    """
+
     name: ClassVar[str] = "stop"
-    summary: ClassVar[str] = (
-        "Stop shaking and switch the heater off (deactivate: the block drifts back to ambient "
-        "and the target is cleared). Safe at any time; leaves the plate lock as it is."
-    )
 
 
 class LockPlate(HSCommand):
+    """Clamp the plate on the holder so it can be shaken. Needs a plate on the holder (else
+    PRECONDITION_FAILED: put one there, then read_back so the twin sees it).
+    """
+
     name: ClassVar[str] = "lock_plate"
-    summary: ClassVar[str] = (
-        "Clamp the plate on the holder so it can be shaken. Needs a plate on the holder (else "
-        "PRECONDITION_FAILED: put one there, then read_back so the twin sees it)."
-    )
 
 
 class UnlockPlate(HSCommand):
+    """Release the plate clamp so the plate can be taken away. Refused while shaking
+    (PRECONDITION_FAILED: call stop first).
+    """
+
     name: ClassVar[str] = "unlock_plate"
-    summary: ClassVar[str] = (
-        "Release the plate clamp so the plate can be taken away. Refused while shaking "
-        "(PRECONDITION_FAILED: call stop first)."
-    )
 
 
 COMMANDS: dict[str, type[HSCommand]] = {

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import anyio
 import pylabrobot.resources as plr_resources
 from pylabrobot.liquid_handling import LiquidHandler
 from pylabrobot.liquid_handling.backends.backend import LiquidHandlerBackend
@@ -20,7 +19,6 @@ from pylabrobot.resources import Container, ItemizedResource, Resource, TipRack
 from pylabrobot.resources import errors as plr_errors
 from pylabrobot.resources.volume_tracker import set_volume_tracking
 
-from device_servers.adapter_support import stdout_to_stderr
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.kind import AdapterBase
 from device_servers.liquid_handler.commands import Primitive
@@ -233,10 +231,8 @@ class LiquidHandlerAdapter(AdapterBase[LiquidHandlerConfig]):
         sim = self.sim
         if sim is not None:
             return sim.read_back({i: self.catalogue[i]["kind"] for i in ids})
-        try:
-            with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
-                presence = await self.backend.request_tip_presence()
-        except Exception:
+        presence = await self.hardware_read(self.backend.request_tip_presence)
+        if presence is None:
             return None
         return {
             "wells": {},

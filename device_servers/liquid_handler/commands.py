@@ -20,12 +20,12 @@ class LHCommand(DeviceCommand):
 
 
 class PickUpTips(LHCommand):
+    """Pick up one tip per channel from a tip rack. Needs the channels empty (else
+    TIP_ALREADY_ATTACHED) and tips present at the spots (else TIPRACK_EMPTY). Leave `spots` out
+    to take the next available tips of the rack.
+    """
+
     name: ClassVar[str] = "pick_up_tips"
-    summary: ClassVar[str] = (
-        "Pick up one tip per channel from a tip rack. Needs the channels empty (else "
-        "TIP_ALREADY_ATTACHED) and tips present at the spots (else TIPRACK_EMPTY). Leave `spots` "
-        "out to take the next available tips of the rack."
-    )
     rack: str = Field(description="Tip rack labware id, e.g. 'tips_1'.")
     spots: list[str] | None = Field(
         default=None, description="Tip spots, one per channel, e.g. ['A1']. Default: next free."
@@ -37,23 +37,23 @@ class PickUpTips(LHCommand):
 
 
 class DropTips(LHCommand):
+    """Drop the tips of the given channels (default: every channel holding one) into the trash, or
+    back to where they came from with destination='rack'. Needs a tip on each named channel
+    (else NO_TIP).
+    """
+
     name: ClassVar[str] = "drop_tips"
-    summary: ClassVar[str] = (
-        "Drop the tips of the given channels (default: every channel holding one) into the "
-        "trash, or back to where they came from with destination='rack'. Needs a tip on each "
-        "named channel (else NO_TIP)."
-    )
     channels: list[int] | None = Field(default=None, max_length=16)
     destination: Literal["trash", "rack"] = "trash"
 
 
 class Aspirate(LHCommand):
+    """Aspirate volume_ul (uL) from each well into the tip of the matching channel. Needs a tip on
+    each channel (NO_TIP), enough liquid in the well (INSUFFICIENT_VOLUME) and room in the tip
+    (VOLUME_EXCEEDS_TIP).
+    """
+
     name: ClassVar[str] = "aspirate"
-    summary: ClassVar[str] = (
-        "Aspirate volume_ul (uL) from each well into the tip of the matching channel. Needs a "
-        "tip on each channel (NO_TIP), enough liquid in the well (INSUFFICIENT_VOLUME) and room "
-        "in the tip (VOLUME_EXCEEDS_TIP)."
-    )
     labware: str
     wells: list[str] = Field(min_length=1, max_length=16, description="One well per channel.")
     volume_ul: float = Field(description="Microlitres per well, > 0.")
@@ -64,11 +64,11 @@ class Aspirate(LHCommand):
 
 
 class Dispense(LHCommand):
+    """Dispense volume_ul (uL) from the tip of each channel into the matching well. Needs that much
+    liquid in the tip (INSUFFICIENT_VOLUME) and room in the well (WELL_OVERFLOW).
+    """
+
     name: ClassVar[str] = "dispense"
-    summary: ClassVar[str] = (
-        "Dispense volume_ul (uL) from the tip of each channel into the matching well. Needs that "
-        "much liquid in the tip (INSUFFICIENT_VOLUME) and room in the well (WELL_OVERFLOW)."
-    )
     labware: str
     wells: list[str] = Field(min_length=1, max_length=16)
     volume_ul: float
@@ -79,13 +79,13 @@ class Dispense(LHCommand):
 
 
 class Transfer(LHCommand):
+    """Move volume_ul (uL) from one source well to each destination well with channel 0: picks up a
+    tip, aspirates, dispenses, optionally mixes, drops the tip (a new tip per destination with
+    new_tip='always'). Needs free tips (TIPRACK_EMPTY), enough source liquid
+    (INSUFFICIENT_VOLUME) and room in each destination (WELL_OVERFLOW).
+    """
+
     name: ClassVar[str] = "transfer"
-    summary: ClassVar[str] = (
-        "Move volume_ul (uL) from one source well to each destination well with channel 0: "
-        "picks up a tip, aspirates, dispenses, optionally mixes, drops the tip (a new tip per "
-        "destination with new_tip='always'). Needs free tips (TIPRACK_EMPTY), enough source "
-        "liquid (INSUFFICIENT_VOLUME) and room in each destination (WELL_OVERFLOW)."
-    )
     source: str
     source_well: str
     destination: str
@@ -104,11 +104,11 @@ class Transfer(LHCommand):
 
 
 class Mix(LHCommand):
+    """Mix a well by aspirating and dispensing volume_ul (uL) `repetitions` times with the tip
+    already on `channel` (NO_TIP without one). The well must hold at least volume_ul.
+    """
+
     name: ClassVar[str] = "mix"
-    summary: ClassVar[str] = (
-        "Mix a well by aspirating and dispensing volume_ul (uL) `repetitions` times with the tip "
-        "already on `channel` (NO_TIP without one). The well must hold at least volume_ul."
-    )
     labware: str
     well: str
     volume_ul: float

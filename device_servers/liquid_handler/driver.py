@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from device_servers.kind import DriverBase
@@ -10,7 +9,6 @@ from device_servers.liquid_handler.catalogue import initial_liquids, load_catalo
 from device_servers.liquid_handler.commands import COMMANDS, Primitive
 from device_servers.liquid_handler.config import LiquidHandlerConfig, deck_location
 from device_servers.liquid_handler.twin import LiquidHandlerTwin
-from device_servers.sim.world import SimWorld
 
 if TYPE_CHECKING:
     from device_servers.liquid_handler.adapter import LiquidHandlerAdapter
@@ -23,16 +21,13 @@ class LiquidHandlerDriver(DriverBase[LiquidHandlerConfig]):
     kind = "liquid_handler"
     command_set = COMMANDS
 
-    def __init__(
-        self, config: LiquidHandlerConfig, world: SimWorld | None, cache_dir: Path | None = None
-    ) -> None:
-        super().__init__(config, world, cache_dir)
+    def wire(self) -> None:
+        config = self.config
         self.locations = {
             lw.id: deck_location(config.id, lw.carrier, lw.slot) for lw in config.labware
         }
-        if world is None and cache_dir is not None:
-            # Simulation only: the geometry can come from the cache, without PyLabRobot.
-            self.catalogue = load_catalogue(config, cache_dir)
+        if self.world is None and self.cache_dir is not None:
+            self.catalogue = load_catalogue(config, self.cache_dir)
         else:
             self.catalogue = self.adapter.catalogue
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from device_servers import wells as wellnames
 from device_servers.errors import Code, ValidationFailed
-from device_servers.kind import TwinBase
+from device_servers.kind import TwinBase, unknown_labware
 from device_servers.liquid_handler._adopt import adopt_read_back
 from device_servers.liquid_handler._deck import (
     EPS,
@@ -84,11 +84,9 @@ class LiquidHandlerTwin(TwinBase):
     def _labware(self, lw_id: str, kind: str) -> Labware:
         lw = self.labware.get(lw_id)
         if lw is None or lw.kind != kind:
-            known = sorted(k for k, v in self.labware.items() if v.kind == kind)
-            raise ValidationFailed(
-                Code.UNKNOWN_LABWARE,
+            raise unknown_labware(
                 f"no {kind.replace('_', ' ')} named {lw_id!r} on this deck",
-                f"use one of: {', '.join(known) or '(none configured)'}",
+                (k for k, v in self.labware.items() if v.kind == kind),
             )
         if not lw.present:
             raise ValidationFailed(

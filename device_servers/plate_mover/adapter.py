@@ -13,12 +13,10 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-import anyio
 import pylabrobot.resources as plr_resources
 from pylabrobot.arms.backend import SCARABackend, VerticalAccess
 from pylabrobot.arms.scara import ExperimentalSCARA
 
-from device_servers.adapter_support import stdout_to_stderr
 from device_servers.contract import location_owner
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.kind import AdapterBase
@@ -186,10 +184,7 @@ class PlateMoverAdapter(AdapterBase[PlateMoverConfig]):
         sim = self.sim
         if sim is not None:
             return sim.read_back(plates)
-        try:
-            with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
-                await self.arm.get_joint_position()
-        except Exception:
+        if await self.hardware_read(self.arm.get_joint_position) is None:
             return None
         return {"locations": {}, "complete": False}
 

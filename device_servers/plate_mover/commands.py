@@ -29,18 +29,18 @@ class PMCommand(DeviceCommand):
 
 
 class MovePlate(PMCommand):
+    """Move a plate (with everything in its wells) from where it is to `to_location`, a location of
+    the arm's workspace named `<owner>:<place>` (e.g. 'lh1:plate_carrier:1', 'reader1:drawer',
+    'hs1:holder', 'hotel:1'; get_state lists them). The arm homes first if needed, picks the
+    plate at its believed location and places it at the destination; the result's events include
+    plate_moved {plate, from, to}. A plate already at to_location is a no-op with a warning
+    event. If the gripper already holds the plate (after a failed place), it is only placed.
+    Preconditions: the destination is free, the destination and source instruments are ready (a
+    reader's drawer open, a heater-shaker unlocked and not shaking, nothing busy).
+    """
+
     name: ClassVar[str] = "move_plate"
-    summary: ClassVar[str] = (
-        "Move a plate (with everything in its wells) from where it is to `to_location`, a "
-        "location of the arm's workspace named `<owner>:<place>` (e.g. 'lh1:plate_carrier:1', "
-        "'reader1:drawer', 'hs1:holder', 'hotel:1'; get_state lists them). The arm homes first "
-        "if needed, picks the plate at its believed location and places it at the destination; "
-        "the result's events include plate_moved {plate, from, to}. A plate already at "
-        "to_location is a no-op with a warning event. If the gripper already holds the plate "
-        "(after a failed place), it is only placed. Preconditions: the destination is free, "
-        "the destination and source instruments are ready (a reader's drawer open, a "
-        "heater-shaker unlocked and not shaking, nothing busy)." + _ERRORS
-    )
+    notes: ClassVar[str] = _ERRORS
     plate: str = Field(min_length=1, max_length=64, description="Plate id, e.g. 'plate_1'.")
     to_location: str = Field(
         min_length=1, max_length=128, description="Destination, e.g. 'reader1:drawer'."
@@ -51,12 +51,12 @@ class MovePlate(PMCommand):
 
 
 class Home(PMCommand):
+    """Home the arm (find its reference position). Keeps a held plate in the gripper. move_plate
+    homes by itself when the arm is not homed; call this after an emergency stop or a restart,
+    once read_back has cleared STATE_STALE.
+    """
+
     name: ClassVar[str] = "home"
-    summary: ClassVar[str] = (
-        "Home the arm (find its reference position). Keeps a held plate in the gripper. "
-        "move_plate homes by itself when the arm is not homed; call this after an emergency "
-        "stop or a restart, once read_back has cleared STATE_STALE."
-    )
 
 
 COMMANDS: dict[str, type[PMCommand]] = {c.name: c for c in (MovePlate, Home)}

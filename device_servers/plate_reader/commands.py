@@ -37,23 +37,22 @@ class ReaderCommand(DeviceCommand):
 
 
 class OpenDrawer(ReaderCommand):
+    """Open the reader's drawer (plate out) so the plate mover can put a plate on it or take the
+    plate away. No arguments; opening an open drawer does nothing. While the drawer is open
+    nothing can be read (PRECONDITION_FAILED).
+    """
+
     name: ClassVar[str] = "open_drawer"
-    summary: ClassVar[str] = (
-        "Open the reader's drawer (plate out) so the plate mover can put a plate on it or take "
-        "the plate away. No arguments; opening an open drawer does nothing. While the drawer is "
-        "open nothing can be read (PRECONDITION_FAILED)."
-    )
 
 
 class CloseDrawer(ReaderCommand):
+    """Close the reader's drawer (plate in). Afterwards the reader detects which plate, if any, is
+    in it and the state's `plate_in_reader` says so. Pass expect_plate to say which plate should
+    be there (e.g. the one the plate mover just put there): a dry run then predicts it, and an
+    executed close reports a `deviation` if the reader detects something else.
+    """
+
     name: ClassVar[str] = "close_drawer"
-    summary: ClassVar[str] = (
-        "Close the reader's drawer (plate in). Afterwards the reader detects which plate, if "
-        "any, is in it and the state's `plate_in_reader` says so. Pass expect_plate to say "
-        "which plate should be there (e.g. the one the plate mover just put there): a dry run "
-        "then predicts it, and an executed close reports a `deviation` if the reader detects "
-        "something else."
-    )
     expect_plate: str | None = Field(
         default=None,
         max_length=64,
@@ -65,6 +64,9 @@ class CloseDrawer(ReaderCommand):
 
 
 class _Read(ReaderCommand):
+    """A reading of the plate in the reader."""
+
+    notes: ClassVar[str] = f"{_NEEDS_PLATE} {_RESULT}"
     plate: str = Field(max_length=64, description="Plate labware id, e.g. 'plate_1'.")
     wells: list[str] | None = Field(default=None, min_length=1, max_length=1536, description=_WELLS)
 
@@ -73,25 +75,23 @@ class _Read(ReaderCommand):
 
 
 class ReadAbsorbance(_Read):
+    """Read the absorbance (optical density, OD, 0 to 4) of wells of the plate in the reader at
+    wavelength_nm (integer nanometres, within the reader's wavelength range: OUT_OF_RANGE
+    otherwise; the safety policy may allow a narrower range: POLICY_DENIED). An empty well reads
+    the blank (about 0.05 OD); a dye dilution reads proportionally above it.
+    """
+
     name: ClassVar[str] = "read_absorbance"
-    summary: ClassVar[str] = (
-        "Read the absorbance (optical density, OD, 0 to 4) of wells of the plate in the reader "
-        "at wavelength_nm (integer nanometres, within the reader's wavelength range: "
-        "OUT_OF_RANGE otherwise; the safety policy may allow a narrower range: POLICY_DENIED). "
-        "An empty well reads the blank (about 0.05 OD); a dye dilution reads proportionally "
-        f"above it. {_NEEDS_PLATE} {_RESULT}"
-    )
     wavelength_nm: int = Field(description="Wavelength in nm, e.g. 600.")
 
 
 class ReadFluorescence(_Read):
+    """Read the fluorescence (RFU, >= 0) of wells of the plate in the reader, exciting at
+    excitation_nm and measuring at emission_nm (integer nanometres, both within the reader's
+    wavelength range: OUT_OF_RANGE; emission must be longer than excitation: INVALID_ARGUMENT).
+    """
+
     name: ClassVar[str] = "read_fluorescence"
-    summary: ClassVar[str] = (
-        "Read the fluorescence (RFU, >= 0) of wells of the plate in the reader, exciting at "
-        "excitation_nm and measuring at emission_nm (integer nanometres, both within the "
-        "reader's wavelength range: OUT_OF_RANGE; emission must be longer than excitation: "
-        f"INVALID_ARGUMENT). {_NEEDS_PLATE} {_RESULT}"
-    )
     excitation_nm: int = Field(description="Excitation wavelength in nm, e.g. 485.")
     emission_nm: int = Field(description="Emission wavelength in nm, e.g. 528; > excitation.")
 
@@ -106,11 +106,11 @@ class ReadFluorescence(_Read):
 
 
 class ReadLuminescence(_Read):
+    """Read the luminescence (RLU, >= 0) of wells of the plate in the reader; no light source, so
+    no wavelength.
+    """
+
     name: ClassVar[str] = "read_luminescence"
-    summary: ClassVar[str] = (
-        "Read the luminescence (RLU, >= 0) of wells of the plate in the reader; no light "
-        f"source, so no wavelength. {_NEEDS_PLATE} {_RESULT}"
-    )
 
 
 COMMANDS: dict[str, type[ReaderCommand]] = {

@@ -10,7 +10,6 @@ from device_servers.kind import DriverBase
 from device_servers.plate_reader.commands import COMMANDS, Primitive
 from device_servers.plate_reader.config import PlateReaderConfig
 from device_servers.plate_reader.twin import PlateGeometry, PlateReaderTwin
-from device_servers.sim.world import SimWorld
 
 if TYPE_CHECKING:
     from device_servers.plate_reader.adapter import PlateReaderAdapter
@@ -38,12 +37,9 @@ class PlateReaderDriver(DriverBase[PlateReaderConfig]):
     kind = "plate_reader"
     command_set = COMMANDS
 
-    def __init__(
-        self, config: PlateReaderConfig, world: SimWorld | None, cache_dir: Path | None = None
-    ) -> None:
-        super().__init__(config, world, cache_dir)
-        if world is None and cache_dir is not None:
-            geometry = load_geometry(config, cache_dir)
+    def wire(self) -> None:
+        if self.world is None and self.cache_dir is not None:
+            geometry = load_geometry(self.config, self.cache_dir)
         else:
             geometry = self.adapter.plates
         self.plates = {

@@ -16,7 +16,7 @@ from typing import Any
 
 from device_servers import wells as wellnames
 from device_servers.errors import Code, ValidationFailed
-from device_servers.kind import TwinBase, deviation
+from device_servers.kind import TwinBase, deviation, unknown_labware
 from device_servers.plate_reader.commands import (
     CloseDrawer,
     OpenDrawer,
@@ -153,11 +153,10 @@ class PlateReaderTwin(TwinBase):
     def _geometry(self, plate: str) -> PlateGeometry:
         geo = self.plates.get(plate)
         if geo is None:
-            known = ", ".join(sorted(self.plates)) or "none"
-            raise ValidationFailed(
-                Code.UNKNOWN_LABWARE,
+            raise unknown_labware(
                 f"{plate!r} is not a plate this reader can read",
-                f"use one of the lab's plates: {known}",
+                self.plates,
+                "use one of the lab's plates",
             )
         return geo
 

@@ -32,6 +32,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from agents.task import prompts
 from agents.task.planning.models import Clarification, LabView, Plan, PlanResult, Refusal
+from device_servers.contract import COMMON_TOOLS
 
 Result = Plan | Clarification | Refusal
 Tools = Mapping[str, Sequence[Mapping[str, Any]]]
@@ -40,19 +41,7 @@ MODEL_ENV = "LABWRIGHT_MODEL"
 ATTEMPTS = 2  # the first answer, and one more after the model is told what was wrong
 
 # Server tools that are not plan steps: reading, run control, safety. A planner plans commands.
-NOT_PLAN_STEPS = frozenset(
-    {
-        "get_state",
-        "read_back",
-        "start_run",
-        "run_events",
-        "get_run",
-        "cancel_run",
-        "emergency_stop",
-        "reset_estop",
-        "confirm_state",
-    }
-)
+NOT_PLAN_STEPS = frozenset(COMMON_TOOLS)
 RUNTIME_ARGS = frozenset({"dry_run", "action_id"})
 
 _RESULT: TypeAdapter[Result] = TypeAdapter(PlanResult)
