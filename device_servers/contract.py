@@ -160,6 +160,7 @@ class Code(StrEnum):
     ACTION_ID_REUSED = "ACTION_ID_REUSED"
     RUN_NOT_FOUND = "RUN_NOT_FOUND"
     PRECONDITION_FAILED = "PRECONDITION_FAILED"
+    OPERATION_ABORTED = "OPERATION_ABORTED"
 
 
 # The tools every instrument server has, besides its kind's own commands.
@@ -272,6 +273,7 @@ EVENT_TYPES = (
     "deviation",
     "run_cancelled",
     "estop",
+    "estop_reset",
     "protocol_completed",
 )
 

@@ -342,6 +342,9 @@ class Driver(Protocol):
     async def policy_context(
         self, cmd: BaseModel, twin: Twin, assumed: dict[str, Any] | None = None
     ) -> dict[str, Any]: ...
+    def progress(self, cmd: BaseModel, prims: list[Any], done: int) -> dict[str, Any]: ...
+    async def precheck(self, twin: Twin, prim: Any) -> None: ...
+    def failed(self, twin: Twin, prim: Any, exc: DeviceError) -> None: ...
 
 
 class DriverBase(Generic[ConfigT]):
@@ -410,6 +413,24 @@ class DriverBase(Generic[ConfigT]):
     ) -> dict[str, Any]:
         """Facts ``require_state`` rules may check (default: the twin's ``facts()``)."""
         return dict(twin.facts())
+
+    # ------------------------------------------------------------ partial outcomes
+    def progress(self, cmd: BaseModel, prims: list[Any], done: int) -> dict[str, Any]:
+        """What of ``cmd`` happened once its first ``done`` primitives did (``summary``), and
+        the arguments of the same command doing exactly what is left (``remainder``; None
+        when that is unknown or nothing is left). By default only "nothing happened yet"
+        names what is left: the whole command."""
+        return {
+            "summary": {"done": [getattr(p, "op", str(p)) for p in prims[:done]]},
+            "remainder": cmd.model_dump(mode="json") if done == 0 and prims else None,
+        }
+
+    async def precheck(self, twin: Any, prim: Any) -> None:
+        """Between the operations of one command: raise a DeviceError when what the
+        instrument reports now makes ``prim`` unsafe (nothing is sent then)."""
+
+    def failed(self, twin: Any, prim: Any, exc: DeviceError) -> None:
+        """``prim`` failed and did not happen: what the belief should keep of it."""
 
 
 # --------------------------------------------------------------------------- prompts

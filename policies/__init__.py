@@ -2,6 +2,7 @@
 
 from policies.engine import RULES_DIR, PolicyEngine, PolicyError, build_engine, load_rules_file
 from policies.model import Decision, PolicyRequest, RuleSet, Verdict
+from policies.recovery import RecoveryRules
 
 __all__ = [
     "RULES_DIR",
@@ -9,6 +10,7 @@ __all__ = [
     "PolicyEngine",
     "PolicyError",
     "PolicyRequest",
+    "RecoveryRules",
     "RuleSet",
     "Verdict",
     "build_engine",

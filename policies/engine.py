@@ -21,6 +21,7 @@ from policies.model import (
     RuleSet,
     Verdict,
 )
+from policies.recovery import RecoveryRules
 
 RULES_DIR = Path(__file__).parent / "rules"
 _RULE = TypeAdapter(Rule)
@@ -100,8 +101,10 @@ def _check(rule: Rule, req: PolicyRequest) -> Decision | None:
 class PolicyEngine:
     """An instrument's rules, composed: first DENY wins, approvals accumulate."""
 
-    def __init__(self, rules: list[Rule]) -> None:
+    def __init__(self, rules: list[Rule], recovery: RecoveryRules | None = None) -> None:
         self.rules = list(rules)
+        # What the instrument's device agent may do on its own after a failure.
+        self.recovery = recovery or RecoveryRules()
 
     def evaluate(self, req: PolicyRequest) -> Decision:
         approvals: list[Decision] = []
@@ -154,7 +157,9 @@ def build_engine(
         # Every kind has its own rules: a kind without them must not be served at all.
         whose = "rules file" if rules_file else f"the {kind} kind's rules file"
         raise PolicyError(f"{path}: {whose} not found")
-    rules.extend(load_rules_file(path).rules)
+    ruleset = load_rules_file(path)
+    rules.extend(ruleset.rules)
+    recovery = ruleset.recovery
     for i, raw in enumerate(extra_rules or []):
         try:
             rules.append(_RULE.validate_python(raw))
@@ -169,4 +174,4 @@ def build_engine(
                 type="forbid_labware", id="protected_labware", labware=list(protected_labware)
             ),
         )
-    return PolicyEngine(rules)
+    return PolicyEngine(rules, recovery)

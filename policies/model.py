@@ -17,6 +17,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from policies.recovery import RecoveryRules
+
 
 class Verdict(StrEnum):
     ALLOW = "ALLOW"
@@ -89,6 +91,7 @@ class RuleSet(BaseModel):
 
     kind: str
     rules: list[Rule] = Field(default_factory=list)
+    recovery: RecoveryRules | None = None
 
 
 class PolicyRequest(BaseModel):

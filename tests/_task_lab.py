@@ -36,6 +36,7 @@ from device_servers.factory import open_runtime
 from device_servers.lab import LabConfig, load
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
+from policies import build_engine
 
 WAIT_S = 30.0
 ARM_LOCATIONS = [
@@ -266,7 +267,11 @@ async def served_lab(
             if wrap is not None:
                 session = wrap(inst.id, session)
             kind = str(getattr(inst, "kind", "?"))
-            agents[inst.id] = DeviceAgent(inst.id, kind, session, call_timeout_s=WAIT_S)
+            # The instrument's own rules, as the runner gives them (its recovery: section too).
+            policy = build_engine(
+                kind, inst.policy.rules_file, inst.policy.rules, inst.policy.protected_labware
+            )
+            agents[inst.id] = DeviceAgent(inst.id, kind, session, policy, call_timeout_s=WAIT_S)
         yield agents
 
 

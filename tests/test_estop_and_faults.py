@@ -243,7 +243,7 @@ async def test_read_back_alone_does_not_clear_a_latched_estop(session: ClientSes
 # --------------------------------------------------------------------------- faults
 
 
-async def test_failed_tip_pickup_is_no_tip_and_the_tip_stays_in_the_rack(
+async def test_failed_tip_pickup_is_no_tip_the_tip_stays_and_its_spot_is_not_taken_again(
     session: ClientSession, world: SimWorld
 ) -> None:
     world.add_fault("lh1", {"kind": "tip_pickup_fail", "match": {"op": "pick"}})
@@ -255,11 +255,14 @@ async def test_failed_tip_pickup_is_no_tip_and_the_tip_stays_in_the_rack(
     # The twin, reconciled with the read back, agrees with the world.
     state = (await call(session, "get_state"))["state"]
     assert "A1" in state["labware"]["tips_1"]["tips_present"]
+    assert state["labware"]["tips_1"]["tips_failed"] == ["A1"]
     assert not tip_on_channel(state)
     assert state["stale"] is None
+    assert payload["error"]["extra"]["progress"]["next"]["status"] == "failed"
     again = await call(session, "pick_up_tips", rack="tips_1", dry_run=False, action_id="pk-2")
-    assert again["ok"] is True
-    assert world.tips("tips_1")["A1"] is False and world.channel("lh1", 0)["tip"] is not None
+    assert again["ok"] is True  # the next spot: the one that failed is not taken again
+    assert world.tips("tips_1")["A1"] is True and world.tips("tips_1")["B1"] is False
+    assert world.channel("lh1", 0)["tip"] is not None
 
 
 async def test_tip_pickup_fault_matches_only_its_channel(
@@ -313,7 +316,7 @@ async def test_less_liquid_than_believed_is_found_by_the_backend_not_the_twin(
     assert state["labware"]["reservoir"]["wells"]["A1"]["volume_ul"] == pytest.approx(20)
 
 
-async def test_hang_is_a_hardware_timeout_then_the_stale_twin_refuses_motion_until_read_back(
+async def test_hang_is_a_hardware_timeout_in_doubt_until_read_back_then_completed_once(
     tmp_path: Path,
 ) -> None:
     async with served(tmp_path, instrument_patch(command_timeout_s=0.3)) as (s, _, world, _):
@@ -324,15 +327,20 @@ async def test_hang_is_a_hardware_timeout_then_the_stale_twin_refuses_motion_unt
         assert payload["error"]["defined"] is False
         assert world.tips("tips_1")["A1"] is True
 
+        assert payload["error"]["extra"]["in_doubt"] is True
+        assert payload["error"]["extra"]["progress"]["next"]["status"] == "unknown"
         refused = await call(s, "pick_up_tips", rack="tips_1", dry_run=False, action_id="h-2")
         assert error_code(refused) == "STATE_STALE"
         replay = await call(s, "pick_up_tips", rack="tips_1", dry_run=False, action_id="h")
-        assert error_code(replay) == "HARDWARE_TIMEOUT"
+        assert error_code(replay) == "ACTION_IN_DOUBT"  # never re-sent before a read back
 
-        assert (await call(s, "read_back"))["stale"] is None
-        done = await call(s, "pick_up_tips", rack="tips_1", dry_run=False, action_id="h-3")
-        assert done["ok"] is True
+        back = await call(s, "read_back")
+        assert back["stale"] is None
+        assert back["resumable"] == {"h": {"done": 0, "of": 1}}  # the pick never happened
+        done = await call(s, "pick_up_tips", rack="tips_1", dry_run=False, action_id="h")
+        assert done["ok"] is True  # completed under its own id, once
         assert world.channel("lh1", 0)["tip"] is not None
+        assert [op["op"] for op in world.physical_ops("lh1")] == ["pick"]
 
 
 async def test_disconnect_is_connection_lost_then_state_stale(

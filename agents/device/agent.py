@@ -3,85 +3,32 @@
 The task agent hands it one plan step at a time; it never sees device tools itself. The device
 agent checks its instrument's policy first, calls the tool with a deterministic ``action_id``
 (so a step re-run after a crash asks the same question and gets the recorded answer), reads
-the state back after acting and returns a structured :class:`Observation`.
+the state back after acting and returns a structured :class:`Observation`. After a failure it
+recovers on its own within the ``recovery:`` rules of its policy (:mod:`agents.device.recovery`):
+only ever what is left of the step, and an action in doubt only through its own id.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 from mcp import ClientSession
-from mcp.shared.exceptions import McpError
-from pydantic import BaseModel, Field
 
+from agents.device import recovery
+from agents.device.observation import (
+    TRANSPORT_ERRORS,
+    Observation,
+    action_id_for,
+    structured,
+)
 from agents.task.planning.models import PlanStep
 from device_servers.contract import Code, ErrorInfo
-from policies import PolicyEngine, PolicyRequest, Verdict
+from policies import PolicyEngine, PolicyRequest, RecoveryRules, Verdict
 from state_store import AuditLog
 
-# Failures of the pipe, not of the instrument: the only ones retried automatically.
-TRANSPORT_ERRORS: tuple[type[BaseException], ...] = (
-    McpError,
-    anyio.ClosedResourceError,
-    anyio.BrokenResourceError,
-    anyio.EndOfStream,
-    ConnectionError,
-    TimeoutError,
-    OSError,
-)
-
-
-def action_id_for(run_id: str, step: PlanStep, attempt: int = 1) -> str:
-    """Deterministic: the same (run, step, operation, attempt) always yields the same id.
-
-    A new attempt (after a device error and a fresh read back) is a new action; asking again
-    within one attempt (a node re-run after a crash) is the same action.
-    """
-    base = f"{run_id}/{step.id}/{step.command}"
-    return base if attempt <= 1 else f"{base}#{attempt}"
-
-
-class Observation(BaseModel):
-    """What happened when a step was dispatched, as the instrument reported it."""
-
-    step_id: str
-    instrument: str
-    command: str
-    action_id: str
-    ok: bool
-    simulated: bool = True
-    replayed: bool = False
-    error: dict[str, Any] | None = None
-    transport_error: str | None = None
-    state: dict[str, Any] = Field(default_factory=dict)
-    deviations: list[dict[str, Any]] = Field(default_factory=list)
-    measurements: list[dict[str, Any]] = Field(default_factory=list)
-    events: list[dict[str, Any]] = Field(default_factory=list)
-
-    @property
-    def code(self) -> Code | None:
-        """The instrument's error code (None: no error; a transport failure has none)."""
-        info = self.error_info
-        return None if info is None else info.code
-
-    @property
-    def error_info(self) -> ErrorInfo | None:
-        """The error as the typed wire model."""
-        return None if self.error is None else ErrorInfo.of({"ok": False, "error": self.error})
-
-
-def structured(result: Any) -> dict[str, Any]:
-    """The structured payload of an MCP tool result (text JSON as a fallback)."""
-    if result.structuredContent is not None:
-        return dict(result.structuredContent)
-    for block in result.content:
-        text = getattr(block, "text", None)
-        if text:
-            return dict(json.loads(text))
-    error = ErrorInfo(code=Code.ADAPTER_FAULT, detail="empty tool result")
-    return {"ok": False, "error": error.payload()}
+__all__ = ["TRANSPORT_ERRORS", "DeviceAgent", "Observation", "action_id_for", "structured"]
 
 
 class DeviceAgent:
@@ -95,6 +42,7 @@ class DeviceAgent:
         policy: PolicyEngine | None = None,
         call_timeout_s: float = 600.0,
         audit: AuditLog | None = None,
+        progress: Callable[[str, dict[str, Any]], None] | None = None,
     ) -> None:
         self.instrument = instrument
         self.kind = kind
@@ -102,7 +50,29 @@ class DeviceAgent:
         self.policy = policy
         self.call_timeout_s = call_timeout_s
         self.audit = audit
+        self.progress = progress
         self._last_state: dict[str, Any] | None = None
+
+    @property
+    def recovery(self) -> RecoveryRules:
+        """What this agent may do on its own after a failure (its policy's ``recovery:``)."""
+        return self.policy.recovery if self.policy is not None else RecoveryRules()
+
+    def tell(self, what: str, **data: Any) -> None:
+        if self.progress is not None:
+            self.progress(what, data)
+
+    def decide(self, run_id: str, note: str, **args: Any) -> None:
+        """Audit one local recovery decision with its reason."""
+        if self.audit is not None:
+            self.audit.append(
+                run_id=run_id,
+                agent=f"device:{self.instrument}",
+                tool="recover",
+                args=args,
+                decision_note=note,
+                result={"ok": True},
+            )
 
     async def call(self, tool: str, **args: Any) -> dict[str, Any]:
         """One tool call; transport failures raise, device errors come back as payloads."""
@@ -189,14 +159,16 @@ class DeviceAgent:
             result={"ok": obs.ok, "error": obs.error, "transport_error": obs.transport_error},
         )
 
-    async def make_safe(self, run_id: str, step: PlanStep, attempt: int) -> list[str]:
-        """After a device error: put the instrument in a safe state, read it back."""
+    async def drop_used_tips(
+        self, run_id: str, step: PlanStep, attempt: int, reason: str
+    ) -> list[str]:
+        """Drop the tips left on channels into the trash, then read back; audited with
+        ``reason``. The action id ``make-safe#<attempt>`` names the attempt it follows: one
+        drop after each failed attempt at most (asked again, it is the recorded outcome)."""
         done: list[str] = []
         try:
             state = await self.state()
-            if self.kind == "liquid_handler" and any(
-                c.get("tip") for c in state.get("channels", [])
-            ):
+            if any(c.get("tip") for c in state.get("channels", [])):
                 args = {"dry_run": False, "action_id": f"{run_id}/{step.id}/make-safe#{attempt}"}
                 result = await self.call("drop_tips", **args)
                 if self.audit is not None:
@@ -205,27 +177,45 @@ class DeviceAgent:
                         agent=f"device:{self.instrument}",
                         tool="drop_tips",
                         args=args,
-                        decision_note="make safe after a device error",
+                        decision_note=reason,
                         result={"ok": bool(result.get("ok")), "error": result.get("error")},
                     )
                 done.append("dropped the tips")
-            await self.read_back(run_id, "make safe after a device error")
+            await self.read_back(run_id, reason)
             done.append("read back")
         except TRANSPORT_ERRORS:
             done.append("could not reach the instrument")
         return done
 
-    async def execute(self, step: PlanStep, run_id: str, attempt: int = 1) -> Observation:
-        """Dispatch one step at most once (by its action_id) and observe the result."""
-        action_id = action_id_for(run_id, step, attempt)
+    async def execute(
+        self,
+        step: PlanStep,
+        run_id: str,
+        attempt: int = 1,
+        resume: dict[str, Any] | None = None,
+    ) -> Observation:
+        """Carry out one step (at most once per action id) and recover locally within the
+        rules; ``resume`` continues a step a person said to retry, with only what is left."""
+        if resume is not None:
+            obs = await recovery.continue_step(self, step, run_id, attempt, resume)
+        else:
+            obs = await self.act(step, run_id, action_id_for(run_id, step, attempt), step.args)
+            obs.attempt = attempt
+        return await recovery.recover_locally(self, step, run_id, obs, resume)
+
+    async def act(
+        self, step: PlanStep, run_id: str, action_id: str, step_args: dict[str, Any]
+    ) -> Observation:
+        """Send one action of a step (its policy checked first) and observe the result."""
         base: dict[str, Any] = {
             "step_id": step.id,
             "instrument": self.instrument,
             "command": step.command,
             "action_id": action_id,
+            "args": dict(step_args),
         }
-        args = {**step.args, "dry_run": False, "action_id": action_id}
-        denied = self.check_policy(step)
+        args = {**step_args, "dry_run": False, "action_id": action_id}
+        denied = self.check_policy(step.model_copy(update={"args": dict(step_args)}))
         if denied is not None:
             obs = Observation(**base, ok=False, error=denied)
             self._audit(run_id, step.command, args, None, obs)
@@ -250,8 +240,18 @@ class DeviceAgent:
             return obs
         if not payload.get("ok"):
             error = dict(payload.get("error") or {})
-            deviations = list((error.get("extra") or {}).get("deviations", []))
-            obs = Observation(**base, ok=False, error=error, state=state, deviations=deviations)
+            extra = dict(error.get("extra") or {})
+            if "progress" in extra:  # kept once, as the observation's own field
+                error["extra"] = {k: v for k, v in extra.items() if k != "progress"}
+            obs = Observation(
+                **base,
+                ok=False,
+                error=error,
+                state=state,
+                deviations=list(extra.get("deviations", [])),
+                operations=extra.get("progress"),
+                in_doubt=bool(extra.get("in_doubt", False)),
+            )
             self._audit(run_id, step.command, args, before, obs)
             return obs
         obs = Observation(
@@ -263,6 +263,7 @@ class DeviceAgent:
             deviations=list(payload.get("deviations", [])),
             measurements=list(payload.get("measurements", [])),
             events=list(payload.get("events", [])),
+            operations=payload.get("progress"),
         )
         self._audit(run_id, step.command, args, before, obs)
         return obs

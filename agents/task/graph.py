@@ -10,7 +10,7 @@ from typing import Any
 
 from langgraph.graph import START, StateGraph
 
-from agents.task import nodes
+from agents.task import nodes, replan
 from agents.task.state import TaskContext, TaskState
 
 DURABILITY = "sync"
@@ -26,6 +26,8 @@ def builder() -> StateGraph[TaskState, TaskContext, Any, Any]:
     graph.add_node("dispatch", nodes.dispatch)
     graph.add_node("check", nodes.check)
     graph.add_node("escalate", nodes.escalate)
+    graph.add_node("replan", replan.replan)
+    graph.add_node("approve_replan", replan.approve_replan)
     graph.add_node("report", nodes.report)
     graph.add_edge(START, "interpret")
     graph.set_finish_point("report")

@@ -15,30 +15,15 @@ from langgraph.types import Command, interrupt
 
 from agents.device.agent import Observation
 from agents.task import check as checks
+from agents.task import recover
 from agents.task.lab_view import build_lab_view
 from agents.task.planning.models import Plan, PlanStep
 from agents.task.simulate import simulate_plan
 from agents.task.state import TaskContext, TaskState
-from device_servers.contract import Code
 
-# Codes after which the same step may be tried again, as a new action, once the instrument
-# is safe and read back: the twin has then learned what went wrong (a tip not picked, a source
-# holding less than believed -- the new attempt is then checked against the volume read back).
-RECOVERABLE = {
-    Code.NO_TIP,
-    Code.TIPRACK_EMPTY,
-    Code.TIP_ALREADY_ATTACHED,
-    Code.DEVICE_BUSY,
-    Code.GRIP_FAILED,
-    Code.INSUFFICIENT_VOLUME,
-}
+# A step whose device agent could not reach its instrument is asked again (same action ids)
+# this many times in a row before a person is asked.
 MAX_FAILURES = 2
-# Device errors after which the action may or may not have happened (its reply was lost).
-LOST_OUTCOME = {Code.CONNECTION_LOST, Code.HARDWARE_TIMEOUT}
-# Completions of one in-doubt action in a row. Each needs a crash during the previous one (a
-# completion that runs ends done or failed), so this only bounds a crash loop; it is not a
-# failure count: a step killed twice while completing is still completed, not escalated.
-MAX_COMPLETIONS = 25
 
 
 def _plan(state: TaskState) -> Plan:
@@ -154,7 +139,28 @@ async def dispatch(state: TaskState, runtime: Runtime[TaskContext]) -> Command[L
         command=step.command,
         attempt=state.get("attempt", 1),
     )
-    obs = await ctx.agents[step.instrument].execute(step, state["run_id"], state.get("attempt", 1))
+    stopped = await recover.stopped_for(step, ctx.agents)
+    if stopped:
+        # An e-stopped instrument is never reached into: the arm does not move a plate to or
+        # from it until a person has reset it.
+        obs = Observation(
+            step_id=step.id,
+            instrument=step.instrument,
+            command=step.command,
+            action_id="",
+            ok=False,
+            error={
+                "code": "ESTOP_ACTIVE",
+                "detail": f"{', '.join(stopped)} is e-stopped: no plate is moved to or from it",
+                "defined": False,
+                "source": "task_agent",
+            },
+            resume={"mode": "again", "args": dict(step.args)},
+        )
+        return Command(goto="check", update={"observations": _observations(state, obs)})
+    obs = await ctx.agents[step.instrument].execute(
+        step, state["run_id"], state.get("attempt", 1), resume=state.get("resume")
+    )
     if obs.ok and step.command == "move_plate":
         await _after_move(ctx, step, obs)
     return Command(goto="check", update={"observations": _observations(state, obs)})
@@ -183,7 +189,7 @@ async def _after_move(ctx: TaskContext, step: PlanStep, obs: Observation) -> Non
 
 def _next(state: TaskState, plan: Plan, **update: Any) -> Command[Any]:
     nxt = state["step"] + 1
-    update.update(step=nxt, attempt=1, failures=0, completions=0, escalation=None)
+    update.update(step=nxt, attempt=1, failures=0, completions=0, escalation=None, resume=None)
     if nxt >= len(plan.steps):
         return Command(goto="report", update={**update, "status": "done"})
     return Command(goto="dispatch", update=update)
@@ -192,8 +198,7 @@ def _next(state: TaskState, plan: Plan, **update: Any) -> Command[Any]:
 async def check(
     state: TaskState, runtime: Runtime[TaskContext]
 ) -> Command[Literal["dispatch", "escalate", "report"]]:
-    """Compare the observation with the plan; continue, retry safely, or go to a person."""
-    ctx = runtime.context
+    """Compare the observation with the plan; continue, or go to a person."""
     plan = _plan(state)
     step = plan.steps[state["step"]]
     obs = Observation.model_validate(state["observations"][-1])
@@ -217,67 +222,10 @@ async def check(
                 deviations=deviations,
             )
         return _next(state, plan)
-    code = obs.code
-    agent = ctx.agents[step.instrument]
-    if code is Code.ACTION_IN_DOUBT:
-        back = await agent.read_back(state["run_id"], "resolve an action in doubt")
-        completions = state.get("completions", 0)
-        if obs.action_id in (back.get("resumable") or {}) and completions < MAX_COMPLETIONS:
-            # The instrument told exactly which of the action's operations happened: asked
-            # again under the same id, the server sends only the rest, once.
-            ctx.tell(
-                "in_doubt_resolved",
-                step=step.id,
-                how="read back: completing the rest",
-                **back["resumable"][obs.action_id],
-            )
-            return Command(goto="dispatch", update={"completions": completions + 1})
-        obs.state = await agent.state()
-        if checks.satisfied(step, obs):
-            ctx.tell("in_doubt_resolved", step=step.id, how="read back: the effect is there")
-            return _next(state, plan, deviations=deviations)
-        return _escalate(
-            step,
-            obs,
-            "the action's outcome is unknown and the read back does not show its effect",
-            failures,
-        )
-    if code in LOST_OUTCOME:
-        # The instrument stopped answering mid-action: the action, or only its reply, was
-        # lost. Read it back; if the step's effect is there it happened once and is never
-        # sent again (a retry would do it twice). Otherwise a person decides, as before.
-        back = await agent.read_back(state["run_id"], f"{code}: did the action happen?")
-        obs.state = await agent.state()
-        if back.get("ok") and checks.satisfied(step, obs):
-            ctx.tell(
-                "in_doubt_resolved", step=step.id, how=f"{code}; read back: the effect is there"
-            )
-            return _next(state, plan, deviations=deviations)
-    if code is Code.APPROVAL_REQUIRED:
-        return _escalate(
-            step,
-            obs,
-            "the instrument needs a person's approval for this action",
-            failures,
-            kind="approval_required",
-        )
+    # The device agent has read its instrument back and recovered what its rules allow.
+    kind, reason = recover.failure_reason(step, obs)
     deviations.extend({"step": step.id, **d} for d in obs.deviations)
-    if code in RECOVERABLE and failures + 1 < MAX_FAILURES:
-        done = await agent.make_safe(state["run_id"], step, state.get("attempt", 1))
-        ctx.tell("retry", step=step.id, code=code, made_safe=done)
-        return Command(
-            goto="dispatch",
-            update={
-                "failures": failures + 1,
-                "attempt": state.get("attempt", 1) + 1,
-                "deviations": deviations,
-            },
-        )
-    if obs.error and obs.error.get("defined", False):
-        await agent.make_safe(state["run_id"], step, state.get("attempt", 1))
-    return _escalate(
-        step, obs, f"the instrument reported {code}", failures + 1, deviations=deviations
-    )
+    return _escalate(step, obs, reason, failures + 1, kind=kind, deviations=deviations)
 
 
 def _escalate(
@@ -294,6 +242,7 @@ def _escalate(
             "kind": kind,
             "step": step.id,
             "reason": reason,
+            **recover.question(step, obs, reason),
             "observation": obs.model_dump(mode="json"),
         },
     }
@@ -302,18 +251,33 @@ def _escalate(
     return Command(goto="escalate", update=update)
 
 
-def escalate(state: TaskState) -> Command[Literal["dispatch", "check", "report"]]:
+def escalate(
+    state: TaskState,
+) -> Command[Literal["dispatch", "check", "escalate", "replan", "report"]]:
     """Ask a person what to do. Pure: on resume this re-runs and receives the answer."""
     escalation = dict(state.get("escalation") or {})
     # The question is an escalation; what it is about (deviation, approval_required) is kept.
     about = escalation.pop("kind", "deviation")
     answer = interrupt({**escalation, "kind": "escalation", "about": about})
     decision = (answer or {}).get("decision")
-    if decision == "retry":  # same step, a new action (after the person checked it)
+    obs = escalation.get("observation") or {}
+    if decision == "retry" and obs.get("resume") is not None:
+        # Only what is left: the in-doubt action under its own id, or the remainder.
         return Command(
             goto="dispatch",
-            update={"attempt": state.get("attempt", 1) + 1, "failures": 0, "escalation": None},
+            update={
+                "attempt": int(obs.get("attempt", state.get("attempt", 1))) + 1,
+                "failures": 0,
+                "escalation": None,
+                "resume": obs["resume"],
+            },
         )
+    if decision == "retry":  # nothing can be sent safely: ask again, saying so
+        again = {**escalation, "kind": about, "reason": "retry is not possible: "}
+        again["reason"] += str(escalation.get("reason"))
+        return Command(goto="escalate", update={"escalation": again})
+    if decision == "replan":
+        return Command(goto="replan", update={"escalation": {**escalation, "kind": about}})
     if decision == "approved":  # a person granted the instrument's approval request
         return Command(goto="dispatch", update={"escalation": None})
     if decision == "skip":

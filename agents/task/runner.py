@@ -88,7 +88,7 @@ class TaskRunner:
             )
             policies[inst.id] = policy
             agents[inst.id] = DeviceAgent(
-                inst.id, kind, sessions[inst.id], policy, audit=self.audit
+                inst.id, kind, sessions[inst.id], policy, audit=self.audit, progress=self.progress
             )
         conn = await self._stack.enter_async_context(aiosqlite.connect(str(self.db_path)))
         # At-most-once lives in the servers' ledgers (synchronous=FULL). Checkpoints survive a

@@ -34,6 +34,9 @@ class TaskState(TypedDict, total=False):
     observations: list[dict[str, Any]]
     deviations: list[dict[str, Any]]
     escalation: dict[str, Any] | None
+    resume: dict[str, Any] | None  # how the step continues after a person's retry (what is left)
+    proposal: dict[str, Any] | None  # a replanned rest waiting for a person's approval
+    replans: int  # remainders replanned so far (new step ids get -r<n>)
     status: str  # done | refused | clarification | rejected | failed | aborted
     report: dict[str, Any] | None
 

@@ -33,6 +33,7 @@ class Labware:
     tip_max_volume: float = 0.0
     location: str = ""  # its deck slot, lab-wide name (lh1:plate_carrier:1)
     present: bool = True  # False once read back elsewhere (a plate mover took it)
+    failed: set[str] = field(default_factory=set)  # tip spots whose pick-up failed: not used
 
 
 @dataclass(slots=True)
@@ -114,6 +115,7 @@ def copy_labware(lw: Labware) -> Labware:
         lw.tip_max_volume,
         lw.location,
         lw.present,
+        set(lw.failed),
     )
 
 
@@ -139,7 +141,9 @@ def snapshot_deck(
         if lw.kind == "tip_rack":
             entry["tip_max_volume_ul"] = lw.tip_max_volume
             entry["tips_present"] = [s for s, p in lw.tips.items() if p]
-            entry["tips_remaining"] = len(entry["tips_present"])
+            # Usable tips: a spot whose pick-up failed is not taken again.
+            entry["tips_remaining"] = sum(s not in lw.failed for s in entry["tips_present"])
+            entry["tips_failed"] = sorted(lw.failed)
             if full:
                 entry["tips"] = dict(lw.tips)
         else:
@@ -178,6 +182,7 @@ def deck_from_snapshot(snap: dict[str, Any]) -> tuple[dict[str, Labware], list[C
         if e["kind"] == "tip_rack":
             lw.tips = dict(e["tips"])
             lw.tip_max_volume = e["tip_max_volume_ul"]
+            lw.failed = set(e.get("tips_failed", []))
         else:
             lw.wells = {
                 n: Well(w["volume_ul"], w["max_volume_ul"], dict(w["contents"]))

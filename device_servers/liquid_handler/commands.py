@@ -95,6 +95,13 @@ class Transfer(LHCommand):
     new_tip: Literal["always", "once"] = "always"
     mix_after: int = Field(default=0, description="Mix cycles in each destination after dispense.")
     mix_volume_ul: float | None = None
+    first_done: int = Field(
+        default=0,
+        ge=0,
+        description="The rest of an interrupted transfer: how many operations of the FIRST "
+        "destination already happened (in order: pick up, aspirate, dispense, each mix "
+        "aspiration and dispense, drop); those are skipped. 1 = the tip on channel 0 is used.",
+    )
 
     def labware_ids(self) -> set[str]:
         ids = {self.source, self.destination}
@@ -114,6 +121,12 @@ class Mix(LHCommand):
     volume_ul: float
     repetitions: int = 3
     channel: int = 0
+    first_done: int = Field(
+        default=0,
+        ge=0,
+        description="The rest of an interrupted mix: how many of its operations (aspiration, "
+        "dispense, aspiration, ...) already happened; 1 = dispense what the tip holds first.",
+    )
 
     def labware_ids(self) -> set[str]:
         return {self.labware}
@@ -132,6 +145,8 @@ class Primitive:
 
     For ``pick``, ``labware``/``well`` are the rack and spot (``None`` = next free, resolved by
     the twin). For ``drop``, ``labware`` is None for the trash, else the rack and spot.
+    ``part`` groups the primitives of one destination of a transfer (or one well of a
+    multi-well command), so what is left of an interrupted command can be named.
     """
 
     op: Op
@@ -139,3 +154,4 @@ class Primitive:
     labware: str | None = None
     well: str | None = None
     volume: float = 0.0
+    part: int = 0  # which destination (transfer), cycle (mix) or well/channel it serves

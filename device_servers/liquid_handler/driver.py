@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
+from device_servers.errors import Code, DeviceError, ValidationFailed
 from device_servers.kind import DriverBase
+from device_servers.liquid_handler._deck import EPS
 from device_servers.liquid_handler.catalogue import initial_liquids, load_catalogue
-from device_servers.liquid_handler.commands import COMMANDS, Primitive
+from device_servers.liquid_handler.commands import COMMANDS, LHCommand, Primitive
 from device_servers.liquid_handler.config import LiquidHandlerConfig, deck_location
+from device_servers.liquid_handler.progress import remainder, summary
 from device_servers.liquid_handler.twin import LiquidHandlerTwin
 
 if TYPE_CHECKING:
@@ -49,3 +54,44 @@ class LiquidHandlerDriver(DriverBase[LiquidHandlerConfig]):
 
     def touched(self, prims: list[Primitive]) -> set[str]:
         return {p.labware for p in prims if p.labware}
+
+    # ------------------------------------------------------------------ partial outcomes
+    def progress(self, cmd: BaseModel, prims: list[Primitive], done: int) -> dict[str, Any]:
+        """What of ``cmd`` happened (per well, per channel) and, as arguments of the same
+        command, exactly what is left after its first ``done`` operations."""
+        rest = remainder(cmd, prims, done) if isinstance(cmd, LHCommand) else None
+        return {"summary": summary(prims, done), "remainder": rest}
+
+    async def precheck(self, twin: Any, prim: Primitive) -> None:
+        """Between the operations of one command: the well an aspiration or a dispense is
+        about to use, as the instrument reports it now, must allow it (a source holding less
+        than believed, a destination already fuller). A backend that cannot report wells
+        (most hardware) is left to its own liquid-level detection."""
+        if prim.op not in ("aspirate", "dispense") or prim.labware is None:
+            return
+        seen = await self.adapter.observe({prim.labware})
+        cell = ((seen or {}).get("wells") or {}).get(prim.labware, {}).get(prim.well)
+        if cell is None:
+            return
+        volume, where = float(cell["volume_ul"]), f"{prim.labware}:{prim.well}"
+        if prim.op == "aspirate" and volume + EPS < prim.volume:
+            raise ValidationFailed(
+                Code.INSUFFICIENT_VOLUME,
+                f"{where} holds {volume:g} uL, {prim.volume:g} uL needed: stopped before "
+                "aspirating",
+                f"read_back; refill {where} or take the rest from another source",
+            )
+        room = cell.get("max_volume_ul")
+        if prim.op == "dispense" and room is not None and volume + prim.volume > room + EPS:
+            raise ValidationFailed(
+                Code.WELL_OVERFLOW,
+                f"{where} holds {volume:g} uL of {room:g}: {prim.volume:g} uL more would "
+                "overflow, stopped before dispensing",
+                f"read_back; dispense at most {max(room - volume, 0):g} uL into {where}",
+            )
+
+    def failed(self, twin: Any, prim: Primitive, exc: DeviceError) -> None:
+        """A pick-up that failed marks its tip spot: it is not taken again."""
+        if prim.op == "pick" and exc.code == Code.NO_TIP and prim.labware and prim.well:
+            assert isinstance(twin, LiquidHandlerTwin)
+            twin.mark_failed(prim.labware, prim.well)

@@ -9,6 +9,7 @@ returns the events it causes, or raises :class:`ValidationFailed` with a fix hin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from device_servers import wells as wellnames
@@ -30,17 +31,8 @@ from device_servers.liquid_handler._deck import (
     snapshot_deck,
     take,
 )
-from device_servers.liquid_handler.commands import (
-    Aspirate,
-    Dispense,
-    DropTips,
-    LHCommand,
-    Mix,
-    Op,
-    PickUpTips,
-    Primitive,
-    Transfer,
-)
+from device_servers.liquid_handler.commands import LHCommand, Primitive
+from device_servers.liquid_handler.expand import expand
 
 
 class LiquidHandlerTwin(TwinBase):
@@ -125,7 +117,7 @@ class LiquidHandlerTwin(TwinBase):
         racks = [self._labware(rack, "tip_rack")] if rack else self.tip_racks()
         for lw in racks:
             for spot, present in lw.tips.items():
-                if present:
+                if present and spot not in lw.failed:
                     return lw.id, spot
         where = rack or "any tip rack"
         raise ValidationFailed(
@@ -134,81 +126,16 @@ class LiquidHandlerTwin(TwinBase):
             "refill or replace the tip rack, then re-read the instrument state",
         )
 
+    def mark_failed(self, rack: str, spot: str) -> None:
+        """A pick-up failed at this spot: it is never chosen again (the tip may be bad)."""
+        lw = self.labware.get(rack)
+        if lw is not None and lw.kind == "tip_rack":
+            lw.failed.add(spot)
+
     # ------------------------------------------------------------------ expansion
     def expand(self, cmd: LHCommand) -> Iterator[Primitive]:
         """The primitives a command consists of (tip spots may be resolved later by apply)."""
-        if isinstance(cmd, PickUpTips):
-            if cmd.spots is not None and len(cmd.spots) != len(cmd.channels):
-                raise ValidationFailed(
-                    Code.INVALID_ARGUMENT,
-                    "spots and channels differ in length",
-                    "give one spot per channel, or leave spots out",
-                )
-            if len(set(cmd.channels)) != len(cmd.channels):
-                raise ValidationFailed(
-                    Code.INVALID_ARGUMENT, "a channel is named twice", "name each channel once"
-                )
-            for i, ch in enumerate(cmd.channels):
-                spot = cmd.spots[i] if cmd.spots is not None else None
-                yield Primitive("pick", ch, cmd.rack, spot)
-        elif isinstance(cmd, DropTips):
-            chans = cmd.channels
-            if chans is None:
-                chans = [i for i, c in enumerate(self.channels) if c.tip is not None]
-                if not chans:
-                    raise ValidationFailed(
-                        Code.NO_TIP, "no channel holds a tip", "nothing to drop; pick up tips first"
-                    )
-            for ch in chans:
-                yield Primitive("drop", ch, "rack" if cmd.destination == "rack" else None)
-        elif isinstance(cmd, Aspirate | Dispense):
-            chans = cmd.channels if cmd.channels is not None else list(range(len(cmd.wells)))
-            if len(chans) != len(cmd.wells):
-                raise ValidationFailed(
-                    Code.INVALID_ARGUMENT,
-                    "wells and channels differ in length",
-                    "give one well per channel",
-                )
-            op: Op = "aspirate" if isinstance(cmd, Aspirate) else "dispense"
-            for ch, well in zip(chans, cmd.wells, strict=True):
-                yield Primitive(op, ch, cmd.labware, well, cmd.volume_ul)
-        elif isinstance(cmd, Mix):
-            self._check_reps(cmd.repetitions)
-            for _ in range(cmd.repetitions):
-                yield Primitive("aspirate", cmd.channel, cmd.labware, cmd.well, cmd.volume_ul)
-                yield Primitive("dispense", cmd.channel, cmd.labware, cmd.well, cmd.volume_ul)
-        elif isinstance(cmd, Transfer):
-            yield from self._expand_transfer(cmd)
-        else:  # pragma: no cover - the command table is closed
-            raise ValidationFailed(Code.INVALID_ARGUMENT, f"unknown command {cmd!r}", "")
-
-    @staticmethod
-    def _check_reps(reps: int) -> None:
-        if not 1 <= reps <= 50:
-            raise ValidationFailed(
-                Code.OUT_OF_RANGE, f"repetitions={reps} is out of range", "use 1 to 50 repetitions"
-            )
-
-    def _expand_transfer(self, cmd: Transfer) -> Iterator[Primitive]:
-        if self.channels[0].tip is not None:
-            raise ValidationFailed(
-                Code.TIP_ALREADY_ATTACHED,
-                "channel 0 already holds a tip",
-                "drop_tips before a transfer; transfer picks up its own tips",
-            )
-        if cmd.mix_after:
-            self._check_reps(cmd.mix_after)
-        mix_vol = cmd.mix_volume_ul if cmd.mix_volume_ul is not None else cmd.volume_ul
-        for i, dest in enumerate(cmd.destination_wells):
-            if cmd.new_tip == "always" or i == 0:
-                yield Primitive("pick", 0, cmd.tip_rack, None)
-            yield Primitive("aspirate", 0, cmd.source, cmd.source_well, cmd.volume_ul)
-            yield Primitive("dispense", 0, cmd.destination, dest, cmd.volume_ul)
-            for _ in range(cmd.mix_after):
-                yield Primitive("aspirate", 0, cmd.destination, dest, mix_vol)
-                yield Primitive("dispense", 0, cmd.destination, dest, mix_vol)
-            if cmd.new_tip == "always" or i == len(cmd.destination_wells) - 1:
-                yield Primitive("drop", 0, None)
+        return expand(self, cmd)
 
     # ------------------------------------------------------------------ apply
     def apply(self, p: Primitive) -> tuple[Primitive, list[dict[str, Any]]]:
@@ -267,7 +194,7 @@ class LiquidHandlerTwin(TwinBase):
             moved = take(ch.contents, p.volume)
             pour(well.contents, moved)
             well.volume += p.volume
-        resolved = Primitive(p.op, p.channel, p.labware, name, p.volume)
+        resolved = replace(p, well=name)
         event = {
             "type": "liquid_transferred",
             "data": {
@@ -299,10 +226,11 @@ class LiquidHandlerTwin(TwinBase):
                 f"{rack_id} has no tip spot {p.well!r}",
                 f"{rack_id} spots run A1 to {wellnames.row_letter(rack.rows - 1)}{rack.cols}",
             )
-        if not rack.tips[spot]:
+        if not rack.tips[spot] or spot in rack.failed:
             raise ValidationFailed(
                 Code.TIPRACK_EMPTY,
-                f"no tip at {rack_id}:{spot}",
+                f"no tip at {rack_id}:{spot}"
+                + (" (a pick-up failed there)" if spot in rack.failed else ""),
                 f"leave spots out to take the next free tip of {rack_id}",
             )
         rack.tips[spot] = False
@@ -312,7 +240,7 @@ class LiquidHandlerTwin(TwinBase):
             "type": "tip_picked_up",
             "data": {"channel": p.channel, "rack": rack_id, "spot": spot},
         }
-        return Primitive("pick", p.channel, rack_id, spot), [event]
+        return replace(p, labware=rack_id, well=spot), [event]
 
     def _drop(self, p: Primitive, ch: Channel) -> tuple[Primitive, list[dict[str, Any]]]:
         if ch.tip is None:
@@ -327,9 +255,9 @@ class LiquidHandlerTwin(TwinBase):
             rack = self._labware(tip.rack, "tip_rack")
             rack.tips[tip.spot] = True
             data["to"] = f"{tip.rack}:{tip.spot}"
-            resolved = Primitive("drop", p.channel, tip.rack, tip.spot)
+            resolved = replace(p, labware=tip.rack, well=tip.spot)
         else:
-            resolved = Primitive("drop", p.channel, None, None)
+            resolved = replace(p, labware=None, well=None)
         ch.tip = None
         ch.contents = {}
         return resolved, [{"type": "tip_dropped", "data": data}]

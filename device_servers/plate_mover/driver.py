@@ -50,6 +50,13 @@ class PlateMoverDriver(DriverBase[PlateMoverConfig]):
     def touched(self, prims: list[Primitive]) -> set[str]:
         return {p.plate for p in prims if p.plate}
 
+    def progress(self, cmd: BaseModel, prims: list[Primitive], done: int) -> dict[str, Any]:
+        """A move expands on the arm's belief (a held plate is only placed, a homed arm not
+        homed again), so what is left of it is the same move, asked again."""
+        ops = [{"op": p.op, "plate": p.plate, "location": p.location} for p in prims[:done]]
+        rest = cmd.model_dump(mode="json") if done < len(prims) else None
+        return {"summary": {"done": ops}, "remainder": rest}
+
     # ------------------------------------------------------------------ policy facts
     async def policy_context(
         self, cmd: BaseModel, twin: Any, assumed: dict[str, Any] | None = None

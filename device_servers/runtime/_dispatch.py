@@ -13,9 +13,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from device_servers.errors import Code, DeviceError, GateRefused
+from device_servers.kind import Twin
+from device_servers.runtime._operations import record
 from device_servers.runtime._status import Status
 from device_servers.runtime._trial import expand_before
 from state_store import args_hash
+
+# Failures after which the operation under way may or may not have happened.
+LOST = {Code.CONNECTION_LOST, Code.HARDWARE_TIMEOUT}
 
 
 class Dispatcher:
@@ -79,7 +84,8 @@ class Dispatcher:
             replay = self.replay(action_id, digest)
             if replay is not None:
                 return replay
-            prims, _ = s.twin.clone().run(cmd)
+            before = s.twin.clone()
+            prims, _ = before.clone().run(cmd)
             try:
                 s.ledger.begin(action_id, name, digest, canonical, run_id)
             except sqlite3.IntegrityError:
@@ -88,40 +94,47 @@ class Dispatcher:
                     return replay
                 raise  # pragma: no cover - replay raises for every other status
             s.ledger.clear_resume_points()
-            return await self.carry_out(action_id, prims, 0, log, warnings)
+            return await self.carry_out(action_id, cmd, prims, 0, log, warnings, before)
 
     async def carry_out(
-        self, action_id: str, prims: list[Any], start: int, log: str, warnings: list[str]
+        self,
+        action_id: str,
+        cmd: BaseModel,
+        prims: list[Any],
+        start: int,
+        log: str,
+        warnings: list[str],
+        before: Twin | None = None,
     ) -> dict[str, Any]:
-        """Send ``prims[start:]`` one by one (progress recorded after each), then reconcile
-        and record the outcome. Called under the lock, with the ledger intent written."""
+        """Send ``prims[start:]`` one by one (progress recorded after each; what the twin can
+        check re-checked before each), then reconcile and record the outcome. Called under
+        the lock, with the ledger intent written; ``before`` is the belief it started from."""
         s = self.s
         events: list[dict[str, Any]] = []
+        index, sent = start, False
         try:
-            for index, prim in enumerate(prims[start:], start + 1):
+            for index, prim in enumerate(prims[start:], start):
+                sent = False
                 if s.estop:
                     raise GateRefused(
                         Code.ESTOP_ACTIVE,
                         "emergency stop during the command",
                         "a person clears it with reset_estop, then read_back",
                     )
+                await s.driver.precheck(s.twin, prim)
+                sent = True
                 observed = await s.driver.adapter.execute(prim)
                 _, evs = s.twin.apply(prim)
-                s.ledger.progress(action_id, index)
+                s.ledger.progress(action_id, index + 1)
                 evs = [*evs, *(observed or [])]
                 for ev in evs:
                     s.emit(log, ev["type"], {**ev["data"], "action_id": action_id})
                 events.extend(evs)
         except DeviceError as exc:
-            deviations = await self.after_failure(exc, s.driver.touched(prims), log)
-            payload = exc.to_payload(action_id)
-            if deviations:
-                payload.setdefault("extra", {})["deviations"] = deviations
-                exc.extra = {**exc.extra, "deviations": deviations}
-            s.ledger.finish(action_id, "failed", {"ok": False, "error": payload})
-            s.persist()
-            s.emit(log, "error", payload)
-            raise
+            err = await self._failed(action_id, cmd, prims, index, sent, exc, log, before)
+            if err is exc:
+                raise
+            raise err from exc
         deviations = await self.reconcile(s.driver.touched(prims), log)
         result = {
             "ok": True,
@@ -132,6 +145,7 @@ class Dispatcher:
             "events": events,
             "deviations": deviations,
             "warnings": warnings,
+            "progress": record(s.driver, cmd, prims, len(prims)),
         }
         measurements = [e["data"] for e in events if e["type"] == "reading_taken"]
         if measurements:
@@ -158,10 +172,71 @@ class Dispatcher:
             s.ledger.set_resume_from(action_id, None)
             s.ledger.annotate(
                 action_id,
-                f"completed after a restart: {start} of {len(expanded[1])} operations had "
-                "happened (read back); the rest sent once",
+                f"completed after a restart or a lost outcome: {start} of {len(expanded[1])} "
+                "operations had happened (read back); the rest sent once",
             )
-            return await self.carry_out(action_id, expanded[1], start, s.direct_log, [])
+            before, prims = expanded
+            return await self.carry_out(action_id, cmd, prims, start, s.direct_log, [], before)
+
+    async def _failed(
+        self,
+        action_id: str,
+        cmd: BaseModel,
+        prims: list[Any],
+        index: int,
+        sent: bool,
+        exc: DeviceError,
+        log: str,
+        before: Twin | None,
+    ) -> DeviceError:
+        """Record a failure with what of the command happened, and return the error to raise.
+
+        An operation interrupted by the e-stop or a cancel, or whose outcome was lost, leaves
+        the action in doubt (its belief before and its progress kept), to be completed under
+        its own id once a read back shows how far it got; any other failure is final, its
+        ``remainder`` naming what is left as a new action would."""
+        s = self.s
+        if s.estop or log in s.cancelling:
+            code = Code.ESTOP_ACTIVE if s.estop else Code.OPERATION_ABORTED
+            by = "the emergency stop" if s.estop else "a cancel"
+            exc = GateRefused(
+                code,
+                f"{by} interrupted the command after {index} of {len(prims)} operations "
+                f"({exc.detail})",
+                "a person resets the e-stop (reset_estop), then read_back shows what happened"
+                if s.estop
+                else "read_back shows what happened before the cancel",
+                defined=False,
+                extra=exc.extra,
+            )
+            status = "interrupted" if sent else "refused"
+            doubt = True
+        else:
+            doubt = sent and exc.code in LOST
+            status = "unknown" if doubt else ("failed" if sent else "refused")
+        if not doubt and index < len(prims):
+            s.driver.failed(s.twin, prims[index], exc)
+        deviations = await self.after_failure(exc, s.driver.touched(prims), log)
+        operations = record(s.driver, cmd, prims, index, status)
+        if doubt:
+            operations["remainder"] = None  # known once a read back shows how far it got
+        exc.extra = {**exc.extra, "progress": operations, "in_doubt": doubt}
+        if deviations:
+            exc.extra["deviations"] = deviations
+        payload = exc.to_payload(action_id)
+        if doubt:
+            if before is not None:
+                s.ledger.keep_twin_before(action_id, before.snapshot(full=True))
+            s.ledger.finish(action_id, "in_doubt", {"ok": False, "error": payload})
+            s.ledger.annotate(
+                action_id,
+                f"{exc.code} after {index} of {len(prims)} operations: in doubt until read back",
+            )
+        else:
+            s.ledger.finish(action_id, "failed", {"ok": False, "error": payload})
+        s.persist()
+        s.emit(log, "error", payload)
+        return exc
 
     async def reconcile(self, touched: set[str] | None, log: str) -> list[dict[str, Any]]:
         """Read back what the command touched and adopt it; each disagreement is a deviation."""

@@ -13,6 +13,7 @@ from typing import Any
 
 from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
 from device_servers.runtime._gate import Gate
+from device_servers.runtime._operations import record
 from device_servers.runtime._runs import RunManager
 from device_servers.runtime._status import Status
 from device_servers.runtime._trial import expand_before, parse_command
@@ -56,14 +57,11 @@ class Recovery:
             s.runs.update(run_id, status="interrupted", error=error)
         s.persist()
 
-    def resume_point(self, entry: Any, seen: dict[str, Any]) -> tuple[int, int] | None:
-        """How many operations of an in-doubt action happened, when the read back says so
-        unambiguously: the instrument matches the belief after exactly k of them (k is the
-        last recorded count or one more: an operation may have happened before its count was
-        written). None: the action stays in doubt and goes to a person."""
+    def _expanded(self, entry: Any) -> tuple[Any, Any, list[Any], int] | None:
+        """(command, belief before, primitives, operations recorded done) of an action."""
         s = self.s
         progress = s.ledger.progress_of(entry.action_id)
-        if progress is None or s.estop or not seen.get("complete", True):
+        if progress is None:
             return None
         try:
             cmd = parse_command(s.driver, entry.command, dict(progress["args"]))
@@ -72,8 +70,19 @@ class Recovery:
         expanded = expand_before(s.driver, cmd, progress)
         if expanded is None:
             return None
-        before, prims = expanded
-        done = progress["done"]
+        return cmd, expanded[0], expanded[1], progress["done"]
+
+    def resume_point(self, entry: Any, seen: dict[str, Any]) -> tuple[int, int] | None:
+        """How many operations of an in-doubt action happened, when the read back says so
+        unambiguously: the instrument matches the belief after exactly k of them (k is the
+        last recorded count or one more: an operation may have happened before its count was
+        written). None: the action stays in doubt and goes to a person."""
+        if self.s.estop or not seen.get("complete", True):
+            return None
+        expanded = self._expanded(entry)
+        if expanded is None:
+            return None
+        _, before, prims, done = expanded
         matches = []
         for k in (done, done + 1):
             if k > len(prims):
@@ -81,11 +90,23 @@ class Recovery:
             candidate = before.clone()
             for prim in prims[:k]:
                 candidate.apply(prim)
-            if not s.driver.reconcile(candidate, seen, None):
+            if not self.s.driver.reconcile(candidate, seen, None):
                 matches.append(k)
         if len(matches) != 1:
             return None
         return matches[0], len(prims)
+
+    def operations(self, entry: Any, point: tuple[int, int] | None) -> dict[str, Any] | None:
+        """What of an in-doubt action happened: at its resume point when the read back
+        showed it, else what its recorded progress confirms (and the next one unknown)."""
+        expanded = self._expanded(entry)
+        if expanded is None:
+            return None
+        cmd, _, prims, done = expanded
+        if point is not None:
+            return {**record(self.s.driver, cmd, prims, point[0]), "resolved": True}
+        out = record(self.s.driver, cmd, prims, done, "unknown")
+        return {**out, "remainder": None, "resolved": False}
 
     async def read_back(self) -> dict[str, Any]:
         """Re-read the whole instrument, adopt what it reports, clear staleness."""
@@ -113,17 +134,19 @@ class Recovery:
                 s.stale_reason = None
             resolved = []
             resumable: dict[str, dict[str, int]] = {}
+            operations: dict[str, Any] = {}
             for entry in s.ledger.in_doubt():
                 s.ledger.annotate(
                     entry.action_id,
                     f"instrument read back at {time.time():.0f} after the outcome was lost "
-                    "(restart)",
+                    "(restart, lost connection or interruption)",
                 )
                 resolved.append(entry.action_id)
                 point = None if s.stale_reason else self.resume_point(entry, seen)
                 s.ledger.set_resume_from(entry.action_id, None if point is None else point[0])
                 if point is not None:
                     resumable[entry.action_id] = {"done": point[0], "of": point[1]}
+                operations[entry.action_id] = self.operations(entry, point)
             s.persist()
         return {
             "ok": True,
@@ -136,6 +159,8 @@ class Recovery:
             # In-doubt actions whose operations done are known: asked again under the same
             # action id, they complete with the rest (never re-sending what happened).
             "resumable": resumable,
+            # Per in-doubt action, which of its operations happened (per well, per channel).
+            "progress": operations,
             "state": s.twin.snapshot(),
         }
 
@@ -198,6 +223,7 @@ class Recovery:
         action_id = self._approved_control("reset_estop", raw)
         s.estop = False
         s.stale_reason = "emergency stop was reset: read_back before moving"
+        s.emit(s.direct_log, "estop_reset", {"instrument": s.id, "action_id": action_id})
         s.persist()
         return {
             "ok": True,

@@ -40,8 +40,7 @@ class RunManager:
         self.gate = gate
         self.dispatcher = dispatcher
         self.tasks: dict[str, asyncio.Task[None]] = {}
-        # Runs asked to stop (cancel_run or the e-stop): they stop before their next step.
-        self.cancelling: set[str] = set()
+        self.cancelling = status.cancelling  # shared: the dispatcher reports interruptions
 
     def live(self) -> list[str]:
         """Run ids whose tasks are still going."""

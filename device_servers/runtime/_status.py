@@ -37,6 +37,9 @@ class Status:
         self.estop = False
         self.lock = asyncio.Lock()
         self.active_run: str | None = None
+        # Runs asked to stop (cancel_run or the e-stop): they stop before their next step,
+        # and an operation they interrupt is reported as such.
+        self.cancelling: set[str] = set()
         # Events of commands called directly (outside a run) go to this log.
         self.direct_log = f"{self.id}:direct"
 

@@ -37,6 +37,11 @@ def show_plan(console: Console, payload: dict[str, Any]) -> None:
         args = ", ".join(f"{k}={_short(v)}" for k, v in step["args"].items())
         table.add_row(step["id"], step["instrument"], step["command"], args)
     console.print(table)
+    for change in payload.get("difference") or []:  # a replanned rest: what changed
+        what = "; ".join(
+            f"{k} {v['was']} -> {v['now']}" for k, v in change.get("changed", {}).items()
+        )
+        console.print(f"changed: {change['step']} {what or change}", highlight=False)
     console.rule("simulation (twins only: nothing moved)")
     liquids = ", ".join(f"{k} {v:.1f} uL" for k, v in sim.get("dispensed_ul", {}).items())
     console.print(
@@ -77,6 +82,10 @@ def show_question(console: Console, payload: dict[str, Any]) -> None:
         )
     if obs.get("transport_error"):
         console.print(f"transport: {obs['transport_error']}", highlight=False)
+    if payload.get("question"):
+        console.print(payload["question"], highlight=False)
+    for answer, meaning in (payload.get("options") or {}).items():
+        console.print(f"  {answer}: {meaning}", highlight=False)
 
 
 def show_report(console: Console, report: dict[str, Any]) -> None:

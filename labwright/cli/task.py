@@ -65,7 +65,7 @@ async def _settle(runner: Any, outcome: Any, console: Console, yes: bool, detach
         console.print(
             f"run [bold]{outcome.run_id}[/] is waiting for a person: `labwright approve "
             f"{outcome.run_id}`, `labwright reject {outcome.run_id} --reason ...` or "
-            f"`labwright resume {outcome.run_id} --decision retry|skip|abort`",
+            f"`labwright resume {outcome.run_id} --decision retry|skip|replan|abort`",
             highlight=False,
         )
     elif outcome.report is not None:
@@ -158,7 +158,7 @@ def grant_instrument_approvals(
     if not granted:
         fail(
             f"run {run_id} waits on {payload.get('kind')}: answer with `labwright resume "
-            f"{run_id} --decision retry|skip|abort`"
+            f"{run_id} --decision retry|skip|replan|abort`"
         )
     return {**decision, "decision": "approved", "granted": granted}
 
@@ -187,13 +187,15 @@ def resume(
     run_id: str = typer.Argument(...),
     config: Path | None = ConfigOpt,
     decision: str | None = typer.Option(
-        None, help="Answer to a question: retry, skip or abort. Without: continue after a crash."
+        None,
+        help="Answer to a question: retry (only what is left), skip, replan (the rest, from "
+        "what the instruments report) or abort. Without: continue after a crash.",
     ),
     model: str | None = typer.Option(None),
 ) -> None:
     """Continue a run: after a crash, or with a person's answer to its question."""
-    if decision is not None and decision not in ("retry", "skip", "abort"):
-        fail("--decision is one of retry, skip, abort")
+    if decision is not None and decision not in ("retry", "skip", "replan", "abort"):
+        fail("--decision is one of retry, skip, replan, abort")
     answer = (
         None
         if decision is None

@@ -19,6 +19,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._resolve import Context
 from agents.task.planning._world import World
 from agents.task.planning.models import Clarification, LabView, Plan, Refusal
+from agents.task.planning.replan import replan_rest
 
 
 class RulePlanner:
@@ -55,6 +56,13 @@ class RulePlanner:
         return Plan(
             request=request, summary=f"{'; then '.join(done)} ({counts})", steps=world.steps
         )
+
+    def replan(
+        self, request: str, lab: LabView, previous: Plan, errors: list[str]
+    ) -> Plan | Refusal:
+        """The remaining steps ``previous`` replanned on ``lab`` as the instruments report it
+        now (after a deviation): see :func:`agents.task.planning.replan.replan_rest`."""
+        return replan_rest(request, lab, previous, errors)
 
 
 def _build(clause: str, world: World, ctx: Context, lex: g.Lexicon) -> str:
