@@ -62,16 +62,23 @@ class DeviceAgent:
         if self.progress is not None:
             self.progress(what, data)
 
-    def decide(self, run_id: str, note: str, **args: Any) -> None:
-        """Audit one local recovery decision with its reason."""
+    def decide(
+        self,
+        run_id: str,
+        note: str,
+        tool: str = "recover",
+        result: dict[str, Any] | None = None,
+        **args: Any,
+    ) -> None:
+        """Audit one decision this agent took on its own (a local recovery) with its reason."""
         if self.audit is not None:
             self.audit.append(
                 run_id=run_id,
                 agent=f"device:{self.instrument}",
-                tool="recover",
+                tool=tool,
                 args=args,
                 decision_note=note,
-                result={"ok": True},
+                result=result or {"ok": True},
             )
 
     async def call(self, tool: str, **args: Any) -> dict[str, Any]:
@@ -171,15 +178,8 @@ class DeviceAgent:
             if any(c.get("tip") for c in state.get("channels", [])):
                 args = {"dry_run": False, "action_id": f"{run_id}/{step.id}/make-safe#{attempt}"}
                 result = await self.call("drop_tips", **args)
-                if self.audit is not None:
-                    self.audit.append(
-                        run_id=run_id,
-                        agent=f"device:{self.instrument}",
-                        tool="drop_tips",
-                        args=args,
-                        decision_note=reason,
-                        result={"ok": bool(result.get("ok")), "error": result.get("error")},
-                    )
+                outcome = {"ok": bool(result.get("ok")), "error": result.get("error")}
+                self.decide(run_id, reason, "drop_tips", outcome, **args)
                 done.append("dropped the tips")
             await self.read_back(run_id, reason)
             done.append("read back")
