@@ -44,6 +44,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import long_runs
+from _stats import summary
+from long_runs import FixedPlanner, lab_db
+from long_runs import runner_for as _runner
+
 REPO = Path(__file__).resolve().parent.parent
 LAB = REPO / "examples" / "lab.yaml"
 LABWRIGHT = Path(sys.executable).parent / "labwright"
@@ -56,42 +61,6 @@ RESERVOIR_UL = 10000.0
 TARGET_OVERHEAD_P50_MS = 15.0
 TARGET_RESUME_S = 2.0
 TARGET_PLAN_MS = 50.0
-
-
-class _Crash(Exception):
-    """Raised by the progress callback: the process 'dies' before a step is dispatched."""
-
-
-def pct(values: list[float], q: float) -> float:
-    s = sorted(values)
-    if len(s) == 1:
-        return s[0]
-    k = (len(s) - 1) * q / 100
-    lo = int(k)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
-
-
-def _stats(values: list[float]) -> dict[str, Any]:
-    return {
-        "p50_ms": statistics.median(values),
-        "p95_ms": pct(values, 95),
-        "min_ms": min(values),
-        "max_ms": max(values),
-        "n": len(values),
-    }
-
-
-class FixedPlanner:
-    """Returns the plan it was given (planning is measured separately, in 3)."""
-
-    def __init__(self, steps: Callable[[], list[Any]]) -> None:
-        self.steps = steps
-
-    def plan(self, request: str, lab: Any) -> Any:
-        from agents.task.planning.models import Plan
-
-        return Plan(request=request, summary="bench plan", steps=self.steps())
 
 
 def transfer_steps(n: int) -> list[Any]:
@@ -119,50 +88,6 @@ def transfer_steps(n: int) -> list[Any]:
         )
         for i, well in enumerate(WELLS[:n])
     ]
-
-
-def tip_steps(n: int) -> list[Any]:
-    """pick_up_tips tips_1 A1 / drop_tips back into the rack, alternately: repeatable forever."""
-    from agents.task.planning.models import PlanStep
-
-    return [
-        PlanStep(
-            id=f"s{i + 1}",
-            instrument="lh1",
-            command="pick_up_tips",
-            args={"rack": "tips_1", "spots": ["A1"], "channels": [0]},
-        )
-        if i % 2 == 0
-        else PlanStep(
-            id=f"s{i + 1}",
-            instrument="lh1",
-            command="drop_tips",
-            args={"channels": [0], "destination": "rack"},
-        )
-        for i in range(n)
-    ]
-
-
-def _runner(state_dir: Path, planner: Any, progress: Any) -> Any:
-    from agents.task.runner import TaskRunner
-    from device_servers.lab import load
-
-    os.environ["LABWRIGHT_STATE_DIR"] = str(state_dir)  # where load() puts the lab database
-    lab = load(LAB)
-    assert lab.source is not None
-    return TaskRunner(
-        list(lab.instruments),
-        lab.source,
-        lab.db_path,
-        planner,
-        env={"LABWRIGHT_STATE_DIR": str(state_dir)},
-        progress=progress,
-    )
-
-
-def _lab_db(state_dir: Path) -> Path:
-    """The lab database (task runs, checkpoints, audit) in a state directory."""
-    return next(p for p in state_dir.glob("*.sqlite") if not p.name.endswith(".world.sqlite"))
 
 
 def _ledger(state_dir: Path) -> dict[str, tuple[float, float | None]]:
@@ -293,8 +218,8 @@ async def bench_overhead(n_steps: int, log: Callable[[str], None]) -> dict[str, 
             if aid.startswith("bench-bare/") and e is not None
         ]
 
-    step = _stats(cycles)
-    bare_s = _stats(bare)
+    step = summary(cycles)
+    bare_s = summary(bare)
     per_step_parts = {
         k: {
             "p50_ms": statistics.median(v),
@@ -307,7 +232,7 @@ async def bench_overhead(n_steps: int, log: Callable[[str], None]) -> dict[str, 
         "steps": n_steps,
         "step": step,
         "bare_transfer": bare_s,
-        "bare_get_state": _stats(bare_state),
+        "bare_get_state": summary(bare_state),
         "overhead_p50_ms": step["p50_ms"] - bare_s["p50_ms"],
         "overhead_p95_ms": step["p95_ms"] - bare_s["p50_ms"],
         "server_side_transfer_in_graph_p50_ms": statistics.median(graph_server)
@@ -333,98 +258,21 @@ async def bench_overhead(n_steps: int, log: Callable[[str], None]) -> dict[str, 
 
 # ------------------------------------------------------------------------- 2. resume
 async def _build_crashed_run(
-    state_dir: Path, n_done: int, run_id: str, real_steps: int
+    state_dir: Path, n_done: int, run_id: str, log: Callable[[str], None]
 ) -> dict[str, Any]:
-    """A run of n_done+1 steps, crashed before its last one with n_done steps done.
-
-    Driving 1,000 steps through the graph takes minutes (every checkpoint holds the whole
-    plan, the simulation and every observation: per-step cost grows with the run), so the run
-    is prepared: the real graph plans, simulates, is approved and dispatches the first
-    ``real_steps`` steps to the instrument (a pick_up_tips / drop_tips pair, which leaves the
-    world as it was); then the progress callback raises at the next dispatch (a crash) and one
-    checkpoint update, as if ``check`` had passed step n_done, records n_done observations
-    (copies of the real ones, ids changed; only the newest keeps the instrument state, as the
-    graph itself keeps them) and routes to ``dispatch`` of step n_done+1.
-    """
-    from langgraph.types import Command
-
-    times: list[float] = []
-
-    def progress(what: str, data: dict[str, Any]) -> None:
-        if what == "dispatch":
-            times.append(time.perf_counter())
-            if data["index"] >= real_steps:
-                raise _Crash(f"bench crash before step {data['index'] + 1}")
-
-    steps = tip_steps(n_done + 1)
-    runner = _runner(state_dir, FixedPlanner(lambda: steps), progress)
+    """A run of n_done+1 steps driven through the real graph, crashed before its last one
+    (``long_runs.drive``: n_done tip steps on lh1, then the arm's move of plate_1)."""
     t0 = time.perf_counter()
-    async with runner:
-        out = await runner.start("bench: many cheap steps", run_id=run_id)
-        if out.status != "waiting_approval":
-            raise RuntimeError(f"resume bench run did not wait for approval: {out.status}")
-        t1 = time.perf_counter()
-        with contextlib.suppress(_Crash):
-            await runner.resume(run_id, {"decision": "approve", "by": "bench"})
-            raise RuntimeError("the bench crash did not happen")
-        t2 = time.perf_counter()
-        config = {"configurable": {"thread_id": run_id}}
-        snap = await runner.graph.aget_state(config)
-        real = list(snap.values["observations"])
-        if len(real) != real_steps or not all(o["ok"] for o in real):
-            raise RuntimeError(f"the real steps did not all succeed: {real}")
-        observations = []
-        for i, step in enumerate(steps[:n_done]):
-            template = real[i % len(real)]
-            observations.append(
-                {
-                    **template,
-                    "step_id": step.id,
-                    "action_id": f"{run_id}/{step.id}/{step.command}",
-                    "state": real[-1]["state"] if i == n_done - 1 else {},
-                }
-            )
-        t3 = time.perf_counter()
-        await runner.graph.aupdate_state(
-            config,
-            Command(
-                goto="dispatch",
-                update={
-                    "step": n_done,
-                    "attempt": 1,
-                    "failures": 0,
-                    "escalation": None,
-                    "observations": observations,
-                },
-            ),
-            as_node="check",
-        )
-        t4 = time.perf_counter()
-        snap = await runner.graph.aget_state(config)
-        values = snap.values or {}
-        if (
-            tuple(snap.next) != ("dispatch",)
-            or values.get("step") != n_done
-            or len(values.get("observations", [])) != n_done
-        ):
-            raise RuntimeError(
-                f"prepared run: next {snap.next}, step {values.get('step')}, "
-                f"{len(values.get('observations', []))} observations (want {n_done})"
-            )
-        db = runner.db_path
-    conn = sqlite3.connect(db)
+    driven = await long_runs.drive(state_dir, n_done, log, run_id=run_id)
+    conn = sqlite3.connect(long_runs.lab_db(state_dir))
     checkpoints, biggest = conn.execute(
         "SELECT count(*), max(length(checkpoint)) FROM checkpoints WHERE thread_id = ?", (run_id,)
     ).fetchone()
     conn.close()
-    cycles = [(b - a) * 1000 for a, b in itertools.pairwise(times)]
     return {
         "build_s": time.perf_counter() - t0,
-        "real_drive_s": t2 - t1,
-        "real_device_steps": real_steps,
-        "real_step_ms": cycles,
-        "prepare_checkpoint_ms": (t4 - t3) * 1000,
-        "steps_done": n_done,
+        "drive_s": driven["drive_s"],
+        "steps_done": driven["steps_done"],
         "checkpoints": checkpoints,
         "last_checkpoint_bytes": biggest,
         "db_bytes": sum(p.stat().st_size for p in state_dir.glob("*.sqlite*")),
@@ -433,7 +281,7 @@ async def _build_crashed_run(
 
 def _next_action(state_dir: Path, run_id: str, action_id: str) -> dict[str, Any] | None:
     """The device agent's audit row of the action (written when the server answered)."""
-    conn = sqlite3.connect(_lab_db(state_dir))
+    conn = sqlite3.connect(lab_db(state_dir))
     try:
         for ts, result in conn.execute(
             "SELECT ts, result FROM audit_log WHERE run_id = ? AND args LIKE ? ORDER BY seq",
@@ -510,15 +358,15 @@ async def _resume_inprocess(state_dir: Path, run_id: str, action_id: str) -> dic
 
 
 async def bench_resume(
-    n_done: int, real_steps: int, env: dict[str, str], log: Callable[[str], None]
+    n_done: int, env: dict[str, str], log: Callable[[str], None]
 ) -> dict[str, Any]:
     run_id = "bench-resume"
-    action_id = f"{run_id}/s{n_done + 1}/{tip_steps(n_done + 1)[-1].command}"
+    action_id = f"{run_id}/s{n_done + 1}/{long_runs.long_plan(n_done)[-1].command}"
     with tempfile.TemporaryDirectory(prefix="labwright-bench-resume-") as tmp:
         build_dir = Path(tmp) / "build"
         build_dir.mkdir()
         log(f"4/4 agent: {n_done} cheap steps through the graph, crash before the last")
-        built = await _build_crashed_run(build_dir, n_done, run_id, real_steps)
+        built = await _build_crashed_run(build_dir, n_done, run_id, log)
         cli_dir, inproc_dir = Path(tmp) / "cli", Path(tmp) / "inproc"
         shutil.copytree(build_dir, cli_dir)
         shutil.copytree(build_dir, inproc_dir)
@@ -531,14 +379,11 @@ async def bench_resume(
         "cli": cli,
         "in_process": inproc,
         "how": (
-            f"plan of {n_done + 1} steps (pick_up_tips tips_1 A1 / drop_tips back to the rack) "
-            f"planned, simulated, approved by the real graph; its first "
-            f"{built['real_device_steps']} steps dispatched to the instrument, then a crash "
-            "(the progress callback raises at the next dispatch) and ONE checkpoint update "
-            f"as `check` (aupdate_state with Command(goto='dispatch')) recording {n_done} "
-            "observations (copies of the real ones) and step "
-            f"{n_done + 1} next -- not {n_done} steps driven (see the per-step figures above; "
-            "the last checkpoint is the same size either way); copies of the state directory; "
+            f"plan of {n_done + 1} steps ({n_done} pick_up_tips tips_1 A1 / drop_tips back to "
+            "the rack, then the arm moves plate_1 to the hotel) planned, simulated, approved "
+            f"and its first {n_done} steps driven by the real graph (bench/long_runs.py, "
+            f"{built['drive_s']:.0f} s), then a crash (the progress callback raises at the "
+            "dispatch of the last step); copies of the state directory; "
             "CLI: wall time from spawning `labwright resume RUN` to the device agent's audit "
             "row of that step's action (written when the server has answered; clock "
             "time.time, same machine); in process: a new TaskRunner (server start-up), "
@@ -573,7 +418,7 @@ def bench_planning(reps: int) -> dict[str, Any]:
         per_request.append(ms)
         slowest = max(slowest, (ms, request))
     return {
-        **_stats(per_request),
+        **summary(per_request),
         "requests": len(cases),
         "outcomes": dict(kinds),
         "reps": reps,
@@ -591,13 +436,13 @@ def run(
     quick: bool, env: dict[str, str], log: Callable[[str], None]
 ) -> tuple[dict[str, Any], list[tuple[str, str, str, str]], list[str]]:
     """All three; returns (results, table rows, 'how' lines)."""
-    n_steps, n_done, real_steps, plan_reps = (48, 1000, 2, 3) if quick else (96, 1000, 2, 10)
+    n_steps, n_done, plan_reps = (48, 1000, 3) if quick else (96, 1000, 10)
     saved = os.environ.get("LABWRIGHT_STATE_DIR")
     results: dict[str, Any] = {}
     try:
         log(f"4/4 agent: {n_steps} single-well transfers through the task graph")
         results["agent_overhead"] = ov = asyncio.run(bench_overhead(n_steps, log))
-        results["agent_resume"] = rs = asyncio.run(bench_resume(n_done, real_steps, env, log))
+        results["agent_resume"] = rs = asyncio.run(bench_resume(n_done, env, log))
     finally:
         if saved is None:
             os.environ.pop("LABWRIGHT_STATE_DIR", None)
@@ -673,12 +518,6 @@ def run(
             "-",
         ),
         (
-            f"  one checkpoint write with {rs['steps_done']} observations",
-            ms(rs["build"]["prepare_checkpoint_ms"]),
-            "figure",
-            "-",
-        ),
-        (
             f"rule planning per request, p50 (n={pl['requests']})",
             ms(pl["p50_ms"]),
             f"<= {TARGET_PLAN_MS:.0f} ms",
@@ -705,7 +544,7 @@ def run(
         f"({rs['cli']['next_action_code'] or 'ok'}), {rs['cli']['to_exit_s']:.2f} s to exit "
         f"(exit code {rs['cli']['exit_code']}); in process: dispatch -> answer "
         f"{rs['in_process']['dispatch_to_answer_ms']:.1f} ms, outcome "
-        f"{rs['in_process']['status']}; build {rs['build']['build_s']:.1f} s, "
+        f"{rs['in_process']['status']}; built in {rs['build']['build_s']:.1f} s, "
         f"{rs['build']['checkpoints']} checkpoints, the last "
         f"{rs['build']['last_checkpoint_bytes'] / 1e3:.0f} kB, lab database "
         f"{rs['build']['db_bytes'] / 1e6:.1f} MB",

@@ -45,6 +45,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from _stats import pct  # bench/ is sys.path[0] when run as a script
+
 REPO = Path(__file__).resolve().parent.parent
 LAB = REPO / "examples" / "lab.yaml"
 BIN = Path(sys.executable).parent
@@ -80,17 +82,6 @@ def protocol_96() -> dict[str, Any]:
             for well in WELLS
         ],
     }
-
-
-def pct(values: list[float], q: float) -> float:
-    """The q-th percentile (0..100), linear interpolation between closest ranks."""
-    s = sorted(values)
-    if len(s) == 1:
-        return s[0]
-    k = (len(s) - 1) * q / 100
-    lo = int(k)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (k - lo)
 
 
 def machine() -> dict[str, Any]:

@@ -31,12 +31,14 @@ from agents.task.planning.models import (
     PlanStep,
     Refusal,
 )
+from agents.task.records import RunRecords
 from agents.task.state import TaskContext
 from device_servers.factory import open_runtime
 from device_servers.lab import LabConfig, load
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
 from policies import build_engine
+from state_store import connect
 
 WAIT_S = 30.0
 ARM_LOCATIONS = [
@@ -177,6 +179,11 @@ class TaskLab:
     world: SimWorld
     graph: Any = field(default_factory=lambda: compile_graph(InMemorySaver()))
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    records: RunRecords = field(init=False)
+
+    def __post_init__(self) -> None:
+        # In the lab database, as the runner keeps them: every context of this lab shares them.
+        self.records = RunRecords(connect(self.config.db_path))
 
     def context(self, planner: Any, progress: Callable[..., None] | None = None) -> TaskContext:
         def tell(what: str, data: dict[str, Any]) -> None:
@@ -184,7 +191,25 @@ class TaskLab:
             if progress is not None:
                 progress(what, data)
 
-        return TaskContext(agents=self.agents, planner=planner, progress=tell)
+        return TaskContext(agents=self.agents, planner=planner, progress=tell, records=self.records)
+
+    # ---------------------------------------------------------------- the run's records
+    def observations(self, snap: Any) -> list[dict[str, Any]]:
+        """Every observation the run of this snapshot recorded, oldest first."""
+        return list(self.records.observations(snap.values["run_id"]))
+
+    def codes(self, snap: Any) -> list[str | None]:
+        """Error codes of every observation so far (None: the step went through)."""
+        return [
+            None if o.get("error") is None else o["error"].get("code")
+            for o in self.observations(snap)
+        ]
+
+    def plan(self, snap: Any) -> Plan:
+        return self.records.plan(snap.values["plan_ref"])
+
+    def simulation(self, snap: Any) -> dict[str, Any]:
+        return dict(self.records.get(snap.values["simulation_ref"]))
 
     # ---------------------------------------------------------------- driving
     async def drive(self, ctx: TaskContext, graph_input: Any, thread: str = "run-1") -> Any:
@@ -198,7 +223,7 @@ class TaskLab:
             return await self.graph.aget_state(config)
 
     async def start(self, ctx: TaskContext, request: str = "fixed request", thread: str = "run-1"):
-        first = {"run_id": thread, "request": request, "observations": [], "deviations": []}
+        first = {"run_id": thread, "request": request, "observed": 0, "deviations": []}
         return await self.drive(ctx, first, thread)
 
     async def answer(self, ctx: TaskContext, answer: dict[str, Any], thread: str = "run-1"):
@@ -240,14 +265,6 @@ def question(snap: Any) -> dict[str, Any] | None:
         for intr in task.interrupts:
             return dict(intr.value)
     return None
-
-
-def codes(snap: Any) -> list[str | None]:
-    """Error codes of every observation so far (None: the step went through)."""
-    return [
-        None if o.get("error") is None else o["error"].get("code")
-        for o in snap.values.get("observations", [])
-    ]
 
 
 @contextlib.asynccontextmanager

@@ -194,7 +194,7 @@ async def test_a_plan_that_fails_simulation_never_reaches_approval_or_the_instru
     done = await lab.start(ctx)
     assert waiting_for(done) is None and done.next == ()
     assert done.values["status"] == "refused"
-    simulation = done.values["simulation"]
+    simulation = lab.simulation(done)
     assert simulation["ok"] is False and simulation["failed_step"] == failed_step
     assert simulation["error"]["code"]
     assert done.values["report"]["steps_done"] == 0
@@ -206,7 +206,7 @@ async def test_a_step_on_an_unknown_instrument_fails_simulation(lab: TaskLab) ->
     plan = make_plan(step("s1", "centrifuge9", "spin", rpm=1000))
     done = await lab.start(lab.context(FakePlanner(plan)))
     assert done.values["status"] == "refused"
-    assert done.values["simulation"]["error"]["code"] == "INVALID_ARGUMENT"
+    assert lab.simulation(done)["error"]["code"] == "INVALID_ARGUMENT"
     assert lab.world.physical_ops() == []
 
 

@@ -20,7 +20,6 @@ from _task_lab import (
     HOME,
     FakePlanner,
     TaskLab,
-    codes,
     flaky,
     question,
     task_lab,
@@ -52,8 +51,8 @@ async def approve_with_fault(lab: TaskLab, instrument: str, fault: dict[str, Any
     return ctx, await lab.answer(ctx, {"decision": "approve"})
 
 
-def action_ids(snap: Any) -> list[str]:
-    return [o["action_id"] for o in snap.values["observations"]]
+def action_ids(lab: TaskLab, snap: Any) -> list[str]:
+    return [o["action_id"] for o in lab.observations(snap)]
 
 
 def no_action_done_twice(lab: TaskLab) -> None:
@@ -84,7 +83,7 @@ async def test_less_liquid_than_believed_is_made_safe_and_goes_to_a_person_once(
     ]
     # No rule lets the device agent try a short source again on its own: one attempt, then
     # a person (who is told nothing was served).
-    assert codes(snap) == ["INSUFFICIENT_VOLUME"]
+    assert lab.codes(snap) == ["INSUFFICIENT_VOLUME"]
     assert [r["action_id"] for r in lab.actions("lh1")] == [
         "run-1/s1/transfer",
         "run-1/s1/make-safe#1",
@@ -152,7 +151,7 @@ async def test_a_step_that_went_through_but_left_other_volumes_than_planned_goes
         "deviation",
         "s1",
     )
-    assert codes(snap) == [None]
+    assert lab.codes(snap) == [None]
     wrong = {(d["what"], d["expected"], d["observed"]) for d in snap.values["deviations"]}
     assert ("volume reservoir:A1 (uL)", DYE_UL - 150.0, 850.0) in wrong
     assert lab.ops("arm1") == [] and lab.world.location_of("plate_1") == HOME
@@ -166,7 +165,7 @@ async def test_a_failed_tip_pick_up_is_retried_from_the_rack_and_the_run_complet
     _, done = await approve_with_fault(lab, "lh1", fault)
     assert done.values["status"] == "done"
     # The device agent's own rule: the rest (here: all of it) sent again, the next tip taken.
-    assert codes(done)[0] is None and done.values["observations"][0]["attempt"] == 2
+    assert lab.codes(done)[0] is None and lab.observations(done)[0]["attempt"] == 2
     ledger = [(r["action_id"], r["status"]) for r in lab.actions("lh1")]
     assert ledger == [("run-1/s1/transfer", "failed"), ("run-1/s1/transfer#2", "done")]
     assert lab.world.tips("tips_1")["A1"] is True  # the spot that failed was not taken again
@@ -184,7 +183,7 @@ async def test_a_failed_grip_is_retried_and_the_plate_ends_where_the_plan_expect
     fault = {"kind": "empty_grasp", "match": {"op": "pick"}, "times": 1}
     _, done = await approve_with_fault(lab, "arm1", fault)
     assert done.values["status"] == "done"
-    assert codes(done) == [None] * 5  # recovered by the arm's device agent, within its rules
+    assert lab.codes(done) == [None] * 5  # recovered by the arm's device agent, within its rules
     assert [r["action_id"] for r in lab.actions("arm1")][:2] == [
         "run-1/s3/move_plate",
         "run-1/s3/move_plate#2",
@@ -221,7 +220,7 @@ async def test_a_person_retrying_a_nan_reading_gets_a_real_reading(lab: TaskLab)
     assert done.values["status"] == "done"
     [reading] = done.values["report"]["readings"]
     assert not any(math.isnan(v) for v in reading["values"].values())
-    assert action_ids(done)[-2:] == ["run-1/s5/read_absorbance", "run-1/s5/read_absorbance#2"]
+    assert action_ids(lab, done)[-2:] == ["run-1/s5/read_absorbance", "run-1/s5/read_absorbance#2"]
 
 
 # --------------------------------------------------------------------------- transport
@@ -233,7 +232,7 @@ async def test_a_transport_failure_is_retried_with_the_same_action_id_and_execut
         ctx = lab.context(FakePlanner(transfer_and_read()))
         done = await lab.approved(ctx)
         assert done.values["status"] == "done"
-        first, second = done.values["observations"][:2]
+        first, second = lab.observations(done)[:2]
         assert first["transport_error"] is not None and second["ok"] is True
         assert first["action_id"] == second["action_id"] == "run-1/s1/transfer"
         assert second["replayed"] is after
@@ -251,6 +250,6 @@ async def test_an_instrument_unreachable_twice_goes_to_a_person_without_acting(
         asked = question(snap)
         assert asked is not None and (asked["kind"], asked["step"]) == ("escalation", "s3")
         assert asked["observation"]["transport_error"]
-        assert action_ids(snap)[2:] == ["run-1/s3/move_plate"] * 2
+        assert action_ids(lab, snap)[2:] == ["run-1/s3/move_plate"] * 2
         assert lab.ops("arm1") == [] and lab.world.location_of("plate_1") == HOME
         assert lab.actions("arm1") == []

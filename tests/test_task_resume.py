@@ -71,7 +71,7 @@ def crash_at_dispatch_of(step_id: str) -> Callable[[str, dict[str, Any]], None]:
 
 def every_step_done_once(lab: TaskLab, snap: Any) -> None:
     """Checkpoint, ledger and world agree: each of the five steps happened exactly once."""
-    plan = Plan.model_validate(snap.values["plan"])
+    plan = lab.plan(snap)
     assert snap.values["status"] == "done"
     rows = lab.actions()
     assert sorted(r["action_id"] for r in rows) == sorted(
@@ -124,7 +124,7 @@ async def test_a_step_the_instrument_did_before_the_crash_is_not_done_again_on_r
 
     async with process(config, checkpoints) as second:
         done = await second.drive(second.context(NoReplanning()), None)
-        moved = [o for o in done.values["observations"] if o["step_id"] == "s3"]
+        moved = [o for o in second.observations(done) if o["step_id"] == "s3"]
         assert [(o["ok"], o["replayed"]) for o in moved] == [(True, True)]
         every_step_done_once(second, done)
 

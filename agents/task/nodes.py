@@ -26,8 +26,14 @@ from agents.task.state import TaskContext, TaskState
 MAX_FAILURES = 2
 
 
-def _plan(state: TaskState) -> Plan:
-    return Plan.model_validate(state["plan"])
+def _plan(state: TaskState, ctx: TaskContext) -> Plan:
+    """The run's plan, found by its hash in the run records (validated once per process)."""
+    return ctx.records.plan(str(state["plan_ref"]))
+
+
+def _last(state: TaskState, ctx: TaskContext) -> Observation:
+    """The newest observation of the run (what ``check`` decides on)."""
+    return ctx.records.observation(state["run_id"], state.get("observed", 0) - 1)
 
 
 async def _lab_states(ctx: TaskContext) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -62,7 +68,7 @@ async def interpret(
     if isinstance(result, Plan):
         return Command(
             goto="simulate",
-            update={"outcome": "plan", "plan": result.model_dump(mode="json"), "answer": None},
+            update={"outcome": "plan", "plan_ref": ctx.records.put_plan(result), "answer": None},
         )
     status = "clarification" if result.kind == "clarification" else "refused"
     return Command(
@@ -75,12 +81,13 @@ async def simulate(
     state: TaskState, runtime: Runtime[TaskContext]
 ) -> Command[Literal["approve", "simulate", "report"]]:
     ctx = runtime.context
-    plan = _plan(state)
+    plan = _plan(state, ctx)
     states = {i: await a.state() for i, a in ctx.agents.items()}
     report = await simulate_plan(plan, ctx.agents, states, ctx.policies)
     ctx.tell("simulated", ok=report.ok, error=report.error)
+    simulation_ref = ctx.records.put("simulation", report.model_dump(mode="json"))
     if report.ok:
-        return Command(goto="approve", update={"simulation": report.model_dump(mode="json")})
+        return Command(goto="approve", update={"simulation_ref": simulation_ref})
     errors = [f"{report.failed_step}: {report.error}"]
     replan = getattr(ctx.planner, "replan", None)
     if replan is not None and not state.get("replanned"):
@@ -91,24 +98,30 @@ async def simulate(
         if isinstance(again, Plan):
             return Command(
                 goto="simulate",
-                update={"plan": again.model_dump(mode="json"), "replanned": True},
+                update={"plan_ref": ctx.records.put_plan(again), "replanned": True},
             )
     return Command(
         goto="report",
-        update={"simulation": report.model_dump(mode="json"), "status": "refused"},
+        update={"simulation_ref": simulation_ref, "status": "refused"},
     )
 
 
-def approve(state: TaskState) -> Command[Literal["dispatch", "interpret", "report"]]:
-    """Ask a person. Pure: on resume this re-runs and receives the person's answer."""
-    sim = state.get("simulation") or {}
+def approve(
+    state: TaskState, runtime: Runtime[TaskContext]
+) -> Command[Literal["dispatch", "interpret", "report"]]:
+    """Ask a person. Pure (it only reads the run records): on resume this re-runs and
+    receives the person's answer. The question carries the hashes of what it shows."""
+    records = runtime.context.records
+    sim = records.get(state.get("simulation_ref")) or {}
     answer = interrupt(
         {
             "kind": "approval",
             "request": state["request"],
-            "plan": state["plan"],
+            "plan": records.plan(str(state["plan_ref"])).model_dump(mode="json"),
             "simulation": {k: v for k, v in sim.items() if k != "predictions"},
             "needs_extra_approval": sim.get("needs_approval", []),
+            "plan_ref": state["plan_ref"],
+            "simulation_ref": state.get("simulation_ref"),
         }
     )
     decision = (answer or {}).get("decision")
@@ -128,7 +141,7 @@ def approve(state: TaskState) -> Command[Literal["dispatch", "interpret", "repor
 async def dispatch(state: TaskState, runtime: Runtime[TaskContext]) -> Command[Literal["check"]]:
     """Hand the next step to its instrument's device agent (at most once per action id)."""
     ctx = runtime.context
-    plan = _plan(state)
+    plan = _plan(state, ctx)
     step = plan.steps[state["step"]]
     ctx.tell(
         "dispatch",
@@ -157,25 +170,24 @@ async def dispatch(state: TaskState, runtime: Runtime[TaskContext]) -> Command[L
             },
             resume={"mode": "again", "args": dict(step.args)},
         )
-        return Command(goto="check", update={"observations": _observations(state, obs)})
+        return _observed(state, ctx, obs)
     obs = await ctx.agents[step.instrument].execute(
         step, state["run_id"], state.get("attempt", 1), resume=state.get("resume")
     )
     if obs.ok and step.command == "move_plate":
         await _after_move(ctx, step, obs)
-    return Command(goto="check", update={"observations": _observations(state, obs)})
+    return _observed(state, ctx, obs)
 
 
-def _observations(state: TaskState, obs: Observation) -> list[dict[str, Any]]:
-    """The run's observations with ``obs`` appended.
+def _observed(state: TaskState, ctx: TaskContext, obs: Observation) -> Command[Any]:
+    """Record the observation at the run's cursor, then go to ``check``.
 
-    Only the newest keeps the instrument's whole state (``check`` compares it with the plan);
-    older ones drop it -- the audit log keeps every state read -- so each checkpoint grows by
-    the step's result, not by a whole instrument state (about 5 kB for a liquid handler), and
-    writing checkpoints stays cheap on runs of thousands of steps.
+    Recorded before the checkpoint that moves the cursor past it: a re-run of ``dispatch``
+    after a crash asks the same action id and records at the same place.
     """
-    older = [{**o, "state": {}} if o.get("state") else o for o in state.get("observations", [])]
-    return [*older, obs.model_dump(mode="json")]
+    seq = state.get("observed", 0)
+    ctx.records.record(state["run_id"], seq, obs)
+    return Command(goto="check", update={"observed": seq + 1})
 
 
 async def _after_move(ctx: TaskContext, step: PlanStep, obs: Observation) -> None:
@@ -189,7 +201,9 @@ async def _after_move(ctx: TaskContext, step: PlanStep, obs: Observation) -> Non
 
 def _next(state: TaskState, plan: Plan, **update: Any) -> Command[Any]:
     nxt = state["step"] + 1
-    update.update(step=nxt, attempt=1, failures=0, completions=0, escalation=None, resume=None)
+    fresh = {"attempt": 1, "failures": 0, "completions": 0, "escalation": None, "resume": None}
+    # Only what changes is written: each written key is a row of the checkpoint's writes.
+    update.update({k: v for k, v in fresh.items() if state.get(k, v) != v}, step=nxt)
     if nxt >= len(plan.steps):
         return Command(goto="report", update={**update, "status": "done"})
     return Command(goto="dispatch", update=update)
@@ -199,9 +213,10 @@ async def check(
     state: TaskState, runtime: Runtime[TaskContext]
 ) -> Command[Literal["dispatch", "escalate", "report"]]:
     """Compare the observation with the plan; continue, or go to a person."""
-    plan = _plan(state)
+    ctx = runtime.context
+    plan = _plan(state, ctx)
     step = plan.steps[state["step"]]
-    obs = Observation.model_validate(state["observations"][-1])
+    obs = _last(state, ctx)
     failures = state.get("failures", 0)
     deviations = list(state.get("deviations", []))
     if obs.transport_error:
@@ -252,7 +267,7 @@ def _escalate(
 
 
 def escalate(
-    state: TaskState,
+    state: TaskState, runtime: Runtime[TaskContext]
 ) -> Command[Literal["dispatch", "check", "escalate", "replan", "report"]]:
     """Ask a person what to do. Pure: on resume this re-runs and receives the answer."""
     escalation = dict(state.get("escalation") or {})
@@ -281,32 +296,40 @@ def escalate(
     if decision == "approved":  # a person granted the instrument's approval request
         return Command(goto="dispatch", update={"escalation": None})
     if decision == "skip":
-        plan = _plan(state)
-        return _next(state, plan)
+        return _next(state, _plan(state, runtime.context))
     return Command(goto="report", update={"status": "aborted"})
 
 
-def report(state: TaskState) -> dict[str, Any]:
-    """The run's report: outcome, steps done, readings, deviations."""
-    observations = state.get("observations", [])
-    readings = [m for o in observations for m in o.get("measurements", [])]
-    done = sorted({o["step_id"] for o in observations if o.get("ok")})
-    plan = state.get("plan") or {}
+def report(state: TaskState, runtime: Runtime[TaskContext]) -> dict[str, Any]:
+    """The run's report: outcome, steps done, readings, deviations (the observations read
+    from the run records, page by page)."""
+    records = runtime.context.records
+    readings: list[dict[str, Any]] = []
+    done: set[str] = set()
+    simulated = True
+    for o in records.observations(state["run_id"]):
+        readings.extend(o.get("measurements", []))
+        if o.get("ok"):
+            done.add(o["step_id"])
+        simulated = simulated and o.get("simulated", True)
+    plan = records.plan(str(state["plan_ref"])) if state.get("plan_ref") else None
     status = state.get("status") or "failed"
     return {
         "status": status,
         "report": {
             "status": status,
             "request": state.get("request"),
-            "summary": plan.get("summary"),
+            "summary": plan.summary if plan else None,
             "answer": state.get("answer"),
-            "steps_total": len(plan.get("steps", [])),
+            "steps_total": len(plan.steps) if plan else 0,
             "steps_done": len(done),
             "readings": readings,
             "deviations": state.get("deviations", []),
             "simulation": {
-                k: v for k, v in (state.get("simulation") or {}).items() if k != "predictions"
+                k: v
+                for k, v in (records.get(state.get("simulation_ref")) or {}).items()
+                if k != "predictions"
             },
-            "simulated": all(o.get("simulated", True) for o in observations),
+            "simulated": simulated,
         },
     }

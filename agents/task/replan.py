@@ -73,7 +73,7 @@ async def replan(
 ) -> Command[Literal["approve_replan", "escalate"]]:
     """Plan the remaining steps again from what the instruments report now."""
     ctx = runtime.context
-    plan = Plan.model_validate(state["plan"])
+    plan = ctx.records.plan(str(state["plan_ref"]))
     index = state["step"]
     step = plan.steps[index]
     obs = Observation.model_validate((state.get("escalation") or {}).get("observation") or {})
@@ -103,7 +103,14 @@ async def replan(
     if not report.ok:
         return _again(state, f"the new plan for the rest does not simulate: {report.error}")
     ctx.tell("replanned", step=step.id, steps=len(new))
+    whole = plan.model_copy(
+        update={
+            "steps": [*plan.steps[:index], narrowed(step, obs.served), *new],
+            "summary": f"{plan.summary}; {result.summary}",
+        }
+    )
     proposal = {
+        "plan_ref": ctx.records.put_plan(whole),
         "summary": result.summary,
         "steps": [s.model_dump(mode="json") for s in new],
         "narrowed": narrowed(step, obs.served).model_dump(mode="json"),
@@ -115,19 +122,14 @@ async def replan(
     return Command(goto="approve_replan", update={"proposal": proposal})
 
 
-def approve_replan(state: TaskState) -> Command[Literal["dispatch", "escalate"]]:
-    """A person approves the new remainder. Pure: on resume this re-runs with the answer."""
+def approve_replan(
+    state: TaskState, runtime: Runtime[TaskContext]
+) -> Command[Literal["dispatch", "escalate"]]:
+    """A person approves the new remainder. Pure (the whole new plan was stored by
+    ``replan``; this only reads it): on resume this re-runs with the answer."""
     proposal = dict(state.get("proposal") or {})
-    plan = Plan.model_validate(state["plan"])
+    whole = runtime.context.records.plan(str(proposal["plan_ref"]))
     index = state["step"]
-    steps = [
-        *plan.steps[:index],
-        PlanStep.model_validate(proposal["narrowed"]),
-        *(PlanStep.model_validate(s) for s in proposal["steps"]),
-    ]
-    whole = plan.model_copy(
-        update={"steps": steps, "summary": f"{plan.summary}; {proposal['summary']}"}
-    )
     answer = interrupt(
         {
             "kind": "approval",
@@ -137,6 +139,7 @@ def approve_replan(state: TaskState) -> Command[Literal["dispatch", "escalate"]]
             "difference": proposal["difference"],
             "simulation": proposal["simulation"],
             "needs_extra_approval": proposal["simulation"].get("needs_approval", []),
+            "plan_ref": proposal["plan_ref"],
         }
     )
     if (answer or {}).get("decision") != "approve":
@@ -144,7 +147,7 @@ def approve_replan(state: TaskState) -> Command[Literal["dispatch", "escalate"]]
     return Command(
         goto="dispatch",
         update={
-            "plan": whole.model_dump(mode="json"),
+            "plan_ref": proposal["plan_ref"],
             "step": index + 1,
             "attempt": 1,
             "failures": 0,

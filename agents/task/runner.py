@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 import aiosqlite
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 
 from agents.device.agent import DeviceAgent
 from agents.mcp_client import client_for
+from agents.task.checkpointer import CompactSqliteSaver
 from agents.task.graph import DURABILITY, compile_graph
 from agents.task.planning.models import Planner
+from agents.task.records import RunRecords
 from agents.task.state import TaskContext
 from device_servers.contract import InstrumentBase
 from policies import build_engine
@@ -74,6 +75,7 @@ class TaskRunner:
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.runs = TaskRuns(self.conn)
         self.audit = AuditLog(self.conn)
+        self.records = RunRecords(self.conn)
         self._stack = contextlib.AsyncExitStack()
 
     async def __aenter__(self) -> TaskRunner:
@@ -95,7 +97,7 @@ class TaskRunner:
         # process crash in WAL mode with NORMAL sync; a step re-run after losing one asks the
         # same action id again and gets the recorded answer.
         await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = AsyncSqliteSaver(conn)
+        saver = CompactSqliteSaver(conn)
         self.graph = compile_graph(saver)
         self.context = TaskContext(
             agents=agents,
@@ -104,6 +106,7 @@ class TaskRunner:
             audit=self.audit,
             model=self.model,
             progress=self.progress,
+            records=self.records,
         )
         return self
 
@@ -170,8 +173,7 @@ class TaskRunner:
         self.runs.create(
             request, run_id=run_id, planner=type(self.planner).__name__, model=self.model
         )
-        first = {"run_id": run_id, "request": request, "observations": [], "deviations": []}
-        return await self._drive(run_id, first)
+        return await self._drive(run_id, _first(run_id, request))
 
     async def resume(self, run_id: str, answer: dict[str, Any] | None = None) -> Outcome:
         """Continue a run: with a person's answer to its question, or after a crash."""
@@ -188,8 +190,7 @@ class TaskRunner:
             run = self.runs.get(run_id)
             if not snap.values and run is not None:
                 # Crashed before the first checkpoint: nothing was done, start from the request.
-                first = {"run_id": run_id, "request": run.request, "observations": []}
-                return await self._drive(run_id, {**first, "deviations": []})
+                return await self._drive(run_id, _first(run_id, run.request))
         return await self._drive(run_id, None if answer is None else Command(resume=answer))
 
     async def outcome(self, run_id: str) -> Outcome:
@@ -226,13 +227,20 @@ class TaskRunner:
         out = await self.outcome(run_id)
         values = out.values or {}
         fields: dict[str, Any] = {"status": _run_status(out.status)}
-        if values.get("plan"):
-            fields["plan"] = values["plan"]
-            fields["summary"] = values["plan"].get("summary")
+        if values.get("plan_ref") and (out.status == "waiting_approval" or not out.waiting):
+            # A plan changes only before an approval; kept with the run where people list it.
+            plan = self.records.plan(values["plan_ref"])
+            fields["plan"] = plan.model_dump(mode="json")
+            fields["summary"] = plan.summary
         if out.report is not None:
             fields["report"] = out.report
         self.runs.update(run_id, **fields)
         return out
+
+
+def _first(run_id: str, request: str) -> dict[str, Any]:
+    """A new run's state."""
+    return {"run_id": run_id, "request": request, "observed": 0, "deviations": []}
 
 
 def _run_status(status: str) -> str:

@@ -124,6 +124,9 @@ def split_by_instrument(
                     steps.append(
                         (None, {"command": "assume", "args": {"plate": plate, "location": where}})
                     )
+    for steps in protocols.values():  # what no later step of that instrument sees is not sent
+        while steps and steps[-1][0] is None:
+            steps.pop()
     return protocols
 
 

@@ -1,0 +1,96 @@
+"""A run's checkpoints stay the same size however long it runs (agents.task.records).
+
+The plan and the simulation report are stored once by content hash and named from the
+graph state; each dispatch records its observation at the run's cursor outside the
+checkpoints. Driven through the real graph on served instruments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _task_lab import FakePlanner, TaskLab, make_plan, step, task_lab, waiting_for
+
+from state_store.blobs import content_hash
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+async def lab(tmp_path: Path) -> AsyncIterator[TaskLab]:
+    async with task_lab(tmp_path) as served:
+        yield served
+
+
+def tip_plan(n: int) -> Any:
+    """n steps: the same tip picked up and put back, alternately (the world ends as it began)."""
+    return make_plan(
+        *(
+            step(f"s{i + 1}", "lh1", "pick_up_tips", rack="tips_1", spots=["A1"], channels=[0])
+            if i % 2 == 0
+            else step(f"s{i + 1}", "lh1", "drop_tips", channels=[0], destination="rack")
+            for i in range(n)
+        )
+    )
+
+
+async def largest_checkpoint(lab: TaskLab, thread: str) -> int:
+    """Bytes of the largest checkpoint of the run, serialised as the saver stores it."""
+    saver = lab.graph.checkpointer
+    sizes = []
+    async for snap in lab.graph.aget_state_history({"configurable": {"thread_id": thread}}):
+        tup = await saver.aget_tuple(snap.config)
+        sizes.append(len(saver.serde.dumps_typed(tup.checkpoint)[1]))
+    return max(sizes)
+
+
+async def test_the_largest_checkpoint_of_a_40_step_run_is_that_of_a_4_step_run(
+    lab: TaskLab,
+) -> None:
+    sizes = {}
+    for n in (4, 40):
+        thread = f"run-{n}"
+        ctx = lab.context(FakePlanner(tip_plan(n)))
+        assert waiting_for(await lab.start(ctx, thread=thread)) == "approval"
+        done = await lab.answer(ctx, {"decision": "approve"}, thread)
+        assert done.values["status"] == "done" and done.values["report"]["steps_done"] == n
+        sizes[n] = await largest_checkpoint(lab, thread)
+    # Only the digits of the counters differ (step 40 vs step 4, "run-40" vs "run-4").
+    assert abs(sizes[40] - sizes[4]) <= 32, sizes
+
+
+async def test_the_state_names_the_plan_and_simulation_by_hash_and_the_records_keep_them(
+    lab: TaskLab,
+) -> None:
+    plan = tip_plan(2)
+    ctx = lab.context(FakePlanner(plan))
+    asked = await lab.start(ctx)
+    assert "plan" not in asked.values and "simulation" not in asked.values
+    assert asked.values["plan_ref"] == content_hash(plan.model_dump(mode="json"))
+    assert lab.plan(asked) == plan
+    simulation = lab.simulation(asked)
+    assert simulation["ok"] is True and len(simulation["predictions"]) == 2
+    # The person is shown the plan and the hashes of what they approve.
+    question = asked.tasks[0].interrupts[0].value
+    assert question["plan_ref"] == asked.values["plan_ref"]
+    assert question["simulation_ref"] == asked.values["simulation_ref"]
+    assert question["plan"] == plan.model_dump(mode="json")
+
+
+async def test_each_dispatch_is_recorded_at_the_cursor_with_its_state_by_hash(
+    lab: TaskLab,
+) -> None:
+    ctx = lab.context(FakePlanner(tip_plan(4)))
+    await lab.start(ctx)
+    done = await lab.answer(ctx, {"decision": "approve"})
+    assert done.values["observed"] == 4
+    seen = lab.observations(done)
+    assert [o["step_id"] for o in seen] == ["s1", "s2", "s3", "s4"]
+    assert all(o["ok"] and "state" not in o for o in seen)
+    # Tips back in the rack: the state after s2 is the state after s4, stored once.
+    assert seen[1]["state_ref"] == seen[3]["state_ref"] != seen[0]["state_ref"]
+    last = lab.records.observation("run-1", 3)
+    assert last.state["kind"] == "liquid_handler" and last.action_id == "run-1/s4/drop_tips"
