@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import time
 import uuid
 from typing import Any
 
@@ -30,6 +31,9 @@ from device_servers.runtime._trial import (
     parse_protocol,
 )
 from state_store import args_hash
+
+# Longest stretch of a dry run between two commits (and two yields to the event loop).
+DRY_BATCH_S = 0.02
 
 
 class RunManager:
@@ -154,23 +158,38 @@ class RunManager:
             self.cancelling.discard(run_id)
 
     async def _run_dry(self, run_id: str, cmds: list[BaseModel]) -> int:
+        """Simulate on a copy of the twin. Nothing moves, so the events are committed a batch
+        of steps at a time (one sync per batch instead of four or more per step: a 10,000-step
+        dry run took minutes on a busy disk), yielding to the event loop between batches."""
         s = self.s
         trial = Trial.of(s.driver, s.twin)
-        for i, cmd in enumerate(cmds):
+        done = 0
+        while done < len(cmds):
             if run_id in self.cancelling:
-                return i
-            s.events.append(run_id, "step_started", {"step": i, "command": command_name(cmd)}, True)
+                return done
+            deadline = time.monotonic() + DRY_BATCH_S
+            s.conn.execute("BEGIN")
             try:
-                _, events = trial.run(cmd)
-            except DeviceError as exc:
-                at_step(exc, i, steps_done=i)
-                raise
-            for ev in events:
-                s.events.append(run_id, ev["type"], ev["data"], True)
-            s.events.append(run_id, "step_completed", {"step": i}, True)
-            s.runs.update(run_id, steps_done=i + 1)
+                while done < len(cmds) and time.monotonic() < deadline:
+                    self._dry_step(run_id, trial, done, cmds[done])
+                    done += 1
+            finally:  # what was simulated before a failing step is in the log either way
+                s.runs.update(run_id, steps_done=done)
+                s.conn.execute("COMMIT")
             await asyncio.sleep(0)
-        return len(cmds)
+        return done
+
+    def _dry_step(self, run_id: str, trial: Trial, i: int, cmd: BaseModel) -> None:
+        s = self.s
+        s.events.append(run_id, "step_started", {"step": i, "command": command_name(cmd)}, True)
+        try:
+            _, events = trial.run(cmd)
+        except DeviceError as exc:
+            at_step(exc, i, steps_done=i)
+            raise
+        for ev in events:
+            s.events.append(run_id, ev["type"], ev["data"], True)
+        s.events.append(run_id, "step_completed", {"step": i}, True)
 
     async def _run_real(self, run_id: str, proto: Protocol, cmds: list[BaseModel]) -> int:
         s = self.s
