@@ -6,7 +6,8 @@ state after the step -- are rows here, so checkpoints do not grow with the run. 
 added at the cursor: ``(run_id, lane, seq)`` is the position. A node that LangGraph re-runs
 after a crash records again at the same position (it asked the same action id again, and
 its newer answer replaces the one no checkpoint ever referred to); an earlier position is
-never rewritten. Lanes are the run's parallel branches (one for a sequential run).
+rewritten only by the same action (a replay from an older checkpoint), never by another.
+Lanes are the run's parallel branches (one for a sequential run).
 """
 
 from __future__ import annotations
@@ -51,20 +52,35 @@ class ObservationLog:
             conn.execute(ddl)
 
     def record(self, run_id: str, lane: str, seq: int, body: dict[str, Any]) -> None:
-        """Record ``body`` (an observation with ``step_id`` and ``ok``) at ``seq`` of ``lane``.
+        """Record ``body`` (an observation with ``step_id``, ``action_id`` and ``ok``) at
+        ``seq`` of ``lane``.
+
+        Behind the lane's last position only the same action may be recorded again (a replay
+        of the run from an older checkpoint asks the same action ids again, in order).
 
         Raises:
-            ValueError: ``seq`` is before the lane's last position (history is not rewritten).
+            ValueError: ``seq`` is behind the lane's last position and holds another action.
         """
         last = self.conn.execute(
             "SELECT max(seq) FROM task_observations WHERE run_id = ? AND lane = ?",
             (run_id, lane),
         ).fetchone()[0]
         if last is not None and seq < last:
-            raise ValueError(f"observation {seq} of {run_id}/{lane} is behind its cursor {last}")
+            held = self.get(run_id, lane, seq)
+            same = held is not None and all(
+                held.body.get(k) == body.get(k) for k in ("step_id", "action_id")
+            )
+            if not same:
+                raise ValueError(
+                    f"observation {seq} of {run_id}/{lane} is behind its cursor {last} and "
+                    "holds another action: history is not rewritten"
+                )
         self.conn.execute(
-            "INSERT OR REPLACE INTO task_observations"
-            " (run_id, lane, seq, step_id, ok, body, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            # An upsert keeps the row where it was first recorded (its rowid: the read order).
+            "INSERT INTO task_observations"
+            " (run_id, lane, seq, step_id, ok, body, recorded_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (run_id, lane, seq) DO UPDATE SET step_id = excluded.step_id,"
+            " ok = excluded.ok, body = excluded.body, recorded_at = excluded.recorded_at",
             (
                 run_id,
                 lane,

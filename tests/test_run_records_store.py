@@ -34,7 +34,7 @@ def test_an_unknown_reference_or_a_changed_value_is_refused(tmp_path: Path) -> N
 
 
 def obs(step_id: str, ok: bool = True, **extra: object) -> dict[str, object]:
-    return {"step_id": step_id, "ok": ok, **extra}
+    return {"step_id": step_id, "action_id": f"run-1/{step_id}/cmd", "ok": ok, **extra}
 
 
 def test_observations_are_read_back_in_recording_order_page_by_page(tmp_path: Path) -> None:
@@ -61,8 +61,10 @@ def test_recording_again_at_the_cursor_replaces_and_behind_it_is_refused(tmp_pat
     log.record("run-1", "main", 1, obs("s2"))
     got = log.get("run-1", "main", 0)
     assert got is not None and got.ok and got.body["replayed"] is True
+    # Behind the cursor: the same action again (a replay) is recorded, another is refused.
+    log.record("run-1", "main", 0, obs("s1", replayed=True, note="replay"))
     with pytest.raises(ValueError):
-        log.record("run-1", "main", 0, obs("s1"))
+        log.record("run-1", "main", 0, obs("s7"))
     # Lanes (parallel branches) keep their own cursors.
     log.record("run-1", "hs1", 0, obs("s9"))
     assert [(r.lane, r.seq) for r in log.all("run-1")] == [("main", 0), ("main", 1), ("hs1", 0)]

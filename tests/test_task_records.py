@@ -94,3 +94,23 @@ async def test_each_dispatch_is_recorded_at_the_cursor_with_its_state_by_hash(
     assert seen[1]["state_ref"] == seen[3]["state_ref"] != seen[0]["state_ref"]
     last = lab.records.observation("run-1", 3)
     assert last.state["kind"] == "liquid_handler" and last.action_id == "run-1/s4/drop_tips"
+
+
+async def test_a_replay_from_an_older_checkpoint_asks_the_same_actions_and_moves_nothing(
+    lab: TaskLab,
+) -> None:
+    ctx = lab.context(FakePlanner(tip_plan(4)))
+    await lab.start(ctx)
+    assert (await lab.answer(ctx, {"decision": "approve"})).values["status"] == "done"
+    ops, actions = len(lab.ops()), lab.actions()
+    thread = {"configurable": {"thread_id": "run-1"}}
+    history = [s async for s in lab.graph.aget_state_history(thread)]
+    [older] = [s for s in history if s.next == ("dispatch",) and s.values.get("step") == 2]
+    async for _ in lab.graph.astream(None, older.config, context=ctx, durability="sync"):
+        pass
+    again = await lab.graph.aget_state(thread)
+    assert again.values["status"] == "done" and again.values["observed"] == 4
+    assert len(lab.ops()) == ops and lab.actions() == actions
+    seen = lab.observations(again)
+    assert [o["step_id"] for o in seen] == ["s1", "s2", "s3", "s4"]
+    assert [o["replayed"] for o in seen] == [False, False, True, True]
