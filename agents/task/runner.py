@@ -32,6 +32,8 @@ from policies import build_engine
 from state_store import AuditLog, TaskRuns, connect
 
 WAITING = {"approval": "waiting_approval", "escalation": "waiting_person"}
+RECURSION_FLOOR = 1_000
+SUPERSTEPS_PER_STEP = 10
 
 
 @dataclass
@@ -167,6 +169,13 @@ class TaskRunner:
         agent.session = session
         agent.forget_state()
 
+    async def _superstep_budget(self, config: dict[str, Any]) -> int:
+        """Supersteps this call of the graph may take: enough for every step of the run's
+        plan (as checkpointed; a run not planned yet stops at its approval)."""
+        snap = await self.graph.aget_state(config)
+        ref = (snap.values or {}).get("plan_ref")
+        return _superstep_budget_for(len(self.records.plan(ref).steps) if ref else 0)
+
     # ------------------------------------------------------------------ runs
     async def start(self, request: str, run_id: str | None = None) -> Outcome:
         run_id = run_id or f"task-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
@@ -214,7 +223,8 @@ class TaskRunner:
         )
 
     async def _drive(self, run_id: str, graph_input: Any) -> Outcome:
-        config = {"configurable": {"thread_id": run_id}}
+        config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
+        config["recursion_limit"] = await self._superstep_budget(config)
         self.runs.update(run_id, status="running")
         async for _ in self.graph.astream(
             graph_input,
@@ -236,6 +246,12 @@ class TaskRunner:
             fields["report"] = out.report
         self.runs.update(run_id, **fields)
         return out
+
+
+def _superstep_budget_for(steps: int) -> int:
+    """LangGraph stops a graph after ``recursion_limit`` supersteps in one call (10,007 by
+    default): a step takes two (dispatch, check), each retry or completion two more."""
+    return RECURSION_FLOOR + SUPERSTEPS_PER_STEP * steps
 
 
 def _first(run_id: str, request: str) -> dict[str, Any]:
