@@ -38,12 +38,14 @@ def tip_plan(n: int) -> Any:
 
 
 async def largest_checkpoint(lab: TaskLab, thread: str) -> int:
-    """Bytes of the largest checkpoint of the run, serialised as the saver stores it."""
+    """Bytes of the channel values of the run's largest checkpoint, serialised as the saver
+    stores them (the rest of a checkpoint is one version per channel: as many as channels,
+    and of a length the saver picks at random)."""
     saver = lab.graph.checkpointer
     sizes = []
     async for snap in lab.graph.aget_state_history({"configurable": {"thread_id": thread}}):
         tup = await saver.aget_tuple(snap.config)
-        sizes.append(len(saver.serde.dumps_typed(tup.checkpoint)[1]))
+        sizes.append(len(saver.serde.dumps_typed(tup.checkpoint["channel_values"])[1]))
     return max(sizes)
 
 
@@ -59,7 +61,7 @@ async def test_the_largest_checkpoint_of_a_40_step_run_is_that_of_a_4_step_run(
         assert done.values["status"] == "done" and done.values["report"]["steps_done"] == n
         sizes[n] = await largest_checkpoint(lab, thread)
     # Only the digits of the counters differ (step 40 vs step 4, "run-40" vs "run-4").
-    assert abs(sizes[40] - sizes[4]) <= 32, sizes
+    assert abs(sizes[40] - sizes[4]) <= 8, sizes
 
 
 async def test_the_state_names_the_plan_and_simulation_by_hash_and_the_records_keep_them(
