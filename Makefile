@@ -40,3 +40,4 @@ clean:
 
 crash: $(STAMP)
 	$(BIN)/python bench/crash_harness.py
+	$(BIN)/python bench/crash_estop.py

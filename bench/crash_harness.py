@@ -13,7 +13,12 @@ the simulated world and the action ledger, never from what the agent printed:
   instrument executes one action at a time) and no action id carries more ops than the same
   action id in the uninterrupted run; op counts per kind equal the uninterrupted run's;
 - no action lost: every plan step has a finished (done) action, or an in-doubt one resolved;
-- in-doubt actions, and how each was resolved (read back, or escalated to a person).
+- in-doubt actions, and how each was resolved (read back, or escalated to a person);
+- kills during recovery itself: after some kills, the resumed process is killed again as it
+  completes the in-doubt action the kill left (``--recovery-kills``).
+
+``bench/crash_estop.py`` (also run by ``make crash``) presses an e-stop while a resumed run
+completes an in-doubt action, and checks the run ends as an uninterrupted one.
 
 Usage::
 
@@ -57,6 +62,7 @@ QUICK_REQUEST = DILUTION.format(row="A")
 RUN_ID = "crash-run"
 STEP_LINE = re.compile(r"^\s*\[\s*\d+/\d+\]\s+(\S+)")
 QUESTION_LINE = re.compile(r"^step (\S+): (.*)$")
+COMPLETING = "completing the rest"  # printed just before an in-doubt action is completed
 PROCESS_TIMEOUT_S = 300.0
 
 
@@ -93,14 +99,21 @@ class Segment:
 
     argv: list[str]
     killed: bool = False
+    killed_on_line: bool = False  # killed as it printed ``kill_on``
     rc: int | None = None
     lines: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
 
-def run_segment(argv: list[str], kill_after_s: float | None, after_first_step: bool) -> Segment:
+def run_segment(
+    argv: list[str],
+    kill_after_s: float | None,
+    after_first_step: bool,
+    kill_on: str | None = None,
+) -> Segment:
     """Run one labwright process; SIGKILL its whole group ``kill_after_s`` after it started
-    (or after it printed its first dispatched step, when ``after_first_step``)."""
+    (or after it printed its first dispatched step, when ``after_first_step``), or as soon as
+    it prints a line containing ``kill_on`` (a kill while it recovers)."""
     seg = Segment(argv)
     t0 = time.monotonic()
     proc = subprocess.Popen(
@@ -123,6 +136,9 @@ def run_segment(argv: list[str], kill_after_s: float | None, after_first_step: b
             seg.lines.append(line.rstrip("\n"))
             if STEP_LINE.match(line):
                 started.set()
+            if kill_on is not None and kill_on in line and proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                seg.killed = seg.killed_on_line = True
 
     thread = threading.Thread(target=reader, daemon=True)
     thread.start()
@@ -167,6 +183,8 @@ def _reap_group(pgid: int) -> None:
 @dataclass
 class Tally:
     kills: int = 0
+    recovery_kills: int = 0  # kills landed while an in-doubt action was being completed
+    recovery_kills_missed: int = 0  # asked for, but that process had nothing to complete
     resumes: int = 0
     approvals: int = 0  # plan approvals lost with a killed `run --yes`, given again
     interventions: list[str] = field(default_factory=list)
@@ -174,20 +192,43 @@ class Tally:
 
 
 def crash_run(
-    lab: Path, request: str, kills: int, rng: random.Random, span_s: float, early: float = 0.15
+    lab: Path,
+    request: str,
+    kills: int,
+    rng: random.Random,
+    span_s: float,
+    early: float = 0.15,
+    recovery_kills: int = 0,
 ) -> Tally:
-    """Run ``request`` to its end through ``kills`` crashes, resuming after each."""
+    """Run ``request`` to its end through ``kills`` crashes, resuming after each; the first
+    ``recovery_kills`` resumes after a kill are killed again as they complete the in-doubt
+    action the kill left (a kill during recovery itself)."""
     tally = Tally()
     cfg = ("-c", str(lab))
     argv = labwright_argv("run", request, "--yes", "--run-id", RUN_ID, *cfg)
+    during_recovery = False
     for _ in range(10 * kills + 50):
         kill_now = tally.kills < kills
         # Most crashes land while steps execute; some during start-up and in-doubt handling.
         early_kill = kill_now and rng.random() < early
         delay = rng.uniform(0.3, 3.0) if early_kill else rng.uniform(0.0, span_s)
-        seg = run_segment(argv, delay if kill_now else None, after_first_step=not early_kill)
+        seg = run_segment(
+            argv,
+            delay if kill_now else None,
+            after_first_step=not early_kill,
+            kill_on=COMPLETING if during_recovery else None,
+        )
         tally.segments.append(seg)
         _say(tally, seg)
+        if during_recovery:
+            tally.recovery_kills += seg.killed_on_line
+            tally.recovery_kills_missed += not seg.killed_on_line
+        # After a kill, the next process may be killed again as it recovers.
+        during_recovery = (
+            seg.killed
+            and not during_recovery
+            and tally.recovery_kills + tally.recovery_kills_missed < recovery_kills
+        )
         if seg.killed:
             tally.kills += 1
         elif seg.rc == 0 or (seg.rc == 4 and tally.interventions):
@@ -483,8 +524,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--delay", type=float, default=0.01, help="simulated seconds per operation")
     p.add_argument("--keep", action="store_true", help="keep the temp labs")
     p.add_argument("--json", type=Path, help="write the verdict here")
+    p.add_argument(
+        "--recovery-kills",
+        type=int,
+        default=None,
+        help="resumes killed again while completing an in-doubt action (default 10; quick 2)",
+    )
     args = p.parse_args(argv)
     kills = 5 if args.quick and args.kills == 50 else args.kills
+    again = args.recovery_kills if args.recovery_kills is not None else (2 if args.quick else 10)
     request = QUICK_REQUEST if args.quick else FULL_REQUEST
     rng = random.Random(args.seed)
     t0 = time.monotonic()
@@ -496,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     worker = threading.Thread(target=lambda: base.append(uninterrupted(base_lab, request)))
     worker.start()  # the reference run, beside the crashed one
     span = 1.2 if not args.quick else 0.8
-    tally = crash_run(crash_lab, request, kills, rng, span)
+    tally = crash_run(crash_lab, request, kills, rng, span, recovery_kills=again)
     worker.join()
     verdict = judge(crash_lab, base_lab, tally.segments)
     approval = kill_while_waiting_for_approval(tmp / "approval", QUICK_REQUEST, rng)
@@ -507,6 +555,8 @@ def main(argv: list[str] | None = None) -> int:
         "steps": verdict["steps"],
         "transfers (simulation summary)": verdict["transfers"],
         "kills": tally.kills,
+        "of them while completing an in-doubt action": tally.recovery_kills,
+        "resumes that had nothing in doubt to complete": tally.recovery_kills_missed,
         "resumes": tally.resumes,
         "plan approvals given again": tally.approvals,
         "in-doubt actions": len(verdict["in_doubt"]),

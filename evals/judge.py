@@ -107,6 +107,12 @@ def ground_truth(work: Path, lab_name: str, run_id: str) -> tuple[Evidence, dict
             if "approvals" in tables
             else []
         )
+        # The servers' own record of a reset (the approval behind it is used up by it).
+        if "events" in tables:
+            resets += [
+                (json.loads(r["data"]).get("instrument"), float(r["ts"]))
+                for r in db.execute("SELECT data, ts FROM events WHERE type='estop_reset'")
+            ]
     finally:
         db.close()
     conn = connect(work / f"{lab_name}.sqlite")

@@ -1,4 +1,5 @@
-"""Instrument commands: serve, check, simulate, approve-action, approvals, world, audit."""
+"""Instrument commands: serve, check, simulate, approve-action, reset-estop, approvals, world,
+audit."""
 
 from __future__ import annotations
 
@@ -186,6 +187,53 @@ def approve_action(
     out.print(
         f"[green]approved[/] {instrument}/{action_id}: {req['command']} "
         f"{req['args']} — {req['reason']} (by {by})"
+    )
+
+
+def reset_estop(
+    instrument: str = typer.Argument(...),
+    by: str = typer.Option(os.environ.get("USER", "operator"), help="Who resets it."),
+    config: Path | None = ConfigOpt,
+) -> None:
+    """A person at the instrument resets its latched e-stop (while no run is serving it).
+
+    The reset is approved by the one who runs this (recorded as theirs); the instrument stays
+    stale until it is read back, which a resumed run does before anything moves.
+    """
+    import asyncio
+
+    from device_servers.errors import DeviceError
+    from device_servers.factory import open_runtime
+    from state_store import Approvals, connect
+
+    lab = lab_of(config)
+    inst = instrument_of(lab, instrument)
+    if inst.url:
+        fail(f"{instrument} is served at {inst.url}: reset its e-stop there")
+    action_id = f"person/{by}/reset-estop/{time.strftime('%Y%m%dT%H%M%S')}"
+
+    async def reset() -> dict[str, Any]:
+        async with open_runtime(inst, lab.db_path, lab.world_path) as rt:
+            if not rt.estop:
+                return {"estop": False, "was": "not latched"}
+            try:
+                return await rt.reset_estop({"action_id": action_id})
+            except DeviceError as exc:
+                if exc.code != "APPROVAL_REQUIRED":
+                    raise
+            Approvals(connect(lab.db_path)).grant(instrument, action_id, by)
+            return await rt.reset_estop({"action_id": action_id})
+
+    try:
+        result = asyncio.run(reset())
+    except DeviceError as exc:
+        fail(f"{exc.code}: {exc.detail}")
+    if result.get("was") == "not latched":
+        out.print(f"{instrument}: the e-stop is not latched", highlight=False)
+        return
+    out.print(
+        f"[green]e-stop reset[/] on {instrument} by {by}; {result.get('stale')}",
+        highlight=False,
     )
 
 
