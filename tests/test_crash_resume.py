@@ -40,12 +40,17 @@ def test_kills_at_random_points_then_resume_leave_the_world_of_an_uninterrupted_
 
     worker = threading.Thread(target=reference)
     worker.start()
-    tally = harness.crash_run(crash_lab, REQUEST, 4, random.Random(7), span_s=0.8, early=0.0)
+    tally = harness.crash_run(
+        crash_lab, REQUEST, 4, random.Random(7), span_s=0.8, early=0.0, recovery_kills=1
+    )
     worker.join(timeout=120)
     assert not errors, errors
     verdict = harness.judge(crash_lab, base_lab, tally.segments)
 
     assert tally.kills == 4
+    # One resume after a kill was itself killed as it completed what the kill left (or it
+    # had nothing in doubt to complete): either way the run ends as an uninterrupted one.
+    assert tally.recovery_kills + tally.recovery_kills_missed == 1
     assert tally.interventions == []  # no person was needed
     assert verdict["final_status"] == "done"
     assert verdict["duplicated"] == []

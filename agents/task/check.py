@@ -64,11 +64,3 @@ def mismatches(step: PlanStep, obs: Observation) -> list[dict[str, Any]]:
         elif wanted.get("wells") and len(got[0].get("values", {})) != wanted["wells"]:
             differ("wells read", wanted["wells"], len(got[0].get("values", {})))
     return out
-
-
-def satisfied(step: PlanStep, obs: Observation) -> bool:
-    """Whether the observed state already shows the step's effect (for in-doubt actions)."""
-    checkable = {"wells", "plate_location", "drawer", "plate_lock", "target_c", "plate_in_reader"}
-    if not checkable & step.expect.keys():
-        return False
-    return not mismatches(step, obs)
