@@ -11,9 +11,12 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
+
+from device_servers.sim._fault_plan import FaultPlan
+from device_servers.sim._physics import PhysicalError
+from device_servers.sim._plates import PlatesAndStatus
 
 _EPS = 1e-6
 
@@ -38,14 +41,6 @@ CREATE TABLE IF NOT EXISTS status (instrument TEXT, key TEXT, value TEXT,
 """
 
 
-class PhysicalError(Exception):
-    """What a real instrument would detect and report (no tip, liquid level not found)."""
-
-    def __init__(self, kind: str, detail: str) -> None:
-        super().__init__(detail)
-        self.kind = kind
-
-
 def _take(contents: dict[str, float], volume: float) -> dict[str, float]:
     total = sum(contents.values())
     if total <= 0:
@@ -64,7 +59,7 @@ def _pour(contents: dict[str, float], added: dict[str, float]) -> None:
         contents[k] = contents.get(k, 0.0) + v
 
 
-class SimWorld:
+class SimWorld(FaultPlan, PlatesAndStatus):
     """Ground truth for one lab (one SQLite file)."""
 
     def __init__(self, path: str | Path) -> None:
@@ -127,22 +122,6 @@ class SimWorld:
             )
             self.conn.execute("INSERT INTO seeded VALUES (?,?)", (instrument, time.time()))
         return True
-
-    class _Tx:
-        def __init__(self, conn: sqlite3.Connection) -> None:
-            self.conn = conn
-
-        def __enter__(self) -> None:
-            self.conn.execute("BEGIN IMMEDIATE")
-
-        def __exit__(self, exc_type: object, *_: object) -> None:
-            # A PhysicalError is the instrument refusing before it moved anything: keep the
-            # incident it recorded (e.g. dry_aspiration_prevented). Anything else rolls back.
-            refused = isinstance(exc_type, type) and issubclass(exc_type, PhysicalError)
-            self.conn.execute("ROLLBACK" if exc_type and not refused else "COMMIT")
-
-    def _tx(self) -> SimWorld._Tx:
-        return SimWorld._Tx(self.conn)
 
     # ------------------------------------------------------------------ reading
     def well(self, labware: str, well: str) -> dict[str, Any]:
@@ -211,27 +190,6 @@ class SimWorld:
         self.conn.execute(
             "INSERT OR REPLACE INTO channels VALUES (?,?,?,?)",
             (instrument, idx, json.dumps(tip) if tip else None, json.dumps(contents)),
-        )
-
-    def _log(
-        self,
-        instrument: str,
-        op: str,
-        channel: int,
-        labware: str | None,
-        well: str | None,
-        volume: float,
-    ) -> None:
-        self.conn.execute(
-            "INSERT INTO physical_ops (instrument, op, channel, labware, well, volume, ts)"
-            " VALUES (?,?,?,?,?,?,?)",
-            (instrument, op, channel, labware, well, volume, time.time()),
-        )
-
-    def incident(self, instrument: str, kind: str, data: dict[str, Any]) -> None:
-        self.conn.execute(
-            "INSERT INTO incidents (instrument, kind, data, ts) VALUES (?,?,?,?)",
-            (instrument, kind, json.dumps(data), time.time()),
         )
 
     def pick(self, instrument: str, ch: int, rack: str, spot: str) -> None:
@@ -345,127 +303,3 @@ class SimWorld:
     def remove_tip(self, rack: str, spot: str) -> None:
         """Take a tip out of a rack by hand (test setup only)."""
         self.conn.execute("UPDATE tips SET present=0 WHERE rack=? AND spot=?", (rack, spot))
-
-    # ------------------------------------------------------------------ faults
-    def add_fault(self, instrument: str, spec: dict[str, Any]) -> int:
-        cur = self.conn.execute(
-            "INSERT INTO faults (instrument, kind, at_op, match, times, params) VALUES"
-            " (?,?,?,?,?,?)",
-            (
-                instrument,
-                spec["kind"],
-                spec.get("at_op"),
-                json.dumps(spec.get("match") or {}),
-                spec.get("times", 1),
-                json.dumps(spec.get("params") or {}),
-            ),
-        )
-        return int(cur.lastrowid or 0)
-
-    def clear_faults(self, instrument: str | None = None) -> None:
-        if instrument:
-            self.conn.execute("DELETE FROM faults WHERE instrument=?", (instrument,))
-        else:
-            self.conn.execute("DELETE FROM faults")
-
-    def next_fault(
-        self,
-        instrument: str,
-        target: dict[str, Any],
-        applies: Callable[[str], bool] | None = None,
-    ) -> dict[str, Any] | None:
-        """Count one operation and return the first fault that fires on it, if any.
-
-        ``applies(kind)``: whether a fault of that kind can happen on this operation (an empty
-        grasp only on a pick); one that cannot is left for a later operation, not used up.
-        """
-        with self._tx():
-            row = self.conn.execute(
-                "SELECT n FROM op_counts WHERE instrument=?", (instrument,)
-            ).fetchone()
-            n = (row["n"] if row else 0) + 1
-            self.conn.execute("INSERT OR REPLACE INTO op_counts VALUES (?,?)", (instrument, n))
-            rows = self.conn.execute(
-                "SELECT * FROM faults WHERE instrument=? AND (times<0 OR fired<times) ORDER BY id",
-                (instrument,),
-            ).fetchall()
-            for f in rows:
-                if f["at_op"] is not None and f["at_op"] != n:
-                    continue
-                if applies is not None and not applies(f["kind"]):
-                    continue
-                match = json.loads(f["match"])
-                if any(str(target.get(k)) != str(v) for k, v in match.items()):
-                    continue
-                self.conn.execute("UPDATE faults SET fired=fired+1 WHERE id=?", (f["id"],))
-                return {
-                    "id": f["id"],
-                    "kind": f["kind"],
-                    "op_number": n,
-                    "params": json.loads(f["params"]),
-                }
-        return None
-
-    # ------------------------------------------------------------------ plates & status
-    def place_plate(self, labware: str, location: str) -> bool:
-        """Seed a plate's location once (a plate already known stays where it is)."""
-        cur = self.conn.execute(
-            "INSERT OR IGNORE INTO plates (labware, location) VALUES (?,?)", (labware, location)
-        )
-        return cur.rowcount > 0
-
-    def location_of(self, labware: str) -> str | None:
-        """Where a plate really is (None: unknown to the world, or held by a gripper)."""
-        row = self.conn.execute(
-            "SELECT location FROM plates WHERE labware=?", (labware,)
-        ).fetchone()
-        return None if row is None else row["location"]
-
-    def plate_at(self, location: str) -> str | None:
-        row = self.conn.execute(
-            "SELECT labware FROM plates WHERE location=?", (location,)
-        ).fetchone()
-        return None if row is None else row["labware"]
-
-    def plates(self) -> dict[str, str | None]:
-        rows = self.conn.execute("SELECT labware, location FROM plates ORDER BY labware")
-        return {r["labware"]: r["location"] for r in rows.fetchall()}
-
-    def take_plate(self, labware: str, location: str, holder: str) -> None:
-        """A gripper lifts the plate at ``location``; it is then at ``holder`` (arm1:gripper)."""
-        with self._tx():
-            if self.plate_at(location) != labware:
-                raise PhysicalError(
-                    "empty_grasp", f"nothing to grip: {labware} is not at {location}"
-                )
-            self.conn.execute("UPDATE plates SET location=? WHERE labware=?", (holder, labware))
-            self._log(holder.split(":", 1)[0], "pick_plate", 0, labware, location, 0.0)
-
-    def put_plate(self, labware: str, holder: str, location: str) -> None:
-        """A gripper sets down the plate it holds at ``location`` (which must be free)."""
-        with self._tx():
-            if self.location_of(labware) != holder:
-                raise PhysicalError("not_held", f"{holder} does not hold {labware}")
-            occupant = self.plate_at(location)
-            if occupant is not None:
-                self.incident(
-                    holder.split(":", 1)[0],
-                    "collision",
-                    {"labware": labware, "location": location, "occupant": occupant},
-                )
-                raise PhysicalError("occupied", f"{location} is occupied by {occupant}")
-            self.conn.execute("UPDATE plates SET location=? WHERE labware=?", (location, labware))
-            self._log(holder.split(":", 1)[0], "place_plate", 0, labware, location, 0.0)
-
-    def set_status(self, instrument: str, **values: Any) -> None:
-        """Physical status of an instrument (drawer open, plate locked, temperature...)."""
-        self.conn.executemany(
-            "INSERT OR REPLACE INTO status (instrument, key, value) VALUES (?,?,?)",
-            [(instrument, k, json.dumps(v)) for k, v in values.items()],
-        )
-
-    def status(self, instrument: str) -> dict[str, Any]:
-        rows = self.conn.execute(
-            "SELECT key, value FROM status WHERE instrument=?", (instrument,)
-        ).fetchall()
-        return {r["key"]: json.loads(r["value"]) for r in rows}

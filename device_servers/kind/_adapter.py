@@ -1,0 +1,189 @@
+"""The adapter a kind plugs in: the seam to the instrument, simulated or real."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
+
+import anyio
+
+from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
+from device_servers.contract import InstrumentBase
+from device_servers.errors import ConfigurationError, DeviceError
+from device_servers.kind._command import Event
+
+if TYPE_CHECKING:
+    from device_servers.sim.world import SimWorld
+
+
+class Adapter(Protocol):
+    """The seam to the instrument (simulated or real)."""
+
+    async def setup(self) -> None: ...
+    async def close(self) -> None: ...
+    async def abort(self) -> None: ...
+    async def execute(self, prim: Any, timeout_s: float | None = None) -> list[Event] | None: ...
+    async def observe(self, labware: set[str] | None = None) -> dict[str, Any] | None: ...
+    async def resync(self) -> dict[str, Any] | None: ...
+
+
+ConfigT = TypeVar("ConfigT", bound=InstrumentBase)
+T = TypeVar("T")
+
+
+class Aborted(Exception):
+    """cancel_run or emergency_stop interrupted the operation (see :meth:`AdapterBase.pause`)."""
+
+
+class AdapterBase(Generic[ConfigT]):
+    """PyLabRobot's frontend on a lazily built backend; lifecycle; one translation of failures.
+
+    A subclass names ``backend_base`` (the PyLabRobot backend class a hardware backend must
+    be), builds its simulated backend (``simulated_backend``) and its frontend (``frontend``),
+    performs one primitive (``call``) and says what the instrument reports (``observe``).
+    Every exception of a call goes through :meth:`translate` once: ``translate_own`` for the
+    kind's own failures, then what any backend can raise.
+    """
+
+    backend_base: ClassVar[type]
+    subject: ClassVar[str] = "the instrument"
+
+    def __init__(self, config: ConfigT, world: SimWorld | None) -> None:
+        self.config = config
+        self.world = world
+        self._backend: Any = None
+        self._ready = False
+        self.aborting = asyncio.Event()
+
+    # ------------------------------------------------------------------ construction
+    @property
+    def backend(self) -> Any:
+        """Constructed on first use: simulating a protocol needs no backend."""
+        if self._backend is None:
+            spec = self.config.backend
+            if spec.type == "simulated":
+                if self.world is None:
+                    raise ConfigurationError("backend: a simulated backend needs the lab's world")
+                self._backend = self.simulated_backend(self.world)
+            else:
+                self._backend = hardware_backend(spec, self.backend_base, self.hardware_args())
+        return self._backend
+
+    def simulated_backend(self, world: SimWorld) -> Any:
+        raise NotImplementedError
+
+    def hardware_args(self) -> dict[str, Any] | None:
+        """Constructor arguments of a hardware backend (None: the lab file's ``args``)."""
+        return None
+
+    @property
+    def frontend(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def sim(self) -> Any:
+        """The simulated backend, or None on hardware."""
+        from device_servers.sim.faults import SimulatedBackend
+
+        backend = self.backend
+        return backend if isinstance(backend, SimulatedBackend) else None
+
+    # ------------------------------------------------------------------ lifecycle
+    async def setup(self) -> None:
+        await self.before_setup()
+        with stdout_to_stderr():
+            await self.frontend.setup()
+        self._ready = True
+        await self.after_setup()
+
+    async def before_setup(self) -> None:
+        """Before the frontend starts (seed the simulated world)."""
+
+    async def after_setup(self) -> None:
+        """After the frontend started (bring trackers in line with the instrument)."""
+
+    async def close(self) -> None:
+        if self._ready:
+            with stdout_to_stderr(), contextlib.suppress(Exception):
+                await self.stop()
+            self._ready = False
+
+    async def stop(self) -> None:
+        """What closing the server does to the instrument (the frontend's stop)."""
+        await self.frontend.stop()
+
+    async def abort(self) -> None:
+        """Interrupt the current operation (cancel_run, emergency_stop); never raises."""
+        self.aborting.set()
+        sim = self.sim
+        if sim is not None:
+            sim.abort()
+            return
+        with stdout_to_stderr(), contextlib.suppress(Exception):
+            with anyio.fail_after(self.config.command_timeout_s):
+                await self.hardware_abort()
+
+    async def hardware_abort(self) -> None:
+        """The hardware's stop path (none by default: the backend stops with its call)."""
+
+    async def hardware_read(self, read: Callable[[], Awaitable[T]]) -> T | None:
+        """A read of a hardware instrument within the command timeout; None if it fails."""
+        try:
+            with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
+                return await read()
+        except Exception:
+            return None
+
+    async def pause(self, seconds: float) -> None:
+        """Wait ``seconds`` of wall time unless an abort comes first (then :class:`Aborted`)."""
+        with anyio.move_on_after(seconds):
+            await self.aborting.wait()
+            raise Aborted()
+
+    # ------------------------------------------------------------------ commands
+    async def execute(self, prim: Any, timeout_s: float | None = None) -> list[Event] | None:
+        """Perform one primitive; return the events the instrument measured."""
+        self.aborting.clear()
+        with (
+            self.translating(self.where(prim)),
+            stdout_to_stderr(),
+            anyio.fail_after(timeout_s or self.timeout(prim)),
+        ):
+            return await self.call(prim)
+
+    async def call(self, prim: Any) -> list[Event] | None:
+        raise NotImplementedError
+
+    def where(self, prim: Any) -> str:
+        """How an error names the operation."""
+        return str(getattr(prim, "op", prim))
+
+    def timeout(self, prim: Any) -> float:
+        return self.config.command_timeout_s
+
+    @contextlib.contextmanager
+    def translating(self, where: str) -> Iterator[None]:
+        """The one boundary where a backend's exceptions become Labwright errors."""
+        try:
+            yield
+        except DeviceError:
+            raise
+        except Exception as exc:
+            raise self.translate(exc, where) from exc
+
+    def translate(self, exc: BaseException, where: str) -> DeviceError:
+        return self.translate_own(exc, where) or common_failure(exc, where, self.subject)
+
+    def translate_own(self, exc: BaseException, where: str) -> DeviceError | None:
+        """The kind's own failures (a physical refusal of the simulated world, ...)."""
+        return None
+
+    # ------------------------------------------------------------------ read back
+    async def observe(self, labware: set[str] | None = None) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    async def resync(self) -> dict[str, Any] | None:
+        """Full read back (and the frontend's trackers brought in line with it)."""
+        return await self.observe(None)
