@@ -9,6 +9,7 @@ and what servers send: :class:`ErrorInfo`, :class:`CommandResult`, :class:`RunIn
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -103,6 +104,10 @@ class InstrumentBase(Strict):
         """Plates that start on this instrument: plate id -> (PyLabRobot type, location)."""
         return {}
 
+    def stations(self) -> list[Station]:
+        """The places this instrument offers plates, and what must hold to use them."""
+        return []
+
     def wired(self, lab: LabFacts) -> InstrumentBase:
         """This configuration completed with what the lab knows (plate types by default)."""
         if "plate_types" in type(self).model_fields:
@@ -111,16 +116,97 @@ class InstrumentBase(Strict):
         return self
 
 
+class Requirement(Strict):
+    """A fact of an instrument that must hold for a plate to enter or leave one of its places.
+
+    ``made_by``: the instrument's command that makes it hold (``open_drawer``);
+    ``undone_by``: the one that makes it no longer hold (``close_drawer``).
+    """
+
+    fact: str
+    equals: bool = True
+    made_by: str | None = None
+    undone_by: str | None = None
+
+
+class Station(Strict):
+    """How a plate reaches an instrument: a place it offers and what must hold to use it.
+
+    ``place``: the lab-wide name (``reader1:drawer``; ``lh1:plate_carrier:*`` covers every
+    slot of a carrier); ``role``: ``load`` (a plate is put here
+    to be processed), ``home`` (a deck slot a labware lives at) or ``shelf`` (storage);
+    ``requires``: facts that must hold for a plate to enter or leave; ``after_enter`` /
+    ``after_leave``: the instrument's command that secures it once a plate has arrived / left
+    (``close_drawer``), with ``plate_arg`` naming the arrived plate in its arguments;
+    ``plate_fact``: the fact that names the plate it holds (``plate_in_reader``).
+    """
+
+    place: str
+    instrument: str
+    role: Literal["load", "home", "shelf"] = "load"
+    requires: tuple[Requirement, ...] = ()
+    after_enter: str | None = None
+    plate_arg: str | None = None
+    after_leave: str | None = None
+    plate_fact: str | None = None
+
+
+def find_station(stations: Iterable[Station], place: str) -> Station | None:
+    """The station describing ``place``: by its name, or one ending in ``:*`` that covers it
+    (every slot of a carrier, ``lh1:plate_carrier:*``)."""
+    found = None
+    for station in stations:
+        if station.place == place:
+            return station
+        if station.place.endswith(":*") and place.startswith(station.place[:-1]):
+            found = found or station
+    return found
+
+
+def station_ready(station: Station | None, facts: dict[str, Any] | None) -> bool | None:
+    """Whether a plate may enter or leave ``station`` given its instrument's ``facts``.
+
+    False for a place no instrument describes (an unknown place is never ready) or a fact
+    that does not hold; None when a fact it needs is unknown (counts as not ready too).
+    """
+    if station is None:
+        return False
+    if not station.requires:
+        return True
+    if facts is None:
+        return None
+    unknown = False
+    for req in station.requires:
+        value = facts.get(req.fact)
+        if value is None:
+            unknown = True
+        elif bool(value) != req.equals:
+            return False
+    return None if unknown else True
+
+
+def after_command(stations: list[Station], command: str, facts: dict[str, Any]) -> None:
+    """How an instrument's command changes the facts its stations need (simulations)."""
+    for station in stations:
+        for req in station.requires:
+            if command == req.made_by:
+                facts[req.fact] = req.equals
+            elif command == req.undone_by:
+                facts[req.fact] = not req.equals
+
+
 class LabFacts(Strict):
     """What the lab file tells each instrument about the others (see ``InstrumentBase.wired``).
 
     ``plate_types``: plate id -> PyLabRobot type; ``starts``: plate id -> where it starts;
-    ``owners``: every instrument id, plus places every lab has (``hotel``).
+    ``owners``: every instrument id, plus places every lab has (``hotel``); ``stations``:
+    every place an instrument offers, by place.
     """
 
     plate_types: dict[str, str] = Field(default_factory=dict)
     starts: dict[str, str] = Field(default_factory=dict)
     owners: frozenset[str] = frozenset()
+    stations: dict[str, Station] = Field(default_factory=dict)
 
 
 def location_owner(location: str) -> str:

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from device_servers.contract import InstrumentBase, LabFacts
+from device_servers.contract import (
+    InstrumentBase,
+    LabFacts,
+    Station,
+    find_station,
+    location_owner,
+)
 from device_servers.kind import kinds
 
 # Places every lab has without an instrument of their own.
@@ -170,14 +176,23 @@ def _connect_instruments(config: LabConfig) -> None:
     """
     types: dict[str, str] = {}
     starts: dict[str, str] = {}
+    stations: dict[str, Station] = {}
     for inst in config.instruments:
         for plate, (type_name, where) in inst.plates_here().items():
             types[plate] = type_name
             starts[plate] = where
+        stations.update((s.place, s) for s in inst.stations())
+    for inst in config.instruments:
+        # A shared place (a hotel slot) is a shelf: nothing to open, always reachable.
+        for where in getattr(inst, "locations", []):
+            owner = location_owner(where)
+            if owner in SHARED_PLACES and find_station(stations.values(), where) is None:
+                stations[where] = Station(place=where, instrument=owner, role="shelf")
     facts = LabFacts(
         plate_types=types,
         starts=starts,
         owners=frozenset(i.id for i in config.instruments) | SHARED_PLACES,
+        stations=stations,
     )
     resolved: list[Any] = []
     for i, inst in enumerate(config.instruments):

@@ -14,6 +14,9 @@ import pytest
 from agents.task.planning import Clarification, Plan, Planner, PlanStep, Refusal
 from agents.task.planning.models import InstrumentView, LabView, LabwareView, WellView
 from agents.task.planning.rules import RulePlanner
+from device_servers.contract import Station
+from device_servers.heater_shaker.config import HeaterShakerConfig
+from device_servers.plate_reader.config import PlateReaderConfig
 
 LH_COMMANDS = ["transfer", "mix", "pick_up_tips", "aspirate", "dispense", "drop_tips"]
 READER_COMMANDS = [
@@ -40,6 +43,22 @@ WORKSPACE = [
     "hotel:1",
     "hotel:2",
 ]
+
+
+def _stations() -> dict[str, Station]:
+    """What the test lab's instruments publish in get_state: the reader and heater-shaker from
+    their own kinds' descriptions, deck slots and hotel shelves as the lab makes them."""
+    published = [
+        *PlateReaderConfig(kind="plate_reader", id="reader1").stations(),
+        *HeaterShakerConfig(kind="heater_shaker", id="hs1").stations(),
+        Station(place="lh1:plate_carrier:*", instrument="lh1", role="home"),
+        *(
+            Station(place=w, instrument="hotel", role="shelf")
+            for w in WORKSPACE
+            if w[:6] == "hotel:"
+        ),
+    ]
+    return {s.place: s for s in published}
 
 
 def _plate(pid: str, slot: int, at: str | None = None) -> LabwareView:
@@ -112,7 +131,9 @@ def make_lab(
         "plate_1": _plate("plate_1", 1, plate_1_at),
         "plate_2": _plate("plate_2", 2),
     }
-    return LabView(instruments=instruments, labware=labware, mover_locations=WORKSPACE)
+    return LabView(
+        instruments=instruments, labware=labware, mover_locations=WORKSPACE, stations=_stations()
+    )
 
 
 LAB = make_lab()

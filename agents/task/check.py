@@ -1,8 +1,10 @@
 """Compare what an instrument reports after a step with what the plan expected.
 
 A plan step's ``expect`` names effects the planner computed (well volumes, plate locations,
-drawer and lock states, a reading). Each is checked against the instrument's own state as
-read back after the step; anything else in ``expect`` is not checkable here and is skipped.
+drawer and lock states, a reading, and ``facts``: what an instrument's stations depend on, as
+its ``get_state`` reports them under ``facts``). Each is checked against the instrument's own
+state as read back after the step; anything else in ``expect`` is not checkable here and is
+skipped.
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ def mismatches(step: PlanStep, obs: Observation) -> list[dict[str, Any]]:
         seen_lock = "locked" if state["locked"] else "unlocked"
         if seen_lock != expect["plate_lock"]:
             differ("plate lock", expect["plate_lock"], seen_lock)
+    seen_facts = state.get("facts") or {}
+    for fact, value in (expect.get("facts") or {}).items():
+        if fact in seen_facts and seen_facts[fact] != value:
+            differ(fact, value, seen_facts[fact])
     if "target_c" in expect and "target_c" in state and state["target_c"] != expect["target_c"]:
         differ("target temperature (C)", expect["target_c"], state["target_c"])
     if "reading" in expect:

@@ -10,22 +10,23 @@ from __future__ import annotations
 from typing import Any
 
 from agents.task.planning.models import InstrumentView, LabView, LabwareView, WellView
-from device_servers.contract import COMMON_TOOLS
+from device_servers.contract import COMMON_TOOLS, Station
 
 # Tools every device server has (planners plan instrument commands only): COMMON_TOOLS.
 
 
+def _stations(state: dict[str, Any]) -> list[Station]:
+    return [Station.model_validate(s) for s in state.get("stations") or []]
+
+
 def _instrument(inst_id: str, state: dict[str, Any], tools: list[str]) -> InstrumentView:
     kind = str(state.get("kind", "?"))
-    location: str | None = None
+    # Where a plate goes to be used by it: the place it publishes for loading one.
+    location = next((s.place for s in _stations(state) if s.role == "load"), None)
     limits: dict[str, Any] = {}
-    if kind == "plate_reader":
-        location = state.get("drawer")
-        if "wavelength_range_nm" in state:
-            limits["wavelength_range_nm"] = list(state["wavelength_range_nm"])
-    elif kind == "heater_shaker":
-        location = state.get("holder")
-        limits.update(state.get("limits") or {})
+    if "wavelength_range_nm" in state:
+        limits["wavelength_range_nm"] = list(state["wavelength_range_nm"])
+    limits.update(state.get("limits") or {})
     return InstrumentView(
         id=inst_id,
         kind=kind,
@@ -69,4 +70,10 @@ def build_lab_view(states: dict[str, dict[str, Any]], tools: dict[str, list[str]
                 tips_remaining=int(item.get("tips_remaining", 0)),
                 tip_max_volume_ul=float(item.get("tip_max_volume_ul", 0.0)),
             )
-    return LabView(instruments=instruments, labware=labware, mover_locations=mover_locations)
+    stations = {s.place: s for state in states.values() for s in _stations(state)}
+    return LabView(
+        instruments=instruments,
+        labware=labware,
+        mover_locations=mover_locations,
+        stations=stations,
+    )

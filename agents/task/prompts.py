@@ -42,7 +42,11 @@ Rules:
    a well holds or than a source well contains, a temperature, speed or wavelength outside the
    instrument's limits, more tips than the lab has, a liquid the lab does not have in a
    quantity it cannot supply.
-5. Plan the moves between instruments yourself, with the plate mover (kind plate_mover):
+5. Plan the moves between instruments yourself, with the plate mover (kind plate_mover). Each
+   place is described in <lab_state> `stations`: before a plate enters or leaves a place,
+   every fact it `requires` must hold (run the instrument's `made_by` command when it may
+   not); afterwards run its `after_enter` / `after_leave` command (with the plate as
+   `plate_arg`). A place with no station is never reachable. For example:
    - Pipetting happens on the liquid handler: a plate must be at its `home` deck slot first.
    - To use the plate reader: open_drawer, move_plate the plate to the reader's location,
      close_drawer with expect_plate, then read. Open the drawer again before moving the plate

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from agents.device.agent import DeviceAgent
 from agents.task.planning.models import Plan, PlanStep
-from device_servers.contract import Code, ErrorInfo
+from device_servers.contract import Code, ErrorInfo, Station, after_command
 from policies import PolicyEngine, PolicyRequest, Verdict
 
 # Rough seconds per command for the duration estimate (simulated instruments report none).
@@ -67,36 +67,25 @@ class SimulationReport(BaseModel):
     predictions: list[StepPrediction] = Field(default_factory=list)
 
 
+def _stations(state: dict[str, Any]) -> list[Station]:
+    return [Station.model_validate(s) for s in state.get("stations") or []]
+
+
 def _facts(lab_states: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """The facts other instruments' policies may ask about, as they are now."""
+    """The facts the instruments' stations need (how a plate reaches them), as they are now;
+    nothing runs yet when the plan starts."""
     facts: dict[str, dict[str, Any]] = {}
     for inst, state in lab_states.items():
-        if state.get("kind") == "plate_reader":
-            facts[inst] = {"drawer_open": bool(state.get("drawer_open")), "busy": False}
-        elif state.get("kind") == "heater_shaker":
-            facts[inst] = {
-                "locked": bool(state.get("locked")),
-                "shaking": bool(state.get("shaking")),
-                "busy": False,
-            }
-        elif state.get("kind") == "liquid_handler":
-            facts[inst] = {"busy": False}
+        seen = state.get("facts") or {}
+        needed = {r.fact for st in _stations(state) for r in st.requires}
+        facts[inst] = {f: seen.get(f) for f in needed} | {"busy": False}
     return facts
 
 
-def _after(step: PlanStep, facts: dict[str, dict[str, Any]]) -> None:
-    """How a step changes the facts other instruments see."""
-    f = facts.setdefault(step.instrument, {})
-    if step.command == "open_drawer":
-        f["drawer_open"] = True
-    elif step.command == "close_drawer":
-        f["drawer_open"] = False
-    elif step.command == "lock_plate":
-        f["locked"] = True
-    elif step.command == "unlock_plate":
-        f["locked"] = False
-    elif step.command in ("shake", "stop"):
-        f["shaking"] = False
+def _after(step: PlanStep, facts: dict[str, dict[str, Any]], lab_states: dict[str, Any]) -> None:
+    """How a step changes the facts other instruments see (its stations say which)."""
+    state = lab_states.get(step.instrument) or {}
+    after_command(_stations(state), step.command, facts.setdefault(step.instrument, {}))
 
 
 def split_by_instrument(
@@ -116,7 +105,7 @@ def split_by_instrument(
         protocols[step.instrument].append(
             (step.id, {"command": step.command, "args": dict(step.args)})
         )
-        _after(step, facts)
+        _after(step, facts, lab_states)
         if step.command == "move_plate":
             plate, where = step.args.get("plate"), step.args.get("to_location")
             for other, steps in protocols.items():

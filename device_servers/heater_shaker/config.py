@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from device_servers.contract import InstrumentBase
+from device_servers.contract import InstrumentBase, Requirement, Station
 
 
 class HeaterShakerConfig(InstrumentBase):
@@ -23,3 +23,19 @@ class HeaterShakerConfig(InstrumentBase):
     ambient_c: float = 22.0
     time_scale: float = Field(default=1.0, gt=0, le=1_000_000)
     plate_types: dict[str, str] = Field(default_factory=dict)
+
+    def stations(self) -> list[Station]:
+        """The holder: unlocked and still for a plate to go on or off."""
+        return [
+            Station(
+                place=f"{self.id}:holder",
+                instrument=self.id,
+                requires=(
+                    Requirement(
+                        fact="locked", equals=False, made_by="unlock_plate", undone_by="lock_plate"
+                    ),
+                    Requirement(fact="shaking", equals=False),
+                ),
+                plate_fact="plate",
+            )
+        ]

@@ -260,6 +260,7 @@ class HeaterShakerTwin(TwinBase):
             "plate_present": self.plate is not None,
             "plate": self.plate,
             "plate_locked": self.locked,
+            "locked": self.locked,
             "shaking": self.shaking,
             "heating": self.target_c is not None,
         }

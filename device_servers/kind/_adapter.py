@@ -92,6 +92,9 @@ class AdapterBase(Generic[ConfigT]):
 
     # ------------------------------------------------------------------ lifecycle
     async def setup(self) -> None:
+        if self.world is not None and self.sim is not None:
+            # The simulated world holds plates to what each instrument says of its places.
+            self.world.set_stations(self.config.id, self.config.stations())
         await self.before_setup()
         with stdout_to_stderr():
             await self.frontend.setup()

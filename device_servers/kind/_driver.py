@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
 
 from pydantic import BaseModel
 
+from device_servers.contract import Station
 from device_servers.errors import DeviceError
 from device_servers.kind._adapter import Adapter, ConfigT
 from device_servers.kind._command import Deviation, DeviceCommand
@@ -36,6 +37,7 @@ class Driver(Protocol):
         self, twin: Twin, seen: dict[str, Any], touched: set[str] | None
     ) -> list[Deviation]: ...
     def assume(self, twin: Twin, plate: str, location: str | None) -> None: ...
+    def stations(self) -> list[Station]: ...
     async def policy_context(
         self, cmd: BaseModel, twin: Twin, assumed: dict[str, Any] | None = None
     ) -> dict[str, Any]: ...
@@ -104,6 +106,10 @@ class DriverBase(Generic[ConfigT]):
 
     def assume(self, twin: Any, plate: str, location: str | None) -> None:
         twin.assume(plate, location)
+
+    def stations(self) -> list[Station]:
+        """How a plate reaches this instrument (published in ``get_state``)."""
+        return self.config.stations()
 
     async def policy_context(
         self, cmd: BaseModel, twin: Any, assumed: dict[str, Any] | None = None

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from device_servers.contract import InstrumentBase, Strict
+from device_servers.contract import InstrumentBase, Station, Strict
 
 
 class CarrierSpec(Strict):
@@ -44,6 +44,13 @@ class LiquidHandlerConfig(InstrumentBase):
     carriers: list[CarrierSpec] = Field(default_factory=list)
     labware: list[LabwareSpec] = Field(default_factory=list)
     liquids: list[LiquidSpec] = Field(default_factory=list)
+
+    def stations(self) -> list[Station]:
+        """Every slot of every carrier: where labware lives, reachable whenever the arm comes."""
+        return [
+            Station(place=f"{self.id}:{carrier.id}:*", instrument=self.id, role="home")
+            for carrier in self.carriers
+        ]
 
     def plates_here(self) -> dict[str, tuple[str, str]]:
         """Every labware item starts at its deck slot (tip racks too: the arm may move them)."""

@@ -17,7 +17,7 @@ import pylabrobot.resources as plr_resources
 from pylabrobot.arms.backend import SCARABackend, VerticalAccess
 from pylabrobot.arms.scara import ExperimentalSCARA
 
-from device_servers.contract import location_owner
+from device_servers.contract import location_owner, station_ready
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.kind import AdapterBase
 from device_servers.plate_mover.commands import Primitive
@@ -30,23 +30,6 @@ from device_servers.plate_mover.sim_backend import (
 from device_servers.sim.world import PhysicalError, SimWorld
 
 SBS_WIDTH_MM = 85.48  # the short side of an SBS/ANSI footprint plate
-_HOTEL = "hotel"
-
-
-def readiness(location: str, status: dict[str, Any]) -> bool:
-    """Whether the instrument owning ``location`` lets the arm reach in, from its status.
-
-    A hotel is always ready. Anything ``busy`` is not. A drawer (plate reader) must be open;
-    a holder (heater-shaker) must be unlocked and still. A deck slot needs only "not busy".
-    """
-    if location_owner(location) == _HOTEL:
-        return True
-    if status.get("busy") is True:
-        return False
-    place = location.split(":", 1)[1] if ":" in location else ""
-    if place == "drawer" or "drawer_open" in status:
-        return status.get("drawer_open") is True
-    return not (status.get("locked") is True or status.get("shaking") is True)
 
 
 class PlateMoverAdapter(AdapterBase[PlateMoverConfig]):
@@ -129,6 +112,14 @@ class PlateMoverAdapter(AdapterBase[PlateMoverConfig]):
                 "the arm still holds the plate; a person checks both plates, then read_back "
                 "and place it at a free location",
             )
+        if exc.kind == "blocked":
+            return BackendFailed(
+                Code.DECK_COLLISION,
+                f"{where}: {exc}",
+                "the arm ran into a closed place: a person checks the arm, the plate and the "
+                "instrument, then read_back both",
+                defined=False,
+            )
         if exc.kind == "not_held":
             return BackendFailed(
                 Code.GRIP_FAILED,
@@ -192,14 +183,18 @@ class PlateMoverAdapter(AdapterBase[PlateMoverConfig]):
     def ready(self, location: str, assumed: dict[str, Any] | None = None) -> bool | None:
         """Whether the instrument owning ``location`` lets the arm in; None: cannot tell.
 
-        ``assumed``: facts of that instrument a simulation takes as given (they win).
+        Its station (published by that instrument, given to the arm by the lab) says which
+        facts must hold; a location no instrument describes is never ready. ``assumed``:
+        facts of that instrument a simulation takes as given (they win).
         """
-        if location_owner(location) == _HOTEL:
-            return True
+        station = self.config.stations_reached.get(location)
         if self.world is None or self.sim is None:
-            return readiness(location, assumed) if assumed else None
+            # A hardware arm cannot see another instrument: only a shelf is surely free to use.
+            if assumed or station is None or station.role == "shelf":
+                return station_ready(station, assumed)
+            return None
         status = {**self.world.status(location_owner(location)), **(assumed or {})}
-        return readiness(location, status)
+        return station_ready(station, status)
 
     def occupant(self, location: str) -> tuple[bool, str | None]:
         """(known, plate at ``location``) as the instrument's sensors see it."""

@@ -6,7 +6,13 @@ from typing import Literal
 
 from pydantic import Field
 
-from device_servers.contract import InstrumentBase, LabFacts, location_owner
+from device_servers.contract import (
+    InstrumentBase,
+    LabFacts,
+    Station,
+    find_station,
+    location_owner,
+)
 
 
 class PlateMoverConfig(InstrumentBase):
@@ -24,6 +30,15 @@ class PlateMoverConfig(InstrumentBase):
     move_seconds: float = Field(default=8.0, gt=0)
     time_scale: float = Field(default=1.0, gt=0, le=1_000_000)
     plate_types: dict[str, str] = Field(default_factory=dict)
+    stations_reached: dict[str, Station] = Field(
+        default_factory=dict,
+        description="How a plate reaches each location (filled by the lab from every instrument).",
+    )
+
+    def stations(self) -> list[Station]:
+        """The shared places of its workspace (a hotel), which no instrument of their own
+        describes: reachable whenever."""
+        return [s for s in self.stations_reached.values() if s.role == "shelf"]
 
     def wired(self, lab: LabFacts) -> PlateMoverConfig:
         """Plate types of the lab; every location owned by an instrument; where plates start.
@@ -45,9 +60,12 @@ class PlateMoverConfig(InstrumentBase):
                 f"plates: {', '.join(missing)} start nowhere: put them on a liquid-handler "
                 "deck or give initial_locations"
             )
+        known = list(lab.stations.values())
+        reached = {w: s for w in self.locations if (s := find_station(known, w)) is not None}
         return self.model_copy(
             update={
                 "plate_types": {**lab.plate_types, **self.plate_types},
                 "initial_locations": initial,
+                "stations_reached": reached,
             }
         )

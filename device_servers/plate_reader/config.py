@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from device_servers.contract import InstrumentBase
+from device_servers.contract import InstrumentBase, Requirement, Station
 
 
 class PlateReaderConfig(InstrumentBase):
@@ -28,3 +28,22 @@ class PlateReaderConfig(InstrumentBase):
     plate_types: dict[str, str] = Field(
         default_factory=dict, description="Plate id -> PyLabRobot resource name (from the lab)."
     )
+
+    def stations(self) -> list[Station]:
+        """The drawer: open and idle for a plate to go in or out; closed again after."""
+        return [
+            Station(
+                place=f"{self.id}:drawer",
+                instrument=self.id,
+                requires=(
+                    Requirement(
+                        fact="drawer_open", made_by="open_drawer", undone_by="close_drawer"
+                    ),
+                    Requirement(fact="busy", equals=False),
+                ),
+                after_enter="close_drawer",
+                plate_arg="expect_plate",
+                after_leave="close_drawer",
+                plate_fact="plate_in_reader",
+            )
+        ]

@@ -128,6 +128,9 @@ class InstrumentRuntime:
             "estop": s.estop,
             "busy_with_run": s.active_run,
             "in_doubt": [e.action_id for e in s.ledger.in_doubt()],
+            # How a plate reaches this instrument, and the facts that decides it on.
+            "stations": [st.model_dump(mode="json") for st in s.driver.stations()],
+            "facts": {**s.twin.facts(), "busy": s.active_run is not None},
             **s.twin.snapshot(),
         }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from device_servers.contract import Station, find_station, station_ready
 from device_servers.sim._physics import PhysicalError, WorldRecords
 
 
@@ -35,9 +36,36 @@ class PlatesAndStatus(WorldRecords):
         rows = self.conn.execute("SELECT labware, location FROM plates ORDER BY labware")
         return {r["labware"]: r["location"] for r in rows.fetchall()}
 
+    def set_stations(self, instrument: str, stations: list[Station]) -> None:
+        """The places an instrument offers plates (its own description, published at start)."""
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO stations (place, instrument, station) VALUES (?,?,?)",
+            [(s.place, instrument, s.model_dump_json()) for s in stations],
+        )
+
+    def station_at(self, location: str) -> Station | None:
+        rows = self.conn.execute("SELECT station FROM stations").fetchall()
+        return find_station((Station.model_validate_json(r["station"]) for r in rows), location)
+
+    def _passable(self, location: str, holder: str, plate: str) -> None:
+        """A plate can only pass into or out of a place whose station's facts hold now (an
+        open drawer, an unlocked holder, an open lid); a place nobody described is a bare
+        table. Otherwise the arm hits it: an incident, and nothing moves."""
+        station = self.station_at(location)
+        if station is None or station_ready(station, self.status(station.instrument)):
+            return
+        self.incident(
+            holder.split(":", 1)[0],
+            "blocked_place",
+            {"labware": plate, "location": location, "status": self.status(station.instrument)},
+        )
+        needs = ", ".join(f"{r.fact}={r.equals}" for r in station.requires)
+        raise PhysicalError("blocked", f"{location} is not open to a plate (needs {needs})")
+
     def take_plate(self, labware: str, location: str, holder: str) -> None:
         """A gripper lifts the plate at ``location``; it is then at ``holder`` (arm1:gripper)."""
         with self._tx():
+            self._passable(location, holder, labware)
             if self.plate_at(location) != labware:
                 raise PhysicalError(
                     "empty_grasp", f"nothing to grip: {labware} is not at {location}"
@@ -50,6 +78,7 @@ class PlatesAndStatus(WorldRecords):
         with self._tx():
             if self.location_of(labware) != holder:
                 raise PhysicalError("not_held", f"{holder} does not hold {labware}")
+            self._passable(location, holder, labware)
             occupant = self.plate_at(location)
             if occupant is not None:
                 self.incident(

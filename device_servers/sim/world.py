@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS seeded (instrument TEXT PRIMARY KEY, ts REAL);
 CREATE TABLE IF NOT EXISTS plates (labware TEXT PRIMARY KEY, location TEXT UNIQUE);
 CREATE TABLE IF NOT EXISTS status (instrument TEXT, key TEXT, value TEXT,
   PRIMARY KEY (instrument, key));
+CREATE TABLE IF NOT EXISTS stations (place TEXT PRIMARY KEY, instrument TEXT, station TEXT);
 """
 
 

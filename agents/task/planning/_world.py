@@ -14,6 +14,7 @@ from typing import Any
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._units import fmt
 from agents.task.planning.models import LabView, LabwareView, PlanStep
+from device_servers.contract import Station, after_command, find_station
 
 _EPS = 1e-6
 
@@ -38,8 +39,9 @@ class World:
         self.tips = {
             lw.id: lw.tips_remaining for lw in lab.labware.values() if lw.kind == "tip_rack"
         }
-        self.drawer: dict[str, str] = {}  # reader -> "open" | "closed"; absent: unknown
-        self.lock: dict[str, str] = {}  # heater-shaker -> "locked" | "unlocked"; absent: unknown
+        # instrument -> fact -> predicted value (drawer_open, locked...); absent: unknown, so
+        # the plan makes sure of it (opening an open drawer is harmless).
+        self.facts: dict[str, dict[str, Any]] = {}
         self.moves = 0
         self.tips_used = 0
 
@@ -134,6 +136,46 @@ class World:
         owner = self.lab.instruments.get(location.split(":", 1)[0])
         return owner.kind if owner else None
 
+    @property
+    def drawer(self) -> dict[str, str]:
+        """Reader -> "open" | "closed", where the plan knows it."""
+        return {
+            i: "open" if f["drawer_open"] else "closed"
+            for i, f in self.facts.items()
+            if "drawer_open" in f
+        }
+
+    @property
+    def lock(self) -> dict[str, str]:
+        """Heater-shaker -> "locked" | "unlocked", where the plan knows it."""
+        return {
+            i: "locked" if f["locked"] else "unlocked"
+            for i, f in self.facts.items()
+            if "locked" in f
+        }
+
+    def station(self, location: str) -> Station:
+        """How a plate reaches ``location``, as its instrument describes it (get_state)."""
+        found = find_station(self.lab.stations.values(), location)
+        if found is None:
+            raise Refuse(
+                f"no instrument of the lab says how a plate gets to {location}: "
+                "the arm does not go there"
+            )
+        return found
+
+    def _secure(self, station: Station, command: str | None, plate: str | None) -> None:
+        """The instrument's command after a plate arrived at / left its station."""
+        if command is None:
+            return
+        args = {station.plate_arg: plate} if station.plate_arg and plate else {}
+        facts = self.facts.setdefault(station.instrument, {})
+        after_command([station], command, facts)
+        expect = {r.fact: facts[r.fact] for r in station.requires if r.fact in facts}
+        if station.plate_fact:
+            expect[station.plate_fact] = plate
+        self.emit(station.instrument, command, args, {"facts": expect})
+
     def occupant(self, location: str) -> str | None:
         return next((p for p, at in self.location.items() if at == location), None)
 
@@ -163,8 +205,9 @@ class World:
             if self.labware(other).home == to:
                 raise Refuse(f"{to} holds {other}, and that is its home")
             self.bring(other, self.labware(other).home, evicting=True)
-        self._ready(here)
-        self._ready(to)
+        source, destination = self.station(here), self.station(to)
+        self._ready(source)
+        self._ready(destination)
         self.emit(
             arm,
             "move_plate",
@@ -174,32 +217,40 @@ class World:
         )
         self.location[plate] = to
         self.moves += 1
-        if self.kind_of(here) == "plate_reader" and not evicting:
-            self.close_drawer(here.split(":", 1)[0], None)
-        if self.kind_of(to) == "plate_reader":
-            self.close_drawer(to.split(":", 1)[0], plate)
+        if not evicting:
+            self._secure(source, source.after_leave, None)
+        self._secure(destination, destination.after_enter, plate)
 
-    def _ready(self, location: str) -> None:
-        """Open a reader's drawer or unlock a heater-shaker before the arm reaches into it."""
-        owner, kind = location.split(":", 1)[0], self.kind_of(location)
-        if kind == "plate_reader" and self.drawer.get(owner) != "open":
-            self.emit(owner, "open_drawer", {}, {"drawer": "open"})
-            self.drawer[owner] = "open"
-        elif kind == "heater_shaker" and self.lock.get(owner) != "unlocked":
-            self.unlock(owner)
+    def _ready(self, station: Station) -> None:
+        """Make what the station needs hold before the arm reaches in (open a drawer, unlock
+        a holder): each requirement the plan does not know to hold, by the command that
+        makes it (one nothing makes, like "not busy", is the instrument's to keep)."""
+        facts = self.facts.setdefault(station.instrument, {})
+        for req in station.requires:
+            if req.made_by is None or facts.get(req.fact) == req.equals:
+                continue
+            self.emit(station.instrument, req.made_by, {}, {"facts": {req.fact: req.equals}})
+            after_command([station], req.made_by, facts)
+
+    def _command(
+        self, instrument: str, command: str, args: dict[str, Any], expect: dict[str, Any]
+    ) -> None:
+        """A command of an instrument the plan asks for itself (lock a plate to shake it)."""
+        facts = self.facts.setdefault(instrument, {})
+        for station in self.lab.stations.values():
+            if station.instrument == instrument:
+                after_command([station], command, facts)
+        self.emit(instrument, command, args, expect)
 
     def close_drawer(self, reader: str, plate: str | None) -> None:
         args = {"expect_plate": plate} if plate else {}
-        self.emit(reader, "close_drawer", args, {"drawer": "closed", "plate_in_reader": plate})
-        self.drawer[reader] = "closed"
+        self._command(reader, "close_drawer", args, {"drawer": "closed", "plate_in_reader": plate})
 
     def unlock(self, hs: str) -> None:
-        self.emit(hs, "unlock_plate", {}, {"plate_lock": "unlocked"})
-        self.lock[hs] = "unlocked"
+        self._command(hs, "unlock_plate", {}, {"plate_lock": "unlocked"})
 
     def lock_plate(self, hs: str) -> None:
-        self.emit(hs, "lock_plate", {}, {"plate_lock": "locked"})
-        self.lock[hs] = "locked"
+        self._command(hs, "lock_plate", {}, {"plate_lock": "locked"})
 
 
 def need(value: Any, question: str, missing: str, options: Iterable[str] = ()) -> Any:

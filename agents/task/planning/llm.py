@@ -418,4 +418,8 @@ def _lab_state(lab: LabView) -> dict[str, Any]:
         "mover_locations": [
             {"location": loc, "holds": occupied.get(loc)} for loc in lab.mover_locations
         ],
+        # How a plate reaches each place: what must hold, and which command makes it hold.
+        "stations": [
+            s.model_dump(mode="json", exclude_defaults=True) for s in lab.stations.values()
+        ],
     }

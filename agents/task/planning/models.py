@@ -10,6 +10,8 @@ from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from device_servers.contract import Station
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -101,6 +103,10 @@ class LabView(_Model):
     instruments: dict[str, InstrumentView]
     labware: dict[str, LabwareView]
     mover_locations: list[str] = Field(default_factory=list)
+    stations: dict[str, Station] = Field(
+        default_factory=dict,
+        description="How a plate reaches each place, as its instrument publishes it (get_state).",
+    )
 
     def liquids(self) -> dict[str, list[tuple[str, str, float]]]:
         """Liquid name -> [(labware, well, uL)] where it is found, fullest first."""
