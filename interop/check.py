@@ -6,8 +6,10 @@
     check.py conformance RESULTS_DIR SUITE_STDOUT BASELINE
 
 CASE is ``error`` (a call that must fail with a structured error) or ``execute`` (a call with
-dry_run false whose effect the next server, on the same state directory, must still show).
-Standard library only. Every failure message says what was expected and what came instead.
+dry_run false whose effect the next server, on the same state directory, must still show);
+each kind's calls and expectations are ``interop/cases/<kind>.json``. Standard library plus
+Labwright's wire contract (the common tool names). Every failure message says what was
+expected and what came instead.
 """
 
 from __future__ import annotations
@@ -22,79 +24,18 @@ from device_servers.contract import COMMON_TOOLS as CONTRACT_TOOLS
 
 # Every server has these, whatever its instrument.
 COMMON_TOOLS = set(CONTRACT_TOOLS)
-# The instrument's own commands (device_servers/<kind>/commands.py COMMANDS).
-KIND_TOOLS = {
-    "liquid_handler": {"pick_up_tips", "aspirate", "dispense", "drop_tips", "transfer", "mix"},
-    "plate_reader": {
-        "open_drawer",
-        "close_drawer",
-        "read_absorbance",
-        "read_fluorescence",
-        "read_luminescence",
-    },
-    "heater_shaker": {
-        "set_temperature",
-        "wait_for_temperature",
-        "shake",
-        "stop",
-        "lock_plate",
-        "unlock_plate",
-    },
-    "plate_mover": {"move_plate", "home"},
-}
 COMMON_PROMPTS = {"recover_from_error"}
-KIND_PROMPTS = {"liquid_handler": {"serial_dilution"}}
+# Per kind, interop/cases/<kind>.json: its own tools and prompts, a call that must fail (error),
+# a call that executes (execute), and checks on its state when fresh and after the execute call
+# (each [dotted.path, "==" | "approx" | "number", value]).
+CASES = Path(__file__).resolve().parent / "cases"
 
-# (tool, arguments, expected error code, why) per kind: each fails on a fresh examples/lab.yaml.
-ERROR_CASES: dict[str, tuple[str, dict[str, Any], str, str]] = {
-    "liquid_handler": (
-        "aspirate",
-        {"labware": "nope", "wells": ["A1"], "volume_ul": 10, "dry_run": True},
-        "UNKNOWN_LABWARE",
-        "no labware 'nope' on the deck",
-    ),
-    "plate_reader": (
-        "read_absorbance",
-        {"plate": "plate_1", "wavelength_nm": 600, "dry_run": True},
-        "UNKNOWN_LABWARE",
-        "plate_1 is on the liquid handler's deck, not in the reader",
-    ),
-    # The policy gate runs before the simulation's physical range check (4..100 C):
-    # 500 C is refused by the hard limit rule (80 C) first.
-    "heater_shaker": (
-        "set_temperature",
-        {"celsius": 500, "dry_run": True},
-        "POLICY_DENIED",
-        "500 C: the policy's hard limit comes before the physical range",
-    ),
-    "plate_mover": (
-        "move_plate",
-        {"plate": "plate_1", "to_location": "hotel:99", "dry_run": True},
-        "OUT_OF_RANGE",
-        "hotel:99 is outside the arm's workspace",
-    ),
-}
-# (tool, arguments, label) per kind: executed on a fresh state directory.
-EXECUTE_CASES: dict[str, tuple[str, dict[str, Any], str]] = {
-    "liquid_handler": (
-        "transfer",
-        {
-            "source": "reservoir",
-            "source_well": "A1",
-            "destination": "plate_1",
-            "destination_wells": ["A1", "A2"],
-            "volume_ul": 50,
-        },
-        "transfer",
-    ),
-    "plate_reader": ("open_drawer", {}, "open_drawer"),
-    "heater_shaker": ("set_temperature", {"celsius": 37}, "set_temperature 37 C"),
-    "plate_mover": (
-        "move_plate",
-        {"plate": "plate_1", "to_location": "hotel:1"},
-        "move_plate to hotel:1",
-    ),
-}
+
+def cases_of(kind: str) -> dict[str, Any]:
+    path = CASES / f"{kind}.json"
+    expect(path.exists(), f"no interop cases for instrument kind {kind!r}: add {path}")
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
 
 
 def action_id(kind: str) -> str:
@@ -103,14 +44,41 @@ def action_id(kind: str) -> str:
 
 def case(kind: str, which: str) -> str:
     """One line for run.sh: tool, JSON arguments (no spaces), label, tab-separated."""
-    expect(kind in KIND_TOOLS, f"no interop cases for instrument kind {kind!r}: add them here")
+    cases = cases_of(kind)
     if which == "error":
-        tool, args, _, _ = ERROR_CASES[kind]
-        label = tool
+        tool, args, label = cases["error"]["tool"], cases["error"]["args"], cases["error"]["tool"]
     else:
-        tool, args, label = EXECUTE_CASES[kind]
-        args = {**args, "dry_run": False, "action_id": action_id(kind)}
+        tool, label = cases["execute"]["tool"], cases["execute"]["label"]
+        args = {**cases["execute"]["args"], "dry_run": False, "action_id": action_id(kind)}
     return "\t".join((tool, json.dumps(args, separators=(",", ":")), label))
+
+
+def at(doc: Any, path: str) -> Any:
+    """The value at a dotted path of a JSON document (KeyError names the missing part)."""
+    for part in path.split("."):
+        if not isinstance(doc, dict) or part not in doc:
+            raise KeyError(part)
+        doc = doc[part]
+    return doc
+
+
+def checked(state: dict[str, Any], checks: list[list[Any]]) -> str:
+    """Every check of a state holds; one line saying what was seen."""
+    seen = []
+    for path, op, value in checks:
+        try:
+            got = at(state, path)
+        except KeyError as exc:
+            raise Mismatch(f"state has no {path} (missing {exc}): {short(state)}") from exc
+        if op == "approx":
+            ok = isinstance(got, int | float) and abs(got - value) < 1e-6
+        elif op == "number":
+            ok = isinstance(got, int | float) and not isinstance(got, bool)
+        else:
+            ok = got == value
+        expect(ok, f"{path} is {got!r}, expected {op} {value!r}")
+        seen.append(f"{path}={got}")
+    return ", ".join(seen)
 
 
 class Mismatch(Exception):
@@ -158,19 +126,19 @@ class Checks:
     """The checks of one instrument (id and kind from examples/lab.yaml)."""
 
     def __init__(self, instrument: str, kind: str) -> None:
-        expect(kind in KIND_TOOLS, f"no interop checks for instrument kind {kind!r}")
         self.id, self.kind = instrument, kind
+        self.cases = cases_of(kind)
 
     def tools_list(self, result: dict[str, Any]) -> str:
         names = {t.get("name") for t in result.get("tools") or []}
-        want = COMMON_TOOLS | KIND_TOOLS[self.kind]
+        own = set(self.cases["tools"])
+        want = COMMON_TOOLS | own
         missing, extra = sorted(want - names), sorted(str(n) for n in names - want)
         expect(not missing and not extra, f"tools/list lacks {missing}, has unexpected {extra}")
         for tool in result["tools"]:
             schema = tool.get("inputSchema") or {}
             expect(schema.get("type") == "object", f"{tool['name']}: inputSchema.type != object")
-        own = ", ".join(sorted(KIND_TOOLS[self.kind]))
-        return f"{len(names)} tools: the {len(COMMON_TOOLS)} common ones + {own}"
+        return f"{len(names)} tools: the {len(COMMON_TOOLS)} common ones + {', '.join(sorted(own))}"
 
     def get_state(self, result: dict[str, Any]) -> str:
         expect(result.get("isError") is not True, f"get_state returned isError: {short(result)}")
@@ -182,26 +150,10 @@ class Checks:
         expect(
             state.get("estop") is False, f"a fresh server has its e-stop latched: {short(state)}"
         )
-        if self.kind == "liquid_handler":
-            expect("plate_1" in (state.get("labware") or {}), "state.labware lacks plate_1")
-            return f"ok, {len(state['labware'])} labware"
-        if self.kind == "plate_reader":
-            expect(state.get("drawer_open") is False, f"drawer not closed: {short(state)}")
-            expect(state.get("plate_in_reader") is None, f"a plate in the reader: {short(state)}")
-            return "ok, drawer closed, no plate in the reader"
-        if self.kind == "heater_shaker":
-            expect(isinstance(state.get("current_c"), (int, float)), "no current_c")
-            expect(state.get("shaking") is False, f"shaking at start: {short(state)}")
-            return f"ok, block at {state['current_c']} C, not shaking"
-        locations = state.get("locations") or {}
-        expect(
-            locations.get("lh1:plate_carrier:1") == "plate_1",
-            f"plate_1 not on lh1's deck: {short(locations)}",
-        )
-        return f"ok, {len(locations)} locations, plate_1 at lh1:plate_carrier:1"
+        return f"ok, {checked(state, self.cases['fresh'])}"
 
     def tool_error(self, result: dict[str, Any]) -> str:
-        code = ERROR_CASES[self.kind][2]
+        code = self.cases["error"]["code"]
         expect(result.get("isError") is True, f"expected isError true, got {short(result)}")
         sc = tool_payload(result)
         expect(sc.get("ok") is False, f"expected ok false: {short(sc)}")
@@ -217,26 +169,7 @@ class Checks:
         sc = tool_payload(result)
         expect(sc.get("ok") is True and sc.get("dry_run") is False, f"not executed: {short(sc)}")
         expect(sc.get("action_id") == action_id(self.kind), f"action_id not echoed: {short(sc)}")
-        events, state = sc.get("events") or [], sc.get("state") or {}
-        if self.kind == "liquid_handler":
-            dispensed = [
-                e["data"]["well"]
-                for e in events
-                if e.get("type") == "liquid_transferred" and e["data"].get("op") == "dispense"
-            ]
-            expect(dispensed == ["A1", "A2"], f"expected dispenses into A1, A2; got {dispensed}")
-            what = "2 dispenses"
-        elif self.kind == "plate_reader":
-            expect(state.get("drawer_open") is True, f"drawer not open: {short(state)}")
-            what = "drawer open"
-        elif self.kind == "heater_shaker":
-            expect(state.get("target_c") == 37, f"target_c != 37: {short(state)}")
-            what = "target 37 C"
-        else:
-            moved = [e["data"] for e in events if e.get("type") == "plate_moved"]
-            want = {"plate": "plate_1", "from": "lh1:plate_carrier:1", "to": "hotel:1"}
-            expect(moved == [want], f"expected one plate_moved {want}; got {short(moved)}")
-            what = "plate_moved lh1:plate_carrier:1 -> hotel:1"
+        what = checked(sc.get("state") or {}, self.cases["after"])
         return f"executed (dry_run false): {what}, action_id echoed"
 
     def resource_state(self, result: dict[str, Any]) -> str:
@@ -251,25 +184,12 @@ class Checks:
         )
         # The server before this one executed the `execute` case on the same state directory:
         # its effect is persisted across restarts.
-        if self.kind == "liquid_handler":
-            vol = state["labware"]["plate_1"]["wells"]["A1"]["volume_ul"]
-            expect(abs(vol - 50) < 1e-6, f"plate_1:A1 holds {vol} uL, expected 50 (the transfer)")
-            seen = "plate_1:A1 = 50 uL after the transfer"
-        elif self.kind == "plate_reader":
-            expect(state.get("drawer_open") is True, f"drawer_open {state.get('drawer_open')!r}")
-            seen = "drawer open after open_drawer"
-        elif self.kind == "heater_shaker":
-            expect(state.get("target_c") == 37, f"target_c {state.get('target_c')!r}, expected 37")
-            seen = "target 37 C after set_temperature"
-        else:
-            where = (state.get("labware") or {}).get("plate_1", {}).get("location")
-            expect(where == "hotel:1", f"plate_1 at {where!r}, expected hotel:1 (the move)")
-            seen = "plate_1 at hotel:1 after the move"
-        return f"application/json, {self.id}'s state, {seen}"
+        seen = checked(state, self.cases["after"])
+        return f"application/json, {self.id}'s state, {seen} after a restart"
 
     def prompts_list(self, result: dict[str, Any]) -> str:
         names = {p.get("name") for p in result.get("prompts") or []}
-        want = COMMON_PROMPTS | KIND_PROMPTS.get(self.kind, set())
+        want = COMMON_PROMPTS | set(self.cases["prompts"])
         expect(
             names == want, f"prompts/list: expected {sorted(want)}, got {sorted(map(str, names))}"
         )

@@ -135,7 +135,7 @@ inspect() {
 stdio_server() { printf '%s\n' -e "LABWRIGHT_STATE_DIR=$1" -- "$LABWRIGHT" serve "$ID" --config "$CONFIG"; }
 
 # inspector_stdio : every stdio check of instrument $ID ($KIND); the calls of each kind are in
-# check.py (ERROR_CASES, EXECUTE_CASES)
+# interop/cases/<kind>.json (error, execute)
 inspector_stdio() {
   local s1 s2 tool args label
   mapfile -t s1 < <(stdio_server "$WORK/state-$ID-stdio-1")
@@ -147,7 +147,7 @@ inspector_stdio() {
     inspect "stdio tools/call error ($label)" tool_error --method tools/call --tool-name "$tool" \
       --tool-args-json "$args" "${s1[@]}"
   else
-    record "$ID stdio tools/call error" FAIL "no error case for kind $KIND in check.py"
+    record "$ID stdio tools/call error" FAIL "no error case for kind $KIND in interop/cases"
   fi
   # A fresh state dir for the executing call: a server restarted on an old state is STATE_STALE.
   # The next server on that directory must still show the effect (state persisted).
@@ -156,7 +156,7 @@ inspector_stdio() {
     inspect "stdio tools/call $label (execute)" execute --method tools/call --tool-name "$tool" \
       --tool-args-json "$args" "${s2[@]}"
   else
-    record "$ID stdio tools/call execute" FAIL "no execute case for kind $KIND in check.py"
+    record "$ID stdio tools/call execute" FAIL "no execute case for kind $KIND in interop/cases"
   fi
   inspect "stdio resources/read state" resource_state --method resources/read \
     --uri "lab://$ID/state" "${s2[@]}"

@@ -120,20 +120,28 @@ class PolicyRequest(BaseModel):
         context: dict[str, Any] | None = None,
         dry_run: bool = True,
     ) -> PolicyRequest:
-        """The request for a parsed command: its numeric fields, labware and arguments."""
+        """The request for a parsed command: its numeric fields, labware and arguments.
+
+        A number anywhere in the arguments counts under the name of the field holding it, so
+        a limit on ``celsius`` also sees every step of a nested temperature profile.
+        """
         numbers: dict[str, list[float]] = {}
         args = cmd.model_dump(mode="json") if cmd is not None else {}
-        for key, value in args.items():
+
+        def collect(key: str, value: Any) -> None:
             if isinstance(value, bool):
-                continue
+                return
             if isinstance(value, int | float):
-                numbers[key] = [float(value)]
-            elif (
-                isinstance(value, list)
-                and value
-                and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
-            ):
-                numbers[key] = [float(v) for v in value]
+                numbers.setdefault(key, []).append(float(value))
+            elif isinstance(value, list):
+                for item in value:
+                    collect(key, item)
+            elif isinstance(value, dict):
+                for sub, item in value.items():
+                    collect(str(sub), item)
+
+        for key, value in args.items():
+            collect(key, value)
         return cls(
             instrument=instrument,
             command=command,

@@ -22,7 +22,7 @@ from device_servers.errors import BackendFailed, Code, DeviceError
 from device_servers.heater_shaker.commands import Primitive
 from device_servers.heater_shaker.config import HeaterShakerConfig
 from device_servers.heater_shaker.sim_backend import SimulatedHeaterShakerBackend
-from device_servers.kind import Aborted, AdapterBase
+from device_servers.kind import AdapterBase
 from device_servers.sim.world import SimWorld
 
 
@@ -77,20 +77,6 @@ class HeaterShakerAdapter(AdapterBase[HeaterShakerConfig]):
                 f"{where} did not finish in time",
                 "the instrument state is unknown: read_back before anything else; if the block "
                 "never reaches its target, ask a person to check the heater",
-                defined=False,
-            )
-        if isinstance(exc, Aborted | ConnectionAbortedError):
-            return BackendFailed(
-                Code.CONNECTION_LOST,
-                f"{where} was aborted (cancel_run or emergency_stop) part-way",
-                "read_back the instrument to see where it stopped; do not re-send blindly",
-                defined=False,
-            )
-        if isinstance(exc, ConnectionError):
-            return BackendFailed(
-                Code.CONNECTION_LOST,
-                f"{where}: {exc}",
-                "reconnect, then read_back the instrument; do not re-send blindly",
                 defined=False,
             )
         if isinstance(exc, ValueError):  # the frontend refuses (e.g. cooling without a cooler)

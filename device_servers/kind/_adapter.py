@@ -11,7 +11,7 @@ import anyio
 
 from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
 from device_servers.contract import InstrumentBase
-from device_servers.errors import ConfigurationError, DeviceError
+from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.kind._command import Event
 
 if TYPE_CHECKING:
@@ -177,7 +177,17 @@ class AdapterBase(Generic[ConfigT]):
             raise self.translate(exc, where) from exc
 
     def translate(self, exc: BaseException, where: str) -> DeviceError:
-        return self.translate_own(exc, where) or common_failure(exc, where, self.subject)
+        own = self.translate_own(exc, where)
+        if own is not None:
+            return own
+        if isinstance(exc, Aborted | ConnectionAbortedError):  # cancel_run, emergency_stop
+            return BackendFailed(
+                Code.CONNECTION_LOST,
+                f"{where} was aborted (cancel_run or emergency_stop) part-way",
+                f"read_back {self.subject} to see where it stopped; do not re-send blindly",
+                defined=False,
+            )
+        return common_failure(exc, where, self.subject)
 
     def translate_own(self, exc: BaseException, where: str) -> DeviceError | None:
         """The kind's own failures (a physical refusal of the simulated world, ...)."""

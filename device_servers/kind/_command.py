@@ -34,6 +34,10 @@ class DeviceCommand(BaseModel):
         """Every labware id the command touches (for policies)."""
         return set()
 
+    def policy_numbers(self) -> dict[str, list[float]]:
+        """Figures derived from the arguments that rules may limit (a profile's duration)."""
+        return {}
+
 
 Event = dict[str, Any]
 Deviation = dict[str, Any]

@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from device_servers.contract import Protocol
 from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
-from device_servers.kind import Driver, Twin
+from device_servers.kind import DeviceCommand, Driver, Twin
 from device_servers.runtime._status import Status
 from device_servers.runtime._trial import (
     Assume,
@@ -42,7 +42,11 @@ def policy_request(
     context: dict[str, Any] | None = None,
 ) -> PolicyRequest:
     labware = driver.labware_of(cmd) if cmd is not None else set()
-    return PolicyRequest.for_command(instrument, name, cmd, labware, context, dry_run)
+    request = PolicyRequest.for_command(instrument, name, cmd, labware, context, dry_run)
+    derived = cmd.policy_numbers() if isinstance(cmd, DeviceCommand) else {}
+    if not derived:
+        return request
+    return request.model_copy(update={"numbers": {**request.numbers, **derived}})
 
 
 def denied(decision: Decision) -> GateRefused:
