@@ -211,7 +211,14 @@ def _summarise(
     dispensed: dict[str, float] = {}
     for step, pred in zip(plan.steps, report.predictions, strict=True):
         report.per_instrument[step.instrument] = report.per_instrument.get(step.instrument, 0) + 1
-        report.duration_s += _estimate(step, lab_states.get(step.instrument, {}))
+        # An instrument that says how long an operation takes (a shake, a thermal cycle) is
+        # believed; the table guesses the rest.
+        timed = sum(
+            float(ev["data"]["duration_s"])
+            for ev in pred.events
+            if isinstance(ev.get("data"), dict) and "duration_s" in ev["data"]
+        )
+        report.duration_s += timed or _estimate(step, lab_states.get(step.instrument, {}))
         if step.command == "transfer":
             report.transfers += len(step.args.get("destination_wells") or [])
         if step.command == "move_plate":
@@ -225,6 +232,16 @@ def _summarise(
                 if data.get("op") == "dispense":
                     for liquid, vol in (data.get("liquids") or {}).items():
                         dispensed[liquid] = dispensed.get(liquid, 0.0) + float(vol)
+            elif ev["type"] == "warning" and data.get("what") == "needs_approval":
+                # The instrument's own rules said so in its dry run (derived figures included).
+                report.needs_approval.append(
+                    {
+                        "step": step.id,
+                        "instrument": step.instrument,
+                        "command": step.command,
+                        "reason": str(data.get("message", "")).partition(": ")[2],
+                    }
+                )
             elif ev["type"] == "warning":
                 report.warnings.append(f"{step.id}: {data.get('message', data)}")
         engine = policies.get(step.instrument)
@@ -242,7 +259,8 @@ def _summarise(
                     facts_known=False,
                 )
             )
-            if decision.verdict is Verdict.REQUIRE_APPROVAL:
+            flagged = any(a["step"] == step.id for a in report.needs_approval)
+            if decision.verdict is Verdict.REQUIRE_APPROVAL and not flagged:
                 report.needs_approval.append(
                     {
                         "step": step.id,

@@ -156,13 +156,17 @@ class Gate:
             return dict(await read(cmd, twin, assumed=assumed))
         return dict(await read(cmd, twin))
 
-    async def preflight(self, proto: Protocol, cmds: list[BaseModel], dry_run: bool) -> None:
+    async def preflight(
+        self, proto: Protocol, cmds: list[BaseModel], dry_run: bool
+    ) -> dict[int, list[str]]:
         """Gate every step of a protocol before a run starts.
 
         Each step's facts are those its earlier steps leave (a plate locked by step 0). A real
         run also refuses a step that needs a person's approval (approvals are per action),
-        and refuses to start when the whole protocol does not simulate.
+        and refuses to start when the whole protocol does not simulate. Returns each step's
+        warnings (a dry run reports them as events of that step).
         """
+        warned: dict[int, list[str]] = {}
         s = self.s
         trial: Trial | None = Trial.of(s.driver, s.twin)
         for i, (step, cmd) in enumerate(zip(proto.steps, cmds, strict=True)):
@@ -175,7 +179,7 @@ class Gate:
                 context = await self.context(
                     cmd, trial.twin if trial else None, trial.assumed if trial else None
                 )
-                self.check(step.command, cmd, True, None, digest, {}, context)
+                warned[i] = self.check(step.command, cmd, True, None, digest, {}, context)
             except DeviceError as exc:
                 at_step(exc, i)
                 raise
@@ -206,3 +210,4 @@ class Gate:
                     retriable=True,
                 )
             simulate_protocol(s.driver, s.twin, cmds)  # refuse before anything moves
+        return warned

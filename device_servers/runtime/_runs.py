@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from device_servers.contract import Protocol
 from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
 from device_servers.runtime._dispatch import Dispatcher
-from device_servers.runtime._gate import Gate
+from device_servers.runtime._gate import APPROVAL_WARNING, Gate
 from device_servers.runtime._status import Status
 from device_servers.runtime._trial import (
     ASSUME,
@@ -88,7 +88,7 @@ class RunManager:
                 f"{ASSUME!r} steps only belong in simulations (dry_run=true)",
                 "remove the assume steps; on a real run the instruments report what is true",
             )
-        await self.gate.preflight(proto, cmds, dry_run)
+        warned = await self.gate.preflight(proto, cmds, dry_run)
         if run_key is not None:
             run_id = "run-" + hashlib.sha256(f"{s.id}/{run_key}".encode()).hexdigest()[:16]
         else:
@@ -105,7 +105,7 @@ class RunManager:
         if not dry_run:
             s.active_run = run_id
         task = asyncio.get_running_loop().create_task(
-            self._run(run_id, proto, cmds, dry_run, simulated)
+            self._run(run_id, proto, cmds, dry_run, simulated, warned)
         )
         self.tasks[run_id] = task
 
@@ -116,14 +116,20 @@ class RunManager:
         return {"run_id": run_id, "status": "pending", "simulated": simulated, "dry_run": dry_run}
 
     async def _run(
-        self, run_id: str, proto: Protocol, cmds: list[BaseModel], dry_run: bool, simulated: bool
+        self,
+        run_id: str,
+        proto: Protocol,
+        cmds: list[BaseModel],
+        dry_run: bool,
+        simulated: bool,
+        warned: dict[int, list[str]],
     ) -> None:
         s = self.s
         s.runs.update(run_id, status="running")
         done = 0
         try:
             if dry_run:
-                done = await self._run_dry(run_id, cmds)
+                done = await self._run_dry(run_id, cmds, warned)
             else:
                 done = await self._run_real(run_id, proto, cmds)
             if run_id in self.cancelling:
@@ -157,7 +163,9 @@ class RunManager:
                 s.active_run = None
             self.cancelling.discard(run_id)
 
-    async def _run_dry(self, run_id: str, cmds: list[BaseModel]) -> int:
+    async def _run_dry(
+        self, run_id: str, cmds: list[BaseModel], warned: dict[int, list[str]]
+    ) -> int:
         """Simulate on a copy of the twin. Nothing moves, so the events are committed a batch
         of steps at a time (one sync per batch instead of four or more per step: a 10,000-step
         dry run took minutes on a busy disk), yielding to the event loop between batches."""
@@ -171,7 +179,7 @@ class RunManager:
             s.conn.execute("BEGIN")
             try:
                 while done < len(cmds) and time.monotonic() < deadline:
-                    self._dry_step(run_id, trial, done, cmds[done])
+                    self._dry_step(run_id, trial, done, cmds[done], warned.get(done, []))
                     done += 1
             finally:  # what was simulated before a failing step is in the log either way
                 s.runs.update(run_id, steps_done=done)
@@ -179,7 +187,9 @@ class RunManager:
             await asyncio.sleep(0)
         return done
 
-    def _dry_step(self, run_id: str, trial: Trial, i: int, cmd: BaseModel) -> None:
+    def _dry_step(
+        self, run_id: str, trial: Trial, i: int, cmd: BaseModel, warnings: list[str]
+    ) -> None:
         s = self.s
         s.events.append(run_id, "step_started", {"step": i, "command": command_name(cmd)}, True)
         try:
@@ -189,6 +199,9 @@ class RunManager:
             raise
         for ev in events:
             s.events.append(run_id, ev["type"], ev["data"], True)
+        for warning in warnings:
+            what = "needs_approval" if warning.startswith(APPROVAL_WARNING) else "gate"
+            s.events.append(run_id, "warning", {"what": what, "message": warning}, True)
         s.events.append(run_id, "step_completed", {"step": i}, True)
 
     async def _run_real(self, run_id: str, proto: Protocol, cmds: list[BaseModel]) -> int:
