@@ -120,13 +120,16 @@ class Requirement(Strict):
     """A fact of an instrument that must hold for a plate to enter or leave one of its places.
 
     ``made_by``: the instrument's command that makes it hold (``open_drawer``);
-    ``undone_by``: the one that makes it no longer hold (``close_drawer``).
+    ``undone_by``: the one that makes it no longer hold (``close_drawer``); ``default``: the
+    value when the instrument does not report the fact at all (``busy`` is reported only
+    while it acts), else an unreported fact is unknown and the place not ready.
     """
 
     fact: str
     equals: bool = True
     made_by: str | None = None
     undone_by: str | None = None
+    default: bool | None = None
 
 
 class Station(Strict):
@@ -177,7 +180,7 @@ def station_ready(station: Station | None, facts: dict[str, Any] | None) -> bool
         return None
     unknown = False
     for req in station.requires:
-        value = facts.get(req.fact)
+        value = facts.get(req.fact, req.default)
         if value is None:
             unknown = True
         elif bool(value) != req.equals:

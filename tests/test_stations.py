@@ -41,6 +41,9 @@ def test_a_station_is_ready_only_when_every_fact_it_needs_holds() -> None:
     assert station_ready(DOOR, None) is None
     assert station_ready(None, {"door_open": True}) is False  # nobody describes the place
     assert station_ready(Station(place="hotel:1", instrument="hotel", role="shelf"), None)
+    (drawer,) = PlateReaderConfig(kind="plate_reader", id="reader1").stations()
+    assert station_ready(drawer, {"drawer_open": True})  # busy is reported only while it acts
+    assert not station_ready(drawer, {"drawer_open": True, "busy": True})
 
 
 def test_the_commands_a_station_names_change_its_facts() -> None:

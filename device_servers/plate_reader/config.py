@@ -39,7 +39,7 @@ class PlateReaderConfig(InstrumentBase):
                     Requirement(
                         fact="drawer_open", made_by="open_drawer", undone_by="close_drawer"
                     ),
-                    Requirement(fact="busy", equals=False),
+                    Requirement(fact="busy", equals=False, default=False),
                 ),
                 after_enter="close_drawer",
                 plate_arg="expect_plate",
