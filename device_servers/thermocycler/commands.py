@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from device_servers.kind import DeviceCommand
 
 # How fast a block moves between step temperatures, for the duration rules see (C/s).
-_RAMP_FOR_ESTIMATE_C_PER_S = 3.0
+RAMP_ESTIMATE_C_PER_S = 3.0
 
 
 class TCCommand(DeviceCommand):
@@ -96,7 +96,7 @@ class RunProfile(TCCommand):
         """``duration_s``: the holds plus the ramps between steps, estimated."""
         temps = [s.celsius for st in self.stages for _ in range(st.repeats) for s in st.steps]
         ramps = sum(abs(b - a) for a, b in pairwise(temps))
-        return {"duration_s": [self.total_hold_s() + ramps / _RAMP_FOR_ESTIMATE_C_PER_S]}
+        return {"duration_s": [self.total_hold_s() + ramps / RAMP_ESTIMATE_C_PER_S]}
 
 
 class Stop(TCCommand):

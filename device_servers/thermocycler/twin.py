@@ -18,6 +18,7 @@ from typing import Any
 from device_servers.errors import Code, ValidationFailed
 from device_servers.kind import TwinBase, deviation
 from device_servers.thermocycler.commands import (
+    RAMP_ESTIMATE_C_PER_S,
     CloseLid,
     OpenLid,
     Primitive,
@@ -198,6 +199,7 @@ class ThermocyclerTwin(TwinBase):
             "plate": self.plate,
             "block_target_c": self.block_target_c,
             "lid_target_c": self.lid_target_c,
+            "cycles_done": self.cycles_done,
         }
 
     # ------------------------------------------------------------------ read back
@@ -235,10 +237,14 @@ class ThermocyclerTwin(TwinBase):
 
 
 def cycle_data(prim: Primitive) -> dict[str, Any]:
-    """What a cycle event says: which stage and cycle, of how many, at which temperatures."""
+    """What a cycle event says: which stage and cycle, of how many, at which temperatures,
+    and how long it takes (holds, plus ramps between its steps at a typical rate)."""
+    temps = [c for c, _ in prim.steps]
+    ramps = sum(abs(b - a) for a, b in zip(temps, temps[1:] + temps[:1], strict=True))
     return {
         "stage": prim.stage,
         "cycle": prim.cycle,
         "of": prim.of,
         "steps": [{"celsius": c, "hold_s": h} for c, h in prim.steps],
+        "duration_s": round(sum(h for _, h in prim.steps) + ramps / RAMP_ESTIMATE_C_PER_S, 1),
     }

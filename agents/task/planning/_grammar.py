@@ -83,6 +83,7 @@ FAMILIES = [
     "shake plate_1 at 37 C for 5 min at 600 rpm",
     "read absorbance of plate_1 at 600 nm",
     "move plate_1 to the reader",
+    "run 35 cycles of 95 C for 15 s, 60 C for 30 s on plate_1, then hold at 4 C",
 ]
 
 

@@ -22,12 +22,15 @@ DEFAULT_LIMITS: dict[str, tuple[float, float]] = {
     "wavelength_range_nm": (230, 1000),
     "duration_range_s": (1, 86_400),
     "mix_repetitions": (1, 50),
+    "block_range_c": (0.0, 100.0),
+    "lid_range_c": (20.0, 115.0),
 }
 _KIND_LABEL = {
     "plate_reader": "plate reader",
     "heater_shaker": "heater-shaker",
     "plate_mover": "plate mover",
     "liquid_handler": "liquid handler",
+    "thermocycler": "thermocycler",
 }
 
 
@@ -37,6 +40,7 @@ class Context:
 
     plate: str | None = None
     wells: list[str] = field(default_factory=list)
+    thermocycler: str | None = None  # the one a profile ran on ('then hold at 4 C')
 
 
 def plates(world: World) -> list[str]:

@@ -232,7 +232,7 @@ class World:
             self.emit(station.instrument, req.made_by, {}, {"facts": {req.fact: req.equals}})
             after_command([station], req.made_by, facts)
 
-    def _command(
+    def act(
         self, instrument: str, command: str, args: dict[str, Any], expect: dict[str, Any]
     ) -> None:
         """A command of an instrument the plan asks for itself (lock a plate to shake it)."""
@@ -244,13 +244,13 @@ class World:
 
     def close_drawer(self, reader: str, plate: str | None) -> None:
         args = {"expect_plate": plate} if plate else {}
-        self._command(reader, "close_drawer", args, {"drawer": "closed", "plate_in_reader": plate})
+        self.act(reader, "close_drawer", args, {"drawer": "closed", "plate_in_reader": plate})
 
     def unlock(self, hs: str) -> None:
-        self._command(hs, "unlock_plate", {}, {"plate_lock": "unlocked"})
+        self.act(hs, "unlock_plate", {}, {"plate_lock": "unlocked"})
 
     def lock_plate(self, hs: str) -> None:
-        self._command(hs, "lock_plate", {}, {"plate_lock": "locked"})
+        self.act(hs, "lock_plate", {}, {"plate_lock": "locked"})
 
 
 def need(value: Any, question: str, missing: str, options: Iterable[str] = ()) -> Any:

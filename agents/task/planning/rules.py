@@ -8,13 +8,14 @@ nor the lab state gives: a builder raises ``Ask`` (-> :class:`Clarification`) or
 (-> :class:`Refusal`), and the first one raised ends planning.
 
 Families: transfer / add a named liquid, serial dilution, mix, incubate / shake, read
-(absorbance, fluorescence, luminescence), move a plate.
+(absorbance, fluorescence, luminescence), move a plate, thermocycle (a profile of stages and
+cycles on a thermocycler, then a hold).
 """
 
 from __future__ import annotations
 
 from agents.task.planning import _grammar as g
-from agents.task.planning import _instruments, _liquid
+from agents.task.planning import _instruments, _liquid, _thermocycle
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._resolve import Context
 from agents.task.planning._world import World
@@ -28,7 +29,7 @@ class RulePlanner:
     def plan(self, request: str, lab: LabView) -> Plan | Clarification | Refusal:
         """Turn ``request`` into a plan for ``lab``, a question, or a refusal."""
         lex = g.Lexicon(lab)
-        clauses = g.split(lex.normalize(request))
+        clauses = _thermocycle.merge(g.split(lex.normalize(request)))
         world, ctx, done = World(lab), Context(), []
         clause = ""
         try:
@@ -66,6 +67,11 @@ class RulePlanner:
 
 
 def _build(clause: str, world: World, ctx: Context, lex: g.Lexicon) -> str:
+    cycling = _thermocycle.parse(clause, lex, ctx)
+    if isinstance(cycling, _thermocycle.ThermocycleIntent):
+        return _thermocycle.thermocycle(cycling, world, ctx)
+    if isinstance(cycling, _thermocycle.HoldIntent):
+        return _thermocycle.hold(cycling, world, ctx)
     intent = g.parse(clause, lex)
     if isinstance(intent, g.TransferIntent):
         return _liquid.transfer(intent, world, ctx, lex)

@@ -1,0 +1,146 @@
+"""The rule planner understands thermocycling requests: profiles of stages and cycles, a final
+hold, the plate brought onto the block through its station (lid opened), the lid closed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_rule_planner import WORKSPACE, make_lab
+
+from agents.task.planning import Clarification, LabView, Plan, Refusal, RulePlanner
+from agents.task.planning.models import InstrumentView
+from device_servers.thermocycler.config import ThermocyclerConfig
+
+BLOCK = "tc1:block"
+
+
+def lab_with_tc() -> LabView:
+    lab = make_lab()
+    (station,) = ThermocyclerConfig(kind="thermocycler", id="tc1").stations()
+    tc = InstrumentView(
+        id="tc1",
+        kind="thermocycler",
+        commands=[
+            "open_lid",
+            "close_lid",
+            "set_block_temperature",
+            "set_lid_temperature",
+            "run_profile",
+            "stop",
+        ],
+        location=BLOCK,
+        limits={"block_range_c": (0, 100), "lid_range_c": (20, 115)},
+    )
+    return lab.model_copy(
+        update={
+            "instruments": {**lab.instruments, "tc1": tc},
+            "stations": {**lab.stations, BLOCK: station},
+            "mover_locations": [*WORKSPACE, BLOCK],
+        }
+    )
+
+
+LAB = lab_with_tc()
+
+
+def plan(request: str, lab: LabView = LAB) -> Plan | Clarification | Refusal:
+    return RulePlanner().plan(request, lab)
+
+
+def commands(result: Any) -> list[str]:
+    return [f"{s.instrument}.{s.command}" for s in result.steps]
+
+
+def profile(result: Plan) -> dict[str, Any]:
+    (step,) = [s for s in result.steps if s.command == "run_profile"]
+    return dict(step.args)
+
+
+def test_the_issue_request_is_planned_with_moves_lid_profile_and_hold() -> None:
+    result = plan("run 35 cycles of 95 C for 15 s, 60 C for 30 s on plate_1, then hold at 4 C")
+    assert isinstance(result, Plan), result
+    assert commands(result) == [
+        "tc1.open_lid",
+        "arm1.move_plate",
+        "tc1.close_lid",
+        "tc1.run_profile",
+        "tc1.set_block_temperature",
+    ]
+    assert profile(result)["stages"] == [
+        {"steps": [{"celsius": 95, "hold_s": 15}, {"celsius": 60, "hold_s": 30}], "repeats": 35}
+    ]
+    move = result.steps[1]
+    assert move.args == {"plate": "plate_1", "to_location": BLOCK}
+    assert result.steps[-1].args == {"celsius": 4}
+    assert result.steps[3].expect == {"facts": {"cycles_done": 35}}
+
+
+def test_a_whole_pcr_programme_has_its_initial_cycled_and_final_stages() -> None:
+    result = plan(
+        "PCR on plate_2: initial denaturation at 95 C for 3 min, 30 cycles of 95 C for 15 s, "
+        "58 C for 20 s and 72 C for 30 s, final extension at 72 C for 5 min, then hold at 4 C"
+    )
+    assert isinstance(result, Plan), result
+    stages = profile(result)["stages"]
+    assert [(len(s["steps"]), s["repeats"]) for s in stages] == [(1, 1), (3, 30), (1, 1)]
+    assert stages[0]["steps"] == [{"celsius": 95, "hold_s": 180}]
+    assert stages[2]["steps"] == [{"celsius": 72, "hold_s": 300}]
+    assert result.steps[-1].command == "set_block_temperature"
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "thermocycle plate_1: (95 C 15 s, 60 C 30 s) x 35",
+        "thermocycle plate_1 with 95 C for 15 s and 60 C for 30 s for 35 cycles",
+        "run a PCR profile on plate_1: 35 cycles of 15 s at 95 C, 30 s at 60 C",
+    ],
+)
+def test_cycle_counts_are_read_however_they_are_written(request_: str) -> None:
+    result = plan(request_)
+    assert isinstance(result, Plan), result
+    (stage,) = profile(result)["stages"]
+    assert stage["repeats"] == 35
+    assert stage["steps"] == [{"celsius": 95, "hold_s": 15}, {"celsius": 60, "hold_s": 30}]
+
+
+def test_a_continuation_after_then_is_part_of_the_profile() -> None:
+    result = plan("run 25 cycles of 94 C for 30 s, 55 C for 30 s on plate_1, then 72 C for 7 min")
+    assert isinstance(result, Plan), result
+    stages = profile(result)["stages"]
+    assert stages[-1] == {"steps": [{"celsius": 72, "hold_s": 420}], "repeats": 1}
+    assert commands(result).count("tc1.run_profile") == 1
+
+
+def test_a_heated_lid_temperature_is_used_when_the_request_gives_it() -> None:
+    result = plan("run 35 cycles of 95 C for 15 s, 60 C for 30 s on plate_1 with the lid at 105 C")
+    assert isinstance(result, Plan), result
+    assert profile(result)["lid_celsius"] == 105
+    assert "lid_celsius" not in profile(plan("run 35 cycles of 95 C for 15 s on plate_1"))
+
+
+def test_which_plate_is_asked_when_the_request_does_not_say() -> None:
+    result = plan("run 35 cycles of 95 C for 15 s, 60 C for 30 s")
+    assert isinstance(result, Clarification) and "plate" in result.missing
+
+
+def test_a_lab_without_a_thermocycler_refuses() -> None:
+    result = plan("run 35 cycles of 95 C for 15 s, 60 C for 30 s on plate_1", make_lab())
+    assert isinstance(result, Refusal) and "thermocycler" in result.reason
+
+
+def test_temperatures_beyond_the_block_and_too_many_cycles_are_refused() -> None:
+    assert isinstance(plan("run 30 cycles of 120 C for 15 s on plate_1"), Refusal)
+    assert isinstance(plan("run 500 cycles of 95 C for 15 s on plate_1"), Refusal)
+
+
+def test_the_plate_then_goes_on_to_the_reader_with_the_lid_opened_first() -> None:
+    result = plan(
+        "run 10 cycles of 95 C for 15 s, 60 C for 30 s on plate_1, then read absorbance of "
+        "plate_1 at 600 nm"
+    )
+    assert isinstance(result, Plan), result
+    after = commands(result)[commands(result).index("tc1.run_profile") + 1 :]
+    assert set(after[:2]) == {"tc1.open_lid", "reader1.open_drawer"}  # both sides open first
+    assert after[2] == "arm1.move_plate"
