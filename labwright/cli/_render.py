@@ -62,11 +62,19 @@ def show_plan(console: Console, payload: dict[str, Any]) -> None:
 
 
 def _short(value: Any) -> str:
-    """Long well lists as first..last (n)."""
+    """Long well lists as first..last (n); nested arguments (a profile's stages) compactly:
+    ``(steps=(celsius=95 hold_s=15; celsius=60 hold_s=30) repeats=35)``."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, dict):
+        return "(" + " ".join(f"{k}={_short(v)}" for k, v in value.items()) + ")"
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        inner = "; ".join(_short(v)[1:-1] for v in value)
+        return f"({inner})" if len(value) > 1 or "=" in inner else inner
     if isinstance(value, list) and len(value) > 3:
         return f"{value[0]}..{value[-1]} ({len(value)})"
     if isinstance(value, list):
-        return ",".join(str(v) for v in value)
+        return ",".join(_short(v) for v in value)
     return str(value)
 
 
