@@ -46,3 +46,8 @@ def test_the_checker_sees_a_circle_and_an_upward_import_when_there_are_some() ->
         ("agents.b", "device_servers.x"),  # agents may import only device_servers.contract
         ("policies.p", "state_store.s"),  # policies import nothing else of the project
     }
+
+
+def test_no_product_module_is_longer_than_one_can_read_in_a_sitting() -> None:
+    over = [(n, m) for n, m in structure.sizes(structure.build_graph()) if n > 400]
+    assert over == []
