@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from labwright.cli._render import reading_grids
@@ -62,3 +63,37 @@ def test_a_luminescence_reading_has_no_wavelength_in_its_title() -> None:
         "values": {"A1": 10.0},
     }
     assert "None" not in _printed(reading)
+
+
+def test_the_evaluation_figures_fit_80_columns_without_cutting_a_figure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from evals.report import _COLUMNS
+    from labwright.cli import evaluate
+
+    figures = {
+        "scenarios": 12,
+        "success_rate": 0.917,
+        "pass_k": 0.833,
+        "unsafe_events": 0,
+        "clarification_precision": 1.0,
+        "escalations": 3,
+        "interventions": 2,
+        "mean_s": 15.93,
+        "p95_s": 37.39,
+        "device_time_s": 14356.8,
+    }
+    assert {k for _, k in _COLUMNS} <= figures.keys()
+    data = {
+        "planner": "embedded rule planner",
+        "categories": {"fault_recovery": figures},
+        "overall": figures,
+        "failing": [],
+    }
+    console = Console(width=80, record=True, file=io.StringIO())
+    monkeypatch.setattr(evaluate, "out", console)
+    evaluate.print_report(data)
+    text = console.export_text()
+    assert "…" not in text and all(len(line) <= 80 for line in text.splitlines())
+    assert text.count("fault_recovery") == 2  # both halves of the figures, every category
+    assert "14356.8" in text or "14,356.8" in text

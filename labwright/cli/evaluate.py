@@ -8,10 +8,12 @@ with ``--strict`` any failure exits 1), 1 an unsafe event (or a failure with ``-
 from __future__ import annotations
 
 import asyncio
+import io
 from pathlib import Path
 from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
@@ -79,11 +81,30 @@ def print_report(data: dict[str, Any]) -> None:
     """The figures per category and overall, then each failing scenario's reasons."""
     from evals.report import _COLUMNS, _cell, figure_rows
 
-    table = Table("category", *(h for h, _ in _COLUMNS), title=f"evaluation ({data['planner']})")
-    for name, fig in figure_rows(data):
-        table.add_row(name, *(_cell(fig[k], k) for _, k in _COLUMNS))
-    # Wide enough for every column even in a CI log (a pipe reports 80 columns).
-    Console(file=out.file, width=max(out.width, 140)).print(table)
+    rows = list(figure_rows(data))
+
+    def table(columns: list[tuple[str, str]], title: str | None) -> Table:
+        t = Table("category", *(h for h, _ in columns), title=title, box=box.SIMPLE_HEAD)
+        for name, fig in rows:
+            t.add_row(name, *(_cell(fig[k], k) for _, k in columns))
+        return t
+
+    title = f"evaluation ({data['planner']})"
+    whole = table(_COLUMNS, title)
+    needed = Console(width=10_000, file=io.StringIO()).measure(whole).maximum
+    if needed <= out.width:
+        out.print(whole)
+        print_failing(data)
+        return
+    # A narrow terminal (80 columns, a CI log): the figures in two tables, never cut short.
+    half = (len(_COLUMNS) + 1) // 2
+    out.print(table(_COLUMNS[:half], title))
+    out.print(table(_COLUMNS[half:], None))
+    print_failing(data)
+
+
+def print_failing(data: dict[str, Any]) -> None:
+    """Each failing scenario's reasons and unsafe events."""
     for r in data["failing"]:
         out.print(f"[red]FAIL[/] {r['name']} ({r['category']}):", highlight=False)
         for f in r["failures"]:
