@@ -108,6 +108,10 @@ class InstrumentBase(Strict):
         """The places this instrument offers plates, and what must hold to use them."""
         return []
 
+    def station(self, place: str, *requires: Requirement, **fields: Any) -> Station:
+        """A station of this instrument at ``<id>:<place>``."""
+        return Station(place=f"{self.id}:{place}", instrument=self.id, requires=requires, **fields)
+
     def wired(self, lab: LabFacts) -> InstrumentBase:
         """This configuration completed with what the lab knows (plate types by default)."""
         if "plate_types" in type(self).model_fields:
@@ -196,6 +200,28 @@ def after_command(stations: list[Station], command: str, facts: dict[str, Any]) 
                 facts[req.fact] = req.equals
             elif command == req.undone_by:
                 facts[req.fact] = not req.equals
+
+
+class PlateTypes(Strict):
+    """An instrument that plates come to: it knows their PyLabRobot types from the lab."""
+
+    plate_types: dict[str, str] = Field(
+        default_factory=dict, description="Plate id -> PyLabRobot resource name (from the lab)."
+    )
+
+
+class Timed(Strict):
+    """An instrument whose simulated backend may run faster than the wall clock."""
+
+    time_scale: float = Field(
+        default=1.0, gt=0, le=1_000_000, description="Simulated seconds per real second."
+    )
+
+
+class Heated(Timed):
+    """An instrument with a heater that drifts back to the room's temperature when off."""
+
+    ambient_c: float = 22.0
 
 
 class LabFacts(Strict):

@@ -18,72 +18,22 @@ import anyio
 from pylabrobot.heating_shaking import HeaterShaker, HeaterShakerBackend
 from pylabrobot.resources import Coordinate
 
-from device_servers.errors import BackendFailed, Code, DeviceError
 from device_servers.heater_shaker.commands import Primitive
 from device_servers.heater_shaker.config import HeaterShakerConfig
 from device_servers.heater_shaker.sim_backend import SimulatedHeaterShakerBackend
-from device_servers.kind import AdapterBase
-from device_servers.sim.world import SimWorld
+from device_servers.kind import HeatedAdapter
+
+# The frontend, its footprint (mm), where the plate sits on it.
+MACHINE = (HeaterShaker, (146.2, 103.8, 74.11), Coordinate(x=9.66, y=9.05, z=74.11))
 
 
-class HeaterShakerAdapter(AdapterBase[HeaterShakerConfig]):
+class HeaterShakerAdapter(HeatedAdapter[HeaterShakerConfig]):
     """PyLabRobot ``HeaterShaker`` on the configured backend."""
 
     backend_base = HeaterShakerBackend
-
-    def __init__(self, config: HeaterShakerConfig, world: SimWorld | None) -> None:
-        super().__init__(config, world)
-        # Simulated instruments run time_scale times faster than the wall clock.
-        self.time_scale = config.time_scale if config.simulated else 1.0
-        self._hs: HeaterShaker | None = None
-
-    def simulated_backend(self, world: SimWorld) -> SimulatedHeaterShakerBackend:
-        return SimulatedHeaterShakerBackend(
-            world,
-            self.config.id,
-            ambient_c=self.config.ambient_c,
-            ramp_c_per_min=self.config.ramp_c_per_min,
-            time_scale=self.config.time_scale,
-        )
-
-    @property
-    def frontend(self) -> HeaterShaker:
-        if self._hs is None:
-            self._hs = HeaterShaker(
-                name=self.config.id,
-                size_x=146.2,
-                size_y=103.8,
-                size_z=74.11,
-                backend=self.backend,
-                child_location=Coordinate(x=9.66, y=9.05, z=74.11),
-            )
-        return self._hs
-
-    # ------------------------------------------------------------------ lifecycle
-    async def stop(self) -> None:
-        # Closing the server leaves the instrument as it is (a run may resume after a
-        # restart); PyLabRobot's HeaterShaker.stop() would switch everything off.
-        await self.backend.stop()
-
-    async def hardware_abort(self) -> None:
-        """Make the instrument safe: motor stopped, heater off."""
-        await self.frontend.stop_shaking()
-        await self.frontend.deactivate()
-
-    def translate_own(self, exc: BaseException, where: str) -> DeviceError | None:
-        if isinstance(exc, TimeoutError):
-            return BackendFailed(
-                Code.HARDWARE_TIMEOUT,
-                f"{where} did not finish in time",
-                "the instrument state is unknown: read_back before anything else; if the block "
-                "never reaches its target, ask a person to check the heater",
-                defined=False,
-            )
-        if isinstance(exc, ValueError):  # the frontend refuses (e.g. cooling without a cooler)
-            return BackendFailed(
-                Code.OUT_OF_RANGE, f"{where}: {exc}", "choose a setting the instrument supports"
-            )
-        return None
+    simulated_class = SimulatedHeaterShakerBackend
+    machine = MACHINE
+    safe_calls = ("stop_shaking", "deactivate")  # motor stopped, heater off
 
     # ------------------------------------------------------------------ commands
     def timeout(self, prim: Primitive) -> float:

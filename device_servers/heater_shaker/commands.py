@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from device_servers.kind import DeviceCommand
+from device_servers.kind import DeviceCommand, command_table
 
 
 class HSCommand(DeviceCommand):
@@ -86,9 +86,7 @@ class UnlockPlate(HSCommand):
     name: ClassVar[str] = "unlock_plate"
 
 
-COMMANDS: dict[str, type[HSCommand]] = {
-    c.name: c for c in (SetTemperature, WaitForTemperature, Shake, Stop, LockPlate, UnlockPlate)
-}
+COMMANDS = command_table(SetTemperature, WaitForTemperature, Shake, Stop, LockPlate, UnlockPlate)
 
 Op = Literal["set_temperature", "wait_for_temperature", "shake", "stop", "lock", "unlock"]
 

@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from device_servers.contract import InstrumentBase, Requirement, Station
+from device_servers.contract import Heated, InstrumentBase, PlateTypes, Requirement, Station
 
 
-class HeaterShakerConfig(InstrumentBase):
+class HeaterShakerConfig(InstrumentBase, Heated, PlateTypes):
     """A heater-shaker (PyLabRobot ``HeaterShaker``) holding one plate at ``<id>:holder``.
 
     ``time_scale`` is simulated seconds per real second: with 60, a one-minute shake or ramp
@@ -20,22 +20,11 @@ class HeaterShakerConfig(InstrumentBase):
     temperature_range_c: tuple[float, float] = (4.0, 100.0)
     rpm_range: tuple[int, int] = (200, 3000)
     ramp_c_per_min: float = Field(default=10.0, gt=0)
-    ambient_c: float = 22.0
-    time_scale: float = Field(default=1.0, gt=0, le=1_000_000)
-    plate_types: dict[str, str] = Field(default_factory=dict)
 
     def stations(self) -> list[Station]:
         """The holder: unlocked and still for a plate to go on or off."""
-        return [
-            Station(
-                place=f"{self.id}:holder",
-                instrument=self.id,
-                requires=(
-                    Requirement(
-                        fact="locked", equals=False, made_by="unlock_plate", undone_by="lock_plate"
-                    ),
-                    Requirement(fact="shaking", equals=False),
-                ),
-                plate_fact="plate",
-            )
-        ]
+        unlocked = Requirement(
+            fact="locked", equals=False, made_by="unlock_plate", undone_by="lock_plate"
+        )
+        still = Requirement(fact="shaking", equals=False)
+        return [self.station("holder", unlocked, still, plate_fact="plate")]

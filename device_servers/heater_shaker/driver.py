@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from device_servers.heater_shaker.commands import COMMANDS, Primitive
 from device_servers.heater_shaker.config import HeaterShakerConfig
 from device_servers.heater_shaker.twin import HeaterShakerTwin, Limits
 from device_servers.kind import DriverBase
-
-if TYPE_CHECKING:
-    from device_servers.heater_shaker.adapter import HeaterShakerAdapter
 
 
 class HeaterShakerDriver(DriverBase[HeaterShakerConfig]):
@@ -22,15 +19,11 @@ class HeaterShakerDriver(DriverBase[HeaterShakerConfig]):
 
     kind = "heater_shaker"
     command_set = COMMANDS
+    adapter_class = "device_servers.heater_shaker.adapter:HeaterShakerAdapter"
 
     @property
     def holder(self) -> str:
         return f"{self.config.id}:holder"
-
-    def make_adapter(self) -> HeaterShakerAdapter:
-        from device_servers.heater_shaker import adapter  # PyLabRobot: only when needed
-
-        return adapter.HeaterShakerAdapter(self.config, self.world)
 
     def initial_twin(self) -> HeaterShakerTwin:
         """Heater off at ambient, unlocked, no plate believed: read_back learns the plate."""

@@ -15,34 +15,24 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from typing import Any
 
 from pylabrobot.heating_shaking import HeaterShakerBackend
 
-from device_servers.sim.faults import SimulatedBackend
+from device_servers.heater_shaker.config import HeaterShakerConfig
+from device_servers.sim.faults import HeatedSimulation
 from device_servers.sim.world import SimWorld
 
 
-class SimulatedHeaterShakerBackend(SimulatedBackend, HeaterShakerBackend):
+class SimulatedHeaterShakerBackend(HeatedSimulation, HeaterShakerBackend):
     """One heater-shaker in the simulated world, with fault injection."""
 
     device = "the heater-shaker"
 
-    def __init__(
-        self,
-        world: SimWorld,
-        instrument: str,
-        *,
-        ambient_c: float = 22.0,
-        ramp_c_per_min: float = 10.0,
-        time_scale: float = 1.0,
-    ) -> None:
-        super().__init__(world, instrument)
-        self.holder = f"{instrument}:holder"
-        self.ambient_c = ambient_c
-        self.ramp_c_per_min = ramp_c_per_min
-        self.time_scale = time_scale
+    def __init__(self, world: SimWorld, config: HeaterShakerConfig) -> None:
+        super().__init__(world, config.id, time_scale=config.time_scale, ambient_c=config.ambient_c)
+        self.holder = f"{config.id}:holder"
+        self.ramp_c_per_min = config.ramp_c_per_min
 
     # -------------------------------------------------------------- lifecycle
     async def setup(self) -> None:
@@ -82,10 +72,15 @@ class SimulatedHeaterShakerBackend(SimulatedBackend, HeaterShakerBackend):
         start = float(st.get("start_c", self.ambient_c))
         goal = st.get("target_c")
         goal = self.ambient_c if goal is None else float(goal)
-        elapsed = max(time.time() - float(st.get("t0", time.time())), 0.0) * self.time_scale
+        elapsed = self.sim_seconds_since(float(st.get("t0", time.time())))
         reach = max(abs(goal - start) - float(st.get("short_by_c", 0.0)), 0.0)
         moved = min(self.ramp_c_per_min / 60.0 * elapsed, reach)
         return start + math.copysign(moved, goal - start)
+
+    def stall(self, short_by_c: float) -> None:
+        """The block stops short of its goal from where it is now."""
+        self._rebase()
+        super().stall(short_by_c)
 
     def _rebase(self, **values: Any) -> None:
         """Start a new ramp from the temperature the block has now."""
@@ -93,26 +88,15 @@ class SimulatedHeaterShakerBackend(SimulatedBackend, HeaterShakerBackend):
             self.instrument, start_c=self.temperature(), t0=time.time(), short_by_c=0.0, **values
         )
 
-    async def _act(self, op: str, effect: Callable[[], None]) -> None:
-        await self.act({"op": op}, effect)
-
-    async def play_own(
-        self, kind: str, params: dict[str, Any], effect: Callable[[], Any], target: dict[str, Any]
-    ) -> Any:
-        effect()
-        if kind == "temperature_never_reached":
-            self._rebase()
-            self.world.set_status(self.instrument, short_by_c=float(params.get("short_by_c", 5.0)))
-
     # -------------------------------------------------------------- machine calls
     async def set_temperature(self, temperature: float) -> None:
-        await self._act("set_temperature", lambda: self._rebase(target_c=float(temperature)))
+        await self.act_on("set_temperature", lambda: self._rebase(target_c=float(temperature)))
 
     async def get_current_temperature(self) -> float:
         return round(self.temperature(), 2)
 
     async def deactivate(self) -> None:
-        await self._act("deactivate", lambda: self._rebase(target_c=None))
+        await self.act_on("deactivate", lambda: self._rebase(target_c=None))
 
     async def start_shaking(self, speed: float) -> None:
         def effect() -> None:
@@ -123,18 +107,18 @@ class SimulatedHeaterShakerBackend(SimulatedBackend, HeaterShakerBackend):
                 )
             self.world.set_status(self.instrument, shaking=True, rpm=int(speed))
 
-        await self._act("start_shaking", effect)
+        await self.act_on("start_shaking", effect)
 
     async def stop_shaking(self) -> None:
-        await self._act(
+        await self.act_on(
             "stop_shaking", lambda: self.world.set_status(self.instrument, shaking=False, rpm=0)
         )
 
     async def lock_plate(self) -> None:
-        await self._act("lock_plate", lambda: self.world.set_status(self.instrument, locked=True))
+        await self.act_on("lock_plate", lambda: self.world.set_status(self.instrument, locked=True))
 
     async def unlock_plate(self) -> None:
-        await self._act(
+        await self.act_on(
             "unlock_plate", lambda: self.world.set_status(self.instrument, locked=False)
         )
 

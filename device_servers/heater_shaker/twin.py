@@ -28,7 +28,7 @@ from device_servers.heater_shaker.commands import (
     UnlockPlate,
     WaitForTemperature,
 )
-from device_servers.kind import TwinBase, deviation
+from device_servers.kind import HoldsOnePlate, TwinBase, deviation
 
 _TEMP_TOL = 0.05  # C: below this, believed and reported targets agree
 
@@ -42,9 +42,22 @@ class Limits:
     ramp_c_per_min: float
     ambient_c: float
 
+    @classmethod
+    def of(cls, snap: dict[str, Any]) -> Limits:
+        """The limits a snapshot's ``limits`` section gives (ambient: 22 C if absent)."""
+        low, high = snap["temperature_range_c"]
+        slow, fast = snap["rpm_range"]
+        ambient = float(snap.get("ambient_c", 22.0))
+        return cls(
+            (float(low), float(high)),
+            (int(slow), int(fast)),
+            float(snap["ramp_c_per_min"]),
+            ambient,
+        )
+
 
 @dataclass
-class HeaterShakerTwin(TwinBase):
+class HeaterShakerTwin(HoldsOnePlate, TwinBase):
     """Belief state of one heater-shaker."""
 
     holder: str
@@ -65,14 +78,7 @@ class HeaterShakerTwin(TwinBase):
 
     def snapshot(self, full: bool = False) -> dict[str, Any]:
         """Structured state; ``full`` adds what persistence needs to rebuild the twin."""
-        labware: dict[str, Any] = {}
-        if self.plate is not None:
-            labware[self.plate] = {
-                "kind": "plate",
-                "type": self.plate_type,
-                "location": self.holder,
-                "locked": self.locked,
-            }
+        labware = self.held_labware(locked=self.locked)
         snap: dict[str, Any] = {
             "holder": self.holder,
             "target_c": self.target_c,
@@ -98,16 +104,9 @@ class HeaterShakerTwin(TwinBase):
         cls, snap: dict[str, Any], plate_types: dict[str, str] | None = None
     ) -> HeaterShakerTwin:
         """Rebuild a twin persisted with ``snapshot(full=True)``."""
-        lim = snap["limits"]
-        limits = Limits(
-            (float(lim["temperature_range_c"][0]), float(lim["temperature_range_c"][1])),
-            (int(lim["rpm_range"][0]), int(lim["rpm_range"][1])),
-            float(lim["ramp_c_per_min"]),
-            float(lim.get("ambient_c", 22.0)),
-        )
         return cls(
             holder=snap["holder"],
-            limits=limits,
+            limits=Limits.of(snap["limits"]),
             current_c=float(snap["current_c"]),
             target_c=snap["target_c"],
             locked=bool(snap["locked"]),
@@ -246,13 +245,9 @@ class HeaterShakerTwin(TwinBase):
         ]
 
     # ------------------------------------------------------------------ the lab around it
-    def assume(self, plate: str, location: str | None) -> None:
-        """Simulation: another instrument puts ``plate`` on the holder or takes it away."""
-        if location == self.holder:
-            self.plate = plate
-            self.plate_type = self.plate_types.get(plate)
-        elif self.plate == plate:
-            self.plate, self.plate_type = None, None
+    @property
+    def place(self) -> str:
+        return self.holder
 
     def facts(self) -> dict[str, Any]:
         """What ``require_state`` rules may check (belief, kept fresh by the read back)."""
@@ -290,8 +285,4 @@ class HeaterShakerTwin(TwinBase):
             if key in seen and seen[key] != getattr(self, key):
                 deviations.append(deviation(key, getattr(self, key), seen[key]))
                 setattr(self, key, seen[key])
-        if "plate" in seen and seen["plate"] != self.plate:
-            deviations.append(deviation("plate", self.plate, seen["plate"]))
-            self.plate = seen["plate"]
-            self.plate_type = self.plate_types.get(seen["plate"] or "")
-        return deviations
+        return deviations + self.adopt_plate(seen)

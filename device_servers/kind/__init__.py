@@ -14,17 +14,24 @@ Nothing else registers a kind: :func:`kinds` finds every folder of ``device_serv
 a ``driver.py`` and reads its ``KIND``.
 """
 
-from device_servers.kind._adapter import Aborted, Adapter, AdapterBase
+from device_servers.kind._adapter import Aborted, Adapter, AdapterBase, HeatedAdapter
 from device_servers.kind._command import (
     Deviation,
     DeviceCommand,
     Event,
     Prompt,
     PromptArg,
+    command_table,
 )
 from device_servers.kind._driver import Driver, DriverBase
 from device_servers.kind._registry import Kind, default_rules, kind_of, kinds
-from device_servers.kind._twin import Twin, TwinBase, deviation, unknown_labware
+from device_servers.kind._twin import (
+    HoldsOnePlate,
+    Twin,
+    TwinBase,
+    deviation,
+    unknown_labware,
+)
 
 __all__ = [
     "Aborted",
@@ -35,11 +42,14 @@ __all__ = [
     "Driver",
     "DriverBase",
     "Event",
+    "HeatedAdapter",
+    "HoldsOnePlate",
     "Kind",
     "Prompt",
     "PromptArg",
     "Twin",
     "TwinBase",
+    "command_table",
     "default_rules",
     "deviation",
     "kind_of",

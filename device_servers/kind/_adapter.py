@@ -48,12 +48,17 @@ class AdapterBase(Generic[ConfigT]):
     """
 
     backend_base: ClassVar[type]
+    # The simulated backend, built on (world, config) unless simulated_backend says otherwise.
+    simulated_class: ClassVar[type]
     subject: ClassVar[str] = "the instrument"
 
     def __init__(self, config: ConfigT, world: SimWorld | None) -> None:
         self.config = config
         self.world = world
+        # Simulated instruments may run faster than the wall clock (``time_scale``).
+        self.time_scale = float(getattr(config, "time_scale", 1.0)) if config.simulated else 1.0
         self._backend: Any = None
+        self._frontend: Any = None
         self._ready = False
         self.aborting = asyncio.Event()
 
@@ -72,7 +77,7 @@ class AdapterBase(Generic[ConfigT]):
         return self._backend
 
     def simulated_backend(self, world: SimWorld) -> Any:
-        raise NotImplementedError
+        return self.simulated_class(world, self.config)
 
     def hardware_args(self) -> dict[str, Any] | None:
         """Constructor arguments of a hardware backend (None: the lab file's ``args``)."""
@@ -80,6 +85,12 @@ class AdapterBase(Generic[ConfigT]):
 
     @property
     def frontend(self) -> Any:
+        """The PyLabRobot frontend (machine) on the backend, built once."""
+        if self._frontend is None:
+            self._frontend = self.make_frontend()
+        return self._frontend
+
+    def make_frontend(self) -> Any:
         raise NotImplementedError
 
     @property
@@ -200,3 +211,50 @@ class AdapterBase(Generic[ConfigT]):
     async def resync(self) -> dict[str, Any] | None:
         """Full read back (and the frontend's trackers brought in line with it)."""
         return await self.observe(None)
+
+
+class HeatedAdapter(AdapterBase[ConfigT]):
+    """An adapter whose instrument heats: a timeout is a temperature never reached, a value
+    the frontend refuses is a setting the instrument does not support, and closing the server
+    leaves the heater as it is (a run may resume after a restart).
+
+    Its frontend is a PyLabRobot machine holding one plate: ``machine`` is (its class, its
+    footprint (x, y, z) in mm, where the plate sits: a PyLabRobot Coordinate); on hardware,
+    ``safe_calls`` (frontend methods, in order) make it safe after an abort.
+    """
+
+    machine: ClassVar[tuple[type, tuple[float, float, float], Any]]
+    safe_calls: ClassVar[tuple[str, ...]] = ()
+
+    def make_frontend(self) -> Any:
+        frontend, (x, y, z), plate_at = self.machine
+        return frontend(
+            self.config.id,
+            size_x=x,
+            size_y=y,
+            size_z=z,
+            backend=self.backend,
+            child_location=plate_at,
+        )
+
+    async def hardware_abort(self) -> None:
+        for call in self.safe_calls:
+            await getattr(self.frontend, call)()
+
+    async def stop(self) -> None:
+        await self.backend.stop()
+
+    def translate_own(self, exc: BaseException, where: str) -> DeviceError | None:
+        if isinstance(exc, TimeoutError):
+            return BackendFailed(
+                Code.HARDWARE_TIMEOUT,
+                f"{where} did not finish in time",
+                f"{self.subject}'s state is unknown: read_back before anything else; if it "
+                "never reaches its temperature, ask a person to check the heater",
+                defined=False,
+            )
+        if isinstance(exc, ValueError):  # the frontend refuses (cooling without a cooler, zones)
+            return BackendFailed(
+                Code.OUT_OF_RANGE, f"{where}: {exc}", "choose a setting the instrument supports"
+            )
+        return None

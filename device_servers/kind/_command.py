@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -37,6 +37,14 @@ class DeviceCommand(BaseModel):
     def policy_numbers(self) -> dict[str, list[float]]:
         """Figures derived from the arguments that rules may limit (a profile's duration)."""
         return {}
+
+
+CommandT = TypeVar("CommandT", bound=DeviceCommand)
+
+
+def command_table(*commands: type[CommandT]) -> dict[str, type[CommandT]]:
+    """A kind's commands by tool name."""
+    return {c.name: c for c in commands}
 
 
 Event = dict[str, Any]

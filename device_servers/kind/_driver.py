@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol
@@ -54,6 +55,8 @@ class DriverBase(Generic[ConfigT]):
 
     kind: ClassVar[str]
     command_set: ClassVar[Mapping[str, type[DeviceCommand]]]
+    # "module:Class" of the kind's AdapterBase, imported (with PyLabRobot) on first use.
+    adapter_class: ClassVar[str] = ""
 
     def __init__(
         self, config: ConfigT, world: SimWorld | None, cache_dir: Path | None = None
@@ -79,7 +82,11 @@ class DriverBase(Generic[ConfigT]):
         return self._adapter
 
     def make_adapter(self) -> Adapter:
-        raise NotImplementedError
+        """The adapter on (config, world); override when it needs more."""
+        module_name, _, class_name = self.adapter_class.partition(":")
+        cls = getattr(importlib.import_module(module_name), class_name)
+        adapter: Adapter = cls(self.config, self.world)
+        return adapter
 
     def initial_twin(self) -> Any:
         raise NotImplementedError

@@ -78,3 +78,40 @@ def unknown_labware(detail: str, known: Iterable[str], hint: str = "use one of")
 def deviation(what: str, expected: Any, observed: Any, **extra: Any) -> Deviation:
     """One disagreement between belief and instrument."""
     return {"what": what, **extra, "expected": expected, "observed": observed}
+
+
+class HoldsOnePlate:
+    """The part of a twin whose instrument holds at most one plate, at one place (a holder, a
+    block): which plate is there, as the lab's moves and the read backs tell it."""
+
+    plate: str | None
+    plate_type: str | None
+    plate_types: dict[str, str]
+
+    @property
+    def place(self) -> str:
+        raise NotImplementedError
+
+    def assume(self, plate: str, location: str | None) -> None:
+        """Simulation: another instrument puts ``plate`` at the place or takes it away."""
+        if location == self.place:
+            self.plate, self.plate_type = plate, self.plate_types.get(plate)
+        elif self.plate == plate:
+            self.plate, self.plate_type = None, None
+
+    def held_labware(self, **state: Any) -> dict[str, Any]:
+        """The ``labware`` of a snapshot: the plate at the place, if any."""
+        if self.plate is None:
+            return {}
+        return {
+            self.plate: {"kind": "plate", "type": self.plate_type, "location": self.place, **state}
+        }
+
+    def adopt_plate(self, seen: dict[str, Any]) -> list[Deviation]:
+        """Take the plate the instrument reports (a deviation when belief differed)."""
+        if "plate" not in seen or seen["plate"] == self.plate:
+            return []
+        found = deviation("plate", self.plate, seen["plate"])
+        self.plate = seen["plate"]
+        self.plate_type = self.plate_types.get(seen["plate"] or "")
+        return [found]

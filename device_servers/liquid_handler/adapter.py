@@ -161,18 +161,14 @@ class LiquidHandlerAdapter(AdapterBase[LiquidHandlerConfig]):
         self.catalogue = {
             lw.id: describe_resource(self.deck.get_resource(lw.id)) for lw in config.labware
         }
-        self._lh: LiquidHandler | None = None
 
     def simulated_backend(self, world: SimWorld) -> SimulatedLiquidHandlerBackend:
         return SimulatedLiquidHandlerBackend(
             world, self.config.id, self.config.num_channels, self.locations
         )
 
-    @property
-    def frontend(self) -> LiquidHandler:
-        if self._lh is None:
-            self._lh = LiquidHandler(backend=self.backend, deck=self.deck)
-        return self._lh
+    def make_frontend(self) -> LiquidHandler:
+        return LiquidHandler(backend=self.backend, deck=self.deck)
 
     @property
     def lh(self) -> LiquidHandler:

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from device_servers.kind import DeviceCommand
+from device_servers.kind import DeviceCommand, command_table
 
 
 class LHCommand(DeviceCommand):
@@ -132,9 +132,7 @@ class Mix(LHCommand):
         return {self.labware}
 
 
-COMMANDS: dict[str, type[LHCommand]] = {
-    c.name: c for c in (PickUpTips, DropTips, Aspirate, Dispense, Transfer, Mix)
-}
+COMMANDS = command_table(PickUpTips, DropTips, Aspirate, Dispense, Transfer, Mix)
 
 Op = Literal["pick", "drop", "aspirate", "dispense"]
 

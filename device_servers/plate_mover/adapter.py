@@ -43,7 +43,6 @@ class PlateMoverAdapter(AdapterBase[PlateMoverConfig]):
         self.id = config.id
         self.holder = f"{config.id}:gripper"
         self.positions, self._backend_args = self._positions()
-        self._arm: ExperimentalSCARA | None = None
         self._widths: dict[str, float] = {}
 
     # ------------------------------------------------------------------ construction
@@ -68,11 +67,8 @@ class PlateMoverAdapter(AdapterBase[PlateMoverConfig]):
     def hardware_args(self) -> dict[str, Any] | None:
         return self._backend_args
 
-    @property
-    def frontend(self) -> ExperimentalSCARA:
-        if self._arm is None:
-            self._arm = ExperimentalSCARA(backend=self.backend)
-        return self._arm
+    def make_frontend(self) -> ExperimentalSCARA:
+        return ExperimentalSCARA(backend=self.backend)
 
     @property
     def arm(self) -> ExperimentalSCARA:

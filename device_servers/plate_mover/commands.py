@@ -12,7 +12,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from device_servers.kind import DeviceCommand
+from device_servers.kind import DeviceCommand, command_table
 
 _ERRORS = (
     " Errors: UNKNOWN_LABWARE (not a plate this arm may move), OUT_OF_RANGE (a location "
@@ -59,7 +59,7 @@ class Home(PMCommand):
     name: ClassVar[str] = "home"
 
 
-COMMANDS: dict[str, type[PMCommand]] = {c.name: c for c in (MovePlate, Home)}
+COMMANDS = command_table(MovePlate, Home)
 
 Op = Literal["home", "pick", "place"]
 

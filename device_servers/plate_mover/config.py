@@ -9,13 +9,15 @@ from pydantic import Field
 from device_servers.contract import (
     InstrumentBase,
     LabFacts,
+    PlateTypes,
     Station,
+    Timed,
     find_station,
     location_owner,
 )
 
 
-class PlateMoverConfig(InstrumentBase):
+class PlateMoverConfig(InstrumentBase, Timed, PlateTypes):
     """A robotic arm moving plates between named locations (its workspace).
 
     Locations are ``<owner>:<place>``: ``lh1:plate_carrier:1`` (a liquid-handler deck slot),
@@ -28,8 +30,6 @@ class PlateMoverConfig(InstrumentBase):
     plates: list[str] = Field(default_factory=list)
     initial_locations: dict[str, str] = Field(default_factory=dict)
     move_seconds: float = Field(default=8.0, gt=0)
-    time_scale: float = Field(default=1.0, gt=0, le=1_000_000)
-    plate_types: dict[str, str] = Field(default_factory=dict)
     stations_reached: dict[str, Station] = Field(
         default_factory=dict,
         description="How a plate reaches each location (filled by the lab from every instrument).",

@@ -15,7 +15,7 @@ of a plate already at its destination moves nothing, so every fact is true for i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -25,18 +25,11 @@ from device_servers.plate_mover.commands import COMMANDS, MovePlate, Primitive
 from device_servers.plate_mover.config import PlateMoverConfig
 from device_servers.plate_mover.twin import PlateMoverTwin
 
-if TYPE_CHECKING:
-    from device_servers.plate_mover.adapter import PlateMoverAdapter
-
 
 class PlateMoverDriver(DriverBase[PlateMoverConfig]):
     kind = "plate_mover"
     command_set = COMMANDS
-
-    def make_adapter(self) -> PlateMoverAdapter:
-        from device_servers.plate_mover import adapter  # PyLabRobot: only when needed
-
-        return adapter.PlateMoverAdapter(self.config, self.world)
+    adapter_class = "device_servers.plate_mover.adapter:PlateMoverAdapter"
 
     def initial_twin(self) -> PlateMoverTwin:
         cfg = self.config

@@ -77,25 +77,18 @@ class PlateReaderAdapter(AdapterBase[PlateReaderConfig]):
     """PyLabRobot ``PlateReader`` on the configured backend."""
 
     backend_base = PlateReaderBackend
+    simulated_class = SimulatedPlateReaderBackend
     subject = "the reader"
 
     def __init__(self, config: PlateReaderConfig, world: SimWorld | None) -> None:
         super().__init__(config, world)
         self.plates = describe_plates(config.plate_types)
         self._resources: dict[str, Plate] = {}
-        self._reader: PlateReader | None = None
         self.last_reading: dict[str, Any] | None = None
 
-    def simulated_backend(self, world: SimWorld) -> SimulatedPlateReaderBackend:
-        return SimulatedPlateReaderBackend(world, self.config)
-
-    @property
-    def frontend(self) -> PlateReader:
-        if self._reader is None:
-            self._reader = PlateReader(
-                name=self.config.id, size_x=150.0, size_y=100.0, size_z=60.0, backend=self.backend
-            )
-        return self._reader
+    def make_frontend(self) -> PlateReader:
+        size = {"size_x": 150.0, "size_y": 100.0, "size_z": 60.0}
+        return PlateReader(name=self.config.id, backend=self.backend, **size)
 
     @property
     def reader(self) -> PlateReader:

@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from device_servers.kind import DeviceCommand
+from device_servers.kind import DeviceCommand, command_table
 
 _WELLS = (
     "Wells to read: names ('A1') or ranges ('A1:A12', 'row A', 'column 3', 'all'). "
@@ -113,9 +113,9 @@ class ReadLuminescence(_Read):
     name: ClassVar[str] = "read_luminescence"
 
 
-COMMANDS: dict[str, type[ReaderCommand]] = {
-    c.name: c for c in (OpenDrawer, CloseDrawer, ReadAbsorbance, ReadFluorescence, ReadLuminescence)
-}
+COMMANDS = command_table(
+    OpenDrawer, CloseDrawer, ReadAbsorbance, ReadFluorescence, ReadLuminescence
+)
 
 Op = Literal["open_drawer", "close_drawer", "absorbance", "fluorescence", "luminescence"]
 

@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from device_servers.contract import InstrumentBase, Requirement, Station
+from device_servers.contract import InstrumentBase, PlateTypes, Requirement, Station
 
 
-class PlateReaderConfig(InstrumentBase):
+class PlateReaderConfig(InstrumentBase, PlateTypes):
     """A plate reader (PyLabRobot ``PlateReader``) with one drawer at location ``<id>:drawer``.
 
     The simulated backend computes readings from what is really in the wells of the plate in
@@ -25,25 +25,19 @@ class PlateReaderConfig(InstrumentBase):
     luminescence_per_fraction: dict[str, float] = Field(default_factory=dict)
     noise_sd: float = Field(default=0.002, ge=0)
     seed: int = 0
-    plate_types: dict[str, str] = Field(
-        default_factory=dict, description="Plate id -> PyLabRobot resource name (from the lab)."
-    )
 
     def stations(self) -> list[Station]:
         """The drawer: open and idle for a plate to go in or out; closed again after."""
+        opened = Requirement(fact="drawer_open", made_by="open_drawer", undone_by="close_drawer")
+        idle = Requirement(fact="busy", equals=False, default=False)
+        secured = {"after_enter": "close_drawer", "after_leave": "close_drawer"}
         return [
-            Station(
-                place=f"{self.id}:drawer",
-                instrument=self.id,
-                requires=(
-                    Requirement(
-                        fact="drawer_open", made_by="open_drawer", undone_by="close_drawer"
-                    ),
-                    Requirement(fact="busy", equals=False, default=False),
-                ),
-                after_enter="close_drawer",
+            self.station(
+                "drawer",
+                opened,
+                idle,
                 plate_arg="expect_plate",
-                after_leave="close_drawer",
                 plate_fact="plate_in_reader",
+                **secured,
             )
         ]

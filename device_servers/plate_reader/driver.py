@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from device_servers.geometry_cache import cached_geometry
 from device_servers.kind import DriverBase
 from device_servers.plate_reader.commands import COMMANDS, Primitive
 from device_servers.plate_reader.config import PlateReaderConfig
 from device_servers.plate_reader.twin import PlateGeometry, PlateReaderTwin
-
-if TYPE_CHECKING:
-    from device_servers.plate_reader.adapter import PlateReaderAdapter
 
 
 def _build_geometry(config: PlateReaderConfig) -> dict[str, dict[str, Any]]:
@@ -36,6 +33,7 @@ class PlateReaderDriver(DriverBase[PlateReaderConfig]):
 
     kind = "plate_reader"
     command_set = COMMANDS
+    adapter_class = "device_servers.plate_reader.adapter:PlateReaderAdapter"
 
     def wire(self) -> None:
         if self.world is None and self.cache_dir is not None:
@@ -46,11 +44,6 @@ class PlateReaderDriver(DriverBase[PlateReaderConfig]):
             p: PlateGeometry(g["type"], g["rows"], g["cols"], tuple(g["names"]))
             for p, g in geometry.items()
         }
-
-    def make_adapter(self) -> PlateReaderAdapter:
-        from device_servers.plate_reader import adapter  # PyLabRobot: only when needed
-
-        return adapter.PlateReaderAdapter(self.config, self.world)
 
     def initial_twin(self) -> PlateReaderTwin:
         """Drawer closed; which plate is in it is unknown until the reader reports it."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -54,11 +55,25 @@ class SimulatedBackend:
 
     device = "the instrument"  # how a failure names it
 
-    def __init__(self, world: SimWorld, instrument: str, *args: Any, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        world: SimWorld,
+        instrument: str,
+        *args: Any,
+        time_scale: float = 1.0,
+        ambient_c: float = 22.0,
+        **kwargs: Any,
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.world = world
         self.instrument = instrument
+        self.time_scale = time_scale  # simulated seconds per real second
+        self.ambient_c = ambient_c  # what a heater off drifts back to
         self._abort = asyncio.Event()
+
+    def sim_seconds_since(self, t0: float) -> float:
+        """Simulated seconds since the wall-clock time ``t0`` (any process computes the same)."""
+        return max(time.time() - t0, 0.0) * self.time_scale
 
     async def stop(self) -> None:
         self._abort.set()
@@ -98,8 +113,28 @@ class SimulatedBackend:
             return await play_common_fault(kind, params, effect, self.sleep, self.device)
         return await self.play_own(kind, params, effect, target)
 
+    async def act_on(self, op: str, effect: Callable[[], Any]) -> Any:
+        """:meth:`act` for an operation known by its name alone."""
+        return await self.act({"op": op}, effect)
+
     async def play_own(
         self, kind: str, params: dict[str, Any], effect: Callable[[], Any], target: dict[str, Any]
     ) -> Any:
         """A fault of the kind's own (an empty grasp, a NaN reading); default: no fault."""
         return effect()
+
+
+class HeatedSimulation(SimulatedBackend):
+    """A simulated instrument with a heater: ``temperature_never_reached`` (params
+    ``short_by_c``, default 5 C) makes it stall that far short of its goal."""
+
+    def stall(self, short_by_c: float) -> None:
+        self.world.set_status(self.instrument, short_by_c=short_by_c)
+
+    async def play_own(
+        self, kind: str, params: dict[str, Any], effect: Callable[[], Any], target: dict[str, Any]
+    ) -> Any:
+        result = effect()
+        if kind == "temperature_never_reached":
+            self.stall(float(params.get("short_by_c", 5.0)))
+        return result

@@ -16,89 +16,39 @@ from pylabrobot.resources import Coordinate
 from pylabrobot.thermocycling import Thermocycler, ThermocyclerBackend
 from pylabrobot.thermocycling.standard import Protocol, Stage, Step
 
-from device_servers.errors import BackendFailed, Code, DeviceError
-from device_servers.kind import AdapterBase
-from device_servers.sim.world import SimWorld
+from device_servers.kind import HeatedAdapter
 from device_servers.thermocycler.commands import Primitive
 from device_servers.thermocycler.config import ThermocyclerConfig
 from device_servers.thermocycler.sim_backend import SimulatedThermocyclerBackend
 from device_servers.thermocycler.twin import cycle_data
 
+# The frontend, its footprint (mm), where the plate sits on it.
+MACHINE = (Thermocycler, (172.0, 316.0, 154.0), Coordinate(x=0.0, y=82.0, z=97.0))
 
-class ThermocyclerAdapter(AdapterBase[ThermocyclerConfig]):
-    """PyLabRobot ``Thermocycler`` on the configured backend."""
+
+class ThermocyclerAdapter(HeatedAdapter[ThermocyclerConfig]):
+    """PyLabRobot ``Thermocycler`` on the configured backend; a profile runs on it one cycle
+    (one single-stage protocol) at a time."""
 
     backend_base = ThermocyclerBackend
+    simulated_class = SimulatedThermocyclerBackend
+    machine = MACHINE
+    safe_calls = ("deactivate_block", "deactivate_lid")  # heaters off, the lid as it is
     subject = "the thermocycler"
-
-    def __init__(self, config: ThermocyclerConfig, world: SimWorld | None) -> None:
-        super().__init__(config, world)
-        # Simulated instruments run time_scale times faster than the wall clock.
-        self.time_scale = config.time_scale if config.simulated else 1.0
-        self._tc: Thermocycler | None = None
-
-    def simulated_backend(self, world: SimWorld) -> SimulatedThermocyclerBackend:
-        cfg = self.config
-        return SimulatedThermocyclerBackend(
-            world,
-            cfg.id,
-            ambient_c=cfg.ambient_c,
-            block_ramp_c_per_s=cfg.block_ramp_c_per_s,
-            lid_ramp_c_per_s=cfg.lid_ramp_c_per_s,
-            time_scale=cfg.time_scale,
-        )
-
-    @property
-    def frontend(self) -> Thermocycler:
-        if self._tc is None:
-            self._tc = Thermocycler(
-                name=self.config.id,
-                size_x=172.0,
-                size_y=316.0,
-                size_z=154.0,
-                backend=self.backend,
-                child_location=Coordinate(x=0.0, y=82.0, z=97.0),
-            )
-        return self._tc
-
-    # ------------------------------------------------------------------ lifecycle
-    async def stop(self) -> None:
-        # Closing the server leaves the block as it is (a profile may resume after a restart).
-        await self.backend.stop()
-
-    async def hardware_abort(self) -> None:
-        """Make the instrument safe: heaters off (the lid stays where it is)."""
-        await self.frontend.deactivate_block()
-        await self.frontend.deactivate_lid()
-
-    def translate_own(self, exc: BaseException, where: str) -> DeviceError | None:
-        if isinstance(exc, TimeoutError):
-            return BackendFailed(
-                Code.HARDWARE_TIMEOUT,
-                f"{where} did not finish in time",
-                "the thermocycler's state is unknown: read_back before anything else; if the "
-                "block never reaches its temperature, ask a person to check the heater",
-                defined=False,
-            )
-        if isinstance(exc, ValueError):  # the frontend refuses (zones, volumes)
-            return BackendFailed(
-                Code.OUT_OF_RANGE, f"{where}: {exc}", "choose a setting the instrument supports"
-            )
-        return None
 
     # ------------------------------------------------------------------ commands
     def where(self, prim: Primitive) -> str:
-        if prim.op == "cycle":
-            return f"cycle {prim.cycle}/{prim.of} of stage {prim.stage}"
+        if prim.cycle is not None:
+            return f"cycle {prim.cycle.number}/{prim.cycle.of} of stage {prim.cycle.stage}"
         return prim.op
 
     def timeout(self, prim: Primitive) -> float:
         base = self.config.command_timeout_s
-        if prim.op != "cycle":
+        if prim.cycle is None:
             return base
-        temps = [c for c, _ in prim.steps]
+        temps = [c for c, _ in prim.cycle.steps]
         ramp = (max(temps) - min(temps) + 100.0) / self.config.block_ramp_c_per_s
-        hold = sum(h for _, h in prim.steps)
+        hold = sum(h for _, h in prim.cycle.steps)
         return base + (ramp * len(temps) + hold) / self.time_scale
 
     async def call(self, prim: Primitive) -> list[dict[str, Any]] | None:
@@ -122,9 +72,12 @@ class ThermocyclerAdapter(AdapterBase[ThermocyclerConfig]):
 
     async def _cycle(self, prim: Primitive) -> list[dict[str, Any]]:
         """One pass through a stage's steps: hand it to the machine, poll until it ends."""
-        stage = Stage(steps=[Step([c], hold_seconds=h) for c, h in prim.steps], repeats=1)
+        assert prim.cycle is not None
+        cycle = prim.cycle
+        stage = Stage(steps=[Step([c], hold_seconds=h) for c, h in cycle.steps], repeats=1)
         protocol = Protocol(stages=[stage])
-        first = {"first": prim.stage == 1 and prim.cycle == 1} if self.sim is not None else {}
+        new_profile = (cycle.stage, cycle.number) == (1, 1)
+        first = {"first": new_profile} if self.sim is not None else {}
         await self.frontend.run_protocol(protocol, self.config.block_max_volume_ul, **first)
         poll = min(1.0, max(0.01, 1.0 / self.time_scale))
         while await self.frontend.is_profile_running():

@@ -14,7 +14,7 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from device_servers.kind import DeviceCommand
+from device_servers.kind import DeviceCommand, command_table
 
 # How fast a block moves between step temperatures, for the duration rules see (C/s).
 RAMP_ESTIMATE_C_PER_S = 3.0
@@ -106,20 +106,27 @@ class Stop(TCCommand):
     name: ClassVar[str] = "stop"
 
 
-COMMANDS: dict[str, type[TCCommand]] = {
-    c.name: c for c in (OpenLid, CloseLid, SetBlockTemperature, SetLidTemperature, RunProfile, Stop)
-}
+COMMANDS = command_table(
+    OpenLid, CloseLid, SetBlockTemperature, SetLidTemperature, RunProfile, Stop
+)
 
 Op = Literal["open_lid", "close_lid", "set_block", "set_lid", "cycle", "stop"]
 
 
 @dataclass(frozen=True, slots=True)
+class Cycle:
+    """One pass through a stage's steps: cycle ``number`` of ``of`` in stage ``stage``."""
+
+    stage: int
+    number: int
+    of: int
+    steps: tuple[tuple[float, float], ...]  # (C, seconds held)
+
+
+@dataclass(frozen=True, slots=True)
 class Primitive:
-    """One action of the instrument; ``cycle`` is one pass through a stage's steps."""
+    """One action of the instrument: a lid, a heater target (``celsius``), or a ``cycle``."""
 
     op: Op
     celsius: float | None = None
-    stage: int | None = None
-    cycle: int | None = None
-    of: int | None = None
-    steps: tuple[tuple[float, float], ...] = ()
+    cycle: Cycle | None = None

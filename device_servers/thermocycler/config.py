@@ -6,10 +6,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from device_servers.contract import InstrumentBase, Requirement, Station
+from device_servers.contract import Heated, InstrumentBase, PlateTypes, Requirement, Station
 
 
-class ThermocyclerConfig(InstrumentBase):
+class ThermocyclerConfig(InstrumentBase, Heated, PlateTypes):
     """A thermocycler (PyLabRobot ``Thermocycler``) holding one plate at ``<id>:block``.
 
     The ranges are what the machine can physically do (OUT_OF_RANGE beyond them); the lab's
@@ -22,21 +22,10 @@ class ThermocyclerConfig(InstrumentBase):
     lid_range_c: tuple[float, float] = (20.0, 115.0)
     block_ramp_c_per_s: float = Field(default=3.0, gt=0)
     lid_ramp_c_per_s: float = Field(default=1.0, gt=0)
-    ambient_c: float = 22.0
     block_max_volume_ul: float = Field(default=100.0, gt=0)
-    time_scale: float = Field(default=1.0, gt=0, le=1_000_000)
-    plate_types: dict[str, str] = Field(default_factory=dict)
 
     def stations(self) -> list[Station]:
         """The block: lid open and no profile running for a plate to go in or out."""
-        return [
-            Station(
-                place=f"{self.id}:block",
-                instrument=self.id,
-                requires=(
-                    Requirement(fact="lid_open", made_by="open_lid", undone_by="close_lid"),
-                    Requirement(fact="running", equals=False),
-                ),
-                plate_fact="plate",
-            )
-        ]
+        lid_open = Requirement(fact="lid_open", made_by="open_lid", undone_by="close_lid")
+        idle = Requirement(fact="running", equals=False)
+        return [self.station("block", lid_open, idle, plate_fact="plate")]

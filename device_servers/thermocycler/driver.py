@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from device_servers.kind import DriverBase
 from device_servers.thermocycler.commands import COMMANDS, Primitive
 from device_servers.thermocycler.config import ThermocyclerConfig
 from device_servers.thermocycler.twin import ThermocyclerTwin
-
-if TYPE_CHECKING:
-    from device_servers.thermocycler.adapter import ThermocyclerAdapter
 
 
 class ThermocyclerDriver(DriverBase[ThermocyclerConfig]):
@@ -19,11 +16,7 @@ class ThermocyclerDriver(DriverBase[ThermocyclerConfig]):
 
     kind = "thermocycler"
     command_set = COMMANDS
-
-    def make_adapter(self) -> ThermocyclerAdapter:
-        from device_servers.thermocycler import adapter  # PyLabRobot: only when needed
-
-        return adapter.ThermocyclerAdapter(self.config, self.world)
+    adapter_class = "device_servers.thermocycler.adapter:ThermocyclerAdapter"
 
     def initial_twin(self) -> ThermocyclerTwin:
         """Lid open, heaters off at ambient, no plate believed: read_back learns the plate."""
@@ -38,7 +31,7 @@ class ThermocyclerDriver(DriverBase[ThermocyclerConfig]):
         )
 
     def twin_from_snapshot(self, snap: dict[str, Any]) -> ThermocyclerTwin:
-        return ThermocyclerTwin.from_snapshot(snap, self.config.plate_types)
+        return ThermocyclerTwin.from_snapshot(snap)
 
     def touched(self, prims: list[Primitive]) -> set[str]:
         return {f"{self.config.id}:block"} if prims else set()

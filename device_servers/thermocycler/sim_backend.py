@@ -17,14 +17,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from typing import Any
 
 from pylabrobot.thermocycling import ThermocyclerBackend
 from pylabrobot.thermocycling.standard import BlockStatus, LidStatus, Protocol
 
-from device_servers.sim.faults import SimulatedBackend
+from device_servers.sim.faults import HeatedSimulation
 from device_servers.sim.world import SimWorld
+from device_servers.thermocycler.config import ThermocyclerConfig
 
 
 def _ramp(start: float, goal: float, rate: float, seconds: float, short_by: float = 0.0) -> float:
@@ -32,27 +32,15 @@ def _ramp(start: float, goal: float, rate: float, seconds: float, short_by: floa
     return start + math.copysign(min(rate * seconds, reach), goal - start)
 
 
-class SimulatedThermocyclerBackend(SimulatedBackend, ThermocyclerBackend):
+class SimulatedThermocyclerBackend(HeatedSimulation, ThermocyclerBackend):
     """One thermocycler in the simulated world, with fault injection."""
 
     device = "the thermocycler"
 
-    def __init__(
-        self,
-        world: SimWorld,
-        instrument: str,
-        *,
-        ambient_c: float = 22.0,
-        block_ramp_c_per_s: float = 3.0,
-        lid_ramp_c_per_s: float = 1.0,
-        time_scale: float = 1.0,
-    ) -> None:
-        super().__init__(world, instrument)
-        self.block = f"{instrument}:block"
-        self.ambient_c = ambient_c
-        self.block_rate = block_ramp_c_per_s
-        self.lid_rate = lid_ramp_c_per_s
-        self.time_scale = time_scale
+    def __init__(self, world: SimWorld, config: ThermocyclerConfig) -> None:
+        super().__init__(world, config.id, time_scale=config.time_scale, ambient_c=config.ambient_c)
+        self.block = f"{config.id}:block"
+        self.block_rate, self.lid_rate = config.block_ramp_c_per_s, config.lid_ramp_c_per_s
 
     # -------------------------------------------------------------- lifecycle
     async def setup(self) -> None:
@@ -80,13 +68,10 @@ class SimulatedThermocyclerBackend(SimulatedBackend, ThermocyclerBackend):
         self._rebase_lid(lid_target=None)
 
     # -------------------------------------------------------------- physics
-    def _elapsed(self, t0: float) -> float:
-        return max(time.time() - t0, 0.0) * self.time_scale
-
     def _profile_now(self, st: dict[str, Any]) -> tuple[float, int, float, bool]:
         """(block temperature, step index, hold left, finished) of the running profile."""
         prof = st["profile"]
-        left = self._elapsed(float(prof["t0"]))
+        left = self.sim_seconds_since(float(prof["t0"]))
         temp = float(prof["start_c"])
         short = float(st.get("short_by_c", 0.0))
         for i, (celsius, hold) in enumerate(prof["steps"]):
@@ -127,14 +112,16 @@ class SimulatedThermocyclerBackend(SimulatedBackend, ThermocyclerBackend):
             return self._profile_now(st)[0]
         goal = self.ambient_c if st.get("block_target") is None else float(st["block_target"])
         start = float(st.get("block_start_c", self.ambient_c))
-        seconds = self._elapsed(float(st.get("block_t0", time.time())))
+        seconds = self.sim_seconds_since(float(st.get("block_t0", time.time())))
         return _ramp(start, goal, self.block_rate, seconds, float(st.get("short_by_c", 0.0)))
 
     def lid_temperature(self, st: dict[str, Any] | None = None) -> float:
         st = st if st is not None else self._status()
         goal = self.ambient_c if st.get("lid_target") is None else float(st["lid_target"])
         start = float(st.get("lid_start_c", self.ambient_c))
-        return _ramp(start, goal, self.lid_rate, self._elapsed(float(st.get("lid_t0", 0.0))))
+        return _ramp(
+            start, goal, self.lid_rate, self.sim_seconds_since(float(st.get("lid_t0", 0.0)))
+        )
 
     def _rebase_block(self, **values: Any) -> None:
         now = self.block_temperature()
@@ -146,42 +133,34 @@ class SimulatedThermocyclerBackend(SimulatedBackend, ThermocyclerBackend):
         now = self.lid_temperature()
         self.world.set_status(self.instrument, lid_start_c=now, lid_t0=time.time(), **values)
 
-    async def _act(self, op: str, effect: Callable[[], None]) -> None:
-        await self.act({"op": op}, effect)
-
-    async def play_own(
-        self, kind: str, params: dict[str, Any], effect: Callable[[], Any], target: dict[str, Any]
-    ) -> Any:
-        effect()
-        if kind == "temperature_never_reached":
-            self.world.set_status(self.instrument, short_by_c=float(params.get("short_by_c", 5.0)))
-
     # -------------------------------------------------------------- machine calls
     async def open_lid(self) -> None:
-        await self._act("open_lid", lambda: self.world.set_status(self.instrument, lid_open=True))
+        await self.act_on("open_lid", lambda: self.world.set_status(self.instrument, lid_open=True))
 
     async def close_lid(self) -> None:
-        await self._act("close_lid", lambda: self.world.set_status(self.instrument, lid_open=False))
+        await self.act_on(
+            "close_lid", lambda: self.world.set_status(self.instrument, lid_open=False)
+        )
 
     async def set_block_temperature(self, temperature: list[float]) -> None:
-        await self._act(
+        await self.act_on(
             "set_block_temperature",
             lambda: self._rebase_block(block_target=float(temperature[0]), profile=None),
         )
 
     async def set_lid_temperature(self, temperature: list[float]) -> None:
-        await self._act(
+        await self.act_on(
             "set_lid_temperature", lambda: self._rebase_lid(lid_target=float(temperature[0]))
         )
 
     async def deactivate_block(self) -> None:
-        await self._act(
+        await self.act_on(
             "deactivate_block",
             lambda: self._rebase_block(block_target=None, profile=None, running=False),
         )
 
     async def deactivate_lid(self) -> None:
-        await self._act("deactivate_lid", lambda: self._rebase_lid(lid_target=None))
+        await self.act_on("deactivate_lid", lambda: self._rebase_lid(lid_target=None))
 
     async def run_protocol(
         self, protocol: Protocol, block_max_volume: float, first: bool = False
@@ -200,7 +179,7 @@ class SimulatedThermocyclerBackend(SimulatedBackend, ThermocyclerBackend):
                 short_by_c=0.0,
             )
 
-        await self._act("run_protocol", effect)
+        await self.act_on("run_protocol", effect)
 
     # -------------------------------------------------------------- sensors
     async def get_block_current_temperature(self) -> list[float]:

@@ -16,10 +16,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from device_servers.errors import Code, ValidationFailed
-from device_servers.kind import TwinBase, deviation
+from device_servers.kind import HoldsOnePlate, TwinBase, deviation
 from device_servers.thermocycler.commands import (
     RAMP_ESTIMATE_C_PER_S,
     CloseLid,
+    Cycle,
     OpenLid,
     Primitive,
     RunProfile,
@@ -33,7 +34,7 @@ _TEMP_TOL = 0.05  # C: below this, believed and reported targets agree
 
 
 @dataclass
-class ThermocyclerTwin(TwinBase):
+class ThermocyclerTwin(HoldsOnePlate, TwinBase):
     """Belief state of one thermocycler."""
 
     block: str  # its place, <id>:block
@@ -54,9 +55,7 @@ class ThermocyclerTwin(TwinBase):
         return replace(self, plate_types=self.plate_types)
 
     def snapshot(self, full: bool = False) -> dict[str, Any]:
-        labware: dict[str, Any] = {}
-        if self.plate is not None:
-            labware[self.plate] = {"kind": "plate", "type": self.plate_type, "location": self.block}
+        labware = self.held_labware()
         snap: dict[str, Any] = {
             "block": self.block,
             "lid_open": self.lid_open,
@@ -74,18 +73,17 @@ class ThermocyclerTwin(TwinBase):
         }
         if full:
             snap["plate_type"] = self.plate_type
+            snap["plate_types"] = dict(self.plate_types)
         return snap
 
     @classmethod
-    def from_snapshot(
-        cls, snap: dict[str, Any], plate_types: dict[str, str] | None = None
-    ) -> ThermocyclerTwin:
-        """Rebuild a twin persisted with ``snapshot(full=True)``."""
-        lim = snap["limits"]
+    def from_snapshot(cls, snap: dict[str, Any]) -> ThermocyclerTwin:
+        """Rebuild a twin persisted with ``snapshot(full=True)`` (plate types included)."""
+        ranges = {k: (float(v[0]), float(v[1])) for k, v in snap["limits"].items()}
         return cls(
             block=snap["block"],
-            block_range_c=(float(lim["block_range_c"][0]), float(lim["block_range_c"][1])),
-            lid_range_c=(float(lim["lid_range_c"][0]), float(lim["lid_range_c"][1])),
+            block_range_c=ranges["block_range_c"],
+            lid_range_c=ranges["lid_range_c"],
             block_c=float(snap["block_c"]),
             lid_c=float(snap["lid_c"]),
             lid_open=bool(snap["lid_open"]),
@@ -94,7 +92,7 @@ class ThermocyclerTwin(TwinBase):
             plate=snap["plate"],
             plate_type=snap.get("plate_type"),
             cycles_done=int(snap.get("cycles_done", 0)),
-            plate_types=dict(plate_types or {}),
+            plate_types=dict(snap.get("plate_types", {})),
         )
 
     # ------------------------------------------------------------------ expansion
@@ -116,7 +114,7 @@ class ThermocyclerTwin(TwinBase):
             for i, stage in enumerate(cmd.stages, 1):
                 steps = tuple((s.celsius, s.hold_s) for s in stage.steps)
                 for k in range(1, stage.repeats + 1):
-                    yield Primitive("cycle", stage=i, cycle=k, of=stage.repeats, steps=steps)
+                    yield Primitive("cycle", cycle=Cycle(i, k, stage.repeats, steps))
         else:  # pragma: no cover - the runtime parses commands first
             raise ValidationFailed(Code.INVALID_ARGUMENT, f"not a thermocycler command: {cmd!r}")
 
@@ -158,12 +156,13 @@ class ThermocyclerTwin(TwinBase):
                 f"put a plate on {self.block} (plate mover), then read_back so the twin sees "
                 "it, and retry",
             )
-        for celsius, _ in p.steps:
+        assert p.cycle is not None
+        for celsius, _ in p.cycle.steps:
             self._within("block", celsius, self.block_range_c)
-        if p.stage == 1 and p.cycle == 1:
+        if (p.cycle.stage, p.cycle.number) == (1, 1):
             self.cycles_done = 0
         self.cycles_done += 1
-        self.block_target_c = self.block_c = p.steps[-1][0]
+        self.block_target_c = self.block_c = p.cycle.steps[-1][0]
         return []
 
     def _within(self, what: str, celsius: float, limits: tuple[float, float]) -> None:
@@ -183,12 +182,9 @@ class ThermocyclerTwin(TwinBase):
         return [{"type": "cycle_completed", "data": {**cycle_data(prim), "predicted": True}}]
 
     # ------------------------------------------------------------------ the lab around it
-    def assume(self, plate: str, location: str | None) -> None:
-        """Simulation: another instrument puts ``plate`` on the block or takes it away."""
-        if location == self.block:
-            self.plate, self.plate_type = plate, self.plate_types.get(plate)
-        elif self.plate == plate:
-            self.plate, self.plate_type = None, None
+    @property
+    def place(self) -> str:
+        return self.block
 
     def facts(self) -> dict[str, Any]:
         """What ``require_state`` rules and the block's station check (belief)."""
@@ -223,10 +219,7 @@ class ThermocyclerTwin(TwinBase):
         if "lid_open" in seen and bool(seen["lid_open"]) != self.lid_open:
             deviations.append(deviation("lid_open", self.lid_open, bool(seen["lid_open"])))
             self.lid_open = bool(seen["lid_open"])
-        if "plate" in seen and seen["plate"] != self.plate:
-            deviations.append(deviation("plate", self.plate, seen["plate"]))
-            self.plate = seen["plate"]
-            self.plate_type = self.plate_types.get(seen["plate"] or "")
+        deviations += self.adopt_plate(seen)
         # How many cycles of the last profile happened: after a crash mid-profile this tells
         # exactly where to go on (the rest of the cycles, never one twice).
         done = seen.get("cycles_done")
@@ -239,12 +232,14 @@ class ThermocyclerTwin(TwinBase):
 def cycle_data(prim: Primitive) -> dict[str, Any]:
     """What a cycle event says: which stage and cycle, of how many, at which temperatures,
     and how long it takes (holds, plus ramps between its steps at a typical rate)."""
-    temps = [c for c, _ in prim.steps]
+    assert prim.cycle is not None
+    cycle = prim.cycle
+    temps = [c for c, _ in cycle.steps]
     ramps = sum(abs(b - a) for a, b in zip(temps, temps[1:] + temps[:1], strict=True))
     return {
-        "stage": prim.stage,
-        "cycle": prim.cycle,
-        "of": prim.of,
-        "steps": [{"celsius": c, "hold_s": h} for c, h in prim.steps],
-        "duration_s": round(sum(h for _, h in prim.steps) + ramps / RAMP_ESTIMATE_C_PER_S, 1),
+        "stage": cycle.stage,
+        "cycle": cycle.number,
+        "of": cycle.of,
+        "steps": [{"celsius": c, "hold_s": h} for c, h in cycle.steps],
+        "duration_s": round(sum(h for _, h in cycle.steps) + ramps / RAMP_ESTIMATE_C_PER_S, 1),
     }
