@@ -20,7 +20,8 @@ Figures:
   over the first 100 and the last 100 steps; the ratio last / first of the medians (the mean
   is printed beside it; the median is the headline because the machine is shared). Beside
   it the task process's own CPU time per step (``time.process_time``), which other people's
-  load on the machine does not inflate (the servers' CPU is not in it).
+  load on the machine does not inflate (the servers' CPU is not in it), and the CPU time of
+  the task process and its four servers together (``/proc``), with the load average.
 
 ``--max-seconds`` / ``--max-mb`` stop a run early (at the next dispatch), for code whose
 cost grows with the run: the figures then say how far it got.
@@ -133,6 +134,21 @@ def lab_db(state_dir: Path) -> Path:
     return next(p for p in state_dir.glob("*.sqlite") if not p.name.endswith(".world.sqlite"))
 
 
+def tree_cpu_s() -> float:
+    """CPU seconds (user + system) of this process and its child processes (the servers)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    pids = [os.getpid()]
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        with contextlib.suppress(OSError):
+            pids += [int(p) for p in (task / "children").read_text().split()]
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
 def db_bytes(db: Path) -> tuple[int, int]:
     """(bytes SQLite uses, bytes of the database and WAL files)."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -157,6 +173,7 @@ async def drive(
     """Drive ``n_done`` steps of an ``n_done + 1``-step plan, then 'crash' before the last."""
     stamps: list[float] = []
     cpu: list[float] = []  # this process's CPU time at each dispatch (robust to a busy machine)
+    tree: dict[int, tuple[float, tuple[float, float, float]]] = {}  # index -> (cpu s, load)
     sizes: list[tuple[int, int, int]] = []  # (step index, used bytes, file bytes)
     every = max(1, n_done // 10)
     t_start: list[float] = []
@@ -171,6 +188,8 @@ async def drive(
         if index == len(stamps):  # first dispatch of this step (not a retry)
             stamps.append(now)
             cpu.append(time.process_time())
+        if index in (0, WINDOW, n_done - WINDOW, n_done) and index not in tree:
+            tree[index] = (tree_cpu_s(), os.getloadavg())
         if not t_start:
             t_start.append(now)
             db.append(lab_db(state_dir))
@@ -229,7 +248,26 @@ async def drive(
         "cpu_first_mean_ms": statistics.fmean(cpu_cycles[:WINDOW]),
         "cpu_last_mean_ms": statistics.fmean(cpu_cycles[-WINDOW:]),
         "cpu_ratio": statistics.fmean(cpu_cycles[-WINDOW:]) / statistics.fmean(cpu_cycles[:WINDOW]),
+        **_tree_figures(tree, n_done),
         "loadavg_end": os.getloadavg(),
+    }
+
+
+def _tree_figures(
+    tree: dict[int, tuple[float, tuple[float, float, float]]], n_done: int
+) -> dict[str, Any]:
+    """CPU per step of the task process and its servers over the first and last windows."""
+    marks = (0, WINDOW, n_done - WINDOW, n_done)
+    if not all(m in tree for m in marks) or n_done < 2 * WINDOW:
+        return {}
+    first = (tree[WINDOW][0] - tree[0][0]) * 1000 / WINDOW
+    last = (tree[n_done][0] - tree[n_done - WINDOW][0]) * 1000 / WINDOW
+    return {
+        "tree_cpu_first_ms": first,
+        "tree_cpu_last_ms": last,
+        "tree_cpu_ratio": last / first,
+        "load_first": tree[0][1][0],
+        "load_last": tree[n_done][1][0],
     }
 
 
@@ -287,6 +325,24 @@ def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, str, str, str]]:
                 "-",
             )
         )
+        if "tree_cpu_ratio" in r:
+            out.append(
+                (
+                    "  task process + 4 servers CPU per step, first / last (ratio)",
+                    f"{r['tree_cpu_first_ms']:.1f} / {r['tree_cpu_last_ms']:.1f} ms "
+                    f"({r['tree_cpu_ratio']:.2f})",
+                    "figure",
+                    "-",
+                )
+            )
+            out.append(
+                (
+                    "  load average at the first / last step (2 CPUs)",
+                    f"{r['load_first']:.1f} / {r['load_last']:.1f}",
+                    "figure",
+                    "-",
+                )
+            )
     return out
 
 
