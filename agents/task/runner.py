@@ -81,7 +81,9 @@ class TaskRunner:
         self._stack = contextlib.AsyncExitStack()
 
     async def __aenter__(self) -> TaskRunner:
-        client = client_for(self.instruments, self.config_path, self.env)
+        client = client_for(
+            self.instruments, self.config_path, self.env, state_dir=self.db_path.parent
+        )
         sessions = await self._open_sessions(client)
         agents: dict[str, DeviceAgent] = {}
         policies = {}

@@ -3,6 +3,7 @@
 - ``instrument``: serve, check, simulate, approve-action, approvals, world, audit
 - ``task``: run, approve, reject, resume, runs, show, events (the task agent)
 - ``evaluate``: eval; ``demo``: demo; ``people``: people add/list/rotate/remove
+- ``lab``: lab up/down/status (long-lived instrument servers)
 
 No leaf imports this module; what they share is in ``_common`` (options, failing, lab
 loading) and ``_render`` (tables and progress lines).
@@ -17,6 +18,7 @@ import typer
 from labwright.cli import demo as _demo
 from labwright.cli import evaluate as _evaluate
 from labwright.cli import instrument as _instrument
+from labwright.cli import lab as _lab
 from labwright.cli import people as _people
 from labwright.cli import task as _task
 
@@ -44,6 +46,7 @@ app.command()(_task.show)
 app.command()(_task.events)
 app.command("eval")(_evaluate.eval_)
 app.add_typer(_people.people_app, name="people")
+app.add_typer(_lab.lab_app, name="lab")
 
 
 def main() -> None:  # pragma: no cover - console entry

@@ -87,7 +87,12 @@ def ask_approval() -> dict[str, Any] | None:
 
 
 def _go(coro: Any) -> None:
-    outcome = asyncio.run(coro)
+    from agents.mcp_client import LabServersStale
+
+    try:
+        outcome = asyncio.run(coro)
+    except LabServersStale as exc:
+        fail(str(exc))
     raise typer.Exit(exit_code(outcome.status))
 
 
