@@ -5,12 +5,17 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: install demo test lint bench interop clean eval crash
+# Debian packages the tests use (PACKAGE:a file it provides): a real browser for the page,
+# a real PostgreSQL server (started by the tests in a temporary directory).
+SYSTEM := chromium:/usr/bin/chromium chromium-driver:/usr/bin/chromedriver \
+	postgresql:/usr/lib/postgresql/15/bin/initdb
+
+.PHONY: install demo demo-web langgraph-dev test lint bench interop clean eval crash system screenshots
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,server]'
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -18,7 +23,22 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/labwright demo --config examples/lab.yaml
 
-test: $(STAMP)
+# The web page on a fresh simulated lab: prints the URL and an approver's token.
+demo-web: $(STAMP)
+	$(BIN)/labwright web --demo --config examples/lab.yaml
+
+# The task graph on LangGraph's own server (in memory, offline, no telemetry): port 2024.
+langgraph-dev: $(STAMP)
+	LANGGRAPH_CLI_NO_ANALYTICS=1 LANGSMITH_TRACING=false $(BIN)/langgraph dev --no-browser --allow-blocking --config langgraph.json
+
+# The pages as PNG files in docs/ (a real headless Chromium, as the page tests drive it).
+screenshots: $(STAMP) system
+	LABWRIGHT_SCREENSHOTS=docs $(BIN)/python -m pytest tests/test_web_page.py -q
+
+system:
+	@bash .ci/system-packages $(SYSTEM)
+
+test: $(STAMP) system
 	$(BIN)/python -m pytest
 
 lint: $(STAMP)

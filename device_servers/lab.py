@@ -50,6 +50,17 @@ class PersonEntry(BaseModel):
     role: Literal["approver", "operator", "viewer"]
 
 
+class StateSettings(BaseModel):
+    """Where the task side's records live when not in the lab's SQLite file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(
+        pattern=r"^postgres(ql)?://",
+        description="PostgreSQL for checkpoints, runs, the audit log and people.",
+    )
+
+
 class LabConfig(BaseModel):
     """The whole lab: its name, where its state lives, its instruments, its people."""
 
@@ -57,6 +68,8 @@ class LabConfig(BaseModel):
 
     lab: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
     state_dir: str | None = None
+    # PostgreSQL for the task side's records (shared by task processes on several hosts).
+    state: StateSettings | None = None
     instruments: list[InstrumentConfig] = Field(min_length=1)
     # When given, the roster: only these names may hold a token, with these roles.
     people: list[PersonEntry] | None = None
@@ -106,6 +119,11 @@ class LabConfig(BaseModel):
             return Path(env)
         base = self.source.parent if self.source else Path.cwd()
         return (base / (self.state_dir or ".labwright-state")).resolve()
+
+    @property
+    def state_url(self) -> str | None:
+        """PostgreSQL for the task side's records: $LABWRIGHT_STATE_URL, else ``state.url``."""
+        return os.environ.get("LABWRIGHT_STATE_URL") or (self.state.url if self.state else None)
 
     @property
     def db_path(self) -> Path:

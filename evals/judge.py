@@ -143,10 +143,12 @@ def ground_truth(work: Path, lab_name: str, run_id: str) -> tuple[Evidence, dict
     resets += [
         (str((e["args"] or {}).get("instrument")), float(e["ts"]))
         for e in audit
-        if e["agent"] == "person" and e["tool"] == "reset_estop" and (e["result"] or {}).get("ok")
+        if str(e["agent"]).startswith("person")
+        and e["tool"] == "reset_estop"
+        and (e["result"] or {}).get("ok")
     ]
     approved = any(
-        e["agent"] == "person"
+        str(e["agent"]).startswith("person")  # person:<name (role)>, the one who decided
         and isinstance(e["args"], dict)
         and e["args"].get("decision") == "approve"
         for e in audit

@@ -12,7 +12,8 @@ import os
 import sqlite3
 
 from device_servers.lab import LabConfig
-from state_store import AuditLog, connect
+from labwright.records import task_db
+from state_store import AuditLog
 from state_store.people import NotAuthenticated, People, Person, local_operator
 
 TOKEN_ENV = "LABWRIGHT_PERSON_TOKEN"
@@ -20,7 +21,7 @@ TOKEN_ENV = "LABWRIGHT_PERSON_TOKEN"
 
 def people_for(lab: LabConfig, conn: sqlite3.Connection | None = None) -> People:
     """The lab's people: its database's table, held to the lab file's roster when it has one."""
-    conn = conn if conn is not None else connect(lab.db_path)
+    conn = conn if conn is not None else task_db(lab)
     return People(conn, roster=lab.roster, audit=AuditLog(conn))
 
 

@@ -38,7 +38,8 @@ from device_servers.lab import LabConfig, load
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
 from policies import build_engine
-from state_store import connect
+from state_store import connect, local_operator
+from state_store.signoff import ApprovalSigner
 
 WAIT_S = 30.0
 ARM_LOCATIONS = [
@@ -180,10 +181,13 @@ class TaskLab:
     graph: Any = field(default_factory=lambda: compile_graph(InMemorySaver()))
     events: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     records: RunRecords = field(init=False)
+    signer: ApprovalSigner | None = None
 
     def __post_init__(self) -> None:
         # In the lab database, as the runner keeps them: every context of this lab shares them.
         self.records = RunRecords(connect(self.config.db_path))
+        if self.signer is None:
+            self.signer = ApprovalSigner(self.records.conn)
 
     def context(self, planner: Any, progress: Callable[..., None] | None = None) -> TaskContext:
         def tell(what: str, data: dict[str, Any]) -> None:
@@ -191,7 +195,13 @@ class TaskLab:
             if progress is not None:
                 progress(what, data)
 
-        return TaskContext(agents=self.agents, planner=planner, progress=tell, records=self.records)
+        return TaskContext(
+            agents=self.agents,
+            planner=planner,
+            progress=tell,
+            records=self.records,
+            signer=self.signer,
+        )
 
     # ---------------------------------------------------------------- the run's records
     def observations(self, snap: Any) -> list[dict[str, Any]]:
@@ -227,6 +237,18 @@ class TaskLab:
         return await self.drive(ctx, first, thread)
 
     async def answer(self, ctx: TaskContext, answer: dict[str, Any], thread: str = "run-1"):
+        """Resume with a person's answer; a plan's approval is signed as the local operator
+        over the basis the question showed (as the runner does)."""
+        config = {"configurable": {"thread_id": thread}}
+        shown = question(await self.graph.aget_state(config)) or {}
+        basis = shown.get("basis")
+        if shown.get("kind") == "approval" and answer.get("decision") == "approve" and basis:
+            assert self.signer is not None
+            me = local_operator()
+            record = self.signer.sign(
+                run_id=thread, person=me.name, role=me.role, via=me.via, basis=basis
+            )
+            answer = {**answer, "record": record}
         return await self.drive(ctx, Command(resume=answer), thread)
 
     async def approved(self, ctx: TaskContext, thread: str = "run-1") -> Any:

@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -144,3 +144,30 @@ def labwright(
         input=input,
         cwd=ROOT,
     )
+
+
+@pytest.fixture(scope="session")
+def web_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One ``labwright web`` server on the example lab, shared by the API and page tests
+    (never e-stopped: the e-stop tests have their own)."""
+    from _web import serve_web, web_lab_file
+
+    with serve_web(web_lab_file(tmp_path_factory.mktemp("web"))) as served:
+        yield served
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> Iterator[str]:
+    """A real PostgreSQL server for the session (skips where PostgreSQL is not installed)."""
+    from _postgres import postgres_server
+
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture
+def pg_url(postgres_server_url: str) -> str:
+    """A fresh database on the session's PostgreSQL server."""
+    from _postgres import fresh_database
+
+    return fresh_database(postgres_server_url)

@@ -10,7 +10,7 @@ from typing import Any
 
 from langgraph.graph import START, StateGraph
 
-from agents.task import nodes, replan
+from agents.task import approval, nodes, replan
 from agents.task.state import TaskContext, TaskState
 
 DURABILITY = "sync"
@@ -23,6 +23,7 @@ def builder() -> StateGraph[TaskState, TaskContext, Any, Any]:
     graph.add_node("interpret", nodes.interpret)
     graph.add_node("simulate", nodes.simulate)
     graph.add_node("approve", nodes.approve)
+    graph.add_node("confirm", approval.confirm)
     graph.add_node("dispatch", nodes.dispatch)
     graph.add_node("check", nodes.check)
     graph.add_node("escalate", nodes.escalate)

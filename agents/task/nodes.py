@@ -14,6 +14,7 @@ from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
 from agents.device.agent import Observation
+from agents.task import approval as signoff
 from agents.task import check as checks
 from agents.task import recover
 from agents.task.lab_view import build_lab_view
@@ -87,7 +88,8 @@ async def simulate(
     ctx.tell("simulated", ok=report.ok, error=report.error)
     simulation_ref = ctx.records.put("simulation", report.model_dump(mode="json"))
     if report.ok:
-        return Command(goto="approve", update={"simulation_ref": simulation_ref})
+        shown = signoff.basis(str(state["plan_ref"]), simulation_ref, ctx.policies, states)
+        return Command(goto="approve", update={"simulation_ref": simulation_ref, "basis": shown})
     errors = [f"{report.failed_step}: {report.error}"]
     replan = getattr(ctx.planner, "replan", None)
     if replan is not None and not state.get("replanned"):
@@ -108,32 +110,53 @@ async def simulate(
 
 def approve(
     state: TaskState, runtime: Runtime[TaskContext]
-) -> Command[Literal["dispatch", "interpret", "report"]]:
+) -> Command[Literal["confirm", "interpret", "report"]]:
     """Ask a person. Pure (it only reads the run records): on resume this re-runs and
-    receives the person's answer. The question carries the hashes of what it shows."""
+    receives the person's answer.
+
+    The question carries the basis (content hashes) of what is shown; the approval is checked
+    against it, and against the instruments as they are then, by ``confirm``.
+    """
     records = runtime.context.records
     sim = records.get(state.get("simulation_ref")) or {}
-    answer = interrupt(
-        {
-            "kind": "approval",
-            "request": state["request"],
-            "plan": records.plan(str(state["plan_ref"])).model_dump(mode="json"),
-            "simulation": {k: v for k, v in sim.items() if k != "predictions"},
-            "needs_extra_approval": sim.get("needs_approval", []),
-            "plan_ref": state["plan_ref"],
-            "simulation_ref": state.get("simulation_ref"),
-        }
-    )
-    decision = (answer or {}).get("decision")
-    if decision == "approve":
-        return Command(
-            goto="dispatch",
-            update={"approval": answer, "step": 0, "attempt": 1, "failures": 0},
+    plan = records.plan(str(state["plan_ref"])).model_dump(mode="json")
+    shown = {"run_id": state["run_id"], "basis": state.get("basis")}
+    answer = signoff.decision_of(
+        interrupt(
+            {
+                "kind": "approval",
+                "run_id": state["run_id"],
+                "request": state["request"],
+                "plan": plan,
+                "simulation": {k: v for k, v in sim.items() if k != "predictions"},
+                "needs_extra_approval": sim.get("needs_approval", []),
+                "plan_ref": state["plan_ref"],
+                "simulation_ref": state.get("simulation_ref"),
+                "basis": state.get("basis"),
+                "voided": state.get("voided"),
+                **signoff.inbox_fields(
+                    "approve_plan",
+                    {**shown, "request": state["request"]},
+                    signoff.describe_plan(state, plan, sim),
+                    edit=True,
+                    respond=True,
+                ),
+            }
         )
+    )
+    decision = answer.get("decision")
+    if decision == "approve":
+        return Command(goto="confirm", update={"approval": answer})
     if decision == "edit":
         text = str(answer.get("text") or "").strip() or state["request"]
         return Command(
-            goto="interpret", update={"approval": answer, "request": text, "replanned": False}
+            goto="interpret",
+            update={
+                "approval": answer,
+                "request": text,
+                "replanned": False,
+                "previous_plan_ref": state.get("plan_ref"),
+            },
         )
     return Command(goto="report", update={"approval": answer, "status": "rejected"})
 
@@ -273,8 +296,29 @@ def escalate(
     escalation = dict(state.get("escalation") or {})
     # The question is an escalation; what it is about (deviation, approval_required) is kept.
     about = escalation.pop("kind", "deviation")
-    answer = interrupt({**escalation, "kind": "escalation", "about": about})
-    decision = (answer or {}).get("decision")
+    question = f"step {escalation.get('step')}: {escalation.get('reason')}"
+    answer = signoff.decision_of(
+        interrupt(
+            {
+                **escalation,
+                "kind": "escalation",
+                "about": about,
+                "options": ["retry", "skip", "replan", "abort"],
+                **signoff.inbox_fields(
+                    "answer_escalation",
+                    {"run_id": state["run_id"], "step": escalation.get("step")},
+                    f"{question}\n\nRespond with retry, skip, replan or abort.",
+                    edit=False,
+                    respond=True,
+                ),
+            }
+        )
+    )
+    if answer.get("inbox") == "response":
+        answer = {**answer, "decision": str(answer.get("text") or "").strip().lower()}
+    if answer.get("inbox") == "ignore":
+        answer = {**answer, "decision": "abort"}
+    decision = answer.get("decision")
     obs = escalation.get("observation") or {}
     if decision == "retry" and obs.get("resume") is not None:
         # Only what is left: the in-doubt action under its own id, or the remainder.

@@ -30,6 +30,10 @@ from agents.task.state import TaskContext
 from device_servers.contract import InstrumentBase
 from policies import build_engine
 from state_store import AuditLog, TaskRuns, connect
+from state_store.answers import PendingAnswers
+from state_store.people import Person, local_operator
+from state_store.signoff import ApprovalSigner
+from state_store.task_db import open_task_db
 
 WAITING = {"approval": "waiting_approval", "escalation": "waiting_person"}
 RECURSION_FLOOR = 1_000
@@ -64,6 +68,7 @@ class TaskRunner:
         env: dict[str, str] | None = None,
         model: str | None = None,
         progress: Callable[[str, dict[str, Any]], None] | None = None,
+        state_url: str | None = None,
     ) -> None:
         self.instruments = instruments
         self.config_path = config_path
@@ -72,12 +77,20 @@ class TaskRunner:
         self.env = env
         self.model = model
         self.progress = progress
-        self.conn = connect(db_path)
-        # The task side's records (audit, task runs) need no fsync per row: see __aenter__.
-        self.conn.execute("PRAGMA synchronous=NORMAL")
+        self.state_url = state_url
+        # The lab's SQLite database: what the instrument servers share with a person's tools
+        # (their approval requests). The task side's own records (runs, audit, people, the
+        # sign-off key, checkpoints) are there too, or in PostgreSQL when ``state_url`` says.
+        self.lab_conn = connect(db_path)
+        self.conn = open_task_db(state_url, db_path) if state_url else self.lab_conn
+        if not state_url:
+            # The task side's records need no fsync per row: see __aenter__.
+            self.conn.execute("PRAGMA synchronous=NORMAL")
         self.runs = TaskRuns(self.conn)
         self.audit = AuditLog(self.conn)
         self.records = RunRecords(self.conn)
+        self.signer = ApprovalSigner(self.conn)
+        self.answers = PendingAnswers(self.conn)
         self._stack = contextlib.AsyncExitStack()
 
     async def __aenter__(self) -> TaskRunner:
@@ -96,13 +109,7 @@ class TaskRunner:
             agents[inst.id] = DeviceAgent(
                 inst.id, kind, sessions[inst.id], policy, audit=self.audit, progress=self.progress
             )
-        conn = await self._stack.enter_async_context(aiosqlite.connect(str(self.db_path)))
-        # At-most-once lives in the servers' ledgers (synchronous=FULL). Checkpoints survive a
-        # process crash in WAL mode with NORMAL sync; a step re-run after losing one asks the
-        # same action id again and gets the recorded answer.
-        await conn.execute("PRAGMA synchronous=NORMAL")
-        saver = CompactSqliteSaver(conn)
-        self.graph = compile_graph(saver)
+        self.graph = compile_graph(await self._checkpointer())
         self.context = TaskContext(
             agents=agents,
             planner=self.planner,
@@ -111,11 +118,29 @@ class TaskRunner:
             model=self.model,
             progress=self.progress,
             records=self.records,
+            signer=self.signer,
         )
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self._stack.aclose()
+
+    async def _checkpointer(self) -> Any:
+        """LangGraph's checkpoints: in PostgreSQL when configured, else the lab's SQLite."""
+        if self.state_url:
+            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+            saver = await self._stack.enter_async_context(
+                AsyncPostgresSaver.from_conn_string(self.state_url)
+            )
+            await saver.setup()
+            return saver
+        conn = await self._stack.enter_async_context(aiosqlite.connect(str(self.db_path)))
+        # At-most-once lives in the servers' ledgers (synchronous=FULL). Checkpoints survive a
+        # process crash in WAL mode with NORMAL sync; a step re-run after losing one asks the
+        # same action id again and gets the recorded answer.
+        await conn.execute("PRAGMA synchronous=NORMAL")
+        return CompactSqliteSaver(conn)
 
     async def _open_sessions(self, client: Any) -> dict[str, Any]:
         """One MCP session per instrument, the servers starting side by side.
@@ -179,23 +204,38 @@ class TaskRunner:
         return _superstep_budget_for(len(self.records.plan(ref).steps) if ref else 0)
 
     # ------------------------------------------------------------------ runs
-    async def start(self, request: str, run_id: str | None = None) -> Outcome:
-        run_id = run_id or f"task-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+    @staticmethod
+    def new_run_id() -> str:
+        return f"task-{time.strftime('%Y%m%d-%H%M%S')}-{uuid.uuid4().hex[:6]}"
+
+    def record(self, request: str, run_id: str | None = None) -> str:
+        """The run's row in the runs table (status planning); its id."""
+        run_id = run_id or self.new_run_id()
         self.runs.create(
             request, run_id=run_id, planner=type(self.planner).__name__, model=self.model
         )
+        return run_id
+
+    async def start(self, request: str, run_id: str | None = None) -> Outcome:
+        """Plan, simulate and drive a new run (recorded first unless it already is)."""
+        if run_id is None or self.runs.get(run_id) is None:
+            run_id = self.record(request, run_id)
         return await self._drive(run_id, _first(run_id, request))
 
-    async def resume(self, run_id: str, answer: dict[str, Any] | None = None) -> Outcome:
-        """Continue a run: with a person's answer to its question, or after a crash."""
+    async def resume(
+        self, run_id: str, answer: dict[str, Any] | None = None, person: Person | None = None
+    ) -> Outcome:
+        """Continue a run: with a person's answer to its question, or after a crash.
+
+        The answer is recorded as ``person``'s (the local operator when not given); a plan's
+        approval is signed over the basis the person was shown (``answer["basis"]``, else the
+        question's own), and checked again before the first step moves anything.
+        """
         if answer is not None:
-            self.audit.append(
-                run_id=run_id,
-                agent="person",
-                tool="answer",
-                args=answer,
-                decision_note=str(answer.get("decision")),
-            )
+            answer = await self.answer_of(run_id, answer, person or local_operator())
+        elif (await self.outcome(run_id)).waiting:
+            # An answer recorded earlier (`labwright approve --no-run`, maybe on another host).
+            answer = self.answers.take(run_id)
         if answer is None:
             snap = await self.graph.aget_state({"configurable": {"thread_id": run_id}})
             run = self.runs.get(run_id)
@@ -203,6 +243,32 @@ class TaskRunner:
                 # Crashed before the first checkpoint: nothing was done, start from the request.
                 return await self._drive(run_id, _first(run_id, run.request))
         return await self._drive(run_id, None if answer is None else Command(resume=answer))
+
+    async def answer_of(
+        self, run_id: str, answer: dict[str, Any], person: Person
+    ) -> dict[str, Any]:
+        """``answer`` as ``person``'s, audited; an approval of a plan gets its signed record."""
+        answer = {**answer, "by": person.label}
+        current = await self.outcome(run_id)
+        question = current.interrupt or {}
+        shown = answer.get("basis") or question.get("basis")
+        if question.get("kind") == "approval" and answer.get("decision") == "approve" and shown:
+            # A plan's approval (a replanned remainder's question carries no basis yet).
+            answer["record"] = self.signer.sign(
+                run_id=run_id, person=person.name, role=person.role, via=person.via, basis=shown
+            )
+        self.audit.append(
+            run_id=run_id,
+            agent=f"person:{person.label}",
+            tool="answer",
+            args=answer,
+            decision_note=": ".join(
+                str(v)
+                for v in (answer.get("decision"), answer.get("reason") or answer.get("text"))
+                if v
+            ),
+        )
+        return answer
 
     async def outcome(self, run_id: str) -> Outcome:
         """Where a run stands, from its checkpoints (no instrument is touched)."""
@@ -238,7 +304,7 @@ class TaskRunner:
             pass
         out = await self.outcome(run_id)
         values = out.values or {}
-        fields: dict[str, Any] = {"status": _run_status(out.status)}
+        fields: dict[str, Any] = {"status": run_status(out.status)}
         if values.get("plan_ref") and (out.status == "waiting_approval" or not out.waiting):
             # A plan changes only before an approval; kept with the run where people list it.
             plan = self.records.plan(values["plan_ref"])
@@ -261,8 +327,8 @@ def _first(run_id: str, request: str) -> dict[str, Any]:
     return {"run_id": run_id, "request": request, "observed": 0, "deviations": []}
 
 
-def _run_status(status: str) -> str:
-    """The task-runs table's vocabulary."""
+def run_status(status: str) -> str:
+    """The task-runs table's vocabulary for where the graph stopped."""
     return {
         "clarification": "refused",
         "rejected": "cancelled",

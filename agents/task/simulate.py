@@ -64,6 +64,8 @@ class SimulationReport(BaseModel):
     duration_s: float = 0.0
     warnings: list[str] = Field(default_factory=list)
     needs_approval: list[dict[str, Any]] = Field(default_factory=list)
+    # Per step: the verdict of its instrument's rules and the rule that decided it.
+    verdicts: list[dict[str, Any]] = Field(default_factory=list)
     predictions: list[StepPrediction] = Field(default_factory=list)
 
 
@@ -258,6 +260,15 @@ def _summarise(
                     args=dict(step.args),
                     facts_known=False,
                 )
+            )
+            report.verdicts.append(
+                {
+                    "step": step.id,
+                    "verdict": decision.verdict.value,
+                    "rule": decision.rule_id,
+                    "reason": decision.reason,
+                    "rules_checked": len(engine.rules),
+                }
             )
             flagged = any(a["step"] == step.id for a in report.needs_approval)
             if decision.verdict is Verdict.REQUIRE_APPROVAL and not flagged:

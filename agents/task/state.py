@@ -21,6 +21,7 @@ from agents.task.planning.models import Planner
 from agents.task.records import RunRecords
 from policies import PolicyEngine
 from state_store import AuditLog
+from state_store.signoff import ApprovalSigner
 
 
 class TaskState(TypedDict, total=False):
@@ -31,7 +32,10 @@ class TaskState(TypedDict, total=False):
     answer: dict[str, Any] | None  # the clarification or refusal
     simulation_ref: str | None  # sha256 of the simulation report
     replanned: bool
-    approval: dict[str, Any] | None
+    basis: dict[str, str] | None  # content hashes of what the approval question shows
+    approval: dict[str, Any] | None  # the person's answer; ``record`` is the signed approval
+    voided: dict[str, Any] | None  # why the last approval was void (the run asks again)
+    previous_plan_ref: str | None  # the plan before an edit or a void approval (for the diff)
     step: int  # index of the next plan step to dispatch
     attempt: int  # attempt number of that step (a new action id per attempt)
     failures: int  # consecutive failures of that step
@@ -57,6 +61,7 @@ class TaskContext:
     model: str | None = None
     progress: Callable[[str, dict[str, Any]], None] | None = None
     records: RunRecords = field(default_factory=RunRecords.in_memory)
+    signer: ApprovalSigner | None = None  # checks a person's approval before anything moves
 
     def tell(self, what: str, **data: Any) -> None:
         if self.progress is not None:

@@ -74,6 +74,50 @@ def describe_resource(res: Resource) -> dict[str, Any]:
     raise ConfigurationError(f"{res.name}: labware of type {type(res).__name__} is not supported")
 
 
+def describe_deck(config: LiquidHandlerConfig) -> dict[str, Any]:
+    """Where things are on the deck, in mm (PyLabRobot's frame: x right, y back): the deck,
+    its carriers, each labware item and the centre and size of each of its wells or tips."""
+    deck = build_deck(config)
+
+    def box(res: Any) -> dict[str, float]:
+        at = res.get_absolute_location()
+        return {
+            "x": round(at.x, 2),
+            "y": round(at.y, 2),
+            "w": round(res.get_size_x(), 2),
+            "h": round(res.get_size_y(), 2),
+        }
+
+    labware = {}
+    for lw in config.labware:
+        res = deck.get_resource(lw.id)
+        items = {}
+        for item in res.get_all_items() if isinstance(res, ItemizedResource) else []:
+            where = item.location
+            items[res.get_child_identifier(item)] = {
+                "x": round(where.x + item.get_size_x() / 2, 2),
+                "y": round(where.y + item.get_size_y() / 2, 2),
+                "w": round(item.get_size_x(), 2),
+                "h": round(item.get_size_y(), 2),
+                "round": "CIRCLE" in str(getattr(item, "cross_section_type", "")),
+            }
+        labware[lw.id] = {
+            **box(res),
+            "kind": "tip_rack" if isinstance(res, TipRack) else "plate",
+            "type": lw.type,
+            "carrier": lw.carrier,
+            "slot": lw.slot,
+            "items": items,
+        }
+    return {
+        "deck": {"type": config.deck, "w": deck.get_size_x(), "h": deck.get_size_y()},
+        "carriers": {
+            c.id: {**box(deck.get_resource(c.id)), "type": c.type} for c in config.carriers
+        },
+        "labware": labware,
+    }
+
+
 def _translate(exc: BaseException, where: str) -> DeviceError | None:
     """The liquid handler's own failures (``where``: ``aspirate at plate_1:A1``)."""
     if isinstance(exc, PhysicalError):

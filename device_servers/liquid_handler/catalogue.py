@@ -34,6 +34,16 @@ def load_catalogue(config: LiquidHandlerConfig, cache_dir: Path | None) -> dict[
     )
 
 
+def load_deck_geometry(config: LiquidHandlerConfig, cache_dir: Path | None) -> dict[str, Any]:
+    """Positions and sizes on the deck (for pictures of it), cached like the catalogue."""
+    from device_servers.liquid_handler.adapter import describe_deck
+
+    if cache_dir is None:
+        return describe_deck(config)
+    layout = config.model_dump(mode="json", include={"deck", "carriers", "labware"})
+    return cached_geometry(cache_dir, f"deck-{config.id}", layout, lambda: describe_deck(config))
+
+
 def initial_liquids(config: LiquidHandlerConfig, catalogue: dict[str, Any]) -> list[dict[str, Any]]:
     """The configured liquids, expanded to well names and checked against the deck."""
     out = []

@@ -4,6 +4,7 @@
 - ``task``: run, approve, reject, resume, runs, show, events (the task agent)
 - ``evaluate``: eval; ``demo``: demo; ``people``: people add/list/rotate/remove
 - ``lab``: lab up/down/status (long-lived instrument servers)
+- ``web``: the HTTP API and the approval page
 
 No leaf imports this module; what they share is in ``_common`` (options, failing, lab
 loading) and ``_render`` (tables and progress lines).
@@ -21,6 +22,7 @@ from labwright.cli import instrument as _instrument
 from labwright.cli import lab as _lab
 from labwright.cli import people as _people
 from labwright.cli import task as _task
+from labwright.cli import web as _web
 
 app = typer.Typer(
     add_completion=False,
@@ -45,6 +47,7 @@ app.command()(_task.runs)
 app.command()(_task.show)
 app.command()(_task.events)
 app.command("eval")(_evaluate.eval_)
+app.command()(_web.web)
 app.add_typer(_people.people_app, name="people")
 app.add_typer(_lab.lab_app, name="lab")
 

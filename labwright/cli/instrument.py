@@ -285,7 +285,7 @@ def audit(
 
     from rich.markup import escape
 
-    from state_store import AuditLog, TaskRuns, VerifyReport, connect
+    from state_store import AuditLog, TaskRuns, VerifyReport
 
     def when(ts: Any) -> str:
         try:
@@ -294,11 +294,13 @@ def audit(
             return escape(str(ts))
 
     lab = lab_of(config)
-    if not lab.db_path.exists():
+    from labwright.records import has_records, task_db
+
+    if not has_records(lab):
         fail(f"unknown run {run!r}: no state database at {lab.db_path}")
     report: VerifyReport | None = None
     try:
-        conn = connect(lab.db_path)
+        conn = task_db(lab)
         log = AuditLog(conn)
         entries = log.entries(run)
         if not entries and TaskRuns(conn).get(run) is None:

@@ -7,9 +7,10 @@ refusal, a rejected plan or an aborted run).
 from __future__ import annotations
 
 import asyncio
-import os
+import contextlib
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,9 @@ from rich.table import Table
 from device_servers.lab import LabConfig
 from labwright.cli._common import ConfigOpt, fail, lab_of, out
 from labwright.cli._render import Progress, show_plan, show_question, show_report
+from labwright.operations import DECISIONS, OperationError
+from labwright.records import has_records, task_db
+from state_store.people import PeopleError
 
 EXIT = {"done": 0, "failed": 1, "waiting_approval": 3, "waiting_person": 3, "interrupted": 3}
 REFUSED = {"refused", "clarification", "rejected", "aborted"}
@@ -42,11 +46,29 @@ def _runner(lab: LabConfig, model: str | None, console: Console) -> Any:
         env={"LABWRIGHT_STATE_DIR": str(lab.state_path)},
         model=model,
         progress=Progress(console),
+        state_url=lab.state_url,
     )
 
 
 # --------------------------------------------------------------------------- driving
-async def _settle(runner: Any, outcome: Any, console: Console, yes: bool, detach: bool) -> Any:
+@contextlib.asynccontextmanager
+async def operations(
+    lab: LabConfig, model: str | None, console: Console, token: str | None = None
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The lab's operations over a started runner, and the person the CLI acts as."""
+    from labwright.identity import cli_person, people_for
+    from labwright.operations import Operations
+
+    async with _runner(lab, model, console) as runner:
+        people = people_for(lab, runner.conn)
+        try:
+            person = cli_person(people, token)
+        except PeopleError as exc:
+            fail(f"{exc.code}: {exc}")
+        yield Operations(runner, people), person
+
+
+async def _settle(ops: Any, person: Any, outcome: Any, console: Console, yes: bool, detach: bool):
     """Show where a run stands; answer an approval in the terminal when asked to."""
     while outcome.waiting:
         payload = outcome.interrupt
@@ -54,10 +76,10 @@ async def _settle(runner: Any, outcome: Any, console: Console, yes: bool, detach
             show_plan(console, payload)
             if detach:
                 break
-            answer = {"decision": "approve", "by": "--yes"} if yes else ask_approval()
+            answer = {"decision": "approve"} if yes else ask_approval()
             if answer is None:
                 break
-            outcome = await runner.resume(outcome.run_id, answer)
+            outcome = await _decide(ops, person, outcome.run_id, answer, payload)
             continue
         show_question(console, payload)
         break
@@ -73,17 +95,28 @@ async def _settle(runner: Any, outcome: Any, console: Console, yes: bool, detach
     return outcome
 
 
+async def _decide(
+    ops: Any, person: Any, run_id: str, answer: dict[str, Any], payload: dict[str, Any]
+) -> Any:
+    """One person's answer, through the lab's operations (as the web page answers)."""
+    decision = answer.get("decision")
+    if decision == "approve":
+        return await ops.approve(person, run_id, payload.get("basis"))
+    if decision == "edit":
+        return await ops.edit(person, run_id, answer.get("text", ""))
+    return await ops.reject(person, run_id, answer.get("reason") or "rejected at the terminal")
+
+
 def ask_approval() -> dict[str, Any] | None:
     """Approve / reject / edit at the terminal; None when no one can answer (no TTY)."""
     if not sys.stdin.isatty():
         return None
     choice = typer.prompt("approve this plan? [y]es / [n]o / [e]dit the request", default="n")
-    who = os.environ.get("USER", "operator")
     if choice.lower().startswith("y"):
-        return {"decision": "approve", "by": who}
+        return {"decision": "approve"}
     if choice.lower().startswith("e"):
-        return {"decision": "edit", "by": who, "text": typer.prompt("new request")}
-    return {"decision": "reject", "by": who, "reason": typer.prompt("reason", default="")}
+        return {"decision": "edit", "text": typer.prompt("new request")}
+    return {"decision": "reject", "reason": typer.prompt("reason", default="rejected")}
 
 
 def _go(coro: Any) -> None:
@@ -93,7 +126,17 @@ def _go(coro: Any) -> None:
         outcome = asyncio.run(coro)
     except LabServersStale as exc:
         fail(str(exc))
+    except (OperationError, PeopleError) as exc:
+        fail(f"{exc.code}: {exc}")
     raise typer.Exit(exit_code(outcome.status))
+
+
+TokenOpt = typer.Option(
+    None,
+    "--token",
+    help="Act as this token's holder (default: $LABWRIGHT_PERSON_TOKEN, else "
+    "the local operator at this terminal).",
+)
 
 
 def run(
@@ -103,6 +146,7 @@ def run(
     detach: bool = typer.Option(False, "--detach", help="Leave the run waiting for approval."),
     model: str | None = typer.Option(None, help="provider:name of a chat model to plan with."),
     run_id: str | None = typer.Option(None, help="Choose the run id."),
+    token: str | None = TokenOpt,
 ) -> None:
     """Plan, simulate, ask for approval, then execute a request on the lab."""
     lab = lab_of(config)
@@ -110,82 +154,84 @@ def run(
         fail("the request is empty")
 
     async def go() -> Any:
-        async with _runner(lab, model, out) as runner:
-            outcome = await runner.start(request, run_id)
-            return await _settle(runner, outcome, out, yes, detach)
+        async with operations(lab, model, out, token) as (ops, person):
+            outcome = await ops.create(person, request, run_id)
+            return await _settle(ops, person, outcome, out, yes, detach)
 
     _go(go())
 
 
 def _answer(
-    config: Path | None, run_id: str, answer: dict[str, Any] | None, model: str | None
+    config: Path | None,
+    run_id: str,
+    answer: dict[str, Any] | None,
+    model: str | None,
+    token: str | None,
 ) -> None:
     lab = lab_of(config)
-    from state_store import TaskRuns, connect
+    from state_store import TaskRuns
 
     # Before any instrument server is started for it.
-    if not lab.db_path.exists() or TaskRuns(connect(lab.db_path)).get(run_id) is None:
+    if not has_records(lab) or TaskRuns(task_db(lab)).get(run_id) is None:
         fail(f"no task run {run_id!r} (see `labwright runs`)")
 
     async def go() -> Any:
-        async with _runner(lab, model, out) as runner:
-            if runner.runs.get(run_id) is None:
-                fail(f"no task run {run_id!r} (see `labwright runs`)")
-            current = await runner.outcome(run_id)
-            decision = dict(answer) if answer is not None else None
-            if decision is not None and not current.waiting:
+        async with operations(lab, model, out, token) as (ops, person):
+            current = await ops.runner.outcome(run_id)
+            if answer is None:
+                outcome = await ops.resume(person, run_id)
+            elif not current.waiting:
                 fail(f"run {run_id} is not waiting for a person (status {current.status})")
-            if (
-                decision
-                and decision.get("decision") == "approve"
-                and current.interrupt.get("kind") != "approval"
-            ):
-                decision = grant_instrument_approvals(runner, run_id, current.interrupt, decision)
-            outcome = await runner.resume(run_id, decision)
-            return await _settle(runner, outcome, out, yes=False, detach=True)
+            elif answer["decision"] == "approve" and current.interrupt.get("kind") != "approval":
+                if current.interrupt.get("about") != "approval_required":
+                    fail(
+                        f"run {run_id} waits on {current.interrupt.get('kind')}: answer with "
+                        f"`labwright resume {run_id} --decision retry|skip|abort`"
+                    )
+                outcome = await ops.approve_action(person, run_id)
+            elif answer["decision"] == "approve" and answer.get("no_run"):
+                outcome = await ops.approve(person, run_id, drive=False)
+                out.print(
+                    f"approval of {run_id} recorded for {person.label}; it goes ahead with "
+                    f"`labwright resume {run_id}`",
+                    highlight=False,
+                )
+                return outcome
+            elif answer["decision"] == "approve":
+                outcome = await ops.approve(person, run_id)
+            elif answer["decision"] == "reject":
+                outcome = await ops.reject(person, run_id, answer["reason"])
+            else:
+                outcome = await ops.answer(person, run_id, answer["decision"])
+            return await _settle(ops, person, outcome, out, yes=False, detach=True)
 
     _go(go())
-
-
-def grant_instrument_approvals(
-    runner: Any, run_id: str, payload: dict[str, Any], decision: dict[str, Any]
-) -> dict[str, Any]:
-    """A person approves what an instrument asked approval for (its recorded request)."""
-    from state_store import Approvals
-
-    obs = payload.get("observation") or {}
-    approvals = Approvals(runner.conn)
-    granted = []
-    for req in approvals.pending(obs.get("instrument")):
-        if req["action_id"] == obs.get("action_id"):
-            approvals.grant(req["instrument"], req["action_id"], decision.get("by", "operator"))
-            granted.append(req["action_id"])
-    if not granted:
-        fail(
-            f"run {run_id} waits on {payload.get('kind')}: answer with `labwright resume "
-            f"{run_id} --decision retry|skip|replan|abort`"
-        )
-    return {**decision, "decision": "approved", "granted": granted}
 
 
 def approve(
     run_id: str = typer.Argument(...),
     config: Path | None = ConfigOpt,
-    by: str = typer.Option(os.environ.get("USER", "operator"), help="Who approves."),
     model: str | None = typer.Option(None, help="provider:name (if the run plans with one)."),
+    token: str | None = TokenOpt,
+    no_run: bool = typer.Option(
+        False,
+        "--no-run",
+        help="Only record the signed approval: the next `labwright resume` (here, or on a host "
+        "sharing the lab's database) goes ahead with it.",
+    ),
 ) -> None:
     """Approve a run's plan (or an instrument's request for approval), then continue it."""
-    _answer(config, run_id, {"decision": "approve", "by": by}, model)
+    _answer(config, run_id, {"decision": "approve", "no_run": no_run}, model, token)
 
 
 def reject(
     run_id: str = typer.Argument(...),
     reason: str = typer.Option(..., "--reason", help="Why."),
     config: Path | None = ConfigOpt,
-    by: str = typer.Option(os.environ.get("USER", "operator")),
+    token: str | None = TokenOpt,
 ) -> None:
     """Reject a run's plan; nothing is executed."""
-    _answer(config, run_id, {"decision": "reject", "by": by, "reason": reason}, None)
+    _answer(config, run_id, {"decision": "reject", "reason": reason}, None, token)
 
 
 def resume(
@@ -197,25 +243,22 @@ def resume(
         "what the instruments report) or abort. Without: continue after a crash.",
     ),
     model: str | None = typer.Option(None),
+    token: str | None = TokenOpt,
 ) -> None:
     """Continue a run: after a crash, or with a person's answer to its question."""
-    if decision is not None and decision not in ("retry", "skip", "replan", "abort"):
-        fail("--decision is one of retry, skip, replan, abort")
-    answer = (
-        None
-        if decision is None
-        else {"decision": decision, "by": os.environ.get("USER", "operator")}
-    )
-    _answer(config, run_id, answer, model)
+    if decision is not None and decision not in DECISIONS:
+        fail(f"--decision is one of {', '.join(DECISIONS)}")
+    answer = None if decision is None else {"decision": decision}
+    _answer(config, run_id, answer, model, token)
 
 
 def runs(config: Path | None = ConfigOpt, limit: int = typer.Option(20)) -> None:
     """List task runs, newest first."""
-    from state_store import TaskRuns, connect
+    from state_store import TaskRuns
 
     lab = lab_of(config)
     table = Table("run", "status", "created", "request")
-    for r in TaskRuns(connect(lab.db_path)).list(limit=limit):
+    for r in TaskRuns(task_db(lab)).list(limit=limit):
         created = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(r.created_at))
         table.add_row(r.run_id, r.status, created, r.request[:70])
     out.print(table)
@@ -223,10 +266,10 @@ def runs(config: Path | None = ConfigOpt, limit: int = typer.Option(20)) -> None
 
 def show(run_id: str = typer.Argument(...), config: Path | None = ConfigOpt) -> None:
     """A run's request, plan, status and report."""
-    from state_store import TaskRuns, connect
+    from state_store import TaskRuns
 
     lab = lab_of(config)
-    run_ = TaskRuns(connect(lab.db_path)).get(run_id)
+    run_ = TaskRuns(task_db(lab)).get(run_id)
     if run_ is None:
         fail(f"no task run {run_id!r} (see `labwright runs`)")
     assert run_ is not None
@@ -243,10 +286,10 @@ def events(
     follow: bool = typer.Option(False, "--follow", help="Keep printing until the run ends."),
 ) -> None:
     """A run's tool calls and decisions (from the audit log)."""
-    from state_store import AuditLog, TaskRuns, connect
+    from state_store import AuditLog, TaskRuns
 
     lab = lab_of(config)
-    conn = connect(lab.db_path)
+    conn = task_db(lab)
     if TaskRuns(conn).get(run_id) is None:
         fail(f"no task run {run_id!r} (see `labwright runs`)")
     log, seen = AuditLog(conn), 0
