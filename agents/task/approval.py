@@ -38,10 +38,17 @@ def policy_hash(policies: dict[str, PolicyEngine]) -> str:
     )
 
 
+def _held(state: dict[str, Any]) -> dict[str, Any]:
+    """What a twin holds: the snapshot without the transient keys (also among its station
+    ``facts``, which repeat some of them)."""
+    held = {k: v for k, v in state.items() if k not in _TRANSIENT}
+    if isinstance(held.get("facts"), dict):
+        held["facts"] = {k: v for k, v in held["facts"].items() if k not in _TRANSIENT}
+    return held
+
+
 def twins_hash(states: dict[str, dict[str, Any]]) -> str:
-    return content_hash(
-        {i: {k: v for k, v in s.items() if k not in _TRANSIENT} for i, s in sorted(states.items())}
-    )
+    return content_hash({i: _held(s) for i, s in sorted(states.items())})
 
 
 def basis(
