@@ -33,6 +33,9 @@ MAX_BLOCK_C = 80
 MAX_RPM = 2000
 WAVELENGTH_NM = (300, 900)
 MIN_VOLUME_UL = 0.5
+BLOCK_C = (4, 99)  # policies/rules/thermocycler.yaml: every block temperature, profile steps too
+MAX_LID_C = 110
+MAX_CYCLES = 200  # the thermocycler's run_profile: repeats 1-200
 
 TOP_KEYS = {"id", "family", "phenomena", "lab", "request", "expect", "note"}
 OUTCOME_KEYS = {"plan": {"actions", "end_state"}, "clarify": {"missing"}, "refuse": {"reason"}}
@@ -46,7 +49,7 @@ ACTION_KEYS: dict[str, tuple[set[str], set[str]]] = {  # required, optional
     "read_fluorescence": ({"plate", "excitation_nm", "emission_nm"}, {"wells"}),
     "read_luminescence": ({"plate"}, {"wells"}),
     "move": ({"plate", "to"}, set()),
-    "thermocycle": ({"plate", "stages", "cycles", "final_hold_c"}, set()),
+    "thermocycle": ({"plate", "final_hold_c"}, {"stages", "cycles", "groups", "lid_c"}),
 }
 INSTRUMENT_FOR = {
     "shake": "heater_shaker",
@@ -271,6 +274,33 @@ def check_action(action: dict[str, Any], the_lab: Lab, bench: Bench) -> None:
             assert wells(action["wells"], the_lab)
     elif kind == "move":
         assert action["to"] in the_lab.locations, f"move: {action['to']!r} is no arm location"
+    elif kind == "thermocycle":
+        check_programme(action)
+
+
+def check_programme(action: dict[str, Any]) -> None:
+    """A thermocycle's programme: ``stages`` + ``cycles``, or ``groups`` of them, in range."""
+    one = {"stages", "cycles"} & set(action)
+    assert (one == {"stages", "cycles"}) != ("groups" in action), (
+        "thermocycle: stages and cycles, or groups"
+    )
+    if "groups" in action:
+        groups = action["groups"]
+    else:
+        groups = [{"stages": action["stages"], "cycles": action["cycles"]}]
+    assert isinstance(groups, list) and groups, "thermocycle: groups is a non-empty list"
+    for group in groups:
+        assert set(group) == {"stages", "cycles"}, f"group keys: {sorted(group)}"
+        cycles = group["cycles"]
+        assert isinstance(cycles, int) and 1 <= cycles <= MAX_CYCLES, f"cycles {cycles!r}"
+        assert isinstance(group["stages"], list) and group["stages"], "a group has stages"
+        for stage in group["stages"]:
+            assert set(stage) == {"temperature_c", "hold_s"}, f"stage keys: {sorted(stage)}"
+            assert BLOCK_C[0] <= stage["temperature_c"] <= BLOCK_C[1], f"block {stage}"
+            assert stage["hold_s"] > 0, f"hold {stage}"
+    hold = action["final_hold_c"]
+    assert hold is None or BLOCK_C[0] <= hold <= BLOCK_C[1], f"final hold {hold}"
+    assert action.get("lid_c") is None or action["lid_c"] <= MAX_LID_C, "lid over policy"
 
 
 def check_entry(entry: dict[str, Any], vocab: dict[str, set[str]]) -> None:
@@ -401,3 +431,45 @@ def test_the_consistency_checks_catch_overflow_a_missing_liquid_and_a_wrong_end_
             check_entry(bad, vocab)
     with pytest.raises(AssertionError):
         check_entry({**base, "expect": "refuse", "reason": "too_hard"}, vocab)
+
+
+def _programme(**change: Any) -> dict[str, Any]:
+    stages = [{"temperature_c": 95, "hold_s": 15}, {"temperature_c": 60, "hold_s": 30}]
+    action = {"action": "thermocycle", "plate": "rxn_plate", "final_hold_c": 4}
+    return {**action, "stages": stages, "cycles": 35, **change}
+
+
+_ONCE = {"stages": [{"temperature_c": 95, "hold_s": 180}], "cycles": 1}
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        _programme(stages=[{"temperature_c": 105, "hold_s": 15}]),  # a step above 99 C
+        _programme(stages=[{"temperature_c": 2, "hold_s": 15}]),  # below 4 C
+        _programme(final_hold_c=0),  # a hold below 4 C
+        _programme(lid_c=115),  # the lid above 110 C
+        _programme(cycles=0),
+        _programme(cycles=500),
+        _programme(stages=[{"temperature_c": 95, "hold_s": 0}]),
+        _programme(stages=[{"temperature_c": 95}]),
+        _programme(groups=[_ONCE]),  # both forms at once
+        {"action": "thermocycle", "plate": "rxn_plate", "final_hold_c": 4, "cycles": 3},
+        {"action": "thermocycle", "plate": "rxn_plate", "final_hold_c": 4, "groups": []},
+        {
+            "action": "thermocycle",
+            "plate": "rxn_plate",
+            "final_hold_c": 4,
+            "groups": [_ONCE, {**_ONCE, "stages": [{"temperature_c": 100, "hold_s": 60}]}],
+        },
+    ],
+)
+def test_a_thermocycling_programme_outside_the_rules_or_malformed_is_caught(
+    bad: dict[str, Any],
+) -> None:
+    the_lab = lab("thermo")
+    check_action(_programme(), the_lab, Bench(the_lab))  # the well-formed one passes
+    groups = {k: v for k, v in _programme().items() if k not in ("stages", "cycles")}
+    check_action({**groups, "groups": [_ONCE, _ONCE], "lid_c": 110}, the_lab, Bench(the_lab))
+    with pytest.raises(AssertionError):
+        check_action(bad, the_lab, Bench(the_lab))
