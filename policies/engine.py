@@ -36,8 +36,9 @@ def _check(rule: Rule, req: PolicyRequest) -> Decision | None:
         return None
     if isinstance(rule, LimitRule):
         for value in req.numbers.get(rule.arg, []):
-            low = rule.min is not None and value < rule.min
-            high = rule.max is not None and value > rule.max
+            # Written so that a value that is not a number (NaN) is never within a limit.
+            low = rule.min is not None and not value >= rule.min
+            high = rule.max is not None and not value <= rule.max
             if low or high:
                 bound = f"min {rule.min}" if low else f"max {rule.max}"
                 return Decision(

@@ -12,6 +12,8 @@ Rule kinds:
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -111,6 +113,33 @@ class PolicyRequest(BaseModel):
     facts_known: bool = True
 
     @classmethod
+    def for_args(
+        cls,
+        instrument: str,
+        command: str,
+        args: Mapping[str, Any],
+        labware: set[str] | frozenset[str] = frozenset(),
+        context: dict[str, Any] | None = None,
+        dry_run: bool = True,
+        facts_known: bool = True,
+    ) -> PolicyRequest:
+        """The request for a call with these arguments (plain JSON values): the one way every
+        checker (the server's gate, a device agent, the task's simulation) builds it.
+
+        Every number in the arguments counts (:func:`numbers_in`), nested ones too.
+        """
+        return cls(
+            instrument=instrument,
+            command=command,
+            numbers=numbers_in(args),
+            labware=frozenset(labware),
+            args=dict(args),
+            context=context or {},
+            dry_run=dry_run,
+            facts_known=facts_known,
+        )
+
+    @classmethod
     def for_command(
         cls,
         instrument: str,
@@ -120,37 +149,39 @@ class PolicyRequest(BaseModel):
         context: dict[str, Any] | None = None,
         dry_run: bool = True,
     ) -> PolicyRequest:
-        """The request for a parsed command: its numeric fields, labware and arguments.
-
-        A number anywhere in the arguments counts under the name of the field holding it, so
-        a limit on ``celsius`` also sees every step of a nested temperature profile.
-        """
-        numbers: dict[str, list[float]] = {}
+        """The request for a parsed command: its arguments as the model holds them."""
         args = cmd.model_dump(mode="json") if cmd is not None else {}
+        return cls.for_args(instrument, command, args, labware, context, dry_run)
 
-        def collect(key: str, value: Any) -> None:
-            if isinstance(value, bool):
-                return
-            if isinstance(value, int | float):
+
+# A number written as text ("105", "-2.5", "1e2"): the servers' models read it as the number.
+_NUMBER_TEXT = re.compile(r"\s*[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*")
+
+
+def numbers_in(args: Mapping[str, Any]) -> dict[str, list[float]]:
+    """Every number in ``args``, under the name of the field holding it.
+
+    Numbers nested in lists and mappings count under their own field's name (a limit on
+    ``celsius`` sees every step of a temperature profile; a list of volumes under
+    ``volume_ul`` is every volume). Booleans are not numbers; a number written as text counts,
+    as a command model would read it.
+    """
+    numbers: dict[str, list[float]] = {}
+    todo: list[tuple[str, Any]] = [(str(k), v) for k, v in reversed(list(args.items()))]
+    while todo:  # depth first, in the order written; no recursion however deep the nesting
+        key, value = todo.pop()
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int | float):
+            numbers.setdefault(key, []).append(float(value))
+        elif isinstance(value, str):
+            if _NUMBER_TEXT.fullmatch(value):
                 numbers.setdefault(key, []).append(float(value))
-            elif isinstance(value, list):
-                for item in value:
-                    collect(key, item)
-            elif isinstance(value, dict):
-                for sub, item in value.items():
-                    collect(str(sub), item)
-
-        for key, value in args.items():
-            collect(key, value)
-        return cls(
-            instrument=instrument,
-            command=command,
-            numbers=numbers,
-            labware=frozenset(labware),
-            args=args,
-            context=context or {},
-            dry_run=dry_run,
-        )
+        elif isinstance(value, Mapping):
+            todo += [(str(k), v) for k, v in reversed(list(value.items()))]
+        elif isinstance(value, list | tuple):
+            todo += [(key, v) for v in reversed(value)]
+    return numbers
 
 
 class Decision(BaseModel):

@@ -119,23 +119,20 @@ class DeviceAgent:
         return payload
 
     def check_policy(self, step: PlanStep) -> dict[str, Any] | None:
-        """The instrument's rules, checked before calling; an error payload when denied."""
+        """The instrument's rules, checked before calling; an error payload when denied.
+
+        The request is built as the server's gate builds its own (every number of the
+        arguments, nested ones such as a profile's step temperatures too). Left to the server:
+        ``require_state`` rules (facts only it reads), the labware a command touches and
+        figures a kind derives from its arguments (a profile's duration), which need the
+        kind's own command models.
+        """
         if self.policy is None:
             return None
-        decision = self.policy.evaluate(
-            PolicyRequest(
-                instrument=self.instrument,
-                command=step.command,
-                numbers={
-                    k: [float(v)]
-                    for k, v in step.args.items()
-                    if isinstance(v, int | float) and not isinstance(v, bool)
-                },
-                args=dict(step.args),
-                dry_run=False,
-                facts_known=False,
-            )
+        request = PolicyRequest.for_args(
+            self.instrument, step.command, step.args, dry_run=False, facts_known=False
         )
+        decision = self.policy.evaluate(request)
         if decision.verdict is Verdict.DENY:
             denied = ErrorInfo(
                 code=Code.POLICY_DENIED,

@@ -249,17 +249,7 @@ def _summarise(
         engine = policies.get(step.instrument)
         if engine is not None:
             decision = engine.evaluate(
-                PolicyRequest(
-                    instrument=step.instrument,
-                    command=step.command,
-                    numbers={
-                        k: [float(v)]
-                        for k, v in step.args.items()
-                        if isinstance(v, int | float) and not isinstance(v, bool)
-                    },
-                    args=dict(step.args),
-                    facts_known=False,
-                )
+                PolicyRequest.for_args(step.instrument, step.command, step.args, facts_known=False)
             )
             report.verdicts.append(
                 {
