@@ -38,6 +38,7 @@ COMMANDS = (
     "set_temperature",
     "wait_for_temperature",
     "shake",
+    "hold",
     "stop",
     "lock_plate",
     "unlock_plate",
@@ -229,6 +230,29 @@ async def test_a_timed_shake_at_37_c_shakes_the_locked_plate_and_ends_stopped(
         final = world.status(HS)
         assert final["shaking"] is False and final["locked"] is False and final["target_c"] == 37
         assert world.incidents(HS) == []
+
+
+async def test_a_timed_hold_at_37_c_incubates_the_plate_without_shaking(tmp_path: Path) -> None:
+    async with served(tmp_path) as (s, _, world, _):
+        steps = protocol(
+            ("set_temperature", {"celsius": 37}),
+            ("wait_for_temperature", {}),
+            ("hold", {"duration_s": 600}),
+            ("stop", {}),
+        )
+        started = await call(s, "start_run", protocol=steps, dry_run=False)
+        run = await finished_run(s, started["run_id"])
+        assert run["status"] == "completed", run["events"][-2:]
+        held = [e["data"] for e in run["events"] if e["type"] == "hold_completed"]
+        assert [(h["duration_s"], h["target_c"]) for h in held] == [(600, 37)]
+        assert world.status(HS)["shaking"] is False and world.incidents(HS) == []
+
+
+async def test_holding_with_no_plate_on_the_holder_is_a_failed_precondition(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path, plate=False) as (s, _, _, _):
+        refused(await call(s, "hold", duration_s=60), "PRECONDITION_FAILED")
 
 
 # --------------------------------------------------------------------------- validation

@@ -150,7 +150,7 @@ def _estimate(step: PlanStep, state: dict[str, Any]) -> float:
     if step.command == "transfer":
         per = 4 + 5 + 5 + 4 + 10 * int(step.args.get("mix_after") or 0)
         return per * len(step.args.get("destination_wells") or [1])
-    if step.command == "shake":
+    if step.command in ("shake", "hold"):
         return float(step.args.get("duration_s") or 0)
     if step.command == "wait_for_temperature":
         limits = state.get("limits") or {}

@@ -40,7 +40,7 @@ class HeaterShakerAdapter(HeatedAdapter[HeaterShakerConfig]):
         base = self.config.command_timeout_s
         if prim.op == "wait_for_temperature" and prim.timeout_s is not None:
             return base + prim.timeout_s / self.time_scale
-        if prim.op == "shake" and prim.duration_s is not None:
+        if prim.op in ("shake", "hold") and prim.duration_s is not None:
             return base + prim.duration_s / self.time_scale
         return base
 
@@ -57,6 +57,9 @@ class HeaterShakerAdapter(HeatedAdapter[HeaterShakerConfig]):
             await hs.shake(speed=prim.rpm)
             await self.pause(prim.duration_s / self.time_scale)
             await hs.stop_shaking()
+        elif prim.op == "hold":
+            assert prim.duration_s is not None
+            await self.pause(prim.duration_s / self.time_scale)  # the block holds its target
         elif prim.op == "stop":
             await hs.stop_shaking()
             await hs.deactivate()

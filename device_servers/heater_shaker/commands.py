@@ -62,6 +62,18 @@ class Shake(HSCommand):
     duration_s: float = Field(gt=0, le=86_400, description="Seconds of shaking.")
 
 
+class Hold(HSCommand):
+    name: ClassVar[str] = "hold"
+    summary: ClassVar[str] = (
+        "Keep the plate on the holder for duration_s seconds without shaking: an incubation at "
+        "the block's current target (set_temperature and wait_for_temperature first to "
+        "incubate warm; with no target the block is at ambient). Blocks until the time is up "
+        "(run it inside start_run for long holds). Needs a plate on the holder (else "
+        "PRECONDITION_FAILED). The plate need not be locked."
+    )
+    duration_s: float = Field(gt=0, le=86_400, description="Seconds of holding.")
+
+
 class Stop(HSCommand):
     """Stop shaking and switch the heater off (deactivate: the block drifts back to ambient and the
     target is cleared). Safe at any time; leaves the plate lock as it is.
@@ -86,9 +98,11 @@ class UnlockPlate(HSCommand):
     name: ClassVar[str] = "unlock_plate"
 
 
-COMMANDS = command_table(SetTemperature, WaitForTemperature, Shake, Stop, LockPlate, UnlockPlate)
+COMMANDS = command_table(
+    SetTemperature, WaitForTemperature, Shake, Hold, Stop, LockPlate, UnlockPlate
+)
 
-Op = Literal["set_temperature", "wait_for_temperature", "shake", "stop", "lock", "unlock"]
+Op = Literal["set_temperature", "wait_for_temperature", "shake", "hold", "stop", "lock", "unlock"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,7 +7,7 @@ The current temperature is belief between read-backs: the block ramps on its own
 server adopts what the instrument reports after every command.
 
 Validation codes: OUT_OF_RANGE (temperature or speed outside what the instrument can do),
-PRECONDITION_FAILED (no plate on the holder for lock/shake, plate not locked for shake,
+PRECONDITION_FAILED (no plate on the holder for lock/shake/hold, plate not locked for shake,
 unlock while shaking, wait without a target). A plate that is missing is PRECONDITION_FAILED
 rather than UNKNOWN_LABWARE: the plate may well exist in the lab, it is just not here.
 """
@@ -19,6 +19,7 @@ from typing import Any
 
 from device_servers.errors import Code, ValidationFailed
 from device_servers.heater_shaker.commands import (
+    Hold,
     HSCommand,
     LockPlate,
     Primitive,
@@ -133,6 +134,8 @@ class HeaterShakerTwin(HoldsOnePlate, TwinBase):
             ]
         if isinstance(cmd, Shake):
             return [Primitive("shake", rpm=cmd.rpm, duration_s=cmd.duration_s)]
+        if isinstance(cmd, Hold):
+            return [Primitive("hold", duration_s=cmd.duration_s)]
         if isinstance(cmd, Stop):
             return [Primitive("stop")]
         if isinstance(cmd, LockPlate):
@@ -152,6 +155,10 @@ class HeaterShakerTwin(HoldsOnePlate, TwinBase):
             return p, self._wait(p)
         if p.op == "shake":
             return p, self._shake(p)
+        if p.op == "hold":
+            self._need_plate("hold")
+            data = {"duration_s": p.duration_s, "target_c": self.target_c, "plate": self.plate}
+            return p, [{"type": "hold_completed", "data": data}]
         if p.op == "stop":
             self.target_c, self.shaking, self.rpm = None, False, 0
             return p, [{"type": "heater_shaker_stopped", "data": {}}]
