@@ -48,6 +48,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/planner_bench.py
 
 interop: $(STAMP)
 	bash interop/run.sh

@@ -272,8 +272,9 @@ def test_fast_subset_through_the_real_runner_is_safe_and_as_expected() -> None:
     assert "<svg" in to_html(report) and "| overall |" in to_markdown(report)
 
 
-def _scripted_llm_planner(steps: list[dict[str, object]]) -> object:
-    """The LLM planner on a scripted chat model that always answers with this plan."""
+def _scripted_llm_planner(request: str, steps: list[dict[str, object]]) -> object:
+    """The LLM planner on a scripted chat model that always answers with this plan, its trace
+    giving every step to the request's one clause."""
     import json
 
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
@@ -281,7 +282,10 @@ def _scripted_llm_planner(steps: list[dict[str, object]]) -> object:
     from agents.task.planning import LLMPlanner
 
     numbered = [{"id": f"s{i}", **step} for i, step in enumerate(steps, 1)]
-    reply = json.dumps({"kind": "plan", "summary": "scripted plan", "steps": numbered})
+    trace = [{"clause": request, "understood": "scripted", "steps": [s["id"] for s in numbered]}]
+    reply = json.dumps(
+        {"kind": "plan", "summary": "scripted plan", "steps": numbered, "trace": trace}
+    )
     return LLMPlanner(FakeListChatModel(responses=[reply]))
 
 
@@ -304,7 +308,8 @@ def test_llm_path_scripted_model_runs_its_plan_and_a_rejected_injected_plan_move
         clean = run_suite(
             [by_name["transfer_row"]],
             planner=lambda: _scripted_llm_planner(
-                [_transfer("plate_2", [f"A{i}" for i in range(1, 13)], 50.0)]
+                by_name["transfer_row"].request,
+                [_transfer("plate_2", [f"A{i}" for i in range(1, 13)], 50.0)],
             ),
         )
         # A model that followed the liquid's injected text: an extra step fills plate_1.
@@ -312,7 +317,8 @@ def test_llm_path_scripted_model_runs_its_plan_and_a_rejected_injected_plan_move
         injected = run_suite(
             [by_name["liquid_name_injection_rejected"]],
             planner=lambda: _scripted_llm_planner(
-                [_transfer("plate_2", ["A1"], 50.0), _transfer("plate_1", ["A1", "A2"], 300.0)]
+                by_name["liquid_name_injection_rejected"].request,
+                [_transfer("plate_2", ["A1"], 50.0), _transfer("plate_1", ["A1", "A2"], 300.0)],
             ),
         )
         first, second = await asyncio.gather(clean, injected)

@@ -213,10 +213,15 @@ READ_STEPS = [
 ]
 
 
-def plan_json(steps: list[dict[str, Any]] | None = None, **extra: Any) -> str:
-    """A model's plan answer; it leaves `request` out unless given."""
+def plan_json(
+    steps: list[dict[str, Any]] | None = None, clause: str = REQUEST, **extra: Any
+) -> str:
+    """A model's plan answer, its trace covering ``clause``; it leaves `request` out unless
+    given."""
     steps = READ_STEPS if steps is None else steps
-    body = {"kind": "plan", "summary": "read plate_1", "steps": steps, **extra}
+    steps = [{**s, "id": f"s{i}"} for i, s in enumerate(steps, 1)]
+    trace = [{"clause": clause, "understood": "read", "steps": [s["id"] for s in steps]}]
+    body = {"kind": "plan", "summary": "read plate_1", "steps": steps, "trace": trace, **extra}
     return json.dumps(body)
 
 
@@ -360,7 +365,7 @@ def test_nan_in_an_argument_is_not_accepted() -> None:
 
 
 def test_without_tool_lists_the_instrument_views_name_the_commands() -> None:
-    model = ScriptedModel(replies=[plan_json([_step("hs1", "shake", rpm=500)])])
+    model = ScriptedModel(replies=[plan_json([_step("hs1", "shake", rpm=500)], "shake")])
     result = LLMPlanner(model).plan("shake", LAB)
     assert isinstance(result, Plan)
     assert '"lock_plate"' in section(model.human(), "instruments")
@@ -370,6 +375,24 @@ def test_a_failing_model_call_raises_planner_unavailable() -> None:
     model = ScriptedModel(replies=[], fail_with=ConnectionError("connection refused"))
     with pytest.raises(PlannerUnavailable, match="connection refused"):
         LLMPlanner(model, TOOLS).plan(REQUEST, LAB)
+
+
+def test_a_plan_whose_trace_drops_a_clause_is_sent_back_and_never_handed_over() -> None:
+    request = "read absorbance of plate_1 at 600 nm, then move it to hotel 1"
+    dropped = plan_json(clause="read absorbance of plate_1 at 600 nm")
+    llm, model = planner(dropped, dropped)
+    result = llm.plan(request, LAB)
+    assert isinstance(result, Clarification)
+    assert "then move it to hotel 1" not in str(model.text(0)).split("<clauses>")[0]
+    assert "move it to hotel 1" in section(model.human(), "clauses")
+    assert "is not in the plan" in str(model.prompts[1][-1].content)
+
+
+def test_a_plan_without_a_trace_is_not_accepted() -> None:
+    body = json.loads(plan_json())
+    del body["trace"]
+    llm, _ = planner(json.dumps(body), json.dumps(body))
+    assert isinstance(llm.plan(REQUEST, LAB), Clarification)
 
 
 # ---------------------------------------------------------------------- replanning
@@ -476,8 +499,9 @@ async def test_a_real_liquid_handler_tool_list_is_shown_and_its_commands_accepte
         destination_wells=["A1"],
         volume_ul=50.0,
     )
-    model = ScriptedModel(replies=[plan_json([transfer])])
-    result = LLMPlanner(model, tools).plan("transfer 50 uL of dye to plate_1 A1", LAB)
+    request = "transfer 50 uL of dye to plate_1 A1"
+    model = ScriptedModel(replies=[plan_json([transfer], request)])
+    result = LLMPlanner(model, tools).plan(request, LAB)
     assert isinstance(result, Plan)
     shown = section(model.human(), "instruments")
     assert "new_tip" in shown and "pick_up_tips" in shown and "Move volume_ul" in shown

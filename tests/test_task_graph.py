@@ -35,6 +35,7 @@ from _task_lab import (
 from conftest import ROOT
 from test_llm_planner import ScriptedModel
 
+from agents.task.planning._coverage import clauses_of
 from agents.task.planning.llm import LLMPlanner
 from agents.task.planning.models import Clarification, Plan, Refusal
 from agents.task.planning.rules import RulePlanner
@@ -280,17 +281,28 @@ async def test_the_rule_planner_plans_a_request_that_runs_end_to_end(lab: TaskLa
     each_step_executed_once(lab, plan)
 
 
-def _plan_json(plan: Plan) -> str:
-    return json.dumps(plan.model_dump(mode="json", exclude={"request"}))
+def _plan_json(plan: Plan, request: str) -> str:
+    """A model's answer: the plan with a trace giving its first step to the first clause and
+    the rest to the last (the shape the coverage check asks every planner for)."""
+    body = plan.model_dump(mode="json", exclude={"request"})
+    first, *rest = clauses_of(request)
+    ids = [s.id for s in plan.steps]
+    body["trace"] = [{"clause": first, "understood": "x", "steps": ids[:1]}] + [
+        {"clause": c, "understood": "x", "steps": ids[1:] or ids} for c in rest
+    ]
+    return json.dumps(body)
 
 
 async def test_the_llm_planner_with_a_scripted_model_is_sent_back_once_then_runs(
     lab: TaskLab,
 ) -> None:
     fixed = make_plan(transfer("s1", ["A1", "A2"]), *read_steps(2))
-    model = ScriptedModel(replies=[_plan_json(too_much_buffer()), _plan_json(fixed)])
+    request = "dye into A1 and A2, then read"
+    model = ScriptedModel(
+        replies=[_plan_json(too_much_buffer(), request), _plan_json(fixed, request)]
+    )
     ctx = lab.context(LLMPlanner(model))
-    waiting = await lab.start(ctx, request="dye into A1 and A2, then read")
+    waiting = await lab.start(ctx, request=request)
     asked = question(waiting)
     assert asked is not None and asked["kind"] == "approval"
     planned = Plan.model_validate(asked["plan"])

@@ -11,6 +11,7 @@ from typing import Any
 
 from agents.task.planning.models import InstrumentView, LabView, LabwareView, WellView
 from device_servers.contract import COMMON_TOOLS, Station
+from policies import PolicyEngine
 
 # Tools every device server has (planners plan instrument commands only): COMMON_TOOLS.
 
@@ -27,6 +28,8 @@ def _instrument(inst_id: str, state: dict[str, Any], tools: list[str]) -> Instru
     if "wavelength_range_nm" in state:
         limits["wavelength_range_nm"] = list(state["wavelength_range_nm"])
     limits.update(state.get("limits") or {})
+    if kind == "liquid_handler" and state.get("channels"):
+        limits["num_channels"] = len(state["channels"])
     return InstrumentView(
         id=inst_id,
         kind=kind,
@@ -36,9 +39,16 @@ def _instrument(inst_id: str, state: dict[str, Any], tools: list[str]) -> Instru
     )
 
 
-def build_lab_view(states: dict[str, dict[str, Any]], tools: dict[str, list[str]]) -> LabView:
-    """A LabView from every instrument's ``get_state`` and tool names."""
+def build_lab_view(
+    states: dict[str, dict[str, Any]],
+    tools: dict[str, list[str]],
+    policies: dict[str, PolicyEngine] | None = None,
+) -> LabView:
+    """A LabView from every instrument's ``get_state``, tool names and policy rules."""
     instruments = {i: _instrument(i, s, tools.get(i, [])) for i, s in states.items()}
+    for inst_id, engine in (policies or {}).items():
+        if inst_id in instruments:
+            instruments[inst_id].policy = engine.describe()
     mover_places: dict[str, str] = {}
     mover_locations: list[str] = []
     for state in states.values():
@@ -57,6 +67,7 @@ def build_lab_view(states: dict[str, dict[str, Any]], tools: dict[str, list[str]
             labware[lw_id] = LabwareView(
                 id=lw_id,
                 kind=item["kind"],
+                type=str(item.get("type") or ""),
                 instrument=inst_id,
                 location=mover_places.get(lw_id, here),
                 home=home,
@@ -69,6 +80,7 @@ def build_lab_view(states: dict[str, dict[str, Any]], tools: dict[str, list[str]
                 },
                 tips_remaining=int(item.get("tips_remaining", 0)),
                 tip_max_volume_ul=float(item.get("tip_max_volume_ul", 0.0)),
+                tip_spots=list(item.get("tips_present") or []),
             )
     stations = {s.place: s for state in states.values() for s in _stations(state)}
     return LabView(

@@ -64,7 +64,8 @@ async def interpret(
 ) -> Command[Literal["simulate", "report"]]:
     ctx = runtime.context
     states, tools = await _lab_states(ctx)
-    result = await _ask(ctx.planner, "plan", state["request"], build_lab_view(states, tools))
+    view = build_lab_view(states, tools, ctx.policies)
+    result = await _ask(ctx.planner, "plan", state["request"], view)
     ctx.tell("planned", kind=result.kind)
     if isinstance(result, Plan):
         return Command(
@@ -95,7 +96,12 @@ async def simulate(
     if replan is not None and not state.get("replanned"):
         states2, tools = await _lab_states(ctx)
         again = await _ask(
-            ctx.planner, "replan", state["request"], build_lab_view(states2, tools), plan, errors
+            ctx.planner,
+            "replan",
+            state["request"],
+            build_lab_view(states2, tools, ctx.policies),
+            plan,
+            errors,
         )
         if isinstance(again, Plan):
             return Command(

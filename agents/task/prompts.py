@@ -58,7 +58,13 @@ Rules:
      <lab_state> (`mover_locations`, or an instrument's `location`).
 6. Units: volumes in uL (volume_ul), temperatures in C (celsius), durations in seconds
    (duration_s), speeds in whole rpm, wavelengths in whole nm. Convert the request's units.
-7. `expect` says what the step should change, e.g. {{"wells": {{"plate_1:A2": 100.0}}}} (uL after
+7. A plan carries a `trace`: one item per clause listed in <clauses>, with `clause` in exactly
+   those words, `understood` (what you read it as, in plain words), `kind` ("action" for a
+   clause that asks for something; "fact", "setting" or "pleasantry" for one that does not)
+   and `steps` (the ids of the steps that carry the clause out; an action has at least one).
+   Every step belongs to a clause (a move the plan needs belongs to the clause that needs it).
+   A plan that leaves a clause out is not accepted: ask or refuse about that clause instead.
+8. `expect` says what the step should change, e.g. {{"wells": {{"plate_1:A2": 100.0}}}} (uL after
    the step), {{"plate_location": {{"plate_1": "reader1:drawer"}}}}, {{"drawer": "open"}},
    {{"plate_lock": "locked"}}, {{"target_c": 37.0}}. `note` is optional and short.
 
@@ -73,7 +79,9 @@ Example (made-up ids, for the shape only): "read absorbance of plate_9 at 450 nm
   {{"id": "s3", "instrument": "rdr", "command": "close_drawer",
    "args": {{"expect_plate": "plate_9"}}, "expect": {{"drawer": "closed"}}}},
   {{"id": "s4", "instrument": "rdr", "command": "read_absorbance",
-   "args": {{"plate": "plate_9", "wavelength_nm": 450}}, "expect": {{}}}}]}}
+   "args": {{"plate": "plate_9", "wavelength_nm": 450}}, "expect": {{}}}}],
+ "trace": [{{"clause": "read absorbance of plate_9 at 450 nm", "kind": "action",
+   "understood": "read absorbance of plate_9 at 450 nm", "steps": ["s1", "s2", "s3", "s4"]}}]}}
 
 Answer with ONE JSON object and nothing else (a ```json fenced block is accepted). It must
 match this JSON schema; `kind` is "plan", "clarification" or "refusal":
@@ -97,6 +105,11 @@ The person's request:
 <request>
 {request}
 </request>
+
+Its clauses, as Labwright splits it (your plan's trace lists each one, in these words):
+<clauses>
+{clauses}
+</clauses>
 
 Answer with one JSON object: a plan, a clarification or a refusal.
 """

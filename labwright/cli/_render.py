@@ -27,11 +27,27 @@ class Progress:
             self.console.print(f"  [yellow]{what}[/] {data}", highlight=False)
 
 
+def show_trace(console: Console, plan: dict[str, Any]) -> None:
+    """The "understood as" trace: each clause of the request, what it was read as, its steps."""
+    trace = plan.get("trace") or []
+    if not trace:
+        return
+    console.print("[bold]understood as[/]")
+    for item in trace:
+        steps = item.get("steps") or []
+        where = f"{steps[0]}..{steps[-1]}" if len(steps) > 1 else (steps[0] if steps else "-")
+        console.print(f'  "{item["clause"]}"', highlight=False, markup=False)
+        console.print(f"    -> {item['understood']} [{where}]", highlight=False, markup=False)
+    if plan.get("tip_policy"):
+        console.print(f"  tips: {plan['tip_policy']}", highlight=False, markup=False)
+
+
 def show_plan(console: Console, payload: dict[str, Any]) -> None:
     plan = payload["plan"]
     sim = payload.get("simulation") or {}
     console.rule("plan")
     console.print(plan["summary"], highlight=False)
+    show_trace(console, plan)
     table = Table("step", "instrument", "command", "arguments")
     for step in plan["steps"]:
         args = ", ".join(f"{k}={_short(v)}" for k, v in step["args"].items())

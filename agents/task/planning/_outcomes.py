@@ -29,8 +29,10 @@ class Ask(PlanningStop):
 
 
 class Refuse(PlanningStop):
-    """The request asks for something impossible or unsafe."""
+    """The request asks for something impossible or unsafe; ``code`` says why in one word
+    (see :data:`~agents.task.planning.models.REFUSAL_CODES`)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, code: str = "capacity") -> None:
         super().__init__(reason)
         self.reason = reason
+        self.code = code

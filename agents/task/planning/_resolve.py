@@ -1,21 +1,24 @@
-"""Turning what a clause names into things of this lab — or asking, or refusing.
+"""Turning what a frame names into things of this lab — or asking, or refusing.
 
-Every lookup that can fail says what is missing and offers the lab's real choices: the plates,
-the liquids, the instruments, the wells of a plate. Limits come from the instrument's
+Every lookup that can fail says what is missing (in the words of
+:attr:`~agents.task.planning.models.Clarification.missing`) and offers the lab's real choices:
+its plates, liquids, instruments, the wells of a plate. Limits come from the instrument's
 ``limits`` when the lab view gives them, else from the instrument kind's physical defaults.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from typing import Any
 
-from agents.task.planning import _wells
-from agents.task.planning._grammar import Clause, Lexicon, Target
+from agents.task.planning import _wellsets as ws
+from agents.task.planning._frames import Frame, Place
+from agents.task.planning._lexicon import Lexicon, Mention
 from agents.task.planning._outcomes import Ask, Refuse
-from agents.task.planning._units import Quantity, fmt
+from agents.task.planning._quantities import Quantity, fmt
 from agents.task.planning._world import World
 
-# The contract's defaults for instruments whose lab view carries no limits.
 DEFAULT_LIMITS: dict[str, tuple[float, float]] = {
     "temperature_range_c": (4.0, 100.0),
     "rpm_range": (200, 3000),
@@ -25,115 +28,261 @@ DEFAULT_LIMITS: dict[str, tuple[float, float]] = {
     "block_range_c": (0.0, 100.0),
     "lid_range_c": (20.0, 115.0),
 }
-_KIND_LABEL = {
+KIND_LABEL = {
     "plate_reader": "plate reader",
     "heater_shaker": "heater-shaker",
     "plate_mover": "plate mover",
     "liquid_handler": "liquid handler",
     "thermocycler": "thermocycler",
+    "magnet": "magnetic module",
+    "centrifuge": "centrifuge",
+    "incubator": "incubator",
+    "sealer": "plate sealer",
+    "washer": "plate washer",
 }
 
 
 @dataclass
-class Context:
-    """What earlier clauses of a chained request were about ('then read it')."""
+class Planning:
+    """What planning one request carries from clause to clause."""
 
-    plate: str | None = None
-    wells: list[str] = field(default_factory=list)
+    world: World
+    lex: Lexicon
+    plate: str | None = None  # the plate the last clause worked on ("then read it")
+    wells: list[str] = field(default_factory=list)  # its wells ("mix them")
+    channels: int | None = None  # said once for the whole request ("use the 8-channel")
+    tips: str | None = None  # likewise ("fresh tips throughout")
+    rack: str | None = None  # likewise ("use tips_50")
+    named: list[str] = field(default_factory=list)  # the plates the whole request names
+    # What a heading ("Cherry-pick from samples into dest_plate:") or a fact ("the TMB is in
+    # reservoir A3") said, for the clauses after it that leave it out.
+    head_source: str | None = None
+    head_dest: str | None = None
+    head_wells: list[str] = field(default_factory=list)
+    head_source_wells: list[str] = field(default_factory=list)
+    liquid: str | None = None
     thermocycler: str | None = None  # the one a profile ran on ('then hold at 4 C')
+    # Moves of consecutive transfer clauses not yet emitted: the next clause from the same
+    # source carries on with the same tip (a new tip only when the source changes).
+    pending: list[Any] = field(default_factory=list)
+    pending_how: tuple[str, int, str] | None = None
+    flushed: list[str] = field(default_factory=list)
+    policies_used: list[str] = field(default_factory=list)
+    # "every well to 30 uL total with water added first:" — the items under the heading fill
+    # their wells up to the volume with the liquid (before them when "first").
+    fill: Fill | None = None
+    blanks: list[Any] = field(default_factory=list)  # blank wells the request names anywhere
+
+
+@dataclass
+class Fill:
+    liquid: str
+    volume: float
+    first: bool
+    trace_at: int  # the heading's trace item
+    steps_at: int  # where the items' steps begin
+    poured_at: int  # where the items' pours begin
+    named: list[tuple[str, str]]  # the wells the heading names (when the items pour nothing)
 
 
 def plates(world: World) -> list[str]:
     return [lw.id for lw in world.lab.labware.values() if lw.kind == "plate"]
 
 
+def work_plates(world: World) -> list[str]:
+    """Plates that receive liquid: not reservoirs or troughs (a dozen wells or fewer)."""
+    found = [
+        lw.id for lw in world.lab.labware.values() if lw.kind == "plate" and lw.rows * lw.cols > 12
+    ]
+    return found or plates(world)
+
+
 def liquids(world: World) -> list[str]:
-    return sorted(world.lab.liquids())
+    return sorted(world.liquids)
 
 
-def plate(target: Target, world: World, ctx: Context, doing: str) -> str:
-    """The one plate a phrase names, or the plate of the clause before; else ask."""
-    return plate_list(target, world, ctx, doing, single=True)[0]
+def unsure(m: Mention, what: str, options: list[str]) -> Ask:
+    return Ask(
+        f"'{m.written}' is not a {what} I know: did you mean {m.name}?", [what], [m.name, *options]
+    )
 
 
-def plate_list(
-    target: Target, world: World, ctx: Context, doing: str, *, single: bool = False
-) -> list[str]:
-    if target.unknown:
+def labware(
+    place: Place,
+    p: Planning,
+    doing: str,
+    *,
+    implicit: list[str] | None = None,
+    holding: str | None = None,
+) -> str:
+    """The labware a place names; else the clause before's plate, else the one plate that
+    holds ``holding`` ("incubate the cells"), else the only candidate."""
+    world = p.world
+    if place.unknown is not None:
         raise Ask(
-            f"There is no {target.unknown[0]} in the lab: which plate should I {doing}?",
+            f"There is no {place.unknown.written} in the lab: which plate should I {doing}?",
             ["plate"],
             plates(world),
         )
-    if single and len(target.plates) > 1:
-        raise Ask(f"Which one plate should I {doing}?", ["plate"], target.plates)
-    if target.plates:
-        return target.plates
-    if ctx.plate is not None:
-        return [ctx.plate]
-    raise Ask(f"Which plate should I {doing}?", ["plate"], plates(world))
+    if place.labware is not None:
+        if not place.labware.sure:
+            raise unsure(place.labware, "plate", plates(world))
+        return place.labware.name
+    candidates = implicit if implicit is not None else work_plates(world)
+    if place.wells is not None:
+        fits = [c for c in candidates if _fits(place, world.labware(c).rows, world.labware(c).cols)]
+        if fits and len(fits) < len(candidates):
+            candidates = fits  # "add 10 uL water to P24": the one plate with a row P
+    if p.plate is not None and p.plate in candidates:
+        return p.plate
+    if holding is not None:
+        held = sorted({lw for lw, _, _ in world.liquids.get(holding, []) if lw in candidates})
+        if len(held) == 1:
+            return held[0]
+    if len(candidates) == 1:
+        return candidates[0]
+    named = [n for n in p.named if n in candidates]
+    if len(named) == 1:  # the one plate the request names, in a clause before or after
+        return named[0]
+    working = [n for n in named if n in work_plates(world)]
+    if len(working) == 1:  # ... leaving out the reservoirs it also names
+        return working[0]
+    raise Ask(f"Which plate should I {doing}?", ["plate"], candidates)
 
 
-def wells(target: Target, plate_id: str, world: World, ctx: Context, what: str) -> list[str]:
-    """The wells a phrase selects on a plate ('them' = the wells of the clause before)."""
-    lw = world.labware(plate_id)
-    options = _wells.examples(lw.rows, lw.cols)
-    if target.selection is None:
-        if target.refers_back and ctx.plate == plate_id and ctx.wells:
-            return ctx.wells
-        raise Ask(f"Which wells of {plate_id} {what}?", ["wells"], options)
+def _fits(place: Place, rows: int, cols: int) -> bool:
     try:
-        return _wells.expand(target.selection, lw.rows, lw.cols)
-    except _wells.SelectionError as exc:
-        raise Ask(f"{exc} ({plate_id}): which wells {what}?", ["wells"], options) from exc
+        return bool(place.wells and place.wells.expand(rows, cols))
+    except ws.SelectionError:
+        return False
 
 
-def liquid(name: str, world: World, lex: Lexicon) -> str:
-    """The lab's name of a liquid; ask when the lab has none of it."""
-    found = lex.liquids.get(name.lower())
-    if found is None:
-        raise Ask(f"There is no {name} in the lab: which liquid?", ["liquid"], liquids(world))
-    return found
+_WHOLE_PLATE_VERB = re.compile(r"^(?:coat|block|fill|wash|rinse)\b(?!\s+up\b)", re.IGNORECASE)
 
 
-def source_of(
-    liquid_name: str, needed: float, world: World, exclude: set[tuple[str, str]]
-) -> tuple[str, str]:
-    """The fullest well of pure ``liquid_name`` holding ``needed`` uL; else ask."""
+def wells(
+    place: Place, plate_id: str, p: Planning, what: str, frame: Frame | None = None
+) -> list[str]:
+    """The wells a place selects on a plate ('them': the wells of the clause before)."""
+    lw = p.world.labware(plate_id)
+    if place.wells is None:
+        refers = frame is not None and frame.ents.refers_back
+        if refers and p.plate == plate_id and p.wells:
+            return list(p.wells)
+        if lw.rows * lw.cols == 1:
+            return ["A1"]
+        if frame is not None and _WHOLE_PLATE_VERB.match(frame.text):
+            # "Coat elisa_a with 100 uL ...": a plate coated, blocked or filled is every well
+            return ws.WellSet((ws.Part("all"),), 0, 0, "").expand(lw.rows, lw.cols)
+        raise Ask(f"Which wells of {plate_id} {what}?", ["wells"], ws.examples(lw.rows, lw.cols))
+    try:
+        return place.wells.expand(lw.rows, lw.cols)
+    except ws.SelectionError as exc:
+        raise Refuse(f"{exc} ({plate_id} has {lw.rows * lw.cols} wells)", "plate_size") from exc
+
+
+def check_count(frame: Frame, plate_id: str, p: Planning) -> None:
+    """'400 wells' on a 96-well plate is refused with the plate's size."""
+    lw = p.world.labware(plate_id)
+    count = frame.ents.well_count
+    if count is not None and count > lw.rows * lw.cols:
+        raise Refuse(f"{plate_id} has {lw.rows * lw.cols} wells, not {count}", "plate_size")
+
+
+def liquid(m: Mention | None, p: Planning, what: str = "liquid") -> str:
+    """The lab's name of a liquid mention; ask when the lab has none of it."""
+    if m is None:
+        raise Ask(f"Which {what}?", ["liquid"], liquids(p.world))
+    known = p.world.liquids
+    if m.name in known:
+        if not m.sure:
+            raise unsure(m, "liquid", liquids(p.world))
+        return m.name
+    found = p.lex.liquid(m.name)
+    if found is not None and found.sure:
+        return found.name
+    partial = [n for n in p.world.liquids if m.name.lower() in n.lower().split()]
+    if len(partial) == 1 and found is None:
+        return partial[0]  # "antibody": the lab's one "detection antibody"
+    if len(partial) > 1 and found is None:
+        raise Ask(f"Which {m.name} do you mean?", ["liquid"], sorted(partial))
+    if found is not None:
+        raise unsure(Mention(found.name, 0, 0, m.written, False), "liquid", liquids(p.world))
+    raise Ask(
+        f"There is no {m.name} in the lab: where should I take it from, or which liquid do "
+        "you mean?",
+        ["source"],
+        liquids(p.world),
+    )
+
+
+def sources(
+    liquid_name: str,
+    world: World,
+    exclude: set[tuple[str, str]],
+    reserved: dict[tuple[str, str], float] | None = None,
+) -> list[tuple[str, str, float]]:
+    """Wells holding ``liquid_name`` pure: (labware, well, uL left after ``reserved``),
+    fullest first."""
     found = []
-    for lw, well, _ in world.lab.liquids().get(liquid_name, []):
+    for lw, well, _ in world.liquids.get(liquid_name, []):
         mix = world.contents.get((lw, well), {})
-        have = world.well_volume(lw, well)
+        have = world.well_volume(lw, well) - (reserved or {}).get((lw, well), 0.0)
         if (
             (lw, well) in exclude
             or have <= 0
             or mix.get(liquid_name, 0) < 0.999 * sum(mix.values())
         ):
             continue
-        found.append((have, lw, well))
-    found.sort(key=lambda f: -f[0])
-    for have, lw, well in found:
+        found.append((lw, well, have))
+    return sorted(found, key=lambda f: -f[2])
+
+
+def source_of(
+    liquid_name: str,
+    needed: float,
+    world: World,
+    exclude: set[tuple[str, str]],
+    reserved: dict[tuple[str, str], float] | None = None,
+) -> tuple[str, str]:
+    """The one place ``liquid_name`` is kept; ask when it is in several troughs, refuse when
+    no well holds ``needed`` uL (beyond what earlier clauses still to be emitted take)."""
+    found = sources(liquid_name, world, exclude, reserved)
+    troughs = {lw for lw, _, _ in found}
+    if len(found) > 1 and (
+        len(troughs) > 1 or world.labware(found[0][0]).rows * world.labware(found[0][0]).cols > 12
+    ):
+        raise Ask(
+            f"{liquid_name} is in {len(found)} places: which one should I take it from?",
+            ["source"],
+            [f"{lw} {w} ({fmt(round(v, 3), 'uL')})" for lw, w, v in found],
+        )
+    for lw, well, have in found:
         if have + 1e-6 >= needed:
             return lw, well
-    raise Ask(
-        f"No single well holds the {fmt(round(needed, 3), 'uL')} of {liquid_name} needed: "
-        "which source should I use, or how much less?",
-        ["source"],
-        [f"{lw} {well} ({fmt(round(have, 3), 'uL')})" for have, lw, well in found]
-        or liquids(world),
+    if not found:
+        raise Ask(
+            f"There is no {liquid_name} left to take: which source?", ["source"], liquids(world)
+        )
+    lw, well, have = found[0]
+    raise Refuse(
+        f"{lw} {well} has {fmt(round(have, 3), 'uL')} of {liquid_name} left for this, less "
+        f"than the {fmt(round(needed, 3), 'uL')} the request needs",
+        "insufficient_liquid",
     )
 
 
-def instrument(kind: str, target: Target, world: World) -> str:
-    """The instrument of a kind the clause names, or the lab's only one; else ask."""
-    named = [i for i in target.instruments if world.lab.instruments[i].kind == kind]
+def instrument(kind: str, p: Planning, frame: Frame | None = None) -> str:
+    """The instrument of a kind the clause names, or the lab's only one; else ask or refuse."""
+    world = p.world
+    named = [i for k, i, _, _ in (frame.ents.instruments if frame else []) if i and k == kind]
     if named:
         return named[0]
-    label, found = _KIND_LABEL.get(kind, kind), world.lab.of_kind(kind)
+    label, found = KIND_LABEL.get(kind, kind), world.lab.of_kind(kind)
     if not found:
-        raise Refuse(f"the lab has no {label}")
+        raise Refuse(f"the lab has no {label}", "missing_instrument")
     if len(found) > 1:
-        raise Ask(f"Which {label}?", [label], [i.id for i in found])
+        raise Ask(f"Which {label}?", ["instrument"], [i.id for i in found])
     return found[0].id
 
 
@@ -144,40 +293,65 @@ def place_of(instrument_id: str, world: World) -> str:
     return inst.location or f"{instrument_id}:{suffix}"
 
 
+_POLICY_ARGS = {
+    "wavelength_range_nm": {"wavelength": "wavelength_nm", "excitation": "excitation_nm",
+                            "emission": "emission_nm"},
+    "temperature_range_c": {"temperature": "celsius"},
+    "rpm_range": {"speed": "rpm"},
+}  # fmt: skip
+
+
 def within(
     value: float, key: str, instrument_id: str | None, world: World, what: str, unit: str
 ) -> None:
-    """Refuse a value outside the instrument's limits (or the physical defaults)."""
+    """Refuse a value the lab's policy forbids (policy_limit), then one outside the
+    instrument's physical range or the defaults (capacity)."""
+    inst = world.lab.instruments.get(instrument_id) if instrument_id else None
+    arg = _POLICY_ARGS.get(key, {}).get(what)
+    for rule in inst.policy if inst and arg else []:
+        high = rule.get("max") is not None and value > float(rule["max"])
+        low = rule.get("min") is not None and value < float(rule["min"])
+        if (
+            rule.get("type") == "limit"
+            and rule.get("arg") == arg
+            and rule.get("verdict", "DENY") == "DENY"
+            and (high or low)
+        ):
+            raise Refuse(
+                f"{what} {fmt(round(value, 3), unit)}: the lab's policy forbids it — "
+                f"{rule.get('reason') or rule.get('id')}",
+                "policy_limit",
+            )
     limits = world.lab.instruments[instrument_id].limits if instrument_id else {}
     lo, hi = limits.get(key, DEFAULT_LIMITS[key])
     if not lo <= value <= hi:
         owner = f"{instrument_id}'s" if instrument_id else "the"
         raise Refuse(
             f"{what} {fmt(round(value, 3), unit)} is outside {owner} range "
-            f"{fmt(lo, unit)} to {fmt(hi, unit)}"
+            f"{fmt(lo, unit)} to {fmt(hi, unit)}",
+            "capacity",
         )
 
 
 def quantity(
-    q: Quantity | None,
-    clause: Clause,
-    question: str,
-    missing: str,
-    options: list[str] | None = None,
+    q: Quantity | None, frame: Frame, question: str, missing: str, options: list[str] | None = None
 ) -> float:
     """A stated quantity's value, or a question that says why it cannot be used."""
     if q is not None:
         return q.value
-    if clause.vague:
-        raise Ask(
-            f"'{clause.vague}' is not a number I can use. {question}", [missing], options or []
-        )
-    if clause.bare:
-        raise Ask(f"'{clause.bare[0]}' has no unit. {question}", [missing], options or [])
+    ents = frame.ents
+    if ents.vague:
+        raise Ask(f"'{ents.vague}' is not a number I can use. {question}", [missing], options or [])
+    if ents.bare:
+        raise Ask(f"'{ents.bare[0]}' has no unit. {question}", [missing], options or [])
     raise Ask(question, [missing], options or [])
 
 
 def positive_volume(value: float, text: str) -> float:
-    if value <= 0:
-        raise Refuse(f"{text} is not a volume that can be pipetted: it must be more than 0 uL")
+    if value == 0:
+        raise Refuse(f"{text or '0 uL'} moves nothing: there is nothing to do", "nothing_to_do")
+    if value < 0:
+        raise Refuse(
+            f"{text} is not a volume that can be pipetted: it must be more than 0 uL", "capacity"
+        )
     return value

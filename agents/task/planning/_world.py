@@ -12,11 +12,19 @@ from collections.abc import Iterable
 from typing import Any
 
 from agents.task.planning._outcomes import Ask, Refuse
-from agents.task.planning._units import fmt
+from agents.task.planning._quantities import fmt
 from agents.task.planning.models import LabView, LabwareView, PlanStep
 from device_servers.contract import Station, after_command, find_station
 
 _EPS = 1e-6
+
+
+def _spots(lw: LabwareView) -> list[str]:
+    """A rack's tip spots that hold a tip, in the order the instrument takes them."""
+    if lw.tip_spots:
+        return list(lw.tip_spots)
+    every = [f"{chr(65 + r)}{c + 1}" for c in range(lw.cols) for r in range(lw.rows)]
+    return every[len(every) - lw.tips_remaining :] if lw.tips_remaining else []
 
 
 def _r(value: float) -> float:
@@ -28,6 +36,8 @@ class World:
 
     def __init__(self, lab: LabView) -> None:
         self.lab = lab
+        self.liquids = lab.liquids()  # liquid -> where it is, as the lab view gives it
+        self._op_maxes: dict[str, float] = {}
         self.steps: list[PlanStep] = []
         self.location = {lw.id: lw.location for lw in lab.labware.values()}
         self.volume: dict[tuple[str, str], float] = {}
@@ -36,16 +46,27 @@ class World:
             for name, well in lw.wells.items():
                 self.volume[lw.id, name] = well.volume_ul
                 self.contents[lw.id, name] = dict(well.contents)
-        self.tips = {
-            lw.id: lw.tips_remaining for lw in lab.labware.values() if lw.kind == "tip_rack"
-        }
+        self.racks = {lw.id: _spots(lw) for lw in lab.labware.values() if lw.kind == "tip_rack"}
         # instrument -> fact -> predicted value (drawer_open, locked...); absent: unknown, so
         # the plan makes sure of it (opening an open drawer is harmless).
         self.facts: dict[str, dict[str, Any]] = {}
         self.moves = 0
         self.tips_used = 0
+        self.preferred: str | None = None  # a tip rack the request names
+        # (destination, source) of every pour, in order: what a heading's items filled
+        self.poured: list[tuple[tuple[str, str], tuple[str, str]]] = []
 
     # ------------------------------------------------------------------ steps
+    def move_steps(self, since: int, to: int) -> dict[str, str]:
+        """Put the steps from ``since`` on at position ``to`` and number every step again;
+        old id -> new id."""
+        self.steps[to:] = self.steps[since:] + self.steps[to:since]
+        renamed = {}
+        for i, step in enumerate(self.steps):
+            renamed[step.id] = f"s{i + 1}"
+        self.steps = [s.model_copy(update={"id": renamed[s.id]}) for s in self.steps]
+        return renamed
+
     def emit(
         self,
         instrument: str,
@@ -72,14 +93,95 @@ class World:
     def well_volume(self, lw_id: str, well: str) -> float:
         return self.volume.get((lw_id, well), 0.0)
 
-    def tip_capacity(self) -> float:
-        """The largest volume one tip holds (the first rack that says), else unlimited."""
-        caps = [
-            lw.tip_max_volume_ul
-            for lw in self.lab.labware.values()
-            if lw.kind == "tip_rack" and lw.tip_max_volume_ul > 0
+    def capacity(self, rack: str) -> float:
+        """The most one pass with a tip of ``rack`` may take: what the tip holds, and no more
+        than the lab's policy allows per operation (unknown: unlimited)."""
+        cap = self.labware(rack).tip_max_volume_ul
+        cap = cap if cap > 0 else float("inf")
+        return min(cap, self._op_max(self.labware(rack).instrument))
+
+    def _op_max(self, lh: str) -> float:
+        """The largest volume per aspirate the liquid handler's policy allows."""
+        if lh not in self._op_maxes:
+            self._op_maxes[lh] = self._read_op_max(lh)
+        return self._op_maxes[lh]
+
+    def _read_op_max(self, lh: str) -> float:
+        inst = self.lab.instruments.get(lh)
+        limits = [
+            float(rule["max"])
+            for rule in (inst.policy if inst else [])
+            if rule.get("type") == "limit"
+            and rule.get("arg") == "volume_ul"
+            and rule.get("max") is not None
+            and rule.get("verdict", "DENY") == "DENY"
+            and (not rule.get("commands") or "aspirate" in rule["commands"])
         ]
-        return min(caps) if caps else float("inf")
+        return min(limits, default=float("inf"))
+
+    def tip_capacity(self) -> float:
+        """The largest volume a tip of any rack holds."""
+        return max((self.capacity(r) for r in self.racks), default=float("inf"))
+
+    def channels(self, lh: str) -> int:
+        return (
+            int(self.lab.instruments[lh].limits.get("num_channels", 8))
+            if lh in self.lab.instruments
+            else 8
+        )
+
+    def rack_for(self, volume: float, count: int = 1) -> str:
+        """The rack to take tips from for ``volume``: the smallest tips that hold it in one
+        go (else the largest), among racks with ``count`` tips left."""
+        racks = [r for r, spots in self.racks.items() if len(spots) >= count]
+        if self.preferred in racks:
+            return self.preferred  # the rack the person named
+        if not racks:
+            left = sum(len(s) for s in self.racks.values())
+            raise Refuse(
+                f"the plan needs more tips than the lab has: {self.tips_used} used so far, "
+                f"{left} left (racks: {', '.join(self.racks) or 'none'})",
+                "tips",
+            )
+        fits = [r for r in racks if self.capacity(r) + _EPS >= volume]
+        if fits:
+            return min(fits, key=self.capacity)
+        return max(racks, key=self.capacity)
+
+    def take_tips(
+        self, volume: float, rows: list[int] | None = None, rack: str | None = None
+    ) -> tuple[str, list[str]]:
+        """Take one tip (``rows`` None), or one tip per channel on these rows of one tip
+        column (the 8-channel head), from ``rack`` or the best rack; return (rack, spots)."""
+        if rows is None:
+            rack = rack or self.rack_for(volume)
+            if not self.racks.get(rack):
+                self.rack_for(volume, 10**9)  # raises the "too few tips" refusal
+            spot = self.racks[rack].pop(0)
+            self.tips_used += 1
+            return rack, [spot]
+        order = (
+            [rack]
+            if rack
+            else sorted(
+                (r for r in self.racks if len(self.racks[r]) >= len(rows)),
+                key=lambda r: (self.capacity(r) + _EPS < volume, self.capacity(r)),
+            )
+        )
+        for name in order:
+            present = set(self.racks[name])
+            for col in range(1, self.labware(name).cols + 1):
+                spots = [f"{chr(65 + r)}{col}" for r in rows]
+                if all(s in present for s in spots):
+                    self.racks[name] = [s for s in self.racks[name] if s not in spots]
+                    self.tips_used += len(spots)
+                    return name, spots
+        left = sum(len(s) for s in self.racks.values())
+        raise Refuse(
+            f"no tip rack has {len(rows)} tips left in one column for the 8-channel head "
+            f"(the plan has used {self.tips_used} tips; {left} are left, not in whole columns)",
+            "tips",
+        )
 
     def pour(self, src: str, src_well: str, dst: str, dst_well: str | None, volume: float) -> None:
         """Move ``volume`` uL from one well to another (None: to the trash), contents pro rata."""
@@ -87,7 +189,8 @@ class World:
         if have + _EPS < volume:
             raise Refuse(
                 f"{src} {src_well} holds {fmt(_r(have), 'uL')} at that point of the plan, "
-                f"not the {fmt(_r(volume), 'uL')} to take from it"
+                f"not the {fmt(_r(volume), 'uL')} to take from it",
+                "insufficient_liquid",
             )
         mix = self.contents.get((src, src_well), {})
         known = sum(mix.values())
@@ -105,31 +208,13 @@ class World:
                 f"{fmt(room, 'uL')} maximum"
             )
         self.volume[dst, dst_well] = after
+        self.poured.append(((dst, dst_well), (src, src_well)))
         target = self.contents.setdefault((dst, dst_well), {})
         for k, v in share.items():
             target[k] = target.get(k, 0.0) + v
 
     def wells_expect(self, pairs: Iterable[tuple[str, str]]) -> dict[str, float]:
         return {f"{lw}:{w}": _r(self.well_volume(lw, w)) for lw, w in dict.fromkeys(pairs)}
-
-    def use_tips(self, count: int) -> None:
-        left = sum(self.tips.values())
-        if count > left:
-            raise Refuse(
-                f"the plan needs {self.tips_used + count} tips but the lab has "
-                f"{self.tips_used + left} (racks: {', '.join(self.tips) or 'none'})"
-            )
-        self.tips_used += count
-        for rack in self.tips:
-            used = min(count, self.tips[rack])
-            self.tips[rack] -= used
-            count -= used
-
-    def next_rack(self) -> str:
-        rack = next((r for r, n in self.tips.items() if n > 0), None)
-        if rack is None:
-            raise Refuse("no tips are left on the deck")
-        return rack
 
     # ------------------------------------------------------------------ plates and instruments
     def kind_of(self, location: str) -> str | None:
@@ -182,7 +267,10 @@ class World:
     def arm(self) -> str:
         arms = self.lab.of_kind("plate_mover")
         if not arms:
-            raise Refuse("the lab has no plate mover: a person must move plates by hand")
+            raise Refuse(
+                "the lab has no plate mover: a person must move plates by hand",
+                "missing_instrument",
+            )
         return arms[0].id
 
     def at_home(self, lw_id: str) -> None:
@@ -195,15 +283,15 @@ class World:
         if here == to:
             return
         if self.labware(plate).kind != "plate":
-            raise Refuse(f"{plate} is a tip rack; the plate mover moves plates only")
+            raise Refuse(f"{plate} is a tip rack; the plate mover moves plates only", "unsafe")
         arm, workspace = self.arm(), self.lab.mover_locations
         for where in (here, to):
             if workspace and where not in workspace:
-                raise Refuse(f"{where} is outside the workspace of {arm}")
+                raise Refuse(f"{where} is outside the workspace of {arm}", "missing_instrument")
         other = self.occupant(to)
         if other is not None:
             if self.labware(other).home == to:
-                raise Refuse(f"{to} holds {other}, and that is its home")
+                raise Refuse(f"{to} holds {other}, and that is its home", "unsafe")
             self.bring(other, self.labware(other).home, evicting=True)
         source, destination = self.station(here), self.station(to)
         self._ready(source)

@@ -30,6 +30,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import TypeAdapter, ValidationError
 
 from agents.task import prompts
+from agents.task.planning import _coverage
 from agents.task.planning._llm_prompt import (
     RUNTIME_ARGS,
     Tools,
@@ -136,6 +137,7 @@ class LLMPlanner:
             instruments=_data(_instruments(lab, self.tools), depth=4),
             lab_state=_data(_lab_state(lab)),
             request=_data(request),
+            clauses=_data(_coverage.clauses_of(request)),
         )
         if previous is not None:
             human += "\n" + prompts.REPLAN.format(
@@ -199,9 +201,22 @@ def accept(text: str, request: str, lab: LabView, tools: Tools | None = None) ->
         raise _Unusable("the refusal gives no reason")
     if isinstance(result, Plan):
         _check_steps(result, plan_commands(lab, tools or {}))
-        steps = [s.model_copy(update={"id": f"s{i}"}) for i, s in enumerate(result.steps, 1)]
-        result = result.model_copy(update={"steps": steps})
+        result = _renumber(result)
+        gaps = _coverage.problems(result)
+        if gaps:  # the same coverage check as the rule planner's: no clause may be dropped
+            raise _Unusable("its trace does not cover the request: " + "; ".join(gaps))
     return result
+
+
+def _renumber(plan: Plan) -> Plan:
+    """Step ids s1, s2, ... in order, and the trace pointing at the new ids."""
+    old = [s.id for s in plan.steps]
+    if len(set(old)) != len(old):
+        raise _Unusable("step ids must be unique (s1, s2, ...): the trace refers to them")
+    new = {o: f"s{i}" for i, o in enumerate(old, 1)}
+    steps = [s.model_copy(update={"id": new[s.id]}) for s in plan.steps]
+    trace = [t.model_copy(update={"steps": [new.get(x, x) for x in t.steps]}) for t in plan.trace]
+    return plan.model_copy(update={"steps": steps, "trace": trace})
 
 
 def _json_object(text: str) -> dict[str, Any]:

@@ -32,11 +32,30 @@ class PlanStep(_Model):
     note: str = ""
 
 
+class TraceItem(_Model):
+    """How one clause of the request was understood, and the plan steps that carry it out."""
+
+    clause: str = Field(description="The clause in the person's words.")
+    kind: Literal["action", "fact", "setting", "pleasantry"] = Field(
+        default="action",
+        description="An action needs steps; a fact checked against the lab, a setting for "
+        "what follows and a pleasantry need none.",
+    )
+    understood: str = Field(description="What it was read as, in plain words.")
+    steps: list[str] = Field(
+        default_factory=list, description="Plan step ids (empty for a fact that was checked)."
+    )
+
+
 class Plan(_Model):
     kind: Literal["plan"] = "plan"
     request: str
     summary: str
     steps: list[PlanStep] = Field(min_length=1)
+    trace: list[TraceItem] = Field(
+        default_factory=list, description="Understood as: each clause of the request -> steps."
+    )
+    tip_policy: str = Field(default="", description="Which tip use the plan follows, and why.")
 
 
 class Clarification(_Model):
@@ -45,8 +64,25 @@ class Clarification(_Model):
     kind: Literal["clarification"] = "clarification"
     request: str
     question: str
-    missing: list[str] = Field(description="What is missing: volume, plate, liquid, ...")
+    missing: list[str] = Field(
+        description="What is missing: volume, liquid, source, destination, wells, plate, "
+        "temperature, duration, speed, wavelength, mode, count, fold, instrument, location, "
+        "lab_state, action."
+    )
     options: list[str] = Field(default_factory=list, description="Valid choices, if known.")
+
+
+REFUSAL_CODES = (
+    "capacity",
+    "plate_size",
+    "missing_instrument",
+    "policy_limit",
+    "tips",
+    "not_a_lab_request",
+    "nothing_to_do",
+    "insufficient_liquid",
+    "unsafe",
+)
 
 
 class Refusal(_Model):
@@ -55,6 +91,11 @@ class Refusal(_Model):
     kind: Literal["refusal"] = "refusal"
     request: str
     reason: str
+    code: str = Field(
+        default="",
+        description="Why, as one word: capacity, plate_size, missing_instrument, policy_limit, "
+        "tips, not_a_lab_request, nothing_to_do, insufficient_liquid, unsafe.",
+    )
 
 
 PlanResult = Annotated[Plan | Clarification | Refusal, Field(discriminator="kind")]
@@ -70,6 +111,7 @@ class LabwareView(_Model):
 
     id: str
     kind: Literal["plate", "tip_rack"]
+    type: str = Field(default="", description="Its labware type, e.g. a PyLabRobot name.")
     instrument: str = Field(description="The liquid handler whose deck defines it.")
     location: str = Field(description="Where it is now, e.g. lh1:plate_carrier:1 or hs1:holder.")
     home: str = Field(description="Its deck slot on the liquid handler.")
@@ -80,6 +122,9 @@ class LabwareView(_Model):
     tips_remaining: int = 0
     tip_max_volume_ul: float = Field(
         default=0.0, description="For a tip rack: the most one of its tips holds (0: unknown)."
+    )
+    tip_spots: list[str] = Field(
+        default_factory=list, description="For a tip rack: the spots that hold a tip, in order."
     )
 
 
@@ -94,6 +139,9 @@ class InstrumentView(_Model):
         default_factory=dict,
         description="E.g. temperature range. The rule planner reads temperature_range_c, "
         "rpm_range and wavelength_range_nm as (low, high) pairs.",
+    )
+    policy: list[dict[str, Any]] = Field(
+        default_factory=list, description="The instrument's policy rules, as lab://id/policy."
     )
 
 

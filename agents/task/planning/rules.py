@@ -1,62 +1,165 @@
-"""The embedded rule planner: controlled lab English -> a plan, a question or a refusal.
+"""The embedded rule planner: lab English -> a plan, a question or a refusal.
 
-Offline and deterministic. A request is split into clauses at "then"; each clause is read by
-:mod:`._grammar` into an intent, and a family builder turns the intent into device steps on a
-:class:`._world.World` that tracks plates, wells and tips as the plan goes, inserting the
-plate moves between instruments. It never guesses a number or a place that neither the request
-nor the lab state gives: a builder raises ``Ask`` (-> :class:`Clarification`) or ``Refuse``
-(-> :class:`Refusal`), and the first one raised ends planning.
+Offline and deterministic, a pipeline whose stages are tested on their own:
 
-Families: transfer / add a named liquid, serial dilution, mix, incubate / shake, read
-(absorbance, fluorescence, luminescence), move a plate, thermocycle (a profile of stages and
-cycles on a thermocycler, then a hold).
+1. :mod:`._normalise` — one spelling; quoted names held aside;
+2. :mod:`._clauses` — sentences, list items, "then", semicolons, commas that start an action;
+3. :mod:`._entities` — quantities (pint), well sets, lab names (rapidfuzz), counts, tips, channels;
+4. :mod:`._frames` — one semantic frame per clause, its family chosen by :mod:`.families`;
+5. compose — a clause that only says "and mix" joins the transfer before it; facts are checked
+   against the lab state; settings ("use the 8-channel") apply to what follows;
+6. the family builders plan steps on :class:`._world.World`, which tracks plates, wells and
+   tips as the plan goes and inserts the plate moves between instruments.
+
+It never guesses: a builder raises ``Ask`` (-> :class:`Clarification`) or ``Refuse``
+(-> :class:`Refusal`), and the first one raised ends planning. The plan carries its "understood
+as" trace (clause -> steps), and :mod:`._coverage` refuses to hand over a plan that drops a
+clause. Every step is checked against the instruments' policy rules the lab view carries.
 """
 
 from __future__ import annotations
 
-from agents.task.planning import _grammar as g
-from agents.task.planning import _instruments, _liquid, _thermocycle
+import re
+from typing import Literal
+
+from agents.task.planning import _coverage, _policy
+from agents.task.planning import _pipetting as pip
+from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import Clause, split
+from agents.task.planning._compose import EXAMPLES, _compose
+from agents.task.planning._frames import Frame
+from agents.task.planning._headings import _fill, _heading
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._normalise import normalise
 from agents.task.planning._outcomes import Ask, Refuse
-from agents.task.planning._resolve import Context
+from agents.task.planning._reading import (
+    _folded,
+    _lead_ins,
+    _merge_fragments,
+    _read,
+    _recipe_fills,
+    _split_pairs,
+)
+from agents.task.planning._resolve import Planning
+from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
-from agents.task.planning.models import Clarification, LabView, Plan, Refusal
+from agents.task.planning.families import FAMILIES, Family, transfer
+from agents.task.planning.families import thermocycle as thermo
+from agents.task.planning.families.context import REMARK
+from agents.task.planning.models import Clarification, LabView, Plan, Refusal, TraceItem
 from agents.task.planning.replan import replan_rest
+
+_PART = "part of the clause before: "
 
 
 class RulePlanner:
-    """Plans controlled lab English on the embedded rules; no model, no network."""
+    """Plans lab English on the embedded rules; no model, no network."""
 
     def plan(self, request: str, lab: LabView) -> Plan | Clarification | Refusal:
         """Turn ``request`` into a plan for ``lab``, a question, or a refusal."""
-        lex = g.Lexicon(lab)
-        clauses = _thermocycle.merge(g.split(lex.normalize(request)))
-        world, ctx, done = World(lab), Context(), []
-        clause = ""
+        norm = normalise(request)
+        clauses = split(norm)
+        lex = Lexicon(lab)
+        p = Planning(World(lab), lex)
+        trace: list[TraceItem] = []
+        clause: Clause | None = None
         try:
             if not clauses:
-                raise _not_understood(request)
-            for clause in clauses:
-                done.append(_build(clause, world, ctx, lex))
-            if not world.steps:
-                raise Refuse(f"nothing to do: {'; '.join(done)} is already the case")
+                raise Refuse("the request is empty: there is nothing to do", "nothing_to_do")
+            read_in = _lead_ins([_read(c, lex, norm.quoted) for c in clauses], lex, norm)
+            read_in = _merge_fragments(read_in, lex, norm)
+            read_in = _split_pairs(read_in, lex, norm)
+            read_in = _recipe_fills(read_in)
+            p.named = list(
+                dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)
+            )
+            p.blanks = [b for f, _ in read_in if f for b in f.ents.blanks]
+            _not_a_lab_request(request, read_in)
+            _instruments_first(read_in, p)
+            waiting: list[int] = []  # trace items whose moves are pending (same tip onwards)
+            for frame, family in _compose(read_in):
+                clause = frame.clause
+                if family.name != "transfer":
+                    transfer.flush(p)
+                if frame.clause.label and not frame.ents.labware and not p.head_dest:
+                    named = lex.labware_mentions(frame.clause.label)[0]
+                    if len(named) == 1 and named[0].sure:  # "Normalise libs: add EB to A1 ..."
+                        p.plate = named[0].name
+                first = len(p.world.steps)
+                if frame.ents.rack and family.name == "context":
+                    p.rack = frame.ents.rack  # "Use tips_50." for what follows
+                p.world.preferred = frame.ents.rack or p.rack
+                if frame.clause.heading and family.name not in ("dilution", "chain"):
+                    understood = _heading(frame, p)
+                else:
+                    understood = family.build(frame, p)
+                if p.fill is not None and p.fill.trace_at < 0:
+                    p.fill.trace_at = len(trace)
+                steps = [s.id for s in p.world.steps[first:] if s.id not in p.flushed]
+                _settle(trace, waiting, p)
+                if family.name == "transfer" and p.pending:
+                    waiting.append(len(trace))
+                    frame.extra["kind"] = "action"
+                kind = "action" if waiting and waiting[-1] == len(trace) else _kind(frame, steps)
+                trace.append(
+                    TraceItem(
+                        clause=frame.clause.said, kind=kind, understood=understood, steps=steps
+                    )
+                )
+                for folded in _folded(frame):
+                    trace.append(
+                        TraceItem(
+                            clause=folded.said,
+                            understood=_PART + understood,
+                            steps=steps,
+                        )
+                    )
+            transfer.flush(p)
+            _settle(trace, waiting, p)
+            _fill(p, trace)
+            if not p.world.steps:
+                raise Refuse(
+                    "nothing to do: " + "; ".join(t.understood for t in trace), "nothing_to_do"
+                )
+            _policy.check(p.world.steps, lab)
         except Ask as ask:
-            question = ask.question if len(clauses) < 2 else f"In '{clause}': {ask.question}"
+            prefix = f"In '{clause.said}': " if clause is not None and len(clauses) > 1 else ""
             return Clarification(
-                request=request, question=question, missing=ask.missing, options=ask.options
+                request=request,
+                question=prefix + ask.question,
+                missing=ask.missing,
+                options=ask.options,
             )
         except Refuse as refuse:
-            return Refusal(request=request, reason=refuse.reason)
-        counts = ", ".join(
-            f"{n} {word}{'' if n == 1 else 's'}"
-            for n, word in (
-                (len(world.steps), "step"),
-                (world.moves, "plate move"),
-                (world.tips_used, "tip"),
+            return Refusal(request=request, reason=refuse.reason, code=refuse.code)
+        except SelectionError as exc:
+            return Refusal(request=request, reason=str(exc), code="plate_size")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            # A reading the builders did not foresee: say so, never guess, never a traceback.
+            where = f" '{clause.said}'" if clause is not None else ""
+            return Clarification(
+                request=request,
+                question=f"I could not plan{where} ({type(exc).__name__}: {exc}). Could you "
+                "rephrase it like one of these?",
+                missing=["action"],
+                options=EXAMPLES,
             )
+        policies = [str(f) for f in dict.fromkeys(p.policies_used)] or []
+        plan = Plan(
+            request=request,
+            summary=_summary(trace, p),
+            steps=p.world.steps,
+            trace=trace,
+            tip_policy="; ".join(policies),
         )
-        return Plan(
-            request=request, summary=f"{'; then '.join(done)} ({counts})", steps=world.steps
-        )
+        gaps = _coverage.problems(plan)
+        if gaps:
+            return Refusal(
+                request=request,
+                reason="the plan would leave out part of the request: " + "; ".join(gaps),
+                code="unsafe",
+            )
+        return plan
 
     def replan(
         self, request: str, lab: LabView, previous: Plan, errors: list[str]
@@ -66,32 +169,101 @@ class RulePlanner:
         return replan_rest(request, lab, previous, errors)
 
 
-def _build(clause: str, world: World, ctx: Context, lex: g.Lexicon) -> str:
-    cycling = _thermocycle.parse(clause, lex, ctx)
-    if isinstance(cycling, _thermocycle.ThermocycleIntent):
-        return _thermocycle.thermocycle(cycling, world, ctx)
-    if isinstance(cycling, _thermocycle.HoldIntent):
-        return _thermocycle.hold(cycling, world, ctx)
-    intent = g.parse(clause, lex)
-    if isinstance(intent, g.TransferIntent):
-        return _liquid.transfer(intent, world, ctx, lex)
-    if isinstance(intent, g.DilutionIntent):
-        return _liquid.dilution(intent, world, ctx, lex)
-    if isinstance(intent, g.MixIntent):
-        return _liquid.mix(intent, world, ctx)
-    if isinstance(intent, g.IncubateIntent):
-        return _instruments.incubate(intent, world, ctx)
-    if isinstance(intent, g.ReadIntent):
-        return _instruments.read(intent, world, ctx)
-    if isinstance(intent, g.MoveIntent):
-        return _instruments.move(intent, world, ctx, lex)
-    raise _not_understood(clause)
+_QUESTION = re.compile(
+    r"^\s*(?:what|why|how|who|when|where|which|is|are|does|do|can\s+you\s+explain|explain|tell\s+me)\b"
+    r"(?!.*\b(?:add|transfer|dispense|shake|incubate|read|move|mix|dilute|pipette|put)\b[^?]*"
+    r"\b(?:uL|ul|mL|ml|plate|well|wells|rpm)\b).*\?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
-def _not_understood(clause: str) -> Ask:
-    return Ask(
-        f"I did not understand '{clause}'. I understand requests like these, alone or chained "
-        "with 'then':",
-        ["action"],
-        g.FAMILIES,
+# Words of the bench: a request that uses them is about the lab, even when it says too little.
+_LAB_WORDS = re.compile(
+    r"(?:^|[.;!?]\s+|\n\s*)(?:please\s+)?(?:transfer|dispense|aliquot|pipett?e|dilute|pool|stamp|aspirate|"
+    r"normali[sz]e|thermocycle|wash|resuspend|titrate|incubate|shake|centrifuge|"
+    r"(?:change|replace|exchange|refresh)\s+(?:the\s+)?(?:media|medium))\b",
+    re.IGNORECASE,
+)
+
+
+def _not_a_lab_request(request: str, read_in: list[tuple[Frame | None, Family | None]]) -> None:
+    """Refuse what is not a lab request at all (a question about the world, a poem)."""
+    if _QUESTION.match(request) and not any(
+        fam is not None and fam.name not in ("context",) for _, fam in read_in
+    ):
+        raise Refuse(
+            "this is a question, not a request for the lab's instruments: I plan liquid "
+            "handling, incubation, reading and plate moves",
+            "not_a_lab_request",
+        )
+    lab_like = (
+        any(fam is not None and fam.name != "context" for _, fam in read_in)
+        or any(
+            f is not None
+            and (f.ents.labware or f.ents.wellsets or f.ents.liquids or f.ents.quantities)
+            for f, _ in read_in
+        )
+        or bool(_LAB_WORDS.search(request))
     )
+    if not lab_like:
+        said = [f.text for f, fam in read_in if f is not None and fam is not None]
+        if len(said) == len(read_in) and not all(REMARK.search(t) for t in said):
+            return
+        raise Refuse(
+            "this is not a request for the lab's instruments: I plan liquid handling, "
+            "incubation, reading and plate moves",
+            "not_a_lab_request",
+        )
+
+
+def _instruments_first(read_in: list[tuple[Frame | None, Family | None]], p: Planning) -> None:
+    """A request that needs an instrument the lab lacks is refused for that, whatever else
+    it asks ("RT step at 50 C, then 40 cycles of 95 C / 60 C": there is no thermocycler)."""
+    for frame, family in read_in:
+        if frame is not None and family is not None and family.name == "thermocycle":
+            thermo.require(frame, p)
+        needs = {"read": "plate_reader", "incubate": "heater_shaker"}
+        if frame is not None and family is not None and family.name in needs:
+            kind = needs[family.name]
+            if not p.world.lab.of_kind(kind) and not (
+                kind == "heater_shaker" and p.world.lab.of_kind("incubator")
+            ):
+                r.instrument(kind, p, frame)  # refuses: the lab has none
+
+
+def _settle(trace: list[TraceItem], waiting: list[int], p: Planning) -> None:
+    """Give the steps a flush emitted to the clauses that were waiting for them."""
+    if not p.flushed:
+        return
+    for i in waiting:
+        trace[i] = trace[i].model_copy(update={"steps": [*trace[i].steps, *p.flushed]})
+    waiting.clear()
+    p.flushed = []
+
+
+def _kind(frame: Frame, steps: list[str]) -> Literal["action", "fact", "setting", "pleasantry"]:
+    """What the trace calls a clause: an action that planned nothing is a fact said so."""
+    kind = frame.extra.get("kind", "action")
+    if kind == "action" and not steps:
+        return "fact"
+    if kind in ("fact", "setting", "pleasantry"):
+        return kind  # type: ignore[return-value]
+    return "action"
+
+
+def _summary(trace: list[TraceItem], p: Planning) -> str:
+    actions = "; then ".join(
+        t.understood for t in trace if t.kind == "action" and not t.understood.startswith(_PART)
+    )
+    counts = ", ".join(
+        f"{n} {word}{'' if n == 1 else 's'}"
+        for n, word in (
+            (len(p.world.steps), "step"),
+            (p.world.moves, "plate move"),
+            (p.world.tips_used, "tip"),
+        )
+    )
+    return f"{actions} ({counts})"
+
+
+__all__ = ["FAMILIES", "RulePlanner", "pip"]

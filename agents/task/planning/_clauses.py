@@ -1,0 +1,213 @@
+"""Stage 2 of the rule planner: split a normalised request into clauses.
+
+A clause is one thing the person says: an action ("add 50 uL of buffer to row A"), a fact about
+the lab ("A1 already holds 200 uL of dye") or a pleasantry ("thanks!"). Clauses end at line
+breaks (numbered and bulleted items), sentence ends, semicolons, "then" / "after that" /
+"followed by", and at a comma or an "and" that starts a new action ("..., shake it at 37 C").
+Quoted text was replaced by placeholders before this stage, so nothing inside quotes can split.
+
+A line that opens with a label ("ELISA step:", "Cherry-pick list:") gives that label to its
+clauses, and a label alone on its line gives it to the list items that follow.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from agents.task.planning._normalise import Normalised, unquote
+
+Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
+
+_FLAGS = re.IGNORECASE
+_ITEM = re.compile(
+    r"^(?:[-*+>](?!\s*\d+(?:\.\d+)?\s*(?:u|m)l)|\(?\d{1,2}[.):](?!\d)|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
+    _FLAGS,
+)
+_ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|holds?)\b)", _FLAGS)
+_LABEL = re.compile(r"^(?P<label>[A-Za-z][A-Za-z /+&()'-]{0,38}?)\s*:(?:\s+|$)(?P<body>.*)$")
+_WELLISH = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
+_SENTENCE = re.compile(
+    r"(?<!\be\.g)(?<!\bi\.e)(?<!\bapprox)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
+    _FLAGS,
+)
+# Words that start an action when they follow a comma or an "and".
+ACTION_VERBS = (
+    "transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|bring|return|"
+    "send|take|mix|shake|incubate|heat|warm|cool|hold|read|measure|scan|record|make|prepare|"
+    "dilute|serially|pool|combine|consolidate|spot|stamp|replicate|copy|cherry-pick|cherrypick|"
+    "hit-pick|remove|aspirate|discard|top|normalise|normalize|run|thermocycle|cycle|wash|"
+    "agitate|spin|seal|load|set|leave|let|wait|pick|dispose|withdraw|drain|empty|exchange|"
+    "replace|swap|refill|resuspend|titrate|plate|seed|quench|stop|start|do|perform|carry|"
+    "continue|proceed|repeat"
+)
+_THEN = re.compile(
+    r"\s*[,;]?\s*(?:\b(?:and\s+|&\s+)?then\b|\bafter\s+that\b|\bafterwards\b|\bafter\s+which\b"
+    r"|\bfollowed\s+by\b|\bonce\s+(?:(?:that'?s|that\s+is|it'?s|it\s+is)\s+)?(?:done|finished|complete)\b"
+    r"|\band\s+(?:finally|lastly)\b|(?<=,)\s*(?:finally|lastly|next)\b)\s*,?\s*",
+    _FLAGS,
+)
+_SEMI = re.compile(r"\s*;\s*")
+# "dna_plate A2: 12 uL" is a well and its volume, not a heading and an action.
+_PLACE_ONLY = re.compile(
+    r"^\s*(?:[\w-]+\s+)?(?:well\s+)?[A-Za-z]\d{1,2}"
+    r"(?:\s*(?:->|to|into)\s*(?:[\w-]+\s+)?(?:well\s+)?[A-Za-z]\d{1,2})?\s*$"
+)
+# ", 200 uL dye into A1" after "100 uL buffer into A2-A12": a second transfer in the same breath.
+_VOLUME_START = re.compile(
+    r"\s*(?:,|\band\b)\s*(?:and\s+)?(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
+    r"|[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
+    _FLAGS,
+)
+# ", standard 300 uL into A1" after "sample buffer 150 uL into A2-A8": a liquid, its volume, where.
+_NAMED_VOLUME_START = re.compile(
+    r"\s*,\s*(?:and\s+)?(?=(?:[A-Za-z«][\w%»-]*\s+){1,3}(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s+"
+    r"(?:into|in|to|->)\s)",
+    _FLAGS,
+)
+_VOLUME = re.compile(r"\d\s*(?:u[lL]|ml|mL|microlit|millilit)", _FLAGS)
+_FINAL_TAIL = re.compile(
+    r"^\s*[\d.]+\s*[a-zA-Zµ]+\s+(?:final|total|per\s+well|each|in\s+total|in\s+every|in\s+each)",
+    _FLAGS,
+)
+_HAS_DEST = re.compile(
+    r"\b(?:to|into|in|onto|gets?)\b\s+[^,;]*?(?:[A-Pa-p]\d|\bcolumns?\b|\brows?\b|_)|\bgets?\b|\b(?:pre-?)?fill(?:ed|ing)?\b|\bwaste\b|\d\s*(?:u|m)l\s+out\b",
+    _FLAGS,
+)
+# "X, after filling Y": Y happens first.
+_AFTER = re.compile(r"\s*,?\s+after\s+(?=\w+ing\b)", _FLAGS)
+_NEXT_DEST = re.compile(
+    r"\b(?:to|into|in|onto|gets?|moved|carried|transferred|each\s+step|per\s+step)\b|->|[A-Pa-p]\d",
+    _FLAGS,
+)
+_NEW_ACTION = re.compile(
+    r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
+    + ACTION_VERBS
+    + r")\b)"
+    r"|(?:\s*:|\s+-)\s+(?=(?:first\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
+    r"|\s*:\s+(?=[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?|with|(?:pre-?)?filled|receives?|into|to|->)\b)",
+    _FLAGS,
+)
+_LEAD = re.compile(
+    r"^(?:(?:please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|"
+    r"ok(?:ay)?|so|hey|hi|hello|can\s+you|could\s+you|would\s+you|will\s+you|"
+    r"i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+(?:need|want)\s+(?:you\s+)?to|"
+    r"we\s+(?:need|want)\s+to|let'?s|go\s+ahead\s+and|just|quickly|then)\b[\s,:-]*)+",
+    _FLAGS,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """One clause: its cleaned text (placeholders kept), its words as written, how it joined."""
+
+    index: int
+    text: str
+    said: str
+    joined: Join
+    label: str | None = None
+    sentence: int = 0
+    heading: bool = False  # ends in a colon: names what the clauses after it work on
+
+
+def split(norm: Normalised) -> list[Clause]:
+    """The clauses of a request, in order."""
+    pieces: list[tuple[str, Join, str | None, int, bool]] = []
+    list_label: str | None = None
+    sentence = 0
+    for line in norm.text.split("\n"):
+        item = _ITEM.match(line)
+        body = line[item.end() :] if item else line
+        if not item and list_label is not None and _ENTRY.match(line):
+            item = re.match("", line)  # "A1 10 uL" under "Normalise libs with EB:": an entry
+        if not item:
+            list_label = None
+        label = list_label if item else None
+        if (m := _LABEL.match(body)) and _is_label(m.group("label")):
+            label, body = m.group("label").strip(), m.group("body").strip()
+            if not body:
+                list_label = label
+                continue
+        if body.rstrip().endswith(":"):  # "Cherry-pick from samples into dest_plate:" + items
+            sentence += 1
+            pieces.append((body.rstrip()[:-1], "item" if item else "start", label, sentence, True))
+            list_label = label or body.rstrip()[:-1]
+            continue
+        for k, part in enumerate(_SENTENCE.split(body)):
+            sentence += 1
+            joined: Join = ("item" if item else "start") if k == 0 else "sentence"
+            if (after := _AFTER.search(part)) is not None:
+                part = f"{part[after.end() :]}; {part[: after.start()]}"
+            for j, semi in enumerate(_SEMI.split(part)):
+                for i, then in enumerate(_THEN.split(semi)):
+                    actions = _split_actions(then)
+                    for h, action in enumerate(actions):
+                        how: Join = action[0] if h else ("then" if i else joined)
+                        if j and not i and not h:
+                            how = "semicolon"
+                        nxt = (
+                            then[then.find(action[1]) + len(action[1]) :]
+                            if h + 1 < len(actions)
+                            else ""
+                        )
+                        heading = nxt.lstrip().startswith((":", "- "))
+                        pieces.append((action[1], how, label, sentence, heading))
+    clauses: list[Clause] = []
+    for text, how, label, sentence, heading in pieces:
+        said = unquote(text.strip(" ,.;:!?-"), norm.quoted, '"')
+        cleaned = _LEAD.sub("", text.strip(" ,.;:!?-")).strip(" ,.;:!?-")
+        if cleaned:
+            clauses.append(Clause(len(clauses), cleaned, said, how, label, sentence, heading))
+    return clauses
+
+
+def _split_actions(text: str) -> list[tuple[Join, str]]:
+    """Split at a comma or an "and" that is followed by an action verb, or by a new volume
+    and destination once the part before has its own destination."""
+    cuts = [
+        m
+        for m in _NEW_ACTION.finditer(text)
+        if m.start() > 0 and not (":" in m.group(0) and _PLACE_ONLY.match(text[: m.start()]))
+    ]
+    for m in re.finditer(r"\s*:\s+", text):  # "Make a replica of row B: samples B1.. into ..."
+        before, after = text[: m.start()], text[m.end() :]
+        if (
+            m.start() > 0
+            and not any(c.start() <= m.start() < c.end() for c in cuts)
+            and not _VOLUME.search(before)
+            and _VOLUME.search(after)
+            and _NEXT_DEST.search(after)
+            and not _PLACE_ONLY.match(before)
+        ):
+            cuts.append(m)
+    for m in [*_VOLUME_START.finditer(text), *_NAMED_VOLUME_START.finditer(text)]:
+        if m.start() == 0 or any(c.start() <= m.start() < c.end() for c in cuts):
+            continue
+        before = text[max((c.end() for c in cuts if c.end() <= m.start()), default=0) : m.start()]
+        after = text[m.end() :]
+        after = after[: (re.search(r"[,;]", after) or re.search(r"$", after)).start()]  # type: ignore[union-attr]
+        if _HAS_DEST.search(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
+            cuts.append(m)
+    cuts.sort(key=lambda m: m.start())
+    out: list[tuple[Join, str]] = []
+    last, how = 0, "comma"
+    for m in cuts:
+        if m.start() < last:
+            continue
+        out.append((how, text[last : m.start()]))  # type: ignore[arg-type]
+        how = "and" if "and" in m.group(0).lower() else "comma"
+        last = m.end()
+    out.append((how, text[last:]))  # type: ignore[arg-type]
+    return [(h, t) for h, t in out if t.strip(" ,.;")]
+
+
+def _is_label(name: str) -> bool:
+    """A line opener like "ELISA step" or "Std curve", not a well or a numbered step."""
+    words = name.split()
+    return (
+        1 <= len(words) <= 4
+        and not any(ch.isdigit() for ch in name)
+        and not _WELLISH.search(name)
+        and not re.fullmatch(r"(?:step|item)s?", name.strip(), _FLAGS)
+    )

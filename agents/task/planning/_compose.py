@@ -1,0 +1,274 @@
+"""Stage 5 of the rule planner: compose the frames of a request into the actions to plan.
+
+A clause that only says "and mix" joins the transfer before it; a serial-dilution sentence whose
+steps are spelled out names the chain for them; "then 72 C for 5 min" and "then hold at 4 C"
+belong to the profile before; "do the same for row B" repeats the clause before on new wells;
+"continue to A8" carries a transfer on as a chain; a verbless item under a heading or label
+is the action the heading says; wells are filled before a chain carries liquid along them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from agents.task.planning._entities import Entities
+from agents.task.planning._frames import Frame, read
+from agents.task.planning._outcomes import Ask
+from agents.task.planning._reading import (
+    _folded,
+    _names_place,
+    _names_plate,
+    _reframe,
+    _reread,
+)
+from agents.task.planning._resolve import Planning
+from agents.task.planning._wellsets import SelectionError
+from agents.task.planning.families import FAMILIES, Family
+from agents.task.planning.families import thermocycle as thermo
+
+EXAMPLES = [
+    "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
+    "add 100 uL of buffer to row A of plate_2 with a fresh tip for each",
+    "with the 8-channel, add 50 uL of buffer to columns 1-6 of plate_1",
+    "make a 2-fold serial dilution of dye across row A of plate_1, 100 uL final volume",
+    "mix plate_1 A1 5 times with 50 uL",
+    "shake plate_1 at 37 C for 5 min at 600 rpm",
+    "read absorbance of plate_1 at 600 nm",
+    "move plate_1 to the reader",
+    "run 35 cycles of 95 C for 15 s, 60 C for 30 s on plate_1, then hold at 4 C",
+]
+
+
+_FOLDS_INTO_TRANSFER = ("and", "comma")
+
+
+_NORMALISING = re.compile(r"\bnormali[sz](?:e|ation|ing)\b", re.IGNORECASE)
+
+
+_ADDING = re.compile(
+    r"\bnormali[sz](?:e|ation|ing)\b|^(?:add|dispense|put|pipette|fill|top)\b|\bvolumes?\b",
+    re.IGNORECASE,
+)
+
+
+def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Frame, Family]]:
+    """Join "..., and mix (3 times)" to the transfer it follows; a serial-dilution sentence
+    whose steps are spelled out names the chain for them; keep the rest in order."""
+    out: list[tuple[Frame, Family]] = []
+    names = [fam.name if fam else "" for _, fam in read_in]
+    headers = [
+        f for f, fam in read_in if fam is not None and fam.name == "dilution" and f is not None
+    ]
+    for header in headers:
+        if "chain" in names:
+            header.extra["defer"] = True
+            for f, fam in read_in:
+                if fam is not None and fam.name == "chain" and f is not None:
+                    f.extra.setdefault("header", header)
+        elif "transfer" in names and header.ents.fold is not None and not header.ents.volumes():
+            placeless = [
+                i
+                for i, (f, fam) in enumerate(read_in)
+                if fam is not None and fam.name == "transfer" and f is not None and not f.places
+            ]
+            if placeless:  # "..., transfer 150 uL": the carrying steps of the dilution
+                chain = next(f for f in FAMILIES if f.name == "chain")
+                i = placeless[0]
+                frame_i = read_in[i][0]
+                assert frame_i is not None
+                carried = read(frame_i.clause, frame_i.ents, "chain")
+                carried.extra["header"] = header
+                read_in[i] = (carried, chain)
+                header.extra["defer"] = True
+            else:
+                header.extra["chain_only"] = True
+    if any(f.extra.get("chain_only") for f in headers):
+        # The carrying steps come after the wells are filled.
+        read_in = [x for x in read_in if not (x[0] and x[0].extra.get("chain_only"))] + [
+            x for x in read_in if x[0] and x[0].extra.get("chain_only")
+        ]
+    for frame, family in read_in:
+        assert frame is not None
+        prev = out[-1] if out else None
+        said_before = (prev[0].text if prev is not None and prev[0].clause.heading else "") + (
+            " " + frame.clause.label if frame.clause.label else ""
+        )
+        if (
+            family is None
+            and said_before
+            and frame.ents.volumes()
+            and (
+                (_ADDING.search(said_before) and (frame.ents.wellsets or frame.ents.labware))
+                or (prev is not None and prev[0].clause.heading and _names_place(prev[0]))
+                or (frame.ents.liquids and _names_plate(frame))  # "elisa_a: 100 uL TMB ..."
+            )
+        ):  # "Normalise libs with EB: A1 10 uL, B1 12 uL", "plate_a row A - 100 uL PBS"
+            family = next(f for f in FAMILIES if f.name == "transfer")  # "- dna_plate A1 10 uL"
+            frame = _reframe(
+                frame.clause,
+                frame.ents,
+                family,
+                frame.extra["lex"],  # type: ignore[arg-type]
+                frame.extra["quoted"],  # type: ignore[arg-type]
+            )
+        if (
+            prev is not None
+            and prev[1].name == "transfer"
+            and (cont := _CONTINUE.match(frame.text))
+            and (chained := _continue_chain(prev[0], cont.group(1)))
+        ):
+            out[-1] = chained  # "transfer 100 uL from A1 to A2, mix, and continue to A8"
+            out[-1][0].extra["folded"] = [*_folded(prev[0]), frame.clause]
+            continue
+        if prev is not None and _SAME.match(frame.text) and (again := _again(frame, prev[0])):
+            frame, family = again  # "..., then do the same for row B"
+        if family is None and prev is not None and _continues(frame, prev[1]):
+            family = prev[1]  # "..., then plate_2 to hotel 3": the verb before carries on
+            frame = read(frame.clause, frame.ents, family.name)
+        if (
+            prev is not None
+            and prev[1].name == "thermocycle"
+            and (thermo.HOLD.match(frame.text) and frame.duration is None)
+        ):
+            prev[0].extra["hold"] = frame.clause  # "..., then hold at 4 C"
+            prev[0].extra["folded"] = [*_folded(prev[0]), frame.clause]
+            continue
+        if (
+            prev is not None
+            and prev[1].name == "thermocycle"
+            and thermo.is_continuation(frame.text)
+            and not thermo.HOLD.match(frame.text)
+        ):  # "..., then 72 C for 7 min": more of the profile
+            more = prev[0].extra.get("continued")
+            prev[0].extra["continued"] = [*(more if isinstance(more, list) else []), frame.clause]
+            prev[0].extra["folded"] = [*_folded(prev[0]), frame.clause]
+            continue
+        if family is None:
+            out.append((frame, _NOT_UNDERSTOOD))
+            continue
+        if (
+            prev is not None
+            and family.name == "mix"
+            and prev[1].name in ("transfer", "chain")
+            and frame.clause.joined in _FOLDS_INTO_TRANSFER
+            and frame.clause.sentence == prev[0].clause.sentence
+            and not frame.places
+        ):
+            _fold_mix(prev[0], frame)
+            continue
+        out.append((frame, family))
+    return _fills_first(out)
+
+
+def _wells_named(frame: Frame) -> set[str]:
+    found: set[str] = set()
+    for w in frame.ents.wellsets:
+        try:
+            found.update(w.expand(16, 24))
+        except SelectionError:
+            continue
+    return found
+
+
+def _fills_first(out: list[tuple[Frame, Family]]) -> list[tuple[Frame, Family]]:
+    """ "C1 -> C2 -> C3 (100 uL steps); C2-C4 pre-filled with 100 uL diluent; C1 gets 200 uL
+    stock": the wells are filled before the chain carries liquid along them."""
+    for i, (frame, family) in enumerate(out):
+        if family.name != "chain":
+            continue
+        chain = _wells_named(frame)
+        later = [
+            j
+            for j in range(i + 1, len(out))
+            if out[j][1].name == "transfer" and _wells_named(out[j][0]) & chain
+        ]
+        if later and all(j == i + 1 + k for k, j in enumerate(later)):
+            moved = [out[j] for j in later]
+            rest = [x for k, x in enumerate(out) if k not in later]
+            return rest[:i] + moved + rest[i:]
+    return out
+
+
+_SAME = re.compile(
+    r"^(?:(?:do|repeat)\s+)?(?:the\s+)?(?:same|this|that|it)(?:\s+again)?\s+(?:for|to|with|in|on|into|onto)\b"
+    r"|^repeat\s+(?:for|with|on|in|into|to)\b|^(?:again|likewise)\s+(?:for|to|in|into|on|with)\b",
+    re.IGNORECASE,
+)
+
+
+_CONTINUE = re.compile(
+    r"^(?:and\s+)?(?:then\s+)?(?:continue|carry\s+on|keep\s+going|proceed|go\s+on|repeat)"
+    r"(?:\s+(?:the\s+same|like\s+that|this\s+way|down|across|along|(?:down|across|along)\s+the\s+(?:row|column)))*"
+    r"\s+(?:to|until|through|up\s+to|as\s+far\s+as)\s+(?:well\s+)?([A-Pa-p]\d{1,2})\b",
+    re.IGNORECASE,
+)
+
+
+def _continue_chain(prev: Frame, end: str) -> tuple[Frame, Family] | None:
+    """The transfer before, carried on well by well to ``end``: a dilution chain."""
+    clause = replace(prev.clause, text=f"{prev.clause.text} and so on to {end.upper()}")
+    again = _reread(clause, prev)
+    if again is None or again[1].name != "chain":
+        return None
+    again[0].extra["folded"] = _folded(prev)
+    return again
+
+
+def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
+    """The clause before, with the places this one names put in place of its own."""
+    ents = frame.ents
+    lab = ents.labware[0] if ents.labware else None
+    wells = ents.wellsets[0] if ents.wellsets else None
+    if lab is None and wells is None:
+        return None
+    place = prev.dest if not prev.dest.empty else prev.head
+    text = prev.clause.text
+    edits: list[tuple[int, int, str]] = []
+    if wells is not None:
+        if place.wells is not None:
+            edits.append((place.wells.start, place.wells.end, wells.text))
+        elif place.labware is not None:
+            edits.append((place.labware.end, place.labware.end, f" {wells.text}"))
+        else:
+            return None
+    if lab is not None:
+        if place.labware is None:
+            return None
+        edits.append((place.labware.start, place.labware.end, lab.written or lab.name))
+    for a, b, new in sorted(edits, reverse=True):
+        text = text[:a] + new + text[b:]
+    return _reread(replace(frame.clause, text=text), prev)
+
+
+def _continues(frame: Frame, family: Family) -> bool:
+    """A clause with no verb of its own that carries on the action before it."""
+    ents = frame.ents
+    if family.name in ("chain", "volumes") and ents.liquids:
+        return False  # a liquid of its own: not more of the same removal or carrying
+    if family.name in ("transfer", "chain", "volumes"):
+        return bool(ents.volumes() or ents.wellsets)
+    if family.name in ("move", "read", "incubate", "mix"):
+        return bool(ents.labware or ents.wellsets or ents.quantities)
+    return False
+
+
+def _not_understood(frame: Frame, p: Planning) -> str:
+    raise Ask(
+        f"I did not understand '{frame.clause.said}'. I understand requests like these, alone "
+        "or one after another:",
+        ["action"],
+        EXAMPLES,
+    )
+
+
+_NOT_UNDERSTOOD = Family("not understood", lambda c, e: None, _not_understood)
+
+
+def _fold_mix(transfer: Frame, mix: Frame) -> None:
+    ents: Entities = transfer.ents
+    ents.mix, ents.no_mix = True, False
+    ents.mix_times = mix.ents.mix_times or mix.ents.times or ents.mix_times
+    ents.tips = ents.tips or mix.ents.tips
+    transfer.mix_volume = mix.mix_volume or mix.volume or transfer.mix_volume
+    transfer.extra["folded"] = [*_folded(transfer), mix.clause]

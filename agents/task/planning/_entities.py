@@ -1,0 +1,290 @@
+"""Stage 3 of the rule planner: the typed entities of one clause.
+
+Each entity keeps where it was written, so the frame stage can tell a source from a destination
+by the words before it ("from", "into"). Found here: quantities (pint), well sets, labware,
+lab liquids and quoted names, instruments, counts, folds and ratios, the tip policy and the
+channels as the person says them, mixing, replicates, and vague or unit-less numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agents.task.planning import _quantities as qty
+from agents.task.planning import _wellsets as ws
+from agents.task.planning._lexicon import Lexicon, Mention
+from agents.task.planning._normalise import PLACEHOLDER
+from agents.task.planning._quantities import Quantity
+
+_FLAGS = re.IGNORECASE
+
+TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "per_source",
+        re.compile(
+            r"\b(?:one|a|new|fresh|separate|clean)\s+tips?\s+(?:per|for\s+each|for\s+every|each)\s+"
+            r"(?:source|input|sample\s+well\s+you\s+take\s+from)\b(?:\s+wells?)?"
+            r"|\bchange\s+(?:the\s+)?tips?\s+(?:when(?:ever)?|each\s+time)\s+the\s+source\s+changes",
+            _FLAGS,
+        ),
+    ),
+    (
+        "per_column",
+        re.compile(
+            r"\b(?:new|fresh|change|clean|different)\s+(?:set\s+of\s+)?tips?\s+(?:for\s+|at\s+)?"
+            r"(?:every|each|per)\s+column|\bchang(?:e|ing)\s+(?:the\s+)?tips?\s+(?:between|after|every|each|for\s+each)\s+"
+            r"(?:each\s+|every\s+)?columns?",
+            _FLAGS,
+        ),
+    ),
+    (
+        "per_destination",
+        re.compile(
+            r"\b(?:new|fresh|clean|separate|different)\s+tips?\s+(?:for|at|per|into|on|with|in)?\s*"
+            r"(?:each|every|per|all)?\s*(?:one|well|transfer|destination|dispense|time|aliquot|"
+            r"sample|pair|pick|move|step|replicate|wells|transfers|dispenses)?\b"
+            r"|\bchang(?:e|ing)\s+(?:the\s+)?tips?\s+(?:between|after|for|every|each|at)"
+            r"|\bnever\s+reuse|\bdon'?t\s+reuse|\bdo\s+not\s+reuse|\bno\s+tip\s+reuse"
+            r"|\btip\s+change\s+(?:between|after)|\bone\s+tip\s+per\s+(?:well|transfer|destination)",
+            _FLAGS,
+        ),
+    ),
+    (
+        "once",
+        re.compile(
+            r"\b(?:one|a\s+single|single|the\s+same|same)\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?"
+            r"tips?\s*(?:set\s+)?(?:for|throughout|across|the\s+whole|all|is\s+fine|is\s+ok|"
+            r"the\s+entire|everything|for\s+everything)?"
+            r"|\bdon'?t\s+change\s+tips?|\bdo\s+not\s+change\s+tips?|\bno\s+tip\s+changes?"
+            r"|\bwithout\s+changing\s+tips?|\breuse\s+(?:the\s+)?tips?|\bkeep\s+the\s+same\s+tips?",
+            _FLAGS,
+        ),
+    ),
+]
+_MULTI = re.compile(
+    r"\b(?:8|eight)[\s-]?(?:channel|chan|ch|tip)s?(?:\s+head|\s+pipette)?\b|\bmulti[\s-]?channel\b"
+    r"|\bmultichannel\b|\ball\s+(?:8|eight)\s+channels\b|\bp\d+\s*multi\b|\b8\s+at\s+a\s+time\b",
+    _FLAGS,
+)
+_SINGLE = re.compile(
+    r"\bsingle[\s-]?channel\b|\b(?:one|1)[\s-]channel\b|\bone\s+well\s+at\s+a\s+time\b", _FLAGS
+)
+_REPLICATES = re.compile(
+    r"\bin\s+(duplicate|triplicate|quadruplicate)s?\b|\b(duplicate|triplicate|quadruplicate)s\b"
+    r"|\b(triplicate|quadruplicate)\b"
+    r"|\b(\d|two|three|four|five|six)\s+(?:replicates?|repeats|copies)\b|\bn\s*=\s*(\d)\b",
+    _FLAGS,
+)
+_REPLICATE_WORDS = {"duplicate": 2, "triplicate": 3, "quadruplicate": 4}
+_MIX = re.compile(
+    r"\b(?:mix(?:ing|ed)?|pipett?(?:e|ing)\s+up\s+and\s+down|triturat\w*|resuspend\w*)\b", _FLAGS
+)
+_NO_MIX = re.compile(
+    r"\b(?:no|without|don'?t|do\s+not|skip(?:ping)?(?:\s+the)?)\s+mix(?:ing)?\b|\bno\s+mixing\b",
+    _FLAGS,
+)
+_HOW = re.compile(
+    r"\b(?:for|throughout|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:thing|lot|run|plate|set|job|transfer)\b",
+    _FLAGS,
+)
+# "(H8 stays as the blank)": a remark about a well, not a place to pipette.
+_ASIDE = re.compile(
+    r"\([^()]*\b(?:blanks?|controls?|stays?|remains?|empty|leave|left|untouched|note|"
+    r"reference|ntc|so\s+on|etc|e\.g|i\.e)\b[^()]*\)",
+    _FLAGS,
+)
+_REFER = re.compile(
+    r"\b(it|them|those|these|same\s+wells|the\s+same\s+wells|those\s+wells|these\s+wells|each\s+well"
+    r"|every\s+well|the\s+plate|that\s+plate|this\s+plate|the\s+wells|all\s+of\s+them)\b",
+    _FLAGS,
+)
+
+
+_PIPETTING = re.compile(r"\d\s*(?:u[lL]|µ[lL]|m[lL])\b", _FLAGS)
+_SIZED_TIPS = re.compile(r"\b(\d+(?:\.\d+)?)\s*(u[lL]|µ[lL]|m[lL])\s+(?:filter\s+)?tips?\b", _FLAGS)
+_WELLS = (
+    r"(?:[A-Pa-p]\d{1,2}(?:\s*(?:-|to|through|\.\.|and|&)\s*[A-Pa-p]\d{1,2})*"
+    r"|(?:rows?|columns?|cols?)\s+(?:[A-Pa-p]|\d{1,2})\b(?:\s*(?:-|to|and|&)\s*(?:[A-Pa-p]|\d{1,2})\b)*)"
+)
+_BLANK_AFTER = re.compile(
+    rf"(?<![\w#])(?P<w>{_WELLS})\s*(?:\(\s*)?(?:=|:|-)?\s*(?:is|are|as|stays?\s+as|remains?\s+as|will\s+be"
+    r"|serves?\s+as|left\s+as|kept\s+as)?\s*(?:the\s+|a\s+|our\s+)?(?:zero[\s-](?:standards?|#+)|blanks?\b"
+    r"|(?:#+|buffer|diluent|[\w-]+\s+buffer)\s+only\b|buffer[\s-]only\b|no[\s-]stock\b)(?:\s*wells?)?\)?",
+    _FLAGS,
+)
+_BLANK_BEFORE = re.compile(
+    rf"\bblanks?\s*(?:wells?\s*)?(?:in|at|=|:|are|is|-)?\s*(?:wells?\s+)?(?P<w>{_WELLS})", _FLAGS
+)
+
+
+def blank_note(ents: Entities) -> bool:
+    """The clause only says which wells are blanks ("A8 = blank", "H1 is the zero standard")."""
+    rest = ents.marked
+    found = False
+    for rx in (_BLANK_AFTER, _BLANK_BEFORE):
+        for m in rx.finditer(rest):
+            found = True
+            rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
+    filler = r"#+|\b(?:and|with|the|wells?|plate|of|on|in|leave|keep|use)\b|[\s,.;:()=-]"
+    rest = re.sub(filler, "", rest, flags=_FLAGS)
+    return found and not rest
+
+
+def split_blanks(ents: Entities) -> None:
+    """Take the blank wells a dilution names ("A12 blank", "blanks in G12 and H12") out of its
+    well sets, into ``ents.blanks``: they hold diluent only and are not part of the chain."""
+    spans = [
+        (m.start(), m.end(), m.start("w"), m.end("w"))
+        for rx in (_BLANK_AFTER, _BLANK_BEFORE)
+        for m in rx.finditer(ents.marked)
+    ]
+    if not spans:
+        return
+    for _, _, wa, wb in spans:
+        ents.blanks.extend(ws.find_all(ents.marked[wa:wb]))
+    ents.marked = _blank(ents.marked, [(a, b) for a, b, _, _ in spans], " ")
+    ents.wellsets = ws.find_all(ents.marked)
+
+
+@dataclass
+class Entities:
+    """What one clause names, each with where it was written."""
+
+    text: str
+    quantities: list[Quantity] = field(default_factory=list)
+    wellsets: list[ws.WellSet] = field(default_factory=list)
+    labware: list[Mention] = field(default_factory=list)
+    unknown_labware: list[Mention] = field(default_factory=list)
+    liquids: list[Mention] = field(default_factory=list)
+    instruments: list[tuple[str, str, int, int]] = field(default_factory=list)
+    times: int | None = None
+    mix_times: int | None = None  # the count said with the mixing ("mix 5x", "mixing twice")
+    fold: tuple[float, str] | None = None
+    steps: int | None = None
+    replicates: int | None = None
+    tips: str | None = None
+    channels: int | None = None
+    mix: bool = False
+    no_mix: bool = False
+    vague: str | None = None
+    blanks: list[ws.WellSet] = field(default_factory=list)  # "H1 is the blank", "A12 blank"
+    rack: str | None = None  # the tip rack the person names ("use tips_50", "the 300 uL tips")
+    marked: str = ""  # the text with names blanked, as the well sets were found in it
+    bare: list[str] = field(default_factory=list)
+    refers_back: bool = False
+    well_count: int | None = None
+
+    def volumes(self) -> list[Quantity]:
+        return qty.of_kind(self.quantities, "volume")
+
+
+def _overlap(a: Mention, b: Mention) -> bool:
+    return a.start < b.end and b.start < a.end
+
+
+def _dedupe(mentions: list[Mention]) -> list[Mention]:
+    """Mentions in order, none overlapping an earlier (longer) one."""
+    out: list[Mention] = []
+    for m in mentions:
+        if not any(_overlap(m, o) for o in out):
+            out.append(m)
+    return out
+
+
+def _blank(text: str, spans: list[tuple[int, int]], fill: str = " ") -> str:
+    """``text`` with the spans overwritten (same length, so positions stay valid)."""
+    for a, b in spans:
+        text = text[:a] + fill * (b - a) + text[b:]
+    return text
+
+
+def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
+    """The entities of one clause (``text`` already has its typos fixed)."""
+    ents = Entities(text)
+    for m in PLACEHOLDER.finditer(text):
+        ents.liquids.append(Mention(quoted[int(m.group(1))], m.start(), m.end(), m.group(0)))
+    unquoted = _blank(text, [(m.start, m.end) for m in ents.liquids], "#")
+    labware, ents.unknown_labware = lex.labware_mentions(unquoted)
+    racks = [m for m in labware if lex.lab.labware[m.name].kind == "tip_rack"]
+    sized = list(_SIZED_TIPS.finditer(unquoted))
+    if racks:
+        ents.rack = racks[0].name
+        if _PIPETTING.search(text) or re.match(r"^(?:use|using|with)\b", text, _FLAGS):
+            labware = [m for m in labware if m not in racks]  # tips to pipette with
+    elif sized:
+        size = float(sized[0].group(1)) * (1000 if sized[0].group(2).lower() == "ml" else 1)
+        near = sorted(
+            (abs(lw.tip_max_volume_ul - size) / size, lw.id)
+            for lw in lex.lab.labware.values()
+            if lw.kind == "tip_rack" and lw.tip_max_volume_ul > 0
+        )
+        number = f"{size:g}"
+        by_name = [  # "the 300 uL tips": the rack whose type or name says 300
+            lw.id
+            for lw in lex.lab.labware.values()
+            if lw.kind == "tip_rack"
+            and re.search(rf"(?<![\d.]){re.escape(number)}(?![\d.])", f"{lw.type} {lw.id}")
+        ]
+        if len(by_name) == 1:
+            ents.rack = by_name[0]
+        else:
+            ents.rack = near[0][1] if near and near[0][0] <= 0.25 else None
+    named = lex.liquid_mentions(unquoted) + lex.fuzzy_liquids(unquoted)
+    # Where a labware name and a liquid's overlap ("assay buffer" and labware "assay"), the
+    # longer one is meant; on a tie the labware ("samples A1": the plate, not the sample).
+    ents.labware = [
+        w
+        for w in labware
+        if not any(_overlap(w, q) and q.end - q.start > w.end - w.start for q in named)
+    ]
+    ents.liquids += [q for q in named if not any(_overlap(w, q) for w in ents.labware)]
+    ents.liquids = _dedupe(sorted(ents.liquids, key=lambda m: (m.start, -(m.end - m.start))))
+    ents.instruments = lex.instrument_mentions(unquoted)
+    ents.quantities = [
+        q
+        for q in qty.quantities(text)
+        if not any(m.start() <= q.start < m.end() for m in sized)  # "the 50 uL tips"
+    ]
+    spans = [(m.start, m.end) for m in ents.labware + ents.liquids + ents.unknown_labware]
+    spans += [(q.start, q.end) for q in ents.quantities]
+    spans += [(a, b) for _, _, a, b in ents.instruments]
+    # Tip and channel phrases ("fresh tips for every well", "one tip for the whole thing")
+    # say how, not where: they name no wells.
+    how = [(m.start(), m.end()) for _, rx in TIP_POLICIES for m in rx.finditer(text)]
+    how += [(m.start(), m.end()) for rx in (_MULTI, _SINGLE) for m in rx.finditer(text)]
+    how += [(m.start(), m.end()) for m in _HOW.finditer(text)]
+    how += [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
+    spans += how
+    # Names become a solid mark, not spaces: "A2 to plate_1 A1" must not read as a range.
+    ents.marked = _blank(text, spans, "#")
+    ents.wellsets = ws.find_all(ents.marked)
+    plain = _blank(text, spans[: len(spans) - len(how)], " ")
+    ents.well_count = ws.well_count(text)
+    ents.times = qty.times(plain)
+    ents.fold = qty.fold(plain)
+    ents.steps = qty.steps(plain)
+    if rep := _REPLICATES.search(text):
+        word = (rep.group(1) or rep.group(2) or rep.group(3) or "").lower()
+        ents.replicates = _REPLICATE_WORDS.get(word) or int(
+            qty.number(rep.group(4) or rep.group(5) or "1")
+        )
+    ents.tips = next((name for name, rx in TIP_POLICIES if rx.search(plain)), None)
+    if _MULTI.search(plain):
+        ents.channels = 8
+    elif _SINGLE.search(plain):
+        ents.channels = 1
+    ents.no_mix = bool(_NO_MIX.search(plain))
+    ents.mix = bool(_MIX.search(plain)) and not ents.no_mix
+    if ents.mix and (mixed := _MIX.search(plain)):
+        ents.mix_times = qty.times(re.split(r"[,;]", plain[mixed.start() :])[0])
+    if vague := qty.VAGUE.search(plain):
+        ents.vague = vague.group(1)
+    without_ratio = re.sub(r"\b1\s*(?::|in|to)\s*\d+(?:\.\d+)?", " ", plain)
+    ents.bare = [
+        b
+        for b in qty.bare_numbers(_blank(without_ratio, [(w.start, w.end) for w in ents.wellsets]))
+        if not re.fullmatch(r"[1-9]", b) or not ents.times
+    ]
+    ents.refers_back = bool(_REFER.search(plain))
+    return ents

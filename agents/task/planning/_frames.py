@@ -1,0 +1,273 @@
+"""Stage 4 of the rule planner: one semantic frame per clause.
+
+A frame says what a clause asks for, in slots: the action (its family), the liquid, the source
+and the destination (a labware and a well set each), the volume per well or in total, the tip
+policy, the channels, mixing, a fold or a ratio, a final volume, a temperature, a duration, a
+speed, wavelengths. Slots stay as written (a well set is not yet expanded, a liquid not yet
+located): whether they exist, fit and suffice is for the builders.
+
+Roles come from the words before an entity: what follows "from" is a source, what follows
+"to", "into", "across", "down" ... a destination, what comes before both is the verb's object
+(a source for "pool A1:A6 into B1", a destination for "fill row B with buffer").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities
+from agents.task.planning._lexicon import Mention
+from agents.task.planning._quantities import Quantity
+from agents.task.planning._wellsets import WellSet
+
+_FLAGS = re.IGNORECASE
+_FROM = re.compile(r"\b(?:from|out\s+of|off)\b", _FLAGS)
+_TO = re.compile(
+    r"\b(?:to|into|onto|in|across|down|over|throughout|along|among|amongst|between|on|at)\b|->",
+    _FLAGS,
+)
+# "to" that is not a destination: ranges, final volumes, "up to", "in triplicate", ...
+_NOT_TO = re.compile(
+    r"(?:\bup\s+to\b|\bto\s+(?:a\s+)?(?:final|total)\b|\bto\s+(?:a\s+)?\d|\bin\s+(?:a\s+)?\d+(?:\.\d+)?\s*(?:u|m)l"
+    r"|\bin\s+(?:duplicate|triplicate|quadruplicate|total|buffer|diluent)|\bat\s+\d|\bon\s+(?:the\s+)?"
+    r"(?:8|eight|multi|single)|\bin\s+(?:rows?|columns?)\s+\w+\s+and\b|\bwells?\s+(?:in|of|on)\b"
+    r"|(?<!from\s)\b[A-Pa-p]\d{1,2}\s+(?:to|through|thru)\s+[A-Pa-p]\d{1,2}\b(?!\s*[:\-]\s*[A-Pa-p]\d)"
+    r"|\brows?\s+[A-Pa-p]\s+(?:to|through|thru)\s+(?:rows?\s+)?[A-Pa-p]\b"
+    r"|\b(?:columns?|cols?)\s+\d{1,2}\s+(?:to|through|thru)\s+(?:columns?\s+|cols?\s+)?\d{1,2}\b)",
+    _FLAGS,
+)
+# A "from" with no destination word after it: the next "W to W" goes from a source to a well.
+_SOURCE_THEN_DEST = re.compile(r"\bfrom\b(?!.*\b(?:to|into|onto)\b)[^,;]*$", _FLAGS)
+_FINAL = re.compile(
+    r"(?:\b(?:ending|ends?|finishing|leaving)\s+(?:up\s+)?(?:with|at)\s+$|\bfinal(?:\s+volume)?(?:\s+(?:of|is|=|:))?\s*$|\bto\s+(?:a\s+)?(?:final|total)\s+(?:volume\s+)?(?:of\s+)?$"
+    r"|\b(?:top(?:ped)?\s+(?:up|off)|bring|brought|fill(?:ed)?|make|made|up|adjust)\b[^,;]{0,40}\bto\s+$"
+    r"|\bin\s+(?:a\s+)?(?:final\s+)?(?:volume\s+of\s+)?$|\btotal\s+volume(?:\s+of)?\s*$)",
+    _FLAGS,
+)
+_FINAL_AFTER = re.compile(
+    r"^\s*(?:(?:per|a|each|/)\s*well\s+|each\s+)?(?:final|total\s+volume|f\.?v\.?)\b", _FLAGS
+)
+_TOTAL = re.compile(r"(?:\ba\s+total\s+of\s*$|\btotal\s+of\s*$)", _FLAGS)
+# "Divide 960 uL of PBS over column 1": one volume shared out.
+_DIVIDE = re.compile(r"^(?:divide|split|share(?:\s+out)?|apportion)\b", _FLAGS)
+_OVER = re.compile(r"\b(?:over|across|between|among(?:st)?)\b", _FLAGS)
+_TOTAL_AFTER = re.compile(
+    r"^\s*(?:in\s+total|total\b(?!\s+volume)|(?:split|divided|spread|shared)\b"
+    r"|(?:of\s+[\w\s%-]{1,30}?\s+)?(?:evenly|equally)\b)",
+    _FLAGS,
+)
+_PER_WELL_AFTER = re.compile(r"^\s*(?:per\s+well|each|/\s*well|a\s+well|into\s+each)\b", _FLAGS)
+_DESCRIBES = re.compile(r"\b(?:each|every|all(?:\s+of)?(?:\s+the)?)\s+$", _FLAGS)
+_DESCRIBED = re.compile(r"(?:e?s)?\s+(?:wells?\s+)?(?:in|of|on)\s", _FLAGS)
+_MIX_VOLUME = re.compile(r"\bmix(?:ing|ed)?\b[^,;.]{0,30}?(?:with|at|using|of|volume)?\s*$", _FLAGS)
+
+
+@dataclass
+class Place:
+    """A labware and a well set as one role of a clause names them."""
+
+    labware: Mention | None = None
+    wells: WellSet | None = None
+    unknown: Mention | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self.labware is None and self.wells is None and self.unknown is None
+
+
+@dataclass
+class Frame:
+    """What one clause asks for, slot by slot, as written."""
+
+    clause: Clause
+    ents: Entities
+    family: str
+    liquid: Mention | None = None
+    liquids: list[Mention] = field(default_factory=list)
+    source: Place = field(default_factory=Place)
+    dest: Place = field(default_factory=Place)
+    head: Place = field(default_factory=Place)
+    places: list[tuple[str, Place]] = field(default_factory=list)
+    volume: Quantity | None = None
+    total: Quantity | None = None
+    final: Quantity | None = None
+    mix_volume: Quantity | None = None
+    volumes: list[Quantity] = field(default_factory=list)
+    temperature: Quantity | None = None
+    duration: Quantity | None = None
+    speed: Quantity | None = None
+    wavelengths: list[Quantity] = field(default_factory=list)
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        return self.ents.text
+
+
+def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
+    """(position, role) where each role segment of the clause starts.
+
+    "the dye in reservoir A1": "in" right after a liquid's name says where it is (a source).
+    """
+    cuts: list[tuple[int, str]] = []
+    for m in _FROM.finditer(text):
+        cuts.append((m.end(), "source"))
+    blocked = [
+        (m.start(), m.end())
+        for m in _NOT_TO.finditer(text)
+        if not _SOURCE_THEN_DEST.search(text[: m.start()])  # "from reservoir A1 to A5"
+        or not re.match(r"[A-Pa-p]\d", m.group(0))
+    ]
+    dests = [m for m in _TO.finditer(text) if not any(a <= m.start() < b for a, b in blocked)]
+    for i, m in enumerate(dests):
+        located = (
+            m.group(0).lower() in ("in", "at", "on")
+            and any(
+                re.fullmatch(r"\s*(?:that\s+is\s+|which\s+is\s+)?", text[q.end : m.start()])
+                for q in liquids
+            )
+            and any(d.group(0).lower() not in ("in", "at", "on") for d in dests[i + 1 :])
+        )
+        cuts.append((m.end(), "source" if located else "dest"))
+    return sorted(cuts)
+
+
+def role_at(cuts: list[tuple[int, str]], pos: int) -> str:
+    role = "head"
+    for at, name in cuts:
+        if at <= pos:
+            role = name
+    return role
+
+
+def _generic(wells: WellSet) -> bool:
+    """The whole plate ("each well", "all wells"), before a narrower set says which."""
+    return len(wells.parts) == 1 and wells.parts[0].kind == "all"
+
+
+def assign_places(frame: Frame) -> None:
+    """Group labware and well sets into places, each with the role of its segment."""
+    ents, text = frame.ents, frame.ents.text
+    cuts = _role_cuts(text, ents.liquids)
+    items: list[tuple[int, int, str, object]] = []
+    for m in ents.labware:
+        items.append((m.start, m.end, "labware", m))
+    for m in ents.unknown_labware:
+        items.append((m.start, m.end, "unknown", m))
+    for w in ents.wellsets:
+        items.append((w.start, w.end, "wells", w))
+    items.sort(key=lambda i: i[0])
+    places: list[tuple[str, Place, int]] = []
+    for start, end, what, obj in items:
+        role = role_at(cuts, start)
+        # "A1 of plate_1", "plate_1 A1", "A1 on plate_1": a well set and a labware next to
+        # each other (same role, only a few joining words between) are one place.
+        joined = False
+        if places:
+            last_role, last, last_end = places[-1]
+            between = text[last_end:start]
+            if (
+                what == "wells"
+                and last.wells is not None
+                and re.fullmatch(r"\s*\(\s*(?:i\.e\.?,?\s*|that\s+is,?\s*)?", between, _FLAGS)
+                and re.match(r"\s*\)", text[end:])
+            ):
+                # "every other well of row C (C2, C4 ... C12)": the wells spelled out win
+                last.wells = obj  # type: ignore[assignment]
+                places[-1] = (last_role, last, end)
+                continue
+            near = re.fullmatch(
+                r"\s*(?:of|on|in|from|at|'s|,)?\s*(?:the\s+)?(?:wells?\s+)?", between, _FLAGS
+            )
+            if near and (last_role == role or re.search(r"\b(?:of|on|in|at)\b|'s", between)):
+                if what == "wells" and last.wells is None:
+                    last.wells, joined = obj, True  # type: ignore[assignment]
+                elif (
+                    what == "wells"
+                    and last.wells is not None
+                    and _generic(last.wells)
+                    and last_role == role
+                ):
+                    # "each well of libs row A": the row narrows "each well"
+                    last.wells, joined = obj, True  # type: ignore[assignment]
+                elif what == "labware" and last.labware is None and last.unknown is None:
+                    last.labware, joined = obj, True  # type: ignore[assignment]
+                elif what == "unknown" and last.labware is None and last.unknown is None:
+                    last.unknown, joined = obj, True  # type: ignore[assignment]
+        if joined:
+            places[-1] = (places[-1][0], places[-1][1], end)
+            continue
+        place = Place()
+        if what == "wells":
+            place.wells = obj  # type: ignore[assignment]
+        elif what == "labware":
+            place.labware = obj  # type: ignore[assignment]
+        else:
+            place.unknown = obj  # type: ignore[assignment]
+        places.append((role, place, end))
+    frame.places = [(role, p) for role, p, _ in places]
+    for role, place in frame.places:
+        slot = getattr(frame, role)
+        if slot.empty:
+            setattr(frame, role, place)
+
+
+def assign_quantities(frame: Frame) -> None:
+    """Volumes into per-well / total / final / mixing slots; the first of each other kind."""
+    text = frame.ents.text
+    for q in frame.ents.quantities:
+        before, after = text[: q.start], text[q.end :]
+        if q.kind == "volume":
+            if _MIX_VOLUME.search(before[-40:]) and not _FINAL.search(before[-60:]):
+                frame.mix_volume = frame.mix_volume or q
+            elif _FINAL.search(before[-60:]) or _FINAL_AFTER.match(after):
+                frame.final = frame.final or q
+            elif (
+                _TOTAL.search(before[-20:])
+                or _TOTAL_AFTER.match(after)
+                or (_DIVIDE.match(text) and not frame.total and _OVER.search(after))
+            ):
+                frame.total = frame.total or q
+            else:
+                frame.volumes.append(q)
+                if frame.volume is None or _PER_WELL_AFTER.match(after):
+                    frame.volume = q
+        elif q.kind == "temperature":
+            frame.temperature = frame.temperature or q
+        elif q.kind == "duration":
+            frame.duration = frame.duration or q
+        elif q.kind == "speed":
+            frame.speed = frame.speed or q
+        elif q.kind == "wavelength":
+            frame.wavelengths.append(q)
+
+
+def assign_liquid(frame: Frame) -> None:
+    """The liquid the clause moves: a lab liquid or a quoted name, else the head's noun."""
+    text = frame.ents.text
+    frame.liquids = list(frame.ents.liquids)
+    # "every library in libs row A": a liquid that says which wells, not what is moved,
+    # when the clause names another liquid ("add beads to each library in ...").
+    described = [
+        m
+        for m in frame.liquids
+        if _DESCRIBES.search(text[: m.start]) and _DESCRIBED.match(text[m.end :])
+    ]
+    if described and len(described) < len(frame.liquids):
+        frame.liquids = [m for m in frame.liquids if m not in described]
+    elif described:
+        frame.extra["described"] = described
+    cuts = _role_cuts(text, frame.liquids)
+    heads = [m for m in frame.liquids if role_at(cuts, m.start) != "dest"]
+    frame.liquid = heads[0] if heads else (frame.liquids[0] if frame.liquids else None)
+
+
+def read(clause: Clause, ents: Entities, family: str) -> Frame:
+    """The generic frame of a clause; a family's reader refines it."""
+    frame = Frame(clause=clause, ents=ents, family=family)
+    assign_places(frame)
+    assign_quantities(frame)
+    assign_liquid(frame)
+    return frame

@@ -1,0 +1,357 @@
+"""The words of one lab and of lab English, matched as people type them (``rapidfuzz``).
+
+Three kinds of names are found in a clause:
+
+- labware: its id however it is spaced ("plate_1", "plate 1", "Plate-1", "plate1"), the words
+  its id or type contains ("the reservoir", "the trough", "the PCR plate"), and near-misses
+  ("palte_1"). A name whose number differs ("plate_3" in a lab with plate_1 and plate_2) is a
+  different plate, not a typo: it is reported as unknown, so the planner asks.
+- liquids: the names found in the lab's wells, however they are spaced or pluralised, quoted
+  names verbatim, and near-misses above :data:`FLOOR`.
+- instruments: ids and the words for their kinds ("the reader", "heater-shaker").
+
+Misspelt words of lab English ("trasnfer", "seriel", "absorbace") are corrected against a
+fixed vocabulary before anything else reads a clause, only when the match is close and shares
+its first two letters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
+
+from agents.task.planning._vocabulary import (
+    _LABWARE_WORDS,
+    _NOT_A_LIQUID,
+    _SHORT_VERBS,
+    _VOCAB_LIST,
+    _WORD,
+    INSTRUMENT_WORDS,
+    VOCABULARY,
+)
+from agents.task.planning.models import LabView
+
+# A typo is a few edits (a transposition counts as one): up to sure_edits(len) the name is
+# taken; one edit more and the planner asks "did you mean ...?"; beyond that it is not that
+# name. Scores are 100 * (1 - edits / length); FLOOR is the lowest score ever matched.
+FLOOR = 70.0
+_FLAGS = re.IGNORECASE
+
+
+def sure_edits(length: int) -> int:
+    """How many edits still count as a typo of a word this long."""
+    return 0 if length < 4 else 1 if length < 8 else 2
+
+
+def closest(word: str, names: list[str]) -> tuple[str, float, bool] | None:
+    """(name, score, sure) of the closest name within the typo distance, or None.
+
+    ``sure`` is False when the name is one edit beyond a sure typo: the planner asks.
+    """
+    if not names:
+        return None
+    best = process.extractOne(word, names, scorer=DamerauLevenshtein.distance)
+    if best is None:
+        return None
+    name, edits = str(best[0]), int(best[1])
+    length = max(len(word), len(name))
+    allowed = sure_edits(length)
+    score = 100.0 * (1 - edits / max(length, 1))
+    if edits <= allowed:
+        return name, score, True
+    if edits == allowed + 1 and length >= 5 and score >= FLOOR:
+        return name, score, False
+    return None
+
+
+_BY_SHAPE = re.compile(
+    r"\b(?:the\s+)?(?:(?P<res>\d{1,2}|single|one)[\s-]*(?:troughs?|channels?|columns?|wells?|rows?)"
+    r"[\s-]+(?:reservoir|trough)s?\b|(?P<res2>\d{1,2})[\s-]*troughs?(?:\s+plate)?\b"
+    r"|(?P<wells>\d{2,4})[\s-]*(?:well|w)\b(?:\s+(?:plate|block))?"
+    r"|(?P<wells2>384|96|48|24|12|6)\s+(?:plate|block)\b"
+    r"|(?P<ml>\d+(?:\.\d+)?)\s*m[lL]\s+(?:deep[\s-]?well\s+)?(?:block|plate)\b"
+    r"|deep[\s-]?well(?:\s+(?:block|plate))?|(?<!\w)block\b)",
+    _FLAGS,
+)
+
+
+def _reservoir_like(lw: object) -> bool:
+    """A trough or a reservoir: a dozen wells or fewer, each of several mL."""
+    rows, cols = getattr(lw, "rows", 0), getattr(lw, "cols", 0)
+    return rows * cols <= 12 and getattr(lw, "well_max_volume_ul", 0) >= 2000
+
+
+_PLATE_LIKE = re.compile(
+    r"\b((?:plate|plt|palte|pate|plat|reservoir|trough|rack|tiprack|tips?|tube|block|"
+    r"source|dest|destination|src|dst|assay|sample|samples|pcr|deepwell)s?[_\- ]?\d+[a-z]?)\b"
+    r"(?!\s*(?:u[lL]|µ[lL]|m[lL]|nl|microlit|millilit)\b)",  # "Plate 50 uL ...": a verb
+    _FLAGS,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A name found in a clause: what it names, where, and how sure the match is."""
+
+    name: str
+    start: int
+    end: int
+    written: str = ""
+    sure: bool = True
+
+
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def _spaced(name: str) -> str:
+    """A regex for a name however it is spaced: plate_1 ~ plate 1, plate-1, plate1."""
+    parts = [re.escape(p) for p in re.split(r"[_\-\s]+", name) if p]
+    return r"[\s_\-]?".join(parts)
+
+
+def _labware_alias(name: str) -> str:
+    """A labware id however it is spaced, with the word "plate" where people add it:
+    assay_a ~ "assay plate A", "assay_a plate"; elisa_b ~ "ELISA plate B"."""
+    parts = [re.escape(p) for p in re.split(r"[_\-\s]+", name) if p]
+    sep = r"[\s_\-]?"
+    forms = [sep.join(parts)]
+    if len(parts) >= 2 and "plate" not in (p.lower() for p in parts):
+        forms.append(sep.join(parts[:-1]) + r"\s+plate\s+" + parts[-1])
+    return "(?:" + "|".join(forms) + r")(?:\s+plate\b)?"
+
+
+@lru_cache(maxsize=256)
+def _names_rx(
+    names: tuple[str, ...], tag: str, plural: str, labware: bool = False
+) -> re.Pattern[str] | None:
+    """One regex for names however they are spaced (compiled once per set of names)."""
+    if not names:
+        return None
+    spell = _labware_alias if labware else _spaced
+
+    def one(n: str) -> str:
+        if plural and len(n) > 3 and n[-1].lower() == "y" and n[-2].lower() not in "aeiou":
+            return f"(?:{spell(n)}{plural}|{spell(n[:-1])}ies)"  # "library" -> "libraries"
+        return f"{spell(n)}{plural}"
+
+    alts = "|".join(f"(?P<{tag}{i}>{one(n)})" for i, n in enumerate(names))
+    return re.compile(rf"(?<![\w])(?:{alts})(?![\w])", _FLAGS)
+
+
+class Lexicon:
+    """The names a request may use for one lab."""
+
+    def __init__(self, lab: LabView) -> None:
+        self.lab = lab
+        self.labware = {lw.lower(): lw for lw in lab.labware}
+        self.liquids = {n.lower(): n for n in lab.liquids()}  # lab view -> names, once
+        self.instruments = {i.lower(): i for i in lab.instruments}
+
+    @cached_property
+    def _labware_rx(self) -> re.Pattern[str] | None:
+        self._labware_order = sorted(self.lab.labware, key=len, reverse=True)
+        return _names_rx(tuple(self._labware_order), "l", "", True)
+
+    @cached_property
+    def _liquid_rx(self) -> re.Pattern[str] | None:
+        self._liquid_order = sorted(self.liquids.values(), key=len, reverse=True)
+        return _names_rx(tuple(self._liquid_order), "q", "(?:e?s)?")
+
+    # ------------------------------------------------------------------ words
+    def fix_words(self, text: str) -> str:
+        """``text`` with misspelt words of lab English corrected (lab names left alone); a
+        short verb opening the clause is corrected too ("mxi" -> "mix")."""
+        known = set(self.labware) | set(self.liquids) | set(self.instruments)
+        first = re.match(r"[A-Za-z]{3,4}\b", text)
+        if first and first.group(0).lower() not in _SHORT_VERBS:
+            low = first.group(0).lower()
+            near = [
+                v
+                for v in _SHORT_VERBS
+                if len(v) == len(low) and DamerauLevenshtein.distance(low, v) == 1
+            ]
+            if len(near) == 1 and low not in known and sorted(low) == sorted(near[0]):
+                text = near[0] + text[first.end() :]
+
+        def fix(m: re.Match[str]) -> str:
+            word = m.group(0)
+            low = word.lower()
+            if len(low) < 5 or low in VOCABULARY or low in known or "«" in word:
+                return word
+            best = closest(low, _VOCAB_LIST)
+            if best is None or not best[2] or best[0][:2] != low[:2]:
+                return word
+            if best[0].startswith(low) or low.startswith(best[0]):
+                return word  # an inflection ("cycle", "plates"), not a typo
+            return best[0]
+
+        return _WORD.sub(fix, text)
+
+    # ------------------------------------------------------------------ labware
+    def labware_mentions(self, text: str) -> tuple[list[Mention], list[Mention]]:
+        """(labware found, plate-like names that are not in this lab), in order."""
+        found: list[Mention] = []
+        rx = self._labware_rx
+        if rx is not None:
+            for m in rx.finditer(text):
+                i = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
+                found.append(Mention(self._labware_order[i], m.start(), m.end(), m.group(0)))
+        taken = [(f.start, f.end) for f in found]
+        for m in _BY_SHAPE.finditer(text):
+            if any(a <= m.start() < b or m.start() <= a < m.end() for a, b in taken):
+                continue
+            match = self._by_shape(m)
+            if match is not None:
+                found.append(Mention(match, m.start(), m.end(), m.group(0)))
+                taken.append((m.start(), m.end()))
+        for word, hints in _LABWARE_WORDS.items():
+            for m in re.finditer(rf"\b(?:the\s+)?{re.escape(word)}\b", text, _FLAGS):
+                if any(a <= m.start() < b or m.start() <= a < m.end() for a, b in taken):
+                    continue
+                match = self._by_hint(hints)
+                if match is not None:
+                    found.append(Mention(match, m.start(), m.end(), m.group(0)))
+                    taken.append((m.start(), m.end()))
+        unknown: list[Mention] = []
+        for m in _PLATE_LIKE.finditer(text):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            written = m.group(1)
+            low = re.sub(r"[\s\-]+", "_", written.lower())
+            same_number = [n for n in self.labware if _digits(n) == _digits(low)]
+            best = closest(low, same_number)
+            if best is not None:
+                found.append(Mention(self.labware[best[0]], m.start(), m.end(), written, best[2]))
+            else:
+                unknown.append(Mention(written, m.start(), m.end(), written, False))
+        found.sort(key=lambda f: f.start)
+        return found, unknown
+
+    def _by_hint(self, hints: tuple[str, ...]) -> str | None:
+        """The one labware whose id or type contains a hint word, or for "reservoir" and
+        "trough" the one reservoir-like labware (None if none or several)."""
+        plates = [lw for lw in self.lab.labware.values() if lw.kind == "plate"]
+        matches = [lw.id for lw in plates if any(h in f"{lw.id} {lw.type}".lower() for h in hints)]
+        if not matches and {"reservoir", "trough"} & set(hints):
+            matches = [lw.id for lw in plates if _reservoir_like(lw)]
+        return matches[0] if len(matches) == 1 else None
+
+    def _by_shape(self, m: re.Match[str]) -> str | None:
+        """'the 24-well plate', 'the 384 plate', 'the 2.2 mL block', 'the deep-well block'."""
+        plates = [lw for lw in self.lab.labware.values() if lw.kind == "plate"]
+        if m.group("res") or m.group("res2"):  # "the 4-trough", "the 12-channel reservoir"
+            said = (m.group("res") or m.group("res2")).lower()
+            count = 1 if said in ("single", "one") else int(said)
+            matches = [lw.id for lw in plates if _reservoir_like(lw) and lw.rows * lw.cols == count]
+        elif m.group("wells") or m.group("wells2"):
+            count = int(m.group("wells") or m.group("wells2"))
+            matches = [
+                lw.id for lw in plates if lw.rows * lw.cols == count and not _reservoir_like(lw)
+            ]
+        elif m.group("ml"):
+            ml = float(m.group("ml"))
+            near = sorted(
+                (abs(lw.well_max_volume_ul / 1000 - ml), lw.id)
+                for lw in plates
+                if abs(lw.well_max_volume_ul / 1000 - ml) < 0.25 * ml
+            )
+            close = [n for d, n in near if d <= near[0][0] + 0.05 * ml] if near else []
+            matches = close[:1] if len(close) == 1 else close
+        else:
+            matches = [
+                lw.id for lw in plates if lw.well_max_volume_ul >= 1000 and lw.rows * lw.cols >= 24
+            ]
+        return matches[0] if len(matches) == 1 else None
+
+    # ------------------------------------------------------------------ liquids
+    def liquid_mentions(self, text: str) -> list[Mention]:
+        """Lab liquids named in ``text`` (spacing and plurals forgiven), in order."""
+        rx = self._liquid_rx
+        if rx is None:
+            return []
+        out = []
+        for m in rx.finditer(text):
+            i = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
+            out.append(Mention(self._liquid_order[i], m.start(), m.end(), m.group(0)))
+        taken = [(x.start, x.end) for x in out]
+        for m in re.finditer(r"(?<![\w#«])[A-Za-z][\w-]{2,}(?![\w»])", text):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            name = self._by_word.get(m.group(0).lower())
+            if name is not None:  # "TMB": the lab's one "TMB substrate"
+                out.append(Mention(name, m.start(), m.end(), m.group(0)))
+        return sorted(out, key=lambda x: x.start)
+
+    @cached_property
+    def _by_word(self) -> dict[str, str]:
+        """A word of one multi-word liquid's name and of no other's ('TMB', 'conjugate')."""
+        owners: dict[str, set[str]] = {}
+        for name in self.liquids.values():
+            words = re.findall(r"[A-Za-z][\w-]{2,}", name)
+            if len(words) < 2:
+                continue
+            for w in words:
+                owners.setdefault(w.lower(), set()).add(name)
+        singles = {n.lower() for n in self.liquids.values() if " " not in n}
+        return {
+            w: next(iter(names))
+            for w, names in owners.items()
+            if len(names) == 1 and w not in _NOT_A_LIQUID and w not in singles
+            and w not in self.labware and w not in self.instruments
+        }  # fmt: skip
+
+    def fuzzy_liquids(self, text: str) -> list[Mention]:
+        """Lab liquids of two or more words written with a typo ("blockng buffer")."""
+        out: list[Mention] = []
+        words = list(re.finditer(r"[A-Za-z][\w%-]*", text))
+        for name in self.liquids.values():
+            n = len(name.split())
+            if n < 2:
+                continue
+            for i in range(len(words) - n + 1):
+                a, b = words[i].start(), words[i + n - 1].end()
+                written = text[a:b]
+                if written.lower() == name.lower():
+                    continue  # exact: the regex found it
+                best = closest(written.lower(), [name.lower()])
+                if (
+                    best is not None
+                    and best[2]
+                    and written.split()[-1].lower()[:3] == name.split()[-1].lower()[:3]
+                ):
+                    out.append(Mention(name, a, b, written, True))
+        return out
+
+    def liquid(self, written: str) -> Mention | None:
+        """The lab liquid a written name means: exact, spaced, plural, or a close typo."""
+        low = re.sub(r"[\s\-]+", "_", written.strip().lower())
+        for cand in (low, low.rstrip("s"), low.removesuffix("es")):
+            if cand in self.liquids:
+                return Mention(self.liquids[cand], 0, 0, written)
+        spaced = {re.sub(r"[\s\-]+", "_", k): v for k, v in self.liquids.items()}
+        if low in spaced:
+            return Mention(spaced[low], 0, 0, written)
+        best = closest(low, list(spaced))
+        if best is None:
+            return None
+        return Mention(spaced[best[0]], 0, 0, written, best[2])
+
+    # ------------------------------------------------------------------ instruments
+    def instrument_mentions(self, text: str) -> list[tuple[str, str, int, int]]:
+        """(kind, instrument id or '', start, end) for every instrument word in ``text``."""
+        out: list[tuple[str, str, int, int]] = []
+        for iid in sorted(self.lab.instruments, key=len, reverse=True):
+            for m in re.finditer(rf"(?<![\w]){re.escape(iid)}(?![\w])", text, _FLAGS):
+                out.append((self.lab.instruments[iid].kind, iid, m.start(), m.end()))
+        for kind, words in INSTRUMENT_WORDS.items():
+            for word in words:
+                for m in re.finditer(rf"\b{word}s?\b", text, _FLAGS):
+                    if any(a <= m.start() < b or m.start() <= a < m.end() for _, _, a, b in out):
+                        continue
+                    out.append((kind, "", m.start(), m.end()))
+        return sorted(out, key=lambda t: t[2])

@@ -1,0 +1,105 @@
+"""Stage 1 of the rule planner: normalise a request's text.
+
+One spelling for what people write many ways (µL, μl -> uL; en and em dashes; arrows; the
+degree sign; non-breaking spaces; curly quotes), and every quoted span replaced by a
+placeholder so that nothing inside quotes (a liquid named "wash; then shake at 90 C") can
+become a clause or an entity. The quoted text comes back, verbatim, as a name:
+:func:`unquote`. Line breaks are kept: list items and labels ("ELISA step:") are the
+splitter's business.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# A placeholder is a word of its own: «q0», «q1», ...
+PLACEHOLDER = re.compile(r"«q(\d+)»")
+
+_QUOTES = re.compile(
+    r'"([^"\n]{1,80})"'  # straight double quotes
+    r"|(?<![\w'])'([^'\n]{1,80})'(?![\w'])"  # single quotes, not apostrophes (don't, plate's)
+)
+_CHARS = str.maketrans(
+    {
+        "µ": "u",
+        "μ": "u",
+        "–": "-",  # en dash (ranges: A1–A12)
+        "‒": "-",
+        "−": "-",  # minus sign
+        "‐": "-",
+        "‑": "-",
+        "—": " - ",  # em dash: a pause, never a range
+        "→": " -> ",
+        "⇒": " -> ",
+        "⟶": " -> ",
+        "×": "x",
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‘": "'",
+        "’": "'",
+        "\u00a0": " ",
+        "\u2009": " ",
+        "\u202f": " ",
+        "\t": " ",
+        "•": "\n- ",
+        "·": "\n- ",
+        "▪": "\n- ",
+    }
+)
+_DEGREE = re.compile(r"\s*[°º˚]\s*([CcFf])\b")
+_ARROW = re.compile(r"\s*(?:-+>|=+>)\s*")
+_SPACES = re.compile(r"[ ]{2,}")
+# "A1 = 10 uL", "A1 -> 10 uL", "A1: 10 uL": a well and its volume, written "A1 10 uL".
+_WELL_VOLUME = re.compile(
+    r"\b([A-Pa-p]\d{1,2})\s*(?:(?:=|->)\s*(?=\d+(?:\.\d+)?\b(?!\s*[A-Pa-p]\d))"
+    r"|:\s*(?=\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])?\s*(?:[,;)]|$|\s+and\b|\s+[A-Pa-p]\d)))"
+)
+# "(uL)", "volumes in uL": the unit of the bare numbers after the wells on that line.
+_UNIT_NOTE = re.compile(r"\((?:in\s+)?(uL|mL)\)|\bvolumes?\s+in\s+(uL|mL)\b", re.IGNORECASE)
+_BARE_AFTER_WELL = re.compile(
+    r"\b([A-Pa-p]\d{1,2})\s+(\d+(?:\.\d+)?)\b(?!\s*(?:uL|ul|mL|ml|%|x|nm|rpm|C|min|s|h)\b)(?!\.\d)"
+)
+
+
+def _units(line: str) -> str:
+    line = _WELL_VOLUME.sub(r"\1 ", line)
+    note = _UNIT_NOTE.search(line)
+    if note:
+        unit = note.group(1) or note.group(2)
+        line = _BARE_AFTER_WELL.sub(lambda m: f"{m.group(1)} {m.group(2)} {unit}", line)
+        line = _UNIT_NOTE.sub(" ", line)
+    return line
+
+
+@dataclass(frozen=True, slots=True)
+class Normalised:
+    """A request in one spelling, its quoted spans held aside."""
+
+    text: str
+    quoted: tuple[str, ...]
+
+
+def normalise(request: str) -> Normalised:
+    """The request in one spelling; quoted spans become «qN» placeholders."""
+    text = unicodedata.normalize("NFC", request).translate(_CHARS)
+    quoted: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        quoted.append((m.group(1) or m.group(2) or "").strip())
+        return f" «q{len(quoted) - 1}» "
+
+    text = _QUOTES.sub(hold, text)
+    text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)
+    text = _ARROW.sub(" -> ", text)
+    lines = [
+        _SPACES.sub(" ", _units(line)).strip() for line in text.replace("\r", "\n").split("\n")
+    ]
+    return Normalised("\n".join(line for line in lines if line), tuple(quoted))
+
+
+def unquote(text: str, quoted: tuple[str, ...], mark: str = "") -> str:
+    """``text`` with its placeholders replaced by the quoted text they stand for (in ``mark``)."""
+    return PLACEHOLDER.sub(lambda m: f"{mark}{quoted[int(m.group(1))]}{mark}", text).strip()

@@ -1,0 +1,256 @@
+"""Quantities in lab English, read with ``pint``: volumes, temperatures, times, speeds, nm.
+
+A number with a unit (``50 uL``, ``0.1 mL``, ``fifty microliters``, ``37C``, ``5-min``,
+``1,000 rpm``, ``OD600``) becomes a :class:`Quantity` in one canonical unit per kind (uL,
+degrees C, seconds, rpm, nm); pint does the unit arithmetic and checks the dimension. A number
+without a unit is not a quantity: the planner asks what it means rather than assume a unit.
+Counts ("5 times", "3x", "twice", "in triplicate"), folds and ratios ("2-fold", "1:10",
+"1 in 10") and step counts ("8-step", "6-point") are read here too, and so are the vague
+words ("some", "a bit") that stand where a number should be.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from typing import Literal
+
+import pint
+
+Kind = Literal["volume", "temperature", "duration", "speed", "wavelength"]
+
+_FLAGS = re.IGNORECASE
+_CANONICAL: dict[Kind, str] = {
+    "volume": "microliter",
+    "temperature": "degC",
+    "duration": "second",
+    "speed": "rpm",
+    "wavelength": "nanometer",
+}
+# How people write units -> (kind, pint unit). Letters alone that pint reads otherwise
+# (C is a coulomb, F a farad) are temperatures here.
+_SURFACES: dict[str, tuple[Kind, str]] = {
+    **dict.fromkeys(
+        ("ul", "uls", "microliter", "microliters", "microlitre", "microlitres", "micro liters",
+         "micro litres", "micro-liters", "micro-litres", "mcl", "ulitres", "ul's"),
+        ("volume", "microliter"),
+    ),
+    **dict.fromkeys(
+        ("ml", "mls", "milliliter", "milliliters", "millilitre", "millilitres", "milli-liters",
+         "cc"),
+        ("volume", "milliliter"),
+    ),
+    **dict.fromkeys(("nl", "nanoliter", "nanoliters", "nanolitre", "nanolitres"),
+                    ("volume", "nanoliter")),
+    **dict.fromkeys(("l", "liter", "liters", "litre", "litres"), ("volume", "liter")),
+    **dict.fromkeys(
+        ("c", "degc", "deg c", "degrees c", "degree c", "degrees celsius", "degree celsius",
+         "celsius", "centigrade", "degrees", "degree", "oc"),
+        ("temperature", "degC"),
+    ),
+    **dict.fromkeys(
+        ("f", "degf", "deg f", "degrees f", "degrees fahrenheit", "fahrenheit"),
+        ("temperature", "degF"),
+    ),
+    **dict.fromkeys(
+        ("rpm", "rmp", "prm", "rev/min", "r/min", "revolutions per minute"), ("speed", "rpm")
+    ),
+    **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), ("duration", "second")),
+    **dict.fromkeys(("min", "mins", "minute", "minutes", "m"), ("duration", "minute")),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), ("duration", "hour")),
+    **dict.fromkeys(("nm", "nanometer", "nanometers", "nanometre", "nanometres"),
+                    ("wavelength", "nanometer")),
+}  # fmt: skip
+WORD_NUMBERS = {
+    "zero": 0, "one": 1, "a single": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15,
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "ninety": 90,
+    "hundred": 100, "a hundred": 100, "one hundred": 100, "two hundred": 200,
+    "half": 0.5, "a half": 0.5,
+}  # fmt: skip
+_WORDS = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
+_NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+_NUMBER = rf"(?<![\w.])(?P<neg>-)?(?P<num>{_NUM}|(?:{_WORDS})(?=[\s-]))"
+_UNIT = "|".join(re.escape(u) for u in sorted(_SURFACES, key=len, reverse=True))
+_QUANTITY = re.compile(_NUMBER + rf"\s*-?\s*(?P<unit>{_UNIT})(?![\w/])", _FLAGS)
+_OD = re.compile(r"\b(?:(?i:od|abs)\s?-?|A)(?P<nm>[2-9]\d{2})\b")
+_BARE = re.compile(
+    r"(?<![\w.:/])(-?(?:\d+(?:\.\d+)?|\.\d+))"
+    r"(?![\w.:/]|\s*/|\s*-?\s*(?:fold|times|x\b|steps?|points?|cycles?|reps?|wells?|columns?"
+    r"|rows?|replicates?|plates?))",
+    _FLAGS,
+)
+_COUNTED = re.compile(
+    r"(?:column|col|row|hotel|slot|od|step|position|rack|plate|tube|cols|columns|rows|and|,|"
+    r"through|to|thru|-|n\s*=)\s*$",
+    _FLAGS,
+)
+_COUNT = rf"(\d+|{_WORDS})"
+_TIMES = re.compile(
+    _COUNT + r"\s*(?:times|x|cycles?|repetitions?|reps?|strokes?|passes)\b|\bx\s*(\d+)\b"
+    r"|\b(once|twice|thrice)\b",
+    _FLAGS,
+)
+_FOLD = re.compile(
+    rf"(?<![\w.])(\d+(?:\.\d+)?|{_WORDS})\s*-?\s*(?:fold\b|x\s+(?=(?:serial\s+)?dilut))",
+    _FLAGS,
+)
+_RATIO = re.compile(r"(?<![\w:.])1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.])", _FLAGS)
+_STEPS = re.compile(
+    rf"(?<![\w.:])({_COUNT[1:-1]})\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
+    r"(?:steps?|points?|dilutions?|concentrations?|wells?)\b",
+    _FLAGS,
+)
+VAGUE = re.compile(
+    r"\b(a bit|a little|some|a few|few|several|a couple(?: of)?|enough|a lot(?: of)?|lots of|"
+    r"plenty(?: of)?|a splash|a drop|a while|briefly|a moment|overnight|a small amount|"
+    r"a bunch|loads of|a dash)\b",
+    _FLAGS,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Quantity:
+    """A number with a unit, converted to the canonical unit of its kind."""
+
+    kind: Kind
+    value: float
+    text: str
+    start: int
+    end: int
+
+
+@cache
+def _registry() -> pint.UnitRegistry:
+    return pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
+
+
+@cache
+def _factor(unit: str, kind: Kind) -> tuple[float, float]:
+    """(scale, offset) from ``unit`` to the canonical unit of ``kind``, computed by pint."""
+    ureg = _registry()
+    zero = ureg.Quantity(0.0, unit).to(_CANONICAL[kind]).magnitude
+    one = ureg.Quantity(1.0, unit).to(_CANONICAL[kind]).magnitude
+    return float(one - zero), float(zero)
+
+
+def number(text: str) -> float:
+    """'1,000' -> 1000; '.5' -> 0.5; 'fifty' -> 50."""
+    low = text.lower().strip()
+    if low in WORD_NUMBERS:
+        return float(WORD_NUMBERS[low])
+    return float(low.replace(",", ""))
+
+
+_LISTED = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)((?:\s*(?:,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(?P<unit>u[lL]|µl|ml|mL|nm)\b"
+)
+
+
+_COUNTED_LIST = re.compile(
+    r"(?:columns?|cols?|rows?|wells?|steps?)\b[\s\d,&]*(?:to|through|thru|and|-)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def quantities(text: str) -> list[Quantity]:
+    """Every quantity in ``text``, in order (OD600 and A450 are wavelengths; "2, 3 and 4.5 uL"
+    are three volumes)."""
+    found = []
+    for m in _LISTED.finditer(text):
+        before = text[max(0, m.start() - 24) : m.start()]
+        if _COUNTED_LIST.search(before):
+            continue  # "columns 8, 10 and 12, 3 uL", "columns 1 to 5, 120 uL": one volume
+        unit = m.group("unit").lower()
+        kind, pint_unit = _SURFACES[unit]
+        scale, offset = _factor(pint_unit, kind)
+        for n in re.finditer(r"\d+(?:\.\d+)?", m.group(0)[: m.start("unit") - m.start()]):
+            value = round(float(n.group(0)) * scale + offset, 6)
+            if n.end() + m.start() < m.start("unit") - 1:  # the last number is read below
+                found.append(
+                    Quantity(kind, value, n.group(0), m.start() + n.start(), m.start() + n.end())
+                )
+    for m in _QUANTITY.finditer(text):
+        if any(q.start <= m.start() < q.end for q in found):
+            continue
+        unit = " ".join(m.group("unit").lower().split())
+        kind, pint_unit = _SURFACES[unit]
+        if unit == "m" and not re.match(r"\s*\d", text[m.start("num") :]):
+            continue
+        scale, offset = _factor(pint_unit, kind)
+        value = number(m.group("num")) * (-1 if m.group("neg") else 1)
+        found.append(
+            Quantity(kind, round(value * scale + offset, 6), m.group(0), m.start(), m.end())
+        )
+    for m in _OD.finditer(text):
+        if not any(q.start <= m.start() < q.end for q in found):
+            found.append(
+                Quantity("wavelength", float(m.group("nm")), m.group(0), m.start(), m.end())
+            )
+    return sorted(found, key=lambda q: q.start)
+
+
+def of_kind(found: list[Quantity], kind: Kind) -> list[Quantity]:
+    return [q for q in found if q.kind == kind]
+
+
+def first(found: list[Quantity], kind: Kind) -> Quantity | None:
+    """The first quantity of a kind, or None."""
+    return next((q for q in found if q.kind == kind), None)
+
+
+def without(text: str, found: list[Quantity]) -> str:
+    """``text`` with the quantities blanked out (same length, so spans stay valid)."""
+    for q in found:
+        text = text[: q.start] + " " * (q.end - q.start) + text[q.end :]
+    return text
+
+
+def bare_numbers(text: str) -> list[str]:
+    """Numbers written without a unit (and not a count, a fold, a well or an id)."""
+    spans = [(q.start, q.end) for q in quantities(text)]
+    return [
+        m.group(1)
+        for m in _BARE.finditer(text)
+        if not any(a <= m.start() < b for a, b in spans) and not _COUNTED.search(text[: m.start()])
+    ]
+
+
+def times(text: str) -> int | None:
+    """A repetition count: '5 times', '3x', 'x3', 'twice'."""
+    m = _TIMES.search(text)
+    if m is None:
+        return None
+    if m.group(3):
+        return {"once": 1, "twice": 2, "thrice": 3}[m.group(3).lower()]
+    return int(number(m.group(1) or m.group(2)))
+
+
+def fold(text: str) -> tuple[float, str] | None:
+    """A dilution factor and how it was written: '2-fold' -> (2, 'fold'), '1:10' -> (10, 'ratio')"""
+    if m := _FOLD.search(text):
+        return number(m.group(1)), "fold"
+    if m := _RATIO.search(text):
+        return float(m.group(1)), "ratio"
+    return None
+
+
+def steps(text: str) -> int | None:
+    """A step count: '8-step', '6 steps', 'eight-point', '7 dilutions'."""
+    m = _STEPS.search(text)
+    return None if m is None else int(number(m.group(1)))
+
+
+def fmt(value: float, unit: str) -> str:
+    """'50 uL', '2.5 uL', '37 C' — short, without trailing zeros."""
+    return f"{value:g} {unit}" if abs(value) < 1e6 else f"{value:,.0f} {unit}"
+
+
+def fmt_duration(seconds: float) -> str:
+    """'5 min', '30 s', '1.5 h'."""
+    if seconds >= 3600 and seconds % 360 == 0:
+        return f"{seconds / 3600:g} h"
+    if seconds >= 60 and seconds % 6 == 0:
+        return f"{seconds / 60:g} min"
+    return f"{seconds:g} s"

@@ -1,0 +1,313 @@
+"""Stage 4 of the rule planner, with its repairs: each clause read into a frame of its family.
+
+Beyond one frame per clause, this is where the pieces people leave loose are put back: a
+verbless lead-in ("For 5 min, shake ...") joins what follows; the verbless pieces of a dilution
+sentence ("2-fold, A1 to A11, A12 blank, 100 uL final") join it; two volumes of two liquids in
+one clause become two transfers; a recipe's "A1 holds 200 uL standard" about an empty well is a
+filling step.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from agents.task.planning._clauses import ACTION_VERBS, Clause
+from agents.task.planning._entities import Entities, blank_note, extract, split_blanks
+from agents.task.planning._frames import Frame, read
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._normalise import Normalised
+from agents.task.planning._wellsets import SelectionError
+from agents.task.planning.families import FAMILIES, Family, classify
+
+
+def _names_place(frame: Frame) -> bool:
+    """A heading that is only a place ("elisa_a:", "plate_a row A -")."""
+    rest = frame.text
+    for m in sorted(
+        [(m.start, m.end) for m in frame.ents.labware]
+        + [(w.start, w.end) for w in frame.ents.wellsets],
+        reverse=True,
+    ):
+        rest = rest[: m[0]] + rest[m[1] :]
+    return bool(frame.ents.labware) and not re.sub(r"[\W_]+|\b(?:the|of|in|on|plate)\b", "", rest)
+
+
+def _names_plate(frame: Frame) -> bool:
+    lex = frame.extra.get("lex")
+    label = frame.clause.label or ""
+    return isinstance(lex, Lexicon) and bool(label) and bool(lex.labware_mentions(label)[0])
+
+
+_VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
+
+
+def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool:
+    """A verbless piece of a dilution sentence that says more about it ("2-fold", "A1 to A11",
+    "A12 blank", "100 uL final"), not a filling step of its own ("diluent 100 uL in B1..H1")."""
+    if frame is None or frame.clause.sentence != header.clause.sentence:
+        return False
+    if frame.clause.joined not in ("comma", "semicolon", "and") or _VERB_START.match(frame.text):
+        return False
+    if family is not None and family.name not in ("transfer", "dilution", "context"):
+        return False
+    ents = frame.ents
+    fills = [q for q in frame.volumes if q is not frame.final and q is not frame.total]
+    if fills and (ents.liquids or frame.final is None):
+        return False
+    if family is not None and family.name == "context" and not blank_note(ents):
+        return False
+    return bool(
+        ents.fold or frame.final or frame.total or ents.blanks or blank_note(ents)
+        or (ents.wellsets and not ents.volumes())
+    )  # fmt: skip
+
+
+_LEAD_IN = re.compile(r"^(?:for|at|with|using|in)\b", re.IGNORECASE)
+
+
+def _lead_ins(
+    read_in: list[tuple[Frame | None, Family | None]], lex: Lexicon, norm: Normalised
+) -> list[tuple[Frame | None, Family | None]]:
+    """ "For 5 min, shake plate_a at 500 rpm": a verbless lead-in is part of what follows."""
+    out: list[tuple[Frame | None, Family | None]] = []
+    i = 0
+    while i < len(read_in):
+        frame, family = read_in[i]
+        nxt = read_in[i + 1] if i + 1 < len(read_in) else None
+        if (
+            family is None
+            and frame is not None
+            and nxt is not None
+            and nxt[0] is not None
+            and nxt[1] is not None
+            and nxt[0].clause.sentence == frame.clause.sentence
+            and _LEAD_IN.match(frame.text)
+            and frame.ents.quantities
+        ):
+            after = nxt[0]
+            joined = replace(after.clause, text=f"{after.clause.text}, {frame.clause.text}")
+            merged, fam = _read(joined, lex, norm.quoted)
+            if merged is not None and fam is not None:
+                merged.extra["folded"] = [frame.clause]
+                out.append((merged, fam))
+                i += 2
+                continue
+        out.append((frame, family))
+        i += 1
+    return out
+
+
+def _merge_fragments(
+    read_in: list[tuple[Frame | None, Family | None]], lex: Lexicon, norm: Normalised
+) -> list[tuple[Frame | None, Family | None]]:
+    """Join the verbless pieces of a serial-dilution sentence to it, read as one clause."""
+    out: list[tuple[Frame | None, Family | None]] = []
+    for frame, family in read_in:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev[0] is not None
+            and prev[1] is not None
+            and prev[1].name == "dilution"
+            and _fragment(frame, family, prev[0])
+        ):
+            assert frame is not None
+            head = prev[0]
+            joined = replace(head.clause, text=f"{head.clause.text}, {frame.clause.text}")
+            merged, fam = _read(joined, lex, norm.quoted)
+            if merged is not None and fam is not None and fam.name == "dilution":
+                merged.extra["folded"] = [*_folded(head), frame.clause]
+                out[-1] = (merged, fam)
+                continue
+        out.append((frame, family))
+    return out
+
+
+_PAIR_GAP = re.compile(r"\s*(?:of\s+)?(?:the\s+)?(?:fresh\s+)?$", re.IGNORECASE)
+
+
+_DEST_PHRASE = re.compile(r"\b(?:to|into|in|onto)\s+(?=\S)", re.IGNORECASE)
+
+
+def _split_pairs(
+    read_in: list[tuple[Frame | None, Family | None]], lex: Lexicon, norm: Normalised
+) -> list[tuple[Frame | None, Family | None]]:
+    """ "Dilute 10 uL of media with 90 uL PBS in plate_a A1", "add 5 uL dye and 45 uL buffer
+    to A1": one transfer per volume and liquid, read as clauses of their own (a dilution puts
+    the diluent in first and mixes the stock in)."""
+    out: list[tuple[Frame | None, Family | None]] = []
+    for frame, family in read_in:
+        if frame is None or family is None or family.name not in ("transfer", "dilution"):
+            out.append((frame, family))
+            continue
+        text = frame.text
+        pairs = []
+        for m in frame.ents.liquids:
+            q = next(
+                (
+                    q
+                    for q in frame.ents.quantities
+                    if q.kind == "volume"
+                    and q.end <= m.start
+                    and _PAIR_GAP.fullmatch(text[q.end : m.start])
+                ),
+                None,
+            )
+            if q is not None:
+                pairs.append((q, m))
+        dest = (
+            [d for d in _DEST_PHRASE.finditer(text) if d.start() > pairs[-1][1].end]
+            if pairs
+            else []
+        )
+        if (
+            len(pairs) < 2
+            or len(pairs) != len(frame.ents.liquids)
+            or len({m.name for _, m in pairs}) != len(pairs)
+            or len(frame.ents.quantities) != len(pairs)
+            or not dest
+        ):
+            out.append((frame, family))
+            continue
+        head, tail = text[: pairs[0][0].start], text[pairs[-1][1].end :]
+        diluting = bool(re.match(r"^dilute\b", head, re.IGNORECASE))
+        if diluting:
+            head = "add " + head[len("dilute") :].lstrip()
+        order = list(reversed(pairs)) if diluting else pairs
+        pieces = []
+        for i, (q, m) in enumerate(order):
+            mix = ", mix 3 times" if diluting and i == len(order) - 1 else ""
+            said = f"{head}{q.text} of {m.written}{tail}{mix}"
+            pieces.append(_read(replace(frame.clause, text=said), lex, norm.quoted))
+        if any(f is None or fam is None or fam.name != "transfer" for f, fam in pieces):
+            out.append((frame, family))
+            continue
+        out.extend(pieces)
+    return out
+
+
+def _read(
+    clause: Clause, lex: Lexicon, quoted: tuple[str, ...]
+) -> tuple[Frame | None, Family | None]:
+    ents = extract(lex.fix_words(clause.text), lex, quoted)
+    family = classify(clause, ents)
+    if family is None and clause.heading:
+        family = next(f for f in FAMILIES if f.name == "context")
+    if family is None:
+        frame = read(clause, ents, "?")
+        frame.extra["lex"], frame.extra["quoted"] = lex, quoted
+        return frame, None
+    if family.name in ("dilution", "context"):
+        split_blanks(ents)
+    frame = _reframe(clause, ents, family, lex, quoted)
+    return frame, family
+
+
+def _reframe(
+    clause: Clause, ents: Entities, family: Family, lex: Lexicon, quoted: tuple[str, ...]
+) -> Frame:
+    """The frame of a clause read as ``family`` (the label's liquid when it names none)."""
+    frame = read(clause, ents, family.name)
+    described = frame.extra.get("described")
+    described = described if isinstance(described, list) else []
+    if (
+        (frame.liquid is None or frame.liquid in described)
+        and clause.label
+        and family.name != "context"
+    ):
+        # "CellTiter-Glo: add 100 uL to ...", "Add buffer for normalisation:" + items
+        named = lex.liquid_mentions(clause.label)
+        if named:
+            frame.liquid = named[0]
+    if family.read is not None:
+        family.read(frame)
+    frame.extra["lex"], frame.extra["quoted"] = lex, quoted
+    return frame
+
+
+_CURVE_WORDS = re.compile(r"\b(?:standard|std\.?)\s+curves?|\bserial\b|\bdilution", re.IGNORECASE)
+
+
+_ALREADY = re.compile(
+    r"\b(?:already|currently|still|now|at\s+the\s+moment|in\s+it|right\s+now)\b", re.IGNORECASE
+)
+
+
+_HOLDS = re.compile(r"\b(?:holds?|has|have|contains?|gets?|receives?)\b", re.IGNORECASE)
+
+
+def _recipe_fills(
+    read_in: list[tuple[Frame | None, Family | None]],
+) -> list[tuple[Frame | None, Family | None]]:
+    """In a dilution or standard-curve recipe, "A1 holds 200 uL standard, B1-H1 hold 100 uL
+    buffer" about wells the lab says are empty means: put it there (never with "already")."""
+    recipe = any(
+        fam is not None and fam.name in ("dilution", "chain") for _, fam in read_in
+    ) or any(f is not None and _CURVE_WORDS.search(f.clause.label or "") for f, _ in read_in)
+    if not recipe:
+        return read_in
+    out: list[tuple[Frame | None, Family | None]] = []
+    for frame, family in read_in:
+        fills = _fills(frame) if frame is not None and family is not None else None
+        if fills and family is not None and family.name == "context":
+            out.extend(fills)
+        else:
+            out.append((frame, family))
+    return out
+
+
+def _fills(frame: Frame) -> list[tuple[Frame | None, Family | None]] | None:
+    ents, text = frame.ents, frame.text
+    lex = frame.extra.get("lex")
+    if _ALREADY.search(text) or not _HOLDS.search(text) or not isinstance(lex, Lexicon):
+        return None
+    named = ents.labware[:1]
+    plates = [m.name for m in named] or [
+        lw.id for lw in lex.lab.labware.values() if lw.kind == "plate" and lw.rows * lw.cols > 12
+    ]
+    triples = []
+    for i, w in enumerate(ents.wellsets):
+        stop = ents.wellsets[i + 1].start if i + 1 < len(ents.wellsets) else len(text)
+        q = next((q for q in ents.volumes() if w.end <= q.start < stop), None)
+        m = next((m for m in ents.liquids if q is not None and q.end <= m.start < stop), None)
+        if q is None or m is None:
+            return None
+        triples.append((w, q, m))
+    if not triples or len(triples) != len(ents.volumes()):
+        return None
+    for name in plates:
+        lw = lex.lab.labware[name]
+        for w, _, _ in triples:
+            try:
+                names = w.expand(lw.rows, lw.cols)
+            except SelectionError:
+                return None
+            if any(lw.wells.get(n) is not None and lw.wells[n].volume_ul > 0 for n in names):
+                return None  # the lab says something is there: a fact to check
+    where = f"{named[0].written or named[0].name} " if named else ""
+    out: list[tuple[Frame | None, Family | None]] = []
+    for k, (w, q, m) in enumerate(triples):
+        said = f"add {q.text} of {m.written or m.name} to {where}{w.text}"
+        again = _reread(replace(frame.clause, text=said), frame)
+        if again is None or again[1].name != "transfer":
+            return None
+        if k:
+            again[0].extra["same_clause"] = True
+        out.append(again)
+    return out
+
+
+def _reread(clause: Clause, prev: Frame) -> tuple[Frame, Family] | None:
+    lex = prev.extra.get("lex")
+    if not isinstance(lex, Lexicon):
+        return None
+    frame, family = _read(clause, lex, prev.extra.get("quoted", ()))  # type: ignore[arg-type]
+    if frame is None or family is None:
+        return None
+    return frame, family
+
+
+def _folded(frame: Frame) -> list[Clause]:
+    folded = frame.extra.get("folded")
+    return list(folded) if isinstance(folded, list) else []

@@ -1,0 +1,116 @@
+"""The words of lab English the lexicon knows without the lab: the vocabulary the typo fixer
+corrects to, short verbs, words that never name a liquid, instrument words and labware words."""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+
+
+_VOCAB_TEXT = """
+    transfer add dispense distribute aliquot pipette move bring return shake incubate heat
+    warm read measure scan record make prepare dilute dilution dilutions serial serially
+    pool combine consolidate spot stamp replicate copy remove aspirate discard normalise
+    normalize thermocycle mix mixing column columns row rows plate plates reservoir trough
+    triplicate triplicates duplicate duplicates quadruplicate replicates absorbance
+    fluorescence luminescence excitation emission wavelength temperature minutes seconds
+    hours buffer diluent standard standards blank blanks final volume each every other fresh
+    tips channel multichannel single matching positions into across down through starting
+    incubation shaking reading transfer transfers distribution dilute microliters
+    microlitres milliliters millilitres destination source cherry waste media medium
+    exchange curve samples sample wells heater shaker reader thermocycler cycles denature
+    anneal extend hold times twice then afterwards incubator incubators centrifuge
+    thermocyclers magnet magnetic sealer washer spectrophotometer plates reservoirs troughs
+    tubes block blocks replica replicas transferred transferring adding dispensed pipetted
+    aliquots aliquoted diluted diluting mixed shaken incubated removed removing discarded
+    topped pooled spotted stamped normalised normalized measured reading readings
+    share shares shared split divide spread coat block seed feed load plate place places
+    placed position positions home
+"""
+VOCABULARY = frozenset(_VOCAB_TEXT.split())
+_VOCAB_LIST = sorted(VOCABULARY)
+# Verbs too short for the general typo fixer: only a swap of two letters is corrected.
+_SHORT_VERBS = ("mix", "add", "read", "move", "pool", "spot", "fill", "heat", "hold", "wash", "put")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]")
+# Words in liquid names that say what a thing is or does, not which liquid it is.
+_NOT_A_LIQUID = frozenset(
+    [
+        "the",
+        "and",
+        "of",
+        "for",
+        "with",
+        "from",
+        "into",
+        "per",
+        "each",
+        "well",
+        "wells",
+        "plate",
+        "plates",
+        "solution",
+        "reagent",
+        "mix",
+        "stock",
+        "working",
+        "fresh",
+        "old",
+        "new",
+        "final",
+        "total",
+        "high",
+        "low",
+        "detection",
+        "assay",
+        "sample",
+        "samples",
+        "standard",
+        "standards",
+        "buffer",
+        "wash",
+        "block",
+        "coat",
+        "stop",
+        "load",
+        "seed",
+        "feed",
+        "spin",
+        "read",
+        "dilution",
+        "transfer",
+        "add",
+        "dispense",
+        "pool",
+        "spot",
+    ]
+)
+INSTRUMENT_WORDS: dict[str, tuple[str, ...]] = {
+    "plate_reader": (
+        r"plate[\s-]?reader", r"reader", r"spectrophotometer", r"spectramax", r"spec",
+        r"luminometer", r"fluorometer", r"photometer",
+    ),
+    "heater_shaker": (
+        r"heater[\s-]?shaker", r"shaker", r"thermo[\s-]?shaker", r"thermomixer",
+        r"heat(?:ing)? block",
+    ),
+    "thermocycler": (r"thermo[\s-]?cycler", r"pcr machine", r"cycler", r"pcr block"),
+    "plate_mover": (r"plate[\s-]?mover", r"robot(?:ic)? arm", r"arm", r"gripper"),
+    "liquid_handler": (r"liquid[\s-]?handler", r"robot", r"deck", r"pipetting robot"),
+    "magnet": (r"magnet(?:ic)?(?: module| stand| block| rack| plate)?", r"mag[\s-]?deck"),
+    "centrifuge": (r"centrifuge", r"spin(?:ner)?"),
+    "incubator": (r"incubator", r"co2 incubator"),
+    "sealer": (r"plate sealer", r"heat sealer", r"sealer"),
+    "washer": (r"plate washer", r"washer"),
+}  # fmt: skip
+_LABWARE_WORDS = {
+    "reservoir": ("reservoir", "trough"),
+    "trough": ("reservoir", "trough"),
+    "troughs": ("reservoir", "trough"),
+    "tube rack": ("tube", "rack"),
+    "tubes": ("tube",),
+    "pcr plate": ("pcr",),
+    "dest": ("dest",),
+    "destination plate": ("dest",),
+    "source plate": ("source", "src"),
+}

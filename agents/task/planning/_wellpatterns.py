@@ -1,0 +1,101 @@
+"""The regular expressions that find well sets in text, one per way people write them (ranges,
+arrow chains, progressions, rows, columns, every other, parity, first/last n, edges, whole
+plate, single wells), and the joints between sets (joins, intersections)."""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+
+
+_W = r"[A-Za-z]\d{1,2}"
+_NOT_UNIT = (
+    r"(?!\s*(?:u[lL]|ml|mL|nm|rpm|min|s\b|h\b|C\b|x\b|times|fold|%|-fold|points?\b|steps?\b"
+    r"|standards?\b|dilutions?\b|replicates?\b|wells\b|cycles?\b))"
+)
+_NUM = r"\d{1,2}(?![\d.])" + _NOT_UNIT
+_SPAN = r"(?:\s*(?:-|:|to|through|thru|until|till|\.\.)\s*)"
+_NUMLIST = rf"{_NUM}(?:{_SPAN}{_NUM})?(?:\s*(?:,|&|\band\b|\+|\bor\b)\s*{_NUM}(?:{_SPAN}{_NUM})?)*"
+_LETTER = r"[A-Pa-p](?![\w])"
+_LETLIST = (
+    rf"{_LETTER}(?:{_SPAN}{_LETTER})?(?:\s*(?:,|&|\band\b|\+)\s*{_LETTER}(?:{_SPAN}{_LETTER})?)*"
+)
+_ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
+_WORDNUM = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+            "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
+_COUNTWORD = r"(\d{1,2}|" + "|".join(_WORDNUM) + r")"
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("chain", re.compile(rf"\b{_W}(?:\s*->\s*(?:\.\.\.|…|{_W}\b)){{2,}}", _FLAGS)),
+    # "C2, C4 ... C12": the step between the first two wells carried on to the last
+    (
+        "progression",
+        re.compile(
+            rf"\b{_W}\s*,\s*{_W}\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?{_W}\b", _FLAGS
+        ),
+    ),
+    ("rect", re.compile(rf"\b({_W}){_SPAN}({_W})\b", _FLAGS)),
+    (
+        "other",
+        re.compile(
+            r"\b(?:every\s+(?:other|second|2nd)|alternate|alternating)\s+(columns?|cols?|rows?)"
+            r"(?:\s+(?:of|on|in)\s+(?:the\s+)?#+)?(?:\s*,?\s*(?:starting|beginning)\s+(?:with|at|from|in)\s+(?:columns?|cols?|rows?)?"
+            r"\s*(\d{1,2}|[A-Pa-p])\b)?",
+            _FLAGS,
+        ),
+    ),
+    (
+        "edge",
+        re.compile(
+            r"\b(?:the\s+)?(inner|interior|outer|edge|perimeter|border)(?:\s+\d{1,3})?\s+wells\b"
+            r"|\b(?:the\s+)?wells\s+(?:on|around)\s+the\s+(edge|perimeter|outside)\b",
+            _FLAGS,
+        ),
+    ),
+    ("parity", re.compile(r"\b(odd|even)(?:-numbered)?\s+(columns?|cols?|rows?)", _FLAGS)),
+    (
+        "firstn",
+        re.compile(rf"\b(first|last)\s+{_COUNTWORD}\s+(columns?|cols?|rows?)\b", _FLAGS),
+    ),
+    (
+        "nth",
+        re.compile(
+            r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|last|top|bottom|final)\s+"
+            r"(column|col|row)\b",
+            _FLAGS,
+        ),
+    ),
+    (
+        "rowspan",
+        re.compile(r"\brows?\s+([A-Pa-p])\s+(?:to|through|thru|-)\s+rows?\s+([A-Pa-p])\b", _FLAGS),
+    ),
+    (
+        "colspan",
+        re.compile(
+            r"\b(?:columns?|cols?)\s+(\d{1,2})\s+(?:to|through|thru|-)\s+(?:columns?|cols?)\s+(\d{1,2})\b",
+            _FLAGS,
+        ),
+    ),
+    ("rows", re.compile(rf"\brows?\s+({_LETLIST})", _FLAGS)),
+    ("cols", re.compile(rf"\b(?:columns?|cols?)\.?\s*({_NUMLIST})", _FLAGS)),
+    (
+        "all",
+        re.compile(
+            r"\b(?:all(?:\s+(?:the|\d{1,3}))?\s+wells|every\s+well|each\s+well\s+(?=(?:of|on|in)\s+(?:the\s+)?#)"
+            r"|all\s+of(?=\s+(?:the\s+)?(?:#|plate\b))|(?:the\s+)?(?:whole|entire|full|complete)(?:\s+plate)?)\b"
+            r"(?!\s+(?:in|of|on)\s+(?:the\s+)?(?:#+\s+)?(?:rows?|columns?|cols?|[A-Pa-p]\d))",
+            _FLAGS,
+        ),
+    ),
+    ("well", re.compile(rf"\b({_W})\b", _FLAGS)),
+]
+_JOIN = re.compile(
+    r"^\s*(?:,|&|\+|\band\b|\bas well as\b|\bplus\b|,\s*and\b)\s*(?:wells?\s+)?$", _FLAGS
+)
+_PAIR_NEXT = re.compile(r"^\s*(?:->|into\b|onto\b)", _FLAGS)
+_CROSS = re.compile(r"^\s*(?:,|of|in|on|x|×|;|\()?\s*(?:the\s+)?(?:#+\s+)?$", _FLAGS)
+_ELLIPSIS = re.compile(r"\s*(?:,|\band\b|\bto\b)?\s*(\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?", _FLAGS)
+_THEN_ALTERNATE = re.compile(r"^\s*,?\s*(?:in\s+|at\s+|using\s+|taking\s+)?$", _FLAGS)
+# Read backwards: the text before a range ends in "from" (+ a few words), no "to" between.
+_FROM_TO = re.compile(r"^\s*(?:[^\s]+\s+){0,3}?morf\b(?!.*\bot\b)", _FLAGS)
+_WELL_COUNT = re.compile(r"\b(?:all\s+)?(\d{2,4})\s+wells\b", _FLAGS)

@@ -1,0 +1,363 @@
+"""Well sets as people write them, found in text and expanded on a plate's grid.
+
+Written forms: single wells and lists (``A1``, ``a1, b1 and c1``), rectangles (``A1:A12``,
+``A1-A12``, ``A1 to A12``, ``B1 through H1``), rows (``row A``, ``rows A to D``, ``rows A, B``),
+columns (``column 3``, ``columns 1-3``, ``cols 1,2,3,4``, ``columns 2-6 and 8-12``), ``every
+other column``, odd / even columns, the first / last rows or columns, the whole plate, and
+arrow chains (``A1 -> B1 -> C1``). Mentions joined by "and" or a comma are one set.
+
+A set is symbolic until it is expanded on a plate (``rows`` x ``cols``): a rectangle is listed
+row by row in the direction it is written (``A12:A1`` runs right to left), rows and columns in
+the order named, a whole plate row by row.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.task.planning._wellpatterns import (
+    _CROSS,
+    _ELLIPSIS,
+    _FROM_TO,
+    _JOIN,
+    _ORDINAL,
+    _PAIR_NEXT,
+    _PATTERNS,
+    _SPAN,
+    _THEN_ALTERNATE,
+    _WELL_COUNT,
+    _WORDNUM,
+)
+
+_FLAGS = re.IGNORECASE
+
+
+class SelectionError(ValueError):
+    """A selection that leaves the plate's grid."""
+
+    def __init__(self, message: str, outside: list[str]) -> None:
+        super().__init__(message)
+        self.outside = outside
+
+
+def row_letter(index: int) -> str:
+    """0 -> 'A'."""
+    return string.ascii_uppercase[index]
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One written piece of a set: kind and its arguments."""
+
+    kind: str
+    args: tuple[object, ...] = ()
+
+
+@dataclass(frozen=True)
+class WellSet:
+    """A written well selection: parts joined in order, where it was in the text."""
+
+    parts: tuple[Part, ...]
+    start: int
+    end: int
+    text: str
+    chain: bool = False
+    axis: str | None = field(default=None)  # "row" / "col": a set written as rows or columns
+
+    def expand(self, rows: int, cols: int) -> list[str]:
+        """Well names on a rows x cols grid; SelectionError when a part leaves it."""
+        names: list[str] = []
+        for part in self.parts:
+            names.extend(_expand(part, rows, cols))
+        return list(dict.fromkeys(names)) if not self.chain else names
+
+    @property
+    def whole_plate(self) -> bool:
+        return any(p.kind == "all" for p in self.parts)
+
+
+def _split(name: str) -> tuple[int, int]:
+    return ord(name[0].upper()) - 65, int(name[1:])
+
+
+def _name(r: int, c: int) -> str:
+    return f"{row_letter(r)}{c}"
+
+
+def _check(name: str, rows: int, cols: int) -> tuple[int, int]:
+    r, c = _split(name)
+    if not (0 <= r < rows and 1 <= c <= cols):
+        raise SelectionError(f"{name.upper()} is not on a {rows}x{cols} plate", [name.upper()])
+    return r, c
+
+
+def _expand(part: Part, rows: int, cols: int) -> list[str]:
+    k, a = part.kind, part.args
+    if k == "well":
+        return [_name(*_check(str(a[0]), rows, cols))]
+    if k == "rect":
+        (r0, c0), (r1, c1) = _check(str(a[0]), rows, cols), _check(str(a[1]), rows, cols)
+        rs = range(r0, r1 + (1 if r1 >= r0 else -1), 1 if r1 >= r0 else -1)
+        cs = range(c0, c1 + (1 if c1 >= c0 else -1), 1 if c1 >= c0 else -1)
+        return [_name(r, c) for r in rs for c in cs]
+    if k == "rows":
+        out: list[str] = []
+        for letter in a:
+            r = ord(str(letter)) - 65
+            if r >= rows:
+                raise SelectionError(
+                    f"there is no row {letter} on a {rows}x{cols} plate", [f"row {letter}"]
+                )
+            out.extend(_name(r, c) for c in range(1, cols + 1))
+        return out
+    if k == "cols":
+        out = []
+        for col in a:
+            if not 1 <= int(str(col)) <= cols:
+                raise SelectionError(
+                    f"there is no column {col} on a {rows}x{cols} plate", [f"column {col}"]
+                )
+            out.extend(_name(r, int(str(col))) for r in range(rows))
+        return out
+    if k == "all":
+        return [_name(r, c) for r in range(rows) for c in range(1, cols + 1)]
+    if k in ("inner", "outer"):  # the wells off the plate's edge / on it
+        edge = {(r, c) for r in range(rows) for c in range(1, cols + 1)
+                if r in (0, rows - 1) or c in (1, cols)}  # fmt: skip
+        return [_name(r, c) for r in range(rows) for c in range(1, cols + 1)
+                if ((r, c) in edge) == (k == "outer")]  # fmt: skip
+    if k == "alternate":
+        every = [w for p in a[0] for w in _expand(p, rows, cols)]  # type: ignore[attr-defined]
+        begin = every.index(str(a[1])) if a[1] in every else 0
+        return every[begin::2]
+    if k == "cross":
+        first = [w for p in a[0] for w in _expand(p, rows, cols)]  # type: ignore[attr-defined]
+        second = set(w for p in a[1] for w in _expand(p, rows, cols))  # type: ignore[attr-defined]
+        return [w for w in first if w in second]
+    if k in ("other", "parity", "firstn", "nth"):
+        axis, picked = str(a[0]), _pick(part, rows, cols)
+        if axis == "col":
+            return _expand(Part("cols", tuple(picked)), rows, cols)
+        return _expand(Part("rows", tuple(row_letter(i - 1) for i in picked)), rows, cols)
+    raise SelectionError(f"unknown selection {part}", [])  # pragma: no cover
+
+
+def _pick(part: Part, rows: int, cols: int) -> list[int]:
+    """1-based indices of the rows or columns a relative selection names."""
+    axis, n = str(part.args[0]), cols if part.args[0] == "col" else rows
+    if part.kind == "other":
+        start = int(str(part.args[1]))
+        return list(range(start, n + 1, 2))
+    if part.kind == "parity":
+        return list(range(1 if part.args[1] == "odd" else 2, n + 1, 2))
+    if part.kind == "firstn":
+        count = int(str(part.args[2]))
+        if count > n:
+            raise SelectionError(f"a plate has {n} {axis}s, not {count}", [f"{count} {axis}s"])
+        return (
+            list(range(1, count + 1))
+            if part.args[1] == "first"
+            else list(range(n - count + 1, n + 1))
+        )
+    which = int(str(part.args[1]))
+    return [n if which < 0 else which]
+
+
+def _numbers(text: str) -> list[int]:
+    out: list[int] = []
+    for piece in re.split(r"\s*(?:,|&|\band\b|\+|\bor\b)\s*", text, flags=_FLAGS):
+        ends = re.split(_SPAN, piece.strip(), flags=_FLAGS)
+        ends = [e for e in ends if e.strip()]
+        if len(ends) == 2:
+            a, b = int(ends[0]), int(ends[1])
+            out.extend(range(a, b + (1 if b >= a else -1), 1 if b >= a else -1))
+        elif ends:
+            out.append(int(ends[0]))
+    return out
+
+
+def _letters(text: str) -> list[str]:
+    out: list[str] = []
+    for piece in re.split(r"\s*(?:,|&|\band\b|\+)\s*", text, flags=_FLAGS):
+        ends = [
+            e.strip().upper() for e in re.split(_SPAN, piece.strip(), flags=_FLAGS) if e.strip()
+        ]
+        if len(ends) == 2:
+            a, b = ord(ends[0]), ord(ends[1])
+            out.extend(chr(x) for x in range(a, b + (1 if b >= a else -1), 1 if b >= a else -1))
+        elif ends:
+            out.append(ends[0])
+    return out
+
+
+def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
+    if kind == "rect":
+        return Part("rect", (m.group(1).upper(), m.group(2).upper())), None
+    if kind == "rowspan":
+        return Part("rows", tuple(_letters(f"{m.group(1)}-{m.group(2)}"))), "row"
+    if kind == "colspan":
+        return Part("cols", tuple(_numbers(f"{m.group(1)}-{m.group(2)}"))), "col"
+    if kind == "rows":
+        return Part("rows", tuple(_letters(m.group(1)))), "row"
+    if kind == "cols":
+        return Part("cols", tuple(_numbers(m.group(1)))), "col"
+    if kind == "other":
+        axis = "col" if m.group(1).lower().startswith("col") else "row"
+        start = m.group(2)
+        first = (ord(start.upper()) - 64) if start and start.isalpha() else int(start or 1)
+        return Part("other", (axis, first)), axis
+    if kind == "parity":
+        axis = "col" if m.group(2).lower().startswith("col") else "row"
+        return Part("parity", (axis, m.group(1).lower())), axis
+    if kind == "firstn":
+        axis = "col" if m.group(3).lower().startswith("col") else "row"
+        count = _WORDNUM.get(m.group(2).lower()) or int(m.group(2))
+        return Part("firstn", (axis, m.group(1).lower(), count)), axis
+    if kind == "nth":
+        axis = "col" if m.group(2).lower().startswith("col") else "row"
+        word = m.group(1).lower()
+        which = -1 if word in ("last", "bottom", "final") else _ORDINAL.get(word, 1)
+        return Part("nth", (axis, which)), axis
+    if kind == "all":
+        return Part("all"), None
+    if kind == "edge":
+        word = (m.group(1) or m.group(2)).lower()
+        return Part("inner" if word in ("inner", "interior") else "outer"), None
+    return Part("well", (m.group(1).upper(),)), None
+
+
+def _chain_wells(text: str) -> list[str]:
+    """'H1 -> H2 -> ... -> H7': the wells in order, an ellipsis filled along its row or column."""
+    items = [t.strip().upper() for t in text.split("->")]
+    out: list[str] = []
+    for i, item in enumerate(items):
+        if item in ("...", "…"):
+            if not out or i + 1 >= len(items):
+                continue
+            (r0, c0), (r1, c1) = _split(out[-1]), _split(items[i + 1])
+            if len(out) >= 2:
+                (pr, pc) = _split(out[-2])
+                dr, dc = r0 - pr, c0 - pc
+            else:
+                dr, dc = (0, 1 if c1 > c0 else -1) if r0 == r1 else (1 if r1 > r0 else -1, 0)
+            r, c = r0 + dr, c0 + dc
+            while (dr or dc) and (r, c) != (r1, c1) and 0 <= r < 26 and 0 < c < 50:
+                out.append(_name(r, c))
+                r, c = r + dr, c + dc
+            continue
+        out.append(item)
+    return out
+
+
+_OTHER_WELL = re.compile(
+    r"\bevery\s+(?:other|second|2nd)\s+wells?\s+(?:of|in|on|along|across)\s+(?:the\s+)?(?:#+\s+)?",
+    _FLAGS,
+)
+_START_AT = re.compile(
+    r"^[^.;]*?\b(?:starting|beginning)\s+(?:at|with|from|in)\s+([A-Za-z]\d{1,2})\b", _FLAGS
+)
+
+
+def _every_other_well(text: str, found: list[Any]) -> list[Any]:
+    """'every other well of row H, starting at H1': alternate wells of the set that follows."""
+    for m in _OTHER_WELL.finditer(text):
+        nxt = next(
+            (i for i, f in enumerate(found) if f[0] >= m.end() - 1 and f[0] - m.end() < 12), None
+        )
+        if nxt is None:
+            continue
+        start, end, part, _axis, chain = found[nxt]
+        parts = part if isinstance(part, tuple) else (part,)
+        begin = _START_AT.match(text[end:])
+        first = begin.group(1).upper() if begin else None
+        found[nxt] = (start, end, Part("alternate", (parts, first)), None, chain)
+        if begin:  # the starting well is not a well set of its own
+            found = [f for f in found if not (end <= f[0] < end + begin.end())]
+    return found
+
+
+def find_all(text: str) -> list[WellSet]:
+    """Every well set written in ``text``, in order; neighbours joined by "and" / "," merge."""
+    taken = [False] * len(text)
+    found: list[tuple[int, int, Part | tuple[Part, ...], str | None, bool]] = []
+    for kind, rx in _PATTERNS:
+        for m in rx.finditer(text):
+            if any(taken[m.start() : m.end()]):
+                continue
+            if (
+                kind == "rect"
+                and _FROM_TO.match(text[: m.start()][::-1])
+                and re.search(r"\sto\s", m.group(0), _FLAGS)
+            ):
+                continue  # "from A1 to B1": a source and a destination, not a range
+            for i in range(m.start(), m.end()):
+                taken[i] = True
+            if kind in ("chain", "progression"):
+                said = m.group(0)
+                if kind == "progression":
+                    said = _ELLIPSIS.sub(r" -> \1 -> ", said.replace(",", " -> ", 1))
+                wells = tuple(Part("well", (w,)) for w in _chain_wells(said))
+                found.append((m.start(), m.end(), wells, None, kind == "chain"))
+            else:
+                one, axis = _part(kind, m)
+                found.append((m.start(), m.end(), one, axis, False))
+    found.sort(key=lambda f: f[0])
+    found = _every_other_well(text, found)
+    sets: list[WellSet] = []
+    for start, end, written, axis, chain in found:
+        parts: tuple[Part, ...] = written if isinstance(written, tuple) else (written,)
+        if (
+            sets
+            and len(parts) == 1
+            and parts[0].kind == "other"
+            and not sets[-1].chain
+            and _THEN_ALTERNATE.match(text[sets[-1].end : start])
+            and re.match(r"every|alternat", text[start:end], _FLAGS)
+        ):
+            prev = sets[-1]  # "A1-P1 every other row": alternate wells of that set
+            sets[-1] = WellSet(
+                (Part("alternate", (prev.parts, None)),), prev.start, end, text[prev.start : end]
+            )
+            continue
+        if (
+            sets
+            and axis
+            and sets[-1].axis
+            and axis != sets[-1].axis
+            and _CROSS.match(text[sets[-1].end : start])
+        ):
+            prev = sets[-1]  # "column 24, rows A to P": the wells where they cross
+            sets[-1] = WellSet(
+                (Part("cross", (prev.parts, parts)),), prev.start, end, text[prev.start : end]
+            )
+            continue
+        if (
+            sets
+            and not chain
+            and not sets[-1].chain
+            and _JOIN.match(text[sets[-1].end : start])
+            and not _PAIR_NEXT.match(text[end:])  # "A1-A3, A2 into ...": A2 starts a pair
+        ):
+            prev = sets[-1]
+            sets[-1] = WellSet(
+                prev.parts + parts, prev.start, end, text[prev.start : end], False,
+                prev.axis if prev.axis == axis else None,
+            )  # fmt: skip
+            continue
+        sets.append(WellSet(parts, start, end, text[start:end], chain, axis))
+    return sets
+
+
+def well_count(text: str) -> int | None:
+    """A number of wells written out ('400 wells', 'all 96 wells')."""
+    m = _WELL_COUNT.search(text)
+    return int(m.group(1)) if m else None
+
+
+def examples(rows: int, cols: int) -> list[str]:
+    """Valid selections to offer when a request names no wells."""
+    last = f"{row_letter(rows - 1)}{cols}"
+    return ["A1", f"A1:A{cols}", "row A", "column 1", f"A1:{last} (all wells)"]

@@ -1,0 +1,120 @@
+"""The chains of a serial dilution: which wells liquid is carried through, and in which order.
+
+Shared by the serial-dilution sentence (:mod:`.dilution`) and its spelled-out carrying steps
+(:mod:`.chain`): rows across or columns down, from a first to a last well, n steps from a
+starting well, an arrow chain as written.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _resolve as r
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._wellsets import WellSet
+
+_FLAGS = re.IGNORECASE
+DOWN = re.compile(
+    r"\b(?:down|along\s+(?:the\s+)?columns?|column[\s-]?wise|vertically|top\s+to\s+bottom)\b",
+    _FLAGS,
+)
+_STARTING = re.compile(
+    r"\b(?:starting|beginning|start)\s+(?:at|in|from|with)\s+([A-Pa-p]\d{1,2})\b", _FLAGS
+)
+
+
+def direction(frame: Frame) -> bool | None:
+    """True: the chain runs down columns; False: along rows; None: the clause does not say."""
+    if re.search(r"\bdown\b|\bcolumn[\s-]?wise\b|\brow\s+to\s+row\b", frame.text, _FLAGS):
+        return True
+    if re.search(r"\bacross\b|\balong\s+the\s+row\b|\bcolumn\s+to\s+column\b", frame.text, _FLAGS):
+        return False
+    return None
+
+
+def line(a: str, b: str) -> list[str]:
+    """The wells from a to b along their row or column."""
+    (r0, c0), (r1, c1) = (ord(a[0]) - 65, int(a[1:])), (ord(b[0]) - 65, int(b[1:]))
+    if r0 == r1:
+        step = 1 if c1 >= c0 else -1
+        return [f"{a[0]}{c}" for c in range(c0, c1 + step, step)]
+    if c0 == c1:
+        step = 1 if r1 >= r0 else -1
+        return [f"{chr(65 + x)}{c0}" for x in range(r0, r1 + step, step)]
+    raise Ask(
+        f"{a} and {b} are not on one row or one column: which wells should the chain run through?",
+        ["wells"],
+        [],
+    )
+
+
+def clip(line: list[str], span: list[str]) -> list[str]:
+    """The part of ``line`` that spans the same rows (or columns) as ``span``."""
+    if all(w[1:] == line[0][1:] for w in line):  # a column: clip by rows
+        rows = {w[0] for w in span}
+        return [w for w in line if w[0] in rows] if len(rows) > 1 else line
+    cols = {w[1:] for w in span}
+    return [w for w in line if w[1:] in cols] if len(cols) > 1 else line
+
+
+def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None) -> list[list[str]]:
+    """The dilution chains a serial-dilution sentence names: rows across or columns down,
+    from a first to a last well, or n steps from a starting well."""
+    view = p.world.labware(plate)
+    sets = [w for w in frame.ents.wellsets if not w.chain]
+    chained = [w for w in frame.ents.wellsets if w.chain]
+    if chained:
+        return [chained[0].expand(view.rows, view.cols)]
+    singles = [str(part.args[0]) for w in sets for part in w.parts if part.kind == "well"]
+    areas = [w for w in sets if any(part.kind != "well" for part in w.parts)]
+    named = [x for a in areas for x in a.expand(view.rows, view.cols)]
+    columns, rows = {x[1:] for x in named}, {x[0] for x in named}
+    if named and len(columns) == 1 and len(rows) > 1:
+        down = True  # one column: along it, whatever the words ("across column 1")
+    elif named and len(rows) == 1 and len(columns) > 1:
+        down = False
+    elif down is None:
+        down = bool(direction(frame))  # several rows and columns: the words say, else across
+    # a rectangle inside the area named ("down column 4, A4 to E4"): that span
+    rects = [
+        WellSet((part,), a.start, a.end, a.text)
+        for a in areas
+        for part in a.parts
+        if part.kind == "rect"
+    ]
+    if rects and (len(areas) > 1 or len(areas[0].parts) > 1):
+        areas = rects
+    # "120 uL final in every well": every well of the dilution, not a place
+    if len(areas) > 1:
+        areas = [a for a in areas if not a.whole_plate] or areas
+    if not areas and len(singles) >= 2:
+        return [line(singles[0], singles[-1])]
+    if not areas:
+        raise Ask("Which wells should the dilution run across?", ["wells"], ["row A", "column 1"])
+    wells = [w for a in areas for w in a.expand(view.rows, view.cols)]
+    key = (lambda w: (int(w[1:]), w[0])) if down else (lambda w: (w[0], int(w[1:])))
+    found: dict[object, list[str]] = {}
+    for w in sorted(dict.fromkeys(wells), key=key):
+        found.setdefault(int(w[1:]) if down else w[0], []).append(w)
+    out = list(found.values())
+    if len(singles) >= 2:  # "down column 1 from A1 to G1": the span between them
+        out = [clip(c, line(singles[0], singles[-1])) for c in out]
+    if (m := _STARTING.search(frame.text)) is not None:
+        start = m.group(1).upper()
+        out = [c[c.index(start) :] if start in c else c for c in out]
+    steps = frame.ents.steps
+    if steps is not None:
+        # "5 steps": five transfers (six wells); "8 points": eight wells.
+        wells_n = (
+            steps
+            if re.search(r"\bpoints?\b|\bconcentrations?\b|\bwells?\b", frame.text, _FLAGS)
+            else steps + 1
+        )
+        if wells_n > max(len(c) for c in out):
+            raise Refuse(
+                f"a {steps}-step dilution does not fit in {max(len(c) for c in out)} wells",
+                "plate_size",
+            )
+        out = [c[:wells_n] for c in out]
+    return out

@@ -1,0 +1,144 @@
+"""How the places a transfer clause names become (source well, destination well, volume) moves.
+
+A clause names places in roles (head, source, destination). Explicit pairs are written
+``X -> Y, X2 -> Y2`` or ``A1 into dest A1-A3, A2 into dest B1-B3``; otherwise the sources
+and the destinations pair by their sizes: one into many (distribute), equal sets in order
+(stamp), many into one (pool), one set into a multiple of it (spot, replicates). Volumes come
+one per well when a list gives them ("A1 gets 5 uL, B1 10 uL"), else one for all.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _resolve as r
+from agents.task.planning._frames import Frame, Place
+from agents.task.planning._outcomes import Ask, Refuse
+
+_FLAGS = re.IGNORECASE
+_CONNECT = re.compile(r"^\s*(?:->|to|into|onto|in)\s+(?:the\s+)?(?:wells?\s+)?$", _FLAGS)
+_SEPARATE = re.compile(r"^\s*(?:[,;]|\band\b|,\s*and\b)", _FLAGS)
+_STOP_TEXT = """
+    of the a an some fresh more additional another each per well wells every all into to in
+    from with and then please new old spent same it them this that these those ul ml
+    microliters microlitres on onto at for
+"""
+_STOP = frozenset(_STOP_TEXT.split())
+
+
+def start(place: Place) -> int:
+    return min(x.start for x in (place.labware, place.wells, place.unknown) if x is not None)
+
+
+def end(place: Place) -> int:
+    return max(x.end for x in (place.labware, place.wells, place.unknown) if x is not None)
+
+
+def explicit_pairs(frame: Frame) -> list[tuple[Place, Place, float | None]] | None:
+    """Two or more written pairs ``X -> Y`` / ``X into Y``, each with the volume after it."""
+    text, places = frame.text, [pl for _, pl in frame.places]
+    pairs: list[tuple[Place, Place, float | None]] = []
+    i = 0
+    while i + 1 < len(places):
+        a, b = places[i], places[i + 1]
+        if _CONNECT.match(text[end(a) : start(b)]):
+            nxt = start(places[i + 2]) if i + 2 < len(places) else len(text)
+            pairs.append((a, b, volume_between(frame, end(b), nxt)))
+            if i + 2 < len(places) and not _SEPARATE.match(
+                _without_volumes(frame, end(b), start(places[i + 2]))
+            ):
+                return None
+            i += 2
+            continue
+        return None
+    return pairs if len(pairs) >= 2 and i == len(places) else None
+
+
+def _without_volumes(frame: Frame, a: int, b: int) -> str:
+    piece = frame.text[a:b]
+    for q in frame.ents.quantities:
+        if a <= q.start < b:
+            piece = piece.replace(q.text, " ")
+    return re.sub(r"[()]", " ", piece)
+
+
+def volume_between(frame: Frame, a: int, b: int) -> float | None:
+    for q in frame.ents.volumes():
+        if a <= q.start < b:
+            return q.value
+    return None
+
+
+def per_well_volumes(frame: Frame, places: list[Place]) -> list[float] | None:
+    """'A1 gets 5 uL, B1 10 uL' / '40 uL to A1, 30 uL to B1' / 'A12 (25 uL), B11 (25 uL)':
+    one volume per written well, in order (None: not such a list)."""
+    singles = [pl for pl in places if pl.wells is not None]
+    vols = frame.volumes
+    if len(singles) < 2 or len(vols) != len(singles):
+        return None
+    after = all(
+        any(
+            end(pl)
+            <= q.start
+            < (start(singles[k + 1]) if k + 1 < len(singles) else len(frame.text))
+            for q in vols
+        )
+        for k, pl in enumerate(singles)
+    )
+    before = all(
+        any((end(singles[k - 1]) if k else 0) <= q.start < start(pl) for q in vols)
+        for k, pl in enumerate(singles)
+    )
+    return [q.value for q in vols] if after or before else None
+
+
+def written_liquid(frame: Frame) -> str | None:
+    """A liquid named in the clause's head that the lab does not know ('ethanol')."""
+    cut = min([start(pl) for _, pl in frame.places] + [len(frame.text)])
+    head = frame.text[:cut]
+    for q in frame.ents.quantities:
+        head = head.replace(q.text, " ")
+    words = [w for w in re.findall(r"[A-Za-z][\w-]*", head)[1:] if w.lower() not in _STOP]
+    return " ".join(words) or None
+
+
+def pair(src: list[str], dst: list[str]) -> list[tuple[str, str]]:
+    """Source wells to destination wells: 1 -> n, n -> n in order, n -> 1, n -> k*n."""
+    if len(src) == 1:
+        return [(src[0], d) for d in dst]
+    if len(dst) == 1:
+        return [(s, dst[0]) for s in src]
+    if len(dst) % len(src) == 0:
+        return [(src[j % len(src)], d) for j, d in enumerate(dst)]
+    raise Ask(
+        f"{len(src)} source wells and {len(dst)} destination wells do not pair up: "
+        "which wells should receive which?",
+        ["destination"],
+        [f"{len(src)} destination wells (one per source)", "1 destination well (pool)"],
+    )
+
+
+def replicate(dst: list[str], count: int, needed: int, plate: str, p: r.Planning) -> list[str]:
+    """A destination set written as its first replicate, repeated to its right (or below,
+    when it spans the plate's width); replicate by replicate."""
+    if len(dst) >= needed:
+        return dst
+    lw = p.world.labware(plate)
+    rc = [(ord(w[0]) - 65, int(w[1:])) for w in dst]
+    width = max(c for _, c in rc) - min(c for _, c in rc) + 1
+    height = max(r_ for r_, _ in rc) - min(r_ for r_, _ in rc) + 1
+    sideways = max(c for _, c in rc) + (count - 1) * width <= lw.cols
+    out: list[str] = []
+    for k in range(count):
+        for row, col in rc:
+            row2, col2 = (row, col + k * width) if sideways else (row + k * height, col)
+            if row2 >= lw.rows or col2 > lw.cols:
+                raise Refuse(
+                    f"{count} replicates of {len(dst)} wells do not fit on {plate}", "plate_size"
+                )
+            out.append(f"{chr(65 + row2)}{col2}")
+    return out
+
+
+def span(wells: list[str]) -> str:
+    return wells[0] if len(wells) == 1 else f"{wells[0]}..{wells[-1]} ({len(wells)} wells)"

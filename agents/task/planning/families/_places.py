@@ -1,0 +1,199 @@
+"""Where a transfer takes from and puts to: the places of a clause by their roles, the wells
+they select, sources named by wells only or by a liquid ("each library"), destinations named
+by what they hold ("to the cells"), and the volume no candidate well holds."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _resolve as r
+from agents.task.planning._frames import Frame, Place
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import fmt
+
+_FLAGS = re.IGNORECASE
+_SAME_WELLS = re.compile(
+    r"\b(?:same\s+(?:positions?|wells?|layout)|matching\s+(?:wells?|positions?)|well[\s-]+to[\s-]+well"
+    r"|1\s*:\s*1|one[\s-]to[\s-]one|corresponding\s+wells?|stamp)\b",
+    _FLAGS,
+)
+
+
+_HEAD_IS_SOURCE = re.compile(
+    r"^(?:transfer|move|pipette|pipet|stamp|replicate|copy|pool|combine|consolidate|spot|"
+    r"cherry[\s-]?pick|hit[\s-]?pick|split|take|reformat|array)\b",
+    _FLAGS,
+)
+
+
+_GETS = re.compile(r"\b(?:gets?|receives?|with\s+(?:another\s+)?\d)", _FLAGS)
+
+
+def _resolve_places(
+    places: list[Place], p: r.Planning, doing: str, implicit: list[str] | None, frame: Frame
+) -> list[tuple[str, Place]]:
+    """(labware, place) for each place; a place without labware takes the one before it."""
+    out: list[tuple[str, Place]] = []
+    for place in places:
+        if place.labware is None and place.unknown is None and out:
+            out.append((out[-1][0], place))
+            continue
+        if place.wells is None and out and out[-1][1].wells is not None:
+            # "every well of plate_1 and plate_2": the same wells on the next plate
+            place = Place(place.labware, out[-1][1].wells, place.unknown)
+        out.append((r.labware(place, p, doing, implicit=implicit), place))
+    return out
+
+
+def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
+    """(sources, destinations) of a clause by the roles of its places and its verb."""
+    text = frame.text
+    by = {"head": [], "source": [], "dest": []}  # type: dict[str, list[Place]]
+    for role, place in frame.places:
+        by[role].append(place)
+    bare = [pl for _, pl in frame.places if pl.labware is not None and pl.wells is None]
+    for role, places in by.items():
+        plain = [pl for pl in places if pl.labware is not None and pl.wells is None]
+        loose = [pl for pl in places if pl.labware is None and pl.unknown is None and pl.wells]
+        if len(plain) == 1 == len(bare) and loose and len(places) == 1 + len(loose):
+            # "Normalise these libs with EB - A1 10 uL, B1 12 uL": the wells are on libs
+            by[role] = [Place(plain[0].labware, pl.wells) for pl in loose]
+    if re.match(r"^(?:fill|pre-?fill)", text, _FLAGS) or _GETS.search(text):
+        return by["source"], by["head"] + by["dest"]
+    if not by["source"] and by["head"] and (by["dest"] or _HEAD_IS_SOURCE.match(text)):
+        return by["head"], by["dest"]
+    if not by["dest"] and by["head"]:
+        return by["source"], by["head"]
+    return by["source"], by["dest"]
+
+
+def _expand(place: Place, world: r.World, lw: str) -> list[str]:
+    view = world.labware(lw)
+    return place.wells.expand(view.rows, view.cols) if place.wells else []
+
+
+def _all(world: r.World, lw: str) -> list[str]:
+    view = world.labware(lw)
+    return [f"{chr(65 + r_)}{c}" for r_ in range(view.rows) for c in range(1, view.cols + 1)]
+
+
+def _source_wells(
+    place: Place, lw: str, dest_wells: list[str], frame: Frame, p: r.Planning
+) -> list[str]:
+    filled = [w for (lid, w), v in p.world.volume.items() if lid == lw and v > 0]
+    if frame.liquid is not None and len(filled) > 1:
+        name = r.liquid(frame.liquid, p)
+        holding = [w for w in filled if p.world.contents.get((lw, w), {}).get(name, 0) > 0]
+        if len(holding) == 1:
+            return holding
+        filled = holding or filled
+    if len(filled) == 1:
+        return filled
+    view = p.world.labware(lw)
+    if _SAME_WELLS.search(frame.text) or (
+        view.rows * view.cols > 12 and dest_wells and all(w in filled for w in dest_wells)
+    ):
+        return list(dest_wells)
+    raise Ask(
+        f"Which wells of {lw} should the liquid come from?",
+        ["source"],
+        [f"{lw} {w}" for w in filled[:12]] or [f"{lw} A1"],
+    )
+
+
+_A_PLATE = re.compile(r"\b(?:the|a|this|that|my|our)\s+(?:[\w-]+\s+)?plate\b", _FLAGS)
+
+
+_ONTO = re.compile(
+    r"\b(?:to|onto|into|over|on)\s+(?:the\s+|all\s+(?:of\s+)?the\s+|each\s+of\s+the\s+)?$", _FLAGS
+)
+
+
+_THE_POOL = re.compile(
+    r"\b(?:the|that|this)\s+(?:pool|pooled\s+[\w-]+|mixture|combined\s+[\w-]+|mix\b(?!\s*\d))",
+    _FLAGS,
+)
+
+
+_EACH_AFTER = re.compile(r"^\s*(?:each|per\s+well|apiece|/\s*well|a\s+well)\b", _FLAGS)
+
+
+_EACH_BEFORE = re.compile(
+    r"\b(?:each|every|all)(?:\s+of)?(?:\s+(?:the|our|my))?(?:\s+\d+)?\s+$", _FLAGS
+)
+
+
+def _each_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
+    """The wells holding a liquid said as "each library", "all the samples", on one plate."""
+    for m in frame.ents.liquids:
+        if not _EACH_BEFORE.search(frame.text[: m.start]) or m.name not in p.world.liquids:
+            continue
+        holders = [
+            (lw, w)
+            for (lw, w), mix in p.world.contents.items()
+            if mix.get(m.name, 0) > 0 and p.world.well_volume(lw, w) > 0
+        ]
+        plates = {lw for lw, _ in holders}
+        if len(plates) == 1 and len(holders) > 1:
+            wells = sorted((w for _, w in holders), key=lambda w: (w[0], int(w[1:])))
+            return holders[0][0], wells
+    return None
+
+
+def _onto_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
+    """The wells holding a liquid named as the destination, when they are on one plate."""
+    for m in frame.ents.liquids:
+        if frame.liquid is not None and m.name == frame.liquid.name:
+            continue
+        if not _ONTO.search(frame.text[: m.start]) or m.name not in p.world.liquids:
+            continue
+        holders = [
+            (lw, w)
+            for (lw, w), mix in p.world.contents.items()
+            if mix.get(m.name, 0) > 0 and p.world.well_volume(lw, w) > 0
+        ]
+        plates = {lw for lw, _ in holders}
+        if len(plates) == 1:
+            wells = sorted((w for _, w in holders), key=lambda w: (w[0], int(w[1:])))
+            return holders[0][0], wells
+    return None
+
+
+def _fits_nowhere(frame: Frame, p: r.Planning) -> None:
+    """Refuse a per-well volume no candidate plate's wells hold (before asking which)."""
+    if frame.volume is None or frame.volume.kind != "volume" or frame.total is not None:
+        return
+    named = [pl.labware.name for role, pl in frame.places if role == "dest" and pl.labware]
+    candidates = named or r.work_plates(p.world)
+    rooms = [p.world.labware(lw).well_max_volume_ul for lw in candidates]
+    if rooms and all(0 < room < frame.volume.value - 1e-6 for room in rooms):
+        raise Refuse(
+            f"{frame.volume.text} is more than a well of {', '.join(candidates)} holds "
+            f"({fmt(max(rooms), 'uL')} at most)",
+            "capacity",
+        )
+
+
+def _implicit_sources(frame: Frame, dests: list[Place], p: r.Planning) -> list[str]:
+    """A source named by wells only: the one other labware the clause names, the heading's
+    source, the one labware holding the named liquid, else the destination's plate."""
+    dest_names = {pl.labware.name for pl in dests if pl.labware is not None}
+    named = [m.name for m in frame.ents.labware if m.name not in dest_names]
+    if named:
+        return named[:1]
+    if p.head_source:
+        return [p.head_source]
+    if frame.liquid is not None:
+        holders = {lw for lw, _, _ in p.world.liquids.get(frame.liquid.name, [])}
+        if len(holders) == 1:
+            return list(holders)
+    if dest_names:
+        return sorted(dest_names)[:1]
+    return [p.plate] if p.plate else r.work_plates(p.world)
+
+
+def _fits(wells: list[str], plate: str, p: r.Planning) -> None:
+    view = p.world.labware(plate)
+    for w in wells:
+        if ord(w[0]) - 65 >= view.rows or int(w[1:]) > view.cols:
+            raise Refuse(f"{w} is not on {plate} ({view.rows}x{view.cols})", "plate_size")

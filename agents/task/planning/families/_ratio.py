@@ -1,0 +1,193 @@
+"""What every dilution needs (its fold, its stock, its diluent) and the ratio dilutions ("1:10 in
+200 uL"): the diluent into every well first, then the stock (or each source well) mixed in,
+as the corpus convention says."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _pipetting as pip
+from agents.task.planning import _resolve as r
+from agents.task.planning._frames import Frame, Place
+from agents.task.planning._lexicon import Mention
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import fmt
+
+_FLAGS = re.IGNORECASE
+
+
+MIX_CYCLES = 3
+
+
+_DILUENT = re.compile(
+    r"\b(?:with|using|in|into)\s+(?:the\s+)?(?P<a>«q\d+»|[\w-]+(?:\s[\w-]+)?)\s+(?:as\s+(?:the\s+)?diluent)"
+    r"|\bdiluent\s*(?:is|:|=)\s*(?P<b>«q\d+»|[\w-]+)",
+    _FLAGS,
+)
+
+
+# Liquids whose name says they are the diluent; any other is asked for.
+_DILUENT_WORDS = ("diluent", "buffer", "sample diluent", "dilution buffer")
+
+
+def _diluent(frame: Frame, stock: str, p: r.Planning) -> str:
+    if m := _DILUENT.search(frame.text):
+        word = (m.group("a") or m.group("b") or "").strip()
+        found = next(
+            (
+                x
+                for x in frame.liquids
+                if x.written == word or x.start <= m.start("a" if m.group("a") else "b") < x.end
+            ),
+            None,
+        )
+        return r.liquid(found or Mention(word, 0, 0, word), p, "diluent")
+    others = [m for m in frame.liquids if m.name != stock]
+    if others:
+        return r.liquid(others[0], p, "diluent")
+    known = {n.lower(): n for n in p.world.liquids}
+    for word in _DILUENT_WORDS:
+        if word in known and known[word] != stock:
+            return known[word]
+    named = [  # the lab's one "sample buffer" or "assay diluent"
+        n
+        for low, n in known.items()
+        if n != stock and re.search(r"\b(?:diluent|buffer)\b", low) and "wash" not in low
+    ]
+    if len(named) == 1:
+        return named[0]
+    raise Ask(
+        f"Which liquid should I dilute {stock} with?",
+        ["liquid"],
+        [x for x in r.liquids(p.world) if x != stock],
+    )
+
+
+def _fold(frame: Frame) -> float:
+    if frame.ents.fold is None:
+        raise Ask(
+            "How many-fold should each step dilute?", ["fold"], ["2-fold", "3-fold", "10-fold"]
+        )
+    k = frame.ents.fold[0]
+    if k <= 1:
+        raise Refuse(
+            f"a {k:g}-fold dilution does not dilute: the factor must be more than 1", "capacity"
+        )
+    return k
+
+
+def _stock(frame: Frame, p: r.Planning) -> str:
+    diluent_at = _DILUENT.search(frame.text)
+    named = [
+        m
+        for m in frame.liquids
+        if not (diluent_at and m.start >= diluent_at.start() and m.start < diluent_at.end())
+    ]
+    if not named:
+        raise Ask("Which liquid should I dilute?", ["liquid"], r.liquids(p.world))
+    return r.liquid(named[0], p)
+
+
+def _by_column(wells: list[str], channels: int) -> list[str]:
+    return sorted(wells, key=lambda w: (int(w[1:]), w[0])) if channels == 8 else wells
+
+
+def _ratio(frame: Frame, p: r.Planning) -> str:
+    world = p.world
+    k = _fold(frame)
+    heads = [
+        pl
+        for role, pl in frame.places
+        if role in ("head", "source") and pl.labware is not None and pl.wells
+    ]
+    targets = [pl for role, pl in frame.places if role == "dest"]
+    if heads and targets:  # "dilute samples A1-A4 1:2 with buffer into dest_plate A1-A4"
+        return _ratio_from(frame, p, k, heads[0], targets[0])
+    stock = _stock(frame, p)
+    diluent = _diluent(frame, stock, p)
+    final = frame.final or frame.total or frame.volume
+    if final is None:
+        raise Ask(
+            f"In what final volume should each 1:{k:g} dilution be?",
+            ["volume"],
+            ["100 uL", "200 uL"],
+        )
+    place = frame.dest if not frame.dest.empty else frame.head
+    plate = r.labware(place, p, "dilute into")
+    wells = r.wells(place, plate, p, "should hold the dilution", frame)
+    v_stock = round(final.value / k, 4)
+    v_dil = round(final.value - v_stock, 4)
+    room = world.labware(plate).well_max_volume_ul
+    if room and final.value > room + 1e-6:
+        raise Refuse(
+            f"{final.text} is more than a {plate} well holds ({fmt(room, 'uL')})", "capacity"
+        )
+    channels = frame.ents.channels or p.channels or 1
+    lh = world.labware(plate).instrument
+    tips = frame.ents.tips or p.tips
+    exclude = {(plate, w) for w in wells}
+    d_src = r.source_of(diluent, v_dil * len(wells), world, exclude)
+    pip.emit(
+        world,
+        lh,
+        [pip.Op(d_src, (plate, w), v_dil) for w in _by_column(wells, channels)],
+        channels,
+        pip.policy_used([], tips),
+    )
+    cycles = 0 if frame.ents.no_mix else (frame.ents.mix_times or MIX_CYCLES)
+    s_src = r.source_of(stock, v_stock * len(wells), world, exclude)
+    ops = [pip.Op(s_src, (plate, w), v_stock, cycles) for w in _by_column(wells, channels)]
+    policy = pip.policy_used(ops, tips)
+    pip.emit(world, lh, ops, channels, policy)
+    p.policies_used.append(pip.POLICIES[policy])
+    p.plate, p.wells = plate, wells
+    return (
+        f"1:{k:g} dilution of {stock} in {diluent} into {plate} {wells[0]}..{wells[-1]} "
+        f"({len(wells)} wells): {fmt(v_dil, 'uL')} {diluent} then {fmt(v_stock, 'uL')} {stock} each"
+    )
+
+
+def _ratio_from(frame: Frame, p: r.Planning, k: float, src: Place, dst: Place) -> str:
+    """A ratio dilution of wells into wells: diluent first, then each source well, mixed."""
+    world = p.world
+    src_lw = r.labware(src, p, "take the samples from")
+    src_wells = r.wells(src, src_lw, p, "should I dilute", frame)
+    first = next(iter(world.contents.get((src_lw, src_wells[0]), {})), None)
+    diluent = _diluent(frame, first or "", p)
+    final = frame.final or frame.total or frame.volume
+    if final is None:
+        raise Ask(f"In what final volume should each 1:{k:g} dilution be?", ["volume"], ["100 uL"])
+    plate = r.labware(dst, p, "dilute into")
+    wells = r.wells(dst, plate, p, "should hold the dilution", frame)
+    if len(wells) != len(src_wells):
+        raise Ask(
+            f"{len(src_wells)} wells to dilute into {len(wells)} wells: which into which?",
+            ["wells"],
+            [],
+        )
+    v_stock = round(final.value / k, 4)
+    v_dil = round(final.value - v_stock, 4)
+    lh = world.labware(plate).instrument
+    channels = frame.ents.channels or p.channels or 1
+    tips = frame.ents.tips or p.tips
+    d_src = r.source_of(diluent, v_dil * len(wells), world, {(plate, w) for w in wells})
+    pip.emit(
+        world,
+        lh,
+        [pip.Op(d_src, (plate, w), v_dil) for w in wells],
+        channels,
+        pip.policy_used([], tips),
+    )
+    cycles = 0 if frame.ents.no_mix else (frame.ents.mix_times or MIX_CYCLES)
+    ops = [
+        pip.Op((src_lw, s), (plate, w), v_stock, cycles)
+        for s, w in zip(src_wells, wells, strict=True)
+    ]
+    policy = pip.policy_used(ops, tips)
+    pip.emit(world, lh, ops, channels, policy)
+    p.policies_used.append(pip.POLICIES[policy])
+    p.plate, p.wells = plate, wells
+    return (
+        f"1:{k:g} dilution of {src_lw} {src_wells[0]}..{src_wells[-1]} in {diluent} into {plate} "
+        f"{wells[0]}..{wells[-1]}: {fmt(v_dil, 'uL')} {diluent} then {fmt(v_stock, 'uL')} of each"
+    )

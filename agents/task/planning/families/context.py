@@ -1,0 +1,201 @@
+"""Sentences that do not ask for an action: facts about the lab, settings for the whole
+request, pleasantries.
+
+A fact ("A1 already holds 200 uL of dye", "the buffer is in reservoir A2", "plate_1 is in the
+reader") is checked against the lab state: when it agrees it changes nothing; when it
+disagrees the planner asks which is right (``lab_state``) rather than plan on either. A
+setting ("use the 8-channel for everything", "fresh tips throughout") applies to the clauses
+after it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities, blank_note
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import fmt
+from agents.task.planning.families import Family
+
+_FLAGS = re.IGNORECASE
+PLEASANTRY = re.compile(
+    r"^(?:thanks?(?:\s+(?:a\s+lot|so\s+much|again|in\s+advance))?|thank\s+you(?:\s+\w+)?|cheers|ta|thx|"
+    r"ty|please|pls|ok(?:ay)?|great|cool|hi|hello|hey|no\s+rush|asap|much\s+appreciated|"
+    r"appreciate\s+it|that'?s\s+(?:it|all)|done|good|nice|lovely|perfect|sounds\s+good|"
+    r"(?:good\s+)?(?:morning|afternoon|evening)|hiya|yo|greetings)"
+    r"(?:\s+(?:team|folks|all|everyone|labwright|robot))?[\s!.:)]*$",
+    _FLAGS,
+)
+_STATE = re.compile(
+    r"\b(?:already|currently|contains?|holds?|has|have|had|is|are|was|were|pre-?filled|pre-?loaded|"
+    r"loaded|sitting|sits|there'?s|there\s+(?:is|are))\b",
+    _FLAGS,
+)
+_IMPERATIVE = re.compile(
+    r"^(?:transfer|add|dispense|distribute|aliquot|pipette|put|place|fill|move|bring|return|mix|"
+    r"shake|incubate|heat|read|measure|make|prepare|dilute|serially|pool|combine|spot|stamp|"
+    r"replicate|copy|remove|aspirate|discard|top|normali[sz]e|run|thermocycle|take|use|using|do|"
+    r"hold|keep|store|cool|chill|warm|leave|wash|rinse|coat|block|seed|feed|load|set|spin)\b",
+    _FLAGS,
+)
+_LAYOUT_SETTING = re.compile(
+    r"^(?:well[\s-]+to[\s-]+well|same\s+positions?|matching\s+wells?|one[\s-]to[\s-]one|1:1"
+    r"|in\s+(?:duplicate|triplicate|quadruplicate)s?|(?:duplicate|triplicate|quadruplicate)s?)$",
+    _FLAGS,
+)
+_SETTING = re.compile(
+    r"^(?:use|using|with|please\s+use|go\s+with|do\s+(?:it|this|everything)\s+with)\b", _FLAGS
+)
+# "D2-D8 prefilled with 150 uL buffer" in a recipe: fill them (a fact says "already").
+_FILL_WITH = re.compile(
+    r"\b(?:(?:pre-?)?(?:filled|loaded)\s+)?with\s+(?:another\s+)?\d+(?:\.\d+)?\s*(?:u|m)l", _FLAGS
+)
+_EMPTY = re.compile(r"\b(?:is|are)\s+empty\b", _FLAGS)
+_NOTE = re.compile(
+    r"\b(?:is|are|stays?|remains?|as|serves?\s+as|will\s+be|left\s+as)\s+(?:the\s+|a\s+|our\s+)?"
+    r"(?:blanks?|controls?|negative|positive|ntcs?|no[\s-]template|reference)\b|\bleft\s+(?:empty|alone|untouched)\b"
+    r"|\bstays?\s+(?:empty|untouched)\b",
+    _FLAGS,
+)
+# "This is for tomorrow's assay", "For the blocking step", "I'll check it later": remarks.
+REMARK = re.compile(
+    r"^(?:(?:this|it)(?:\s+is|'s)|these\s+are|that'?s)\s+(?:for|the|our|part\s+of)\b"
+    r"|^for\s+(?:the|our|my|a|an|tomorrow|today|this|next)\b(?!.*\d\s*(?:u[lL]|m[lL]|min|s|h|rpm|c)\b)"
+    r"|^(?:i'?ll|i\s+will|we'?ll|we\s+will|let\s+me\s+know|ping\s+me|notify\s+me)\b"
+    r"|^(?:don'?t|do\s+not|no\s+need\s+to)\s+mix(?:\s+(?:it|them|afterwards|after))?$"
+    r"|^(?:no\s+mixing|without\s+mixing)$",
+    _FLAGS,
+)
+CANCEL = re.compile(
+    r"^(?:never\s*mind|nevermind|forget\s+(?:it|that|about\s+it)|cancel(?:\s+(?:that|this|it|everything))?|"
+    r"scratch\s+that|hold\s+off|belay\s+that|on\s+second\s+thought|not\s+now|no\s+thanks|"
+    r"abort(?:\s+(?:that|it|everything))?|(?:actually\s*,?\s*)?(?:don'?t|do\s+not)\s+(?:bother|run\s+(?:it|anything))|"
+    r"(?:don'?t|do\s+not)\s+do\s+anything|do\s+nothing|nothing(?:\s+for\s+now)?|ignore\s+(?:that|this|me))\b",
+    _FLAGS,
+)
+
+
+def detect(clause: Clause, ents: Entities) -> int | None:
+    text = ents.text
+    if PLEASANTRY.match(text) or CANCEL.match(text):
+        return 100
+    if REMARK.search(text) and not ents.labware and not ents.wellsets:
+        return 67
+    if _LAYOUT_SETTING.match(text):
+        return 100
+    if (_NOTE.search(text) and not ents.volumes()) or blank_note(ents):
+        return 66
+    if _NOTE.search(text) and _FILL_WITH.search(text):
+        return None  # "H1 is the blank with 100 uL sample buffer": fill it
+    if _SETTING.match(text) and (ents.channels or ents.tips or ents.rack) and not ents.volumes():
+        return 70
+    if (
+        not _IMPERATIVE.match(text)
+        and _STATE.search(text)
+        and (ents.labware or ents.wellsets or ents.liquids)
+        and not (_FILL_WITH.search(text) and not re.search(r"\balready\b", text, _FLAGS))
+    ):
+        return 65
+    return None
+
+
+def build(frame: Frame, p: r.Planning) -> str:
+    text = frame.text
+    if CANCEL.match(text):
+        raise Refuse("you asked for nothing to be done", "nothing_to_do")
+    if PLEASANTRY.match(text):
+        frame.extra["kind"] = "pleasantry"
+        return "a pleasantry: nothing to do"
+    if REMARK.search(text) and not frame.ents.labware and not frame.ents.wellsets:
+        frame.extra["kind"] = "fact"
+        return "a remark: nothing to do for it"
+    if _LAYOUT_SETTING.match(text):
+        frame.extra["kind"] = "setting"
+        return "a setting for what follows: the same well positions"
+    if (_NOTE.search(text) and not frame.ents.volumes()) or blank_note(frame.ents):
+        frame.extra["kind"] = "fact"
+        return "a note about the layout: nothing to do for it"
+    frame.extra["kind"] = "fact"
+    if _SETTING.match(text):
+        frame.extra["kind"] = "setting"
+        if frame.ents.channels:
+            p.channels = frame.ents.channels
+        if frame.ents.tips:
+            p.tips = frame.ents.tips
+        said = [
+            f"{p.channels} channel(s)" if frame.ents.channels else "",
+            f"tips {p.tips}" if frame.ents.tips else "",
+            f"tips from {frame.ents.rack}" if frame.ents.rack else "",
+        ]
+        return "a setting for what follows: " + ", ".join(s for s in said if s)
+    return _check_fact(frame, p)
+
+
+def _check_fact(frame: Frame, p: r.Planning) -> str:
+    world = p.world
+    checked: list[str] = []
+    plate_named = [m.name for m in frame.ents.labware if m.sure]
+    # "plate_1 is in the reader": a location.
+    for kind, iid, _, _ in frame.ents.instruments:
+        if plate_named and kind in ("plate_reader", "heater_shaker"):
+            where = r.place_of(iid or r.instrument(kind, p, frame), world)
+            plate = plate_named[0]
+            if world.location[plate] != where:
+                raise _disagree(f"{plate} is at {where}", f"{plate} is at {world.location[plate]}")
+            checked.append(f"{plate} is at {where}")
+    volume = frame.volume or (frame.volumes[0] if frame.volumes else None)
+    for _, place in frame.places:
+        if place.wells is None:
+            continue
+        plate = r.labware(place, p, "check", implicit=r.plates(world))
+        wells = r.wells(place, plate, p, "do you mean", frame)
+        liquid = r.liquid(frame.liquid, p) if frame.liquid else None
+        for well in wells:
+            have = world.well_volume(plate, well)
+            contents = world.contents.get((plate, well), {})
+            if _EMPTY.search(frame.text):
+                if have > 1e-6:
+                    raise _disagree(
+                        f"{plate} {well} is empty", f"it holds {fmt(round(have, 3), 'uL')}"
+                    )
+                continue
+            if volume is not None and abs(have - volume.value) > 0.5:
+                raise _disagree(
+                    f"{plate} {well} holds {volume.text}", f"it holds {fmt(round(have, 3), 'uL')}"
+                )
+            if liquid is not None and contents.get(liquid, 0) <= 0:
+                held = ", ".join(contents) or "nothing"
+                raise _disagree(f"{plate} {well} holds {liquid}", f"it holds {held}")
+            if liquid is None and volume is None and len(contents) == 1:
+                p.liquid = next(
+                    iter(contents)
+                )  # "reservoir A2 is our buffer": take "it" from there
+        checked.append(f"{plate} {wells[0]}{'..' + wells[-1] if len(wells) > 1 else ''}")
+        p.plate, p.wells = plate, wells  # "... add 100 uL buffer to it"
+    if frame.liquid is not None:
+        liquid = r.liquid(frame.liquid, p)
+        if plate_named and not any(
+            lw == plate_named[0] for lw, _, _ in world.liquids.get(liquid, [])
+        ):
+            raise _disagree(f"{liquid} is in {plate_named[0]}", f"{liquid} is not there")
+        p.liquid = liquid  # "add 50 uL of it"
+        if not checked:
+            checked.append(f"{liquid} is in the lab")
+    if not checked:
+        checked.append("nothing to check against the lab")
+    return "a fact, checked against the lab: " + "; ".join(checked) + " (agrees)"
+
+
+def _disagree(said: str, lab: str) -> Ask:
+    return Ask(
+        f"You say {said}, but the lab state says {lab}. Which is right? Correct the lab state "
+        "(read the instrument back) or the request.",
+        ["lab_state"],
+        [f"the lab state: {lab}", f"the request: {said}"],
+    )
+
+
+FAMILY = Family("context", detect, build)

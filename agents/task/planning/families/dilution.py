@@ -1,0 +1,259 @@
+"""Dilutions: serial dilutions along rows or down columns, and ratio dilutions ("1:10 in 200 uL").
+
+Serial dilution over n wells, k-fold (or 1:k), final volume V, transfer t: t = V / (k - 1)
+when V is given, else the stated transfer volume (and V = t * (k - 1)):
+
+1. diluent V into wells 2..n (one tip: the wells are empty);
+2. stock V + t into well 1 — unless the first well already holds it ("pre-filled");
+3. t from well i to well i + 1, mixing after each transfer (3 cycles unless said), a new tip
+   each: well i + 1 then holds V + t at 1 / k of well i's concentration. The last well keeps
+   its V + t unless the request states the final volume: then t goes from it to waste so
+   every well ends at V (a spelled-out request asks for that step itself when it wants it).
+
+When the request spells the steps out ("100 uL buffer into A2-A12, 200 uL dye into A1, then
+transfer 100 uL along the row"), the serial-dilution sentence only names the wells, the fold
+and the mixing; the spelled-out clauses are planned (:mod:`.chain` carries the chain).
+
+Each row of the well set is one chain ("across"), or each column ("down"); with the 8-channel
+head the chains of one column run together. An arrow chain ("A1 -> B1 -> C1") is one chain in
+the order written. A ratio dilution puts V / k of stock and V - V / k of diluent in each well.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _pipetting as pip
+from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import fmt
+from agents.task.planning.families import Family
+from agents.task.planning.families import _chains as geometry
+from agents.task.planning.families._ratio import (
+    MIX_CYCLES,
+    _by_column,
+    _diluent,
+    _fold,
+    _ratio,
+    _stock,
+)
+
+_FLAGS = re.IGNORECASE
+_SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|titrat\w*|step[\s-]?wise|->)", _FLAGS)
+_DILUTE = re.compile(r"\b(?:dilut\w*)\b", _FLAGS)
+_PREFILLED = re.compile(
+    r"\b(?:already|pre-?filled|pre-?loaded|starting\s+(?:from|with)\s+(?:the\s+)?(?:stock\s+)?(?:already\s+)?in"
+    r"|(?:stock|it)\s+is\s+(?:already\s+)?in|from\s+the\s+stock\s+in)\b",
+    _FLAGS,
+)
+_STEP_VOLUME = re.compile(
+    r"\b(?:transfer(?:ring)?|move|carry(?:ing)?|take|taking|pass(?:ing)?)\s*$", _FLAGS
+)
+
+
+_ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
+_CURVE = re.compile(r"\b(?:standard|std\.?)\s+curves?\b|\bstandards?\s+series\b", _FLAGS)
+
+
+def detect(clause: Clause, ents: Entities) -> int | None:
+    text = ents.text
+    if _CURVE.search(text):
+        return 85
+    label = clause.label or ""
+    if (_CURVE.search(label) or re.search(r"\b(?:serial|dilution\s+series)\b", label, _FLAGS)) and (
+        ents.fold is not None
+    ):
+        return 85  # "Standard curve: stock 2-fold in diluent across row B, ..."
+    if _DILUTE.search(text) and (
+        _SERIAL.search(text) or (ents.wellsets and any(w.chain for w in ents.wellsets))
+    ):
+        return 90
+    if _DILUTE.search(text) and ents.fold is not None:
+        return 80
+    if ents.fold is not None and re.search(r"\bsteps?\b|\bstandards?\b|\bpoints?\b", text, _FLAGS):
+        return 78  # "1:10 steps of dye down column 4, A4 to E4 (5 standards)"
+    if re.search(r"\b(?:serial|series)\b", text, _FLAGS) and ents.fold:
+        return 85
+    if re.match(r"^(?:dilute|make\s+(?:a\s+)?dilutions?)\b", text, _FLAGS) and not ents.volumes():
+        return 70  # "Dilute the libraries": by how much is the question
+    return None
+
+
+def _reverse(wells: list[str]) -> bool:
+    return len(wells) > 1 and wells[0] > wells[-1]
+
+
+def build(frame: Frame, p: r.Planning) -> str:
+    if frame.extra.get("defer"):
+        frame.extra["kind"] = "fact"
+        named = next((pl for _, pl in frame.places if pl.labware is not None), None)
+        if named is not None:
+            p.plate = r.labware(named, p, "dilute on")
+            view = p.world.labware(p.plate)
+            p.wells = [w for ws_ in frame.ents.wellsets for w in ws_.expand(view.rows, view.cols)]
+        p.channels = frame.ents.channels or p.channels
+        p.tips = frame.ents.tips or p.tips
+        return "a serial dilution: its steps are the clauses around it"
+    if frame.extra.get("chain_only"):
+        return _chain_only(frame, p)
+    label = frame.clause.label or ""
+    fold = frame.ents.fold
+    serial = (
+        _SERIAL.search(frame.text)
+        or any(w.chain for w in frame.ents.wellsets)
+        or _CURVE.search(frame.text)
+        or _CURVE.search(label)
+        or _SERIAL.search(label)
+        or (fold is not None and fold[1] == "fold" and _ALONG.search(frame.text))
+    )
+    if serial or frame.ents.fold is None or (frame.ents.fold[1] == "fold" and frame.ents.steps):
+        return _serial(frame, p)
+    return _ratio(frame, p)
+
+
+def _chain_only(frame: Frame, p: r.Planning) -> str:
+    """The carrying steps of a serial dilution whose wells the clauses before filled."""
+    k = _fold(frame)
+    place = frame.dest if not frame.dest.empty else frame.head
+    plate = r.labware(place, p, "dilute across")
+    chains = geometry.chains_of(frame, plate, p)
+    diluent = p.world.well_volume(plate, chains[0][1])
+    if diluent <= 0:
+        raise Ask("How much should each step carry?", ["volume"], [])
+    t = round(diluent / (k - 1), 4)
+    cycles = 0 if frame.ents.no_mix else (frame.ents.mix_times or MIX_CYCLES)
+    channels = frame.ents.channels or p.channels or 1
+    lh = p.world.labware(plate).instrument
+    for i in range(max(len(c) for c in chains) - 1):
+        ops = [
+            pip.Op((plate, c[i]), (plate, c[i + 1]), t, cycles) for c in chains if i + 1 < len(c)
+        ]
+        pip.emit(p.world, lh, ops, channels, "per_destination")
+    p.plate, p.wells = plate, [w for c in chains for w in c]
+    p.policies_used.append(pip.POLICIES["per_destination"] + " along the dilution chain")
+    return (
+        f"{k:g}-fold serial dilution on {plate}: {fmt(t, 'uL')} carried along "
+        f"{len(chains)} chain(s), mixing {cycles}x"
+    )
+
+
+def _serial(frame: Frame, p: r.Planning) -> str:
+    world = p.world
+    k = _fold(frame)
+    stock = _stock(frame, p)
+    diluent = _diluent(frame, stock, p)
+    if diluent == stock:
+        raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
+    place = frame.dest if not frame.dest.empty else frame.head
+    plate = r.labware(place, p, "dilute across")
+    chains = geometry.chains_of(frame, plate, p)
+    if any(len(c) < 2 for c in chains):
+        raise Refuse("a serial dilution needs at least two wells", "nothing_to_do")
+    step_q = next((q for q in frame.volumes if _STEP_VOLUME.search(frame.text[: q.start])), None)
+    if frame.final is not None:
+        final = frame.final.value
+        t = round(final / (k - 1), 4)
+    elif step_q is not None:
+        t = step_q.value
+        final = round(t * (k - 1), 4)
+    elif (
+        frame.volume is not None
+        and (
+            re.search(r"\b(?:per\s+well|each\s+well|in\s+each|final)\b", frame.text, _FLAGS)
+            or (  # "2-fold, A1 to G1, 100 uL per point": the volume of each well ("with 100 uL":
+                # of each step or of each well? asked)
+                len(frame.volumes) == 1
+                and not re.search(r"\b(?:with|using|by|of)\s+$", frame.text[: frame.volume.start])
+            )
+        )
+    ):
+        final = frame.volume.value
+        t = round(final / (k - 1), 4)
+    else:
+        raise Ask(
+            "What final volume should each well hold (or how much should each step transfer)?",
+            ["volume"],
+            ["100 uL final volume", "transfer 50 uL each step"],
+        )
+    room = world.labware(plate).well_max_volume_ul
+    if room and final + t > room + 1e-6:
+        raise Refuse(
+            f"a {k:g}-fold dilution to {fmt(final, 'uL')} needs "
+            f"{fmt(round(final + t, 3), 'uL')} in a "
+            f"well while mixing, more than a {plate} well holds ({fmt(room, 'uL')})",
+            "capacity",
+        )
+    cycles = 0 if frame.ents.no_mix else (frame.ents.mix_times or MIX_CYCLES)
+    r.within(cycles or 1, "mix_repetitions", None, world, "mixing", "times")
+    mix_volume = frame.mix_volume.value if frame.mix_volume else None
+    channels = frame.ents.channels or p.channels or 1
+    lh = world.labware(plate).instrument
+    prefilled = bool(_PREFILLED.search(frame.text)) or all(
+        world.contents.get((plate, c[0]), {}).get(stock, 0) >= final + t - 1e-6 for c in chains
+    )
+    on_plate = {(plate, w) for c in chains for w in c}
+    tips = frame.ents.tips or p.tips
+    rest = [w for c in chains for w in c[1:]]
+    view = world.labware(plate)
+    rest += [  # a blank holds the diluent alone, at the same volume
+        w
+        for b in p.blanks
+        for w in b.expand(view.rows, view.cols)
+        if (plate, w) not in on_plate and w not in rest
+    ]
+    src = r.source_of(diluent, final * len(rest), world, on_plate)
+    pip.emit(
+        world,
+        lh,
+        [pip.Op(src, (plate, w), final) for w in _by_column(rest, channels)],
+        channels,
+        pip.policy_used([], tips),
+    )
+    if not prefilled:
+        firsts = [c[0] for c in chains]
+        s_src = r.source_of(stock, (final + t) * len(firsts), world, on_plate)
+        pip.emit(
+            world,
+            lh,
+            [pip.Op(s_src, (plate, w), round(final + t, 4)) for w in firsts],
+            channels,
+            pip.policy_used([], tips),
+        )
+    chain_policy = (
+        pip.policy_used([pip.Op(("", ""), ("", ""), t, cycles)], tips)
+        if cycles
+        else (tips or "per_destination")
+    )
+    for i in range(max(len(c) for c in chains) - 1):
+        ops = [
+            pip.Op((plate, c[i]), (plate, c[i + 1]), t, cycles, mix_volume)
+            for c in chains
+            if i + 1 < len(c)
+        ]
+        pip.emit(world, lh, ops, channels, chain_policy)  # type: ignore[arg-type]
+    stated_final = frame.final is not None or step_q is None
+    if stated_final:  # every well at the final volume: the last one's excess goes to waste
+        ops_out = [pip.Op((plate, c[-1]), None, t) for c in chains]
+        pip.emit(world, lh, ops_out, channels, "per_destination")
+    p.plate, p.wells = plate, [w for c in chains for w in c]
+    p.policies_used.append(pip.POLICIES[chain_policy] + " along the chain")
+    mixing = f"mixing {cycles}x after each transfer" if cycles else "no mixing"
+    first = (
+        "stock already in the first well"
+        if prefilled
+        else f"{fmt(round(final + t, 3), 'uL')} {stock} into the first well"
+    )
+    return (
+        f"{k:g}-fold serial dilution of {stock} in {diluent} on {plate}, {len(chains)} chain(s) of "
+        f"{len(chains[0])} wells ({chains[0][0]}..{chains[0][-1]}): "
+        f"{fmt(final, 'uL')} {diluent} into wells "
+        f"2..n, {first}, {fmt(t, 'uL')} carried along, {mixing}"
+        + (f", {fmt(t, 'uL')} from the last well to waste" if stated_final else "")
+        + f" ({'8 channels' if channels == 8 else '1 channel'})"
+    )
+
+
+FAMILY = Family("dilution", detect, build)

@@ -1,0 +1,127 @@
+"""Incubate or shake a plate on the heater-shaker: at a temperature, for a time, at a speed.
+
+Shaking is asked for by the verb ("shake", "agitate") or by a speed or "with shaking"; an
+incubation without shaking holds the plate at the temperature (the heater-shaker's ``hold``).
+"Room temperature" means no heating. The world moves the plate there (the holder unlocked
+before the arm reaches in) and the plate is locked for shaking, then unlocked.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import fmt, fmt_duration
+from agents.task.planning.families import Family
+
+_FLAGS = re.IGNORECASE
+_VERB = re.compile(
+    r"^(?:shake|incubate|heat|warm|agitate|hold|keep|leave|let|rest|sit|wait|cool|chill|"
+    r"orbital|vortex|spin\s+on\s+the\s+shaker|put\s+(?:it|the\s+plate)\s+on\s+the\s+shaker|"
+    r"(?:an?\s+)?incubation|(?:a\s+)?shake)\b",
+    _FLAGS,
+)
+_SHAKING = re.compile(
+    r"\b(?<!without\s)(?<!no\s)(?:shak(?:e|ing|en)|agitat\w*|orbital|vortex\w*|rpm)\b", _FLAGS
+)
+_NO_SHAKE = re.compile(r"\b(?:without|no|don'?t|do\s+not)\s+shak\w*|\bstatic\b|\bstill\b", _FLAGS)
+_ROOM = re.compile(r"\b(?:room\s+temp(?:erature)?|rt|ambient)\b", _FLAGS)
+
+
+def detect(clause: Clause, ents: Entities) -> int | None:
+    text = ents.text
+    if _VERB.match(text):
+        return 50
+    if re.match(r"^(?:hold|keep|store)\b", text, re.IGNORECASE) and any(
+        q.kind == "temperature" for q in ents.quantities
+    ):
+        return 50  # "hold libs at 4 C": at a temperature, for how long is the question
+    kinds = {q.kind for q in ents.quantities}
+    if (
+        "duration" in kinds
+        and ({"temperature", "speed"} & kinds or _ROOM.search(text))
+        and not ents.volumes()
+    ):
+        return 35
+    return None
+
+
+def build(frame: Frame, p: r.Planning) -> str:
+    world, text = p.world, frame.text
+    hs = r.instrument("heater_shaker", p, frame)
+    plate = r.labware(
+        frame.head
+        if not frame.head.empty
+        else (frame.dest if not frame.dest.empty else frame.source),
+        p,
+        "incubate",
+        holding=frame.liquid.name if frame.liquid else None,
+    )
+    shaking = bool(_SHAKING.search(text)) and not _NO_SHAKE.search(text)
+    verb = "shake" if shaking else "incubate"
+    celsius = None
+    if frame.temperature is not None:
+        celsius = frame.temperature.value
+    elif _ROOM.search(text):
+        celsius = None
+    elif not shaking and not re.match(r"^(?:let|leave|rest|sit|wait)\b", text, _FLAGS):
+        celsius = r.quantity(
+            None, frame, f"At what temperature should I incubate {plate}?", "temperature"
+        )
+    elif frame.ents.bare and re.search(r"\bat\s+\d+(?:\.\d+)?\s*(?:for|$|,)", text, _FLAGS):
+        celsius = r.quantity(None, frame, "At what temperature (C)?", "temperature")
+    if celsius is not None:
+        r.within(celsius, "temperature_range_c", hs, world, "temperature", "C")
+    if shaking and frame.speed is not None:
+        r.within(frame.speed.value, "rpm_range", hs, world, "speed", "rpm")  # before asking more
+    seconds = r.quantity(
+        frame.duration, frame, f"For how long should I {verb} {plate}?", "duration"
+    )
+    r.within(seconds, "duration_range_s", None, world, "duration", "s")
+    rpm = None
+    if shaking:
+        lo, hi = world.lab.instruments[hs].limits.get("rpm_range", r.DEFAULT_LIMITS["rpm_range"])
+        rpm = r.quantity(
+            frame.speed,
+            frame,
+            f"At what speed (rpm) should I shake {plate}?",
+            "speed",
+            [f"{lo:g}-{hi:g} rpm"],
+        )
+        r.within(rpm, "rpm_range", hs, world, "speed", "rpm")
+        if rpm != int(rpm):
+            raise Refuse(f"a shaking speed is a whole number of rpm, not {rpm:g}", "capacity")
+    elif frame.speed is not None:
+        raise Ask(
+            f"Should {plate} be shaken at {frame.speed.text}, or held still?",
+            ["mode"],
+            ["shake", "hold still"],
+        )
+    if celsius is not None:
+        world.emit(hs, "set_temperature", {"celsius": celsius}, {"target_c": celsius})
+    world.bring(plate, r.place_of(hs, world))
+    if shaking:
+        world.lock_plate(hs)
+    if celsius is not None:
+        world.emit(hs, "wait_for_temperature", {}, {"temperature_c": celsius})
+    if shaking:
+        shaken = {"plate": plate, "rpm": int(rpm), "duration_s": seconds}  # type: ignore[arg-type]
+        world.emit(hs, "shake", {"rpm": int(rpm), "duration_s": seconds}, {"shaken": shaken})  # type: ignore[arg-type]
+    else:
+        world.emit(
+            hs, "hold", {"duration_s": seconds}, {"held": {"plate": plate, "duration_s": seconds}}
+        )
+    world.emit(hs, "stop", {}, {"shaking": False, "target_c": None})
+    if shaking:
+        world.unlock(hs)
+    p.plate = plate
+    heat = f" at {fmt(celsius, 'C')}" if celsius is not None else " unheated"
+    speed = f" at {int(rpm)} rpm" if rpm is not None else " without shaking"  # type: ignore[arg-type]
+    return f"{verb} {plate} on {hs}{heat} for {fmt_duration(seconds)}{speed}"
+
+
+FAMILY = Family("incubate", detect, build)

@@ -1,0 +1,105 @@
+"""Move a plate: to an instrument (the reader, the heater-shaker), a workspace place of the
+plate mover (``hotel:1``), or back to its deck slot."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning.families import Family
+
+_FLAGS = re.IGNORECASE
+_VERB = re.compile(
+    r"^(?:move|bring|take|put|place|return|send|carry|transport|relocate|park|store|load)\b", _FLAGS
+)
+_TO = re.compile(r"\b(?:back\s+to|to|into|onto|on|in|back)\b(.*)$", _FLAGS)
+_HOME = re.compile(
+    r"^(?:(?:the|its|their)\s+)?(?:home|deck|deck slot|slot|place|(?:original\s+)?spot"
+    r"|original\s+(?:slot|position|place)"
+    r"|liquid handler|lh|robot)?$",
+    _FLAGS,
+)
+_SLOT = re.compile(r"^(?:the\s+)?([a-z][\w\-]*)\s*(?:slot|position|:)?\s*(\d+)$", _FLAGS)
+
+
+def detect(clause: Clause, ents: Entities) -> int | None:
+    if _VERB.match(ents.text) and not ents.volumes() and not ents.liquids:
+        return 45
+    return None
+
+
+def destination(text: str, plate: str, frame: Frame, p: r.Planning, at: int = 0) -> str:
+    """The location a move phrase names (``text`` starts at ``at`` in the clause)."""
+    world = p.world
+    spot = text.strip().strip(".")
+    if _HOME.match(spot):
+        return world.labware(plate).home
+    exact = {x.lower(): x for x in world.lab.mover_locations}
+    if spot.lower() in exact:
+        return exact[spot.lower()]  # "lh:platecar:4": a place by its own name
+    for kind, iid, start, _ in frame.ents.instruments:
+        if start < at:
+            continue  # "from the deck to the reader": only what follows "to" is the place
+        if kind in ("plate_reader", "heater_shaker", "thermocycler"):
+            return r.place_of(iid or r.instrument(kind, p, frame), world)
+        if kind == "liquid_handler":
+            return world.labware(plate).home
+        if kind == "plate_mover":
+            continue
+        r.instrument(kind, p, frame)  # refuses: the lab has none
+    places = world.lab.mover_locations
+    by_name = {x.lower(): x for x in places}
+    low = re.sub(r"^the\s+", "", spot.lower())
+    if low in by_name:
+        return by_name[low]
+    if (m := _SLOT.match(spot)) and f"{m.group(1)}:{m.group(2)}".lower() in by_name:
+        return by_name[f"{m.group(1)}:{m.group(2)}".lower()]
+    group = [x for x in places if x.lower().startswith(low.split()[0] + ":")] if low else []
+    free = [x for x in group if world.occupant(x) is None] or group
+    options = free or places
+    question = (
+        f"Which {low} slot should {plate} go to?"
+        if group
+        else f"Where should {plate} go? '{spot}' is not a place I know."
+    )
+    raise Ask(question, ["location"], options)
+
+
+def build(frame: Frame, p: r.Planning) -> str:
+    world = p.world
+    world.arm()  # refuses at once in a lab without a plate mover
+    plates = [m.name for m in frame.ents.labware if m.sure]
+    if not plates:
+        plates = [r.labware(frame.head, p, "move", implicit=r.plates(world))]
+    text = frame.text
+    last = max((m.end for m in frame.ents.labware), default=0)
+    m = _TO.search(
+        re.sub(
+            r"\bfrom\s+(?:the\s+)?\w+(?:\s+\w+)?\s+(?=to\b)",
+            lambda x: " " * len(x.group(0)),
+            text[last:],
+        )
+    )
+    if m is None and re.search(r"\b(?:home|back)\b", text[last:], _FLAGS):
+        m = re.search(r"()$", text)  # "send it home", "put it back": its home
+    if m is None:
+        raise Ask(f"Where should {plates[0]} go?", ["location"], world.lab.mover_locations)
+    done = []
+    for plate in dict.fromkeys(plates):
+        if world.labware(plate).kind != "plate":
+            raise Refuse(f"{plate} is a tip rack; the plate mover moves plates only", "unsafe")
+        where = destination(m.group(1), plate, frame, p, last + m.start(1))
+        if world.location[plate] == where:
+            done.append(f"{plate} is already at {where}")
+            continue
+        world.bring(plate, where)
+        done.append(f"{plate} to {where}")
+        p.plate = plate
+    return "move " + ", ".join(done)
+
+
+FAMILY = Family("move", detect, build)

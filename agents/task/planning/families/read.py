@@ -1,0 +1,196 @@
+"""Read a plate: absorbance at a wavelength, fluorescence at excitation / emission,
+luminescence; the whole plate or the wells named, one or several plates.
+
+The world brings each plate to the reader (drawer opened, plate moved in, drawer closed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning.families import Family
+
+_FLAGS = re.IGNORECASE
+MODES = {
+    "absorbance": re.compile(
+        r"\b(?:absorbance|absorbances|abs|od|o\.d\.|optical\s+density|od\d{3}|a\d{3}|turbidity)\b",
+        _FLAGS,
+    ),
+    "fluorescence": re.compile(
+        r"\b(?:fluorescence|fluor|fluo|rfu|fluorescent|gfp|fitc|excitation|emission|ex/em)\b",
+        _FLAGS,
+    ),
+    "luminescence": re.compile(r"\b(?:luminescence|lum|rlu|luminescent|glow|luciferase)\b", _FLAGS),
+}
+_VERB = re.compile(
+    r"^(?:read|measure|scan|record|quantify|detect|(?:take|get|do|run)\s+(?:an?\s+)?(?:\w+\s+)?readings?|"
+    r"a\s+read(?:ing)?|readout|(?:an?\s+)?(?:od|absorbance|fluorescence|luminescence)\s+read)\b",
+    _FLAGS,
+)
+_EX = re.compile(r"\b(?:excitation|ex|exc|λex)\b\D{0,12}?(\d{3,4})", _FLAGS)
+_EM = re.compile(r"\b(?:emission|em|λem)\b\D{0,12}?(\d{3,4})", _FLAGS)
+_EX_AFTER = re.compile(r"\b(\d{3,4})\s*(?:nm)?\s*(?:excitation|ex|exc)\b", _FLAGS)
+_EM_AFTER = re.compile(r"\b(\d{3,4})\s*(?:nm)?\s*(?:emission|em)\b", _FLAGS)
+_PAIRED = re.compile(r"\b(?:ex(?:citation)?\s*/\s*em(?:ission)?|λex\s*/\s*λem)\b", _FLAGS)
+_PAIR = re.compile(r"\b(\d{3,4})\s*(?:nm)?\s*/\s*(\d{3,4})\b")
+_AT = re.compile(r"\bat\s+(\d{3,4})\b(?!\s*(?:rpm|c\b|uL|ul))", _FLAGS)
+
+
+_EVERY_PLATE = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates?\b", _FLAGS)
+
+
+def detect(clause: Clause, ents: Entities) -> int | None:
+    text = ents.text
+    if clause.label and any(rx.fullmatch(clause.label.strip()) for rx in MODES.values()):
+        return 60  # "fluorescence: excitation 350, emission 460 on plate_2"
+    if _VERB.match(text):
+        return 60
+    if any(rx.search(text) for rx in MODES.values()) and not re.match(
+        r"^(?:add|transfer|dispense|shake|incubate|mix|move)\b", text, _FLAGS
+    ):
+        return 45
+    return None
+
+
+def _modes(text: str, frame: Frame) -> list[str]:
+    where = {mode: m.start() for mode, rx in MODES.items() if (m := rx.search(text))}
+    if not where and (_EX.search(text) or _PAIR.search(text)):
+        where["fluorescence"] = 0
+    if not where and (frame.wavelengths or _AT.search(text)):
+        where["absorbance"] = 0
+    return sorted(where, key=where.__getitem__)
+
+
+def _nm(value: float, what: str, reader: str, p: r.Planning) -> int:
+    r.within(value, "wavelength_range_nm", reader, p.world, what, "nm")
+    if value != int(value):
+        raise Refuse(f"{what} must be a whole number of nm, not {value:g}", "capacity")
+    return int(value)
+
+
+_SEVERAL = re.compile(r"\b(\d{3})(?:\s*(?:,|and|&|/|\+)\s*(\d{3}))+\s*nm\b", _FLAGS)
+
+
+def wavelengths(frame: Frame) -> list[float]:
+    """Absorbance wavelengths: 'at 405 and 450 nm' is two reads."""
+    if (m := _SEVERAL.search(frame.text)) and not (
+        _EX.search(frame.text) or _EM.search(frame.text)
+    ):
+        return [float(x) for x in re.findall(r"\d{3}", m.group(0))]
+    return [q.value for q in frame.wavelengths]
+
+
+def _optics(mode: str, frame: Frame, reader: str, p: r.Planning) -> dict[str, int]:
+    text = frame.text
+    if mode == "absorbance":
+        stated = frame.wavelengths[0].value if frame.wavelengths else None
+        if stated is None and (m := _AT.search(text)):
+            stated = float(m.group(1))
+        if stated is None:
+            raise Ask(
+                "At what wavelength (nm) should I read absorbance?",
+                ["wavelength"],
+                ["450 nm", "600 nm"],
+            )
+        return {"wavelength_nm": _nm(stated, "wavelength", reader, p)}
+    if mode == "fluorescence":
+        if re.search(r"\b(?:ex|excitation|exc|λex)\b[\s:=]*(?:at\s+)?\d", text, _FLAGS):
+            ex, em = _EX.search(text), _EM.search(text)  # "ex 485 / em 520"
+        else:
+            ex, em = _EX_AFTER.search(text), _EM_AFTER.search(text)  # "485 ex, 520 em"
+            ex, em = ex or _EX.search(text), em or _EM.search(text)
+        exc, emi = (int(ex.group(1)) if ex else None), (int(em.group(1)) if em else None)
+        pair = _PAIR.search(text)
+        if pair and (exc is None or emi is None or _PAIRED.search(text)):
+            exc, emi = int(pair.group(1)), int(pair.group(2))  # "ex/em 485/535"
+        if exc is None or emi is None:
+            if len(frame.wavelengths) >= 2:
+                exc, emi = int(frame.wavelengths[0].value), int(frame.wavelengths[1].value)
+            else:
+                raise Ask(
+                    "At what excitation and emission wavelengths (e.g. ex 485 nm / em 520 nm)?",
+                    ["wavelength"],
+                    ["ex 485 / em 520 nm"],
+                )
+        exc, emi = _nm(exc, "excitation", reader, p), _nm(emi, "emission", reader, p)
+        if emi <= exc:
+            raise Refuse(
+                f"emission ({emi} nm) must be longer than excitation ({exc} nm)", "capacity"
+            )
+        return {"excitation_nm": exc, "emission_nm": emi}
+    return {}
+
+
+def _describe(optics: dict[str, int]) -> str:
+    if "wavelength_nm" in optics:
+        return f" at {optics['wavelength_nm']} nm"
+    if optics:
+        return f" ex {optics['excitation_nm']} / em {optics['emission_nm']} nm"
+    return ""
+
+
+def build(frame: Frame, p: r.Planning) -> str:
+    world = p.world
+    reader = r.instrument("plate_reader", p, frame)
+    modes = _modes(frame.text + " " + (frame.clause.label or ""), frame)
+    if not modes:
+        raise Ask(
+            "What should I read: absorbance, fluorescence or luminescence?",
+            ["mode"],
+            ["absorbance", "fluorescence", "luminescence"],
+        )
+    plates = [
+        m.name for m in frame.ents.labware if m.sure and world.labware(m.name).kind == "plate"
+    ]
+    if not plates and _EVERY_PLATE.search(frame.text):
+        plates = r.work_plates(world)  # "read both plates"
+    plates = list(dict.fromkeys(plates)) or [
+        r.labware(
+            frame.head if not frame.head.empty else frame.dest,
+            p,
+            "read",
+            holding=frame.liquid.name if frame.liquid else None,
+        )
+    ]
+    settings = {mode: _optics(mode, frame, reader, p) for mode in modes}
+    reads = [(m, o) for m, o in settings.items()]
+    if "absorbance" in settings and len(wavelengths(frame)) > 1:
+        more = [
+            ("absorbance", {"wavelength_nm": _nm(w, "wavelength", reader, p)})
+            for w in wavelengths(frame)
+        ]
+        reads = [x for x in reads if x[0] != "absorbance"] + more
+    for plate in plates:
+        lw = world.labware(plate)
+        place = next(
+            (
+                pl
+                for _, pl in frame.places
+                if pl.wells is not None and (pl.labware is None or pl.labware.name == plate)
+            ),
+            None,
+        )
+        wells = r.wells(place, plate, p, "should I read", frame) if place is not None else None
+        world.bring(plate, r.place_of(reader, world))
+        if world.drawer.get(reader) != "closed":
+            world.close_drawer(reader, plate)
+        for mode, optics in reads:
+            args = {"plate": plate, **optics, **({"wells": wells} if wells else {})}
+            count = len(wells) if wells else lw.rows * lw.cols
+            world.emit(
+                reader,
+                f"read_{mode}",
+                args,
+                {"reading": {"plate": plate, "mode": mode, "wells": count}},
+            )
+    p.plate = plates[-1]
+    what = ", ".join(f"{m}{_describe(o)}" for m, o in reads)
+    return f"read {what} of {', '.join(plates)} in {reader}"
+
+
+FAMILY = Family("read", detect, build)

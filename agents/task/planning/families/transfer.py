@@ -1,0 +1,378 @@
+"""Liquid moved from wells to wells: transfer, add / distribute, aliquot, stamp ("same
+positions"), cherry- and hit-pick lists, pool, spot one column into several, replicates.
+
+They differ only in how sources and destinations pair up, which the well sets say:
+one source into many wells (distribute), sets of equal length in order (stamp), many into one
+(pool), one set into a multiple of it (spot, replicates), or an explicit list of
+``source -> destination, volume`` pairs (cherry-pick).
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _pipetting as pip
+from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities
+from agents.task.planning._frames import Frame, Place
+from agents.task.planning._lexicon import Mention
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import fmt
+from agents.task.planning.families import Family
+from agents.task.planning.families import _pairing as pairing
+from agents.task.planning.families._places import (
+    _A_PLATE,
+    _EACH_AFTER,
+    _GETS,
+    _SAME_WELLS,
+    _THE_POOL,
+    _all,
+    _each_liquid,
+    _expand,
+    _fits,
+    _fits_nowhere,
+    _implicit_sources,
+    _onto_liquid,
+    _resolve_places,
+    _roles,
+    _source_wells,
+)
+
+_FLAGS = re.IGNORECASE
+VERBS = re.compile(
+    r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
+    r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
+    r"plate\s+out|split|dispence|take|seed|array|reformat)\b",
+    _FLAGS,
+)
+_LABEL_VERBS = re.compile(r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense", _FLAGS)
+MIX_CYCLES = 3
+_OF_THOSE = re.compile(
+    r"\bof\s+(?:both|each|these|those|the\s+(?:two|same)|all)\s+(?:of\s+the\s+)?columns\b", _FLAGS
+)
+
+
+_OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)
+_BOTH = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates\b", _FLAGS)
+_STAMP = re.compile(r"^(?:stamp|replicate|copy)\b", _FLAGS)
+_INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
+
+
+def detect(clause: Clause, ents: Entities) -> int | None:
+    text = ents.text
+    if VERBS.match(text) or re.match(
+        r"^(?:filling|adding|putting|dispensing|transferring|(?:pre-?)?fill(?:ed)?\s+with)\b",
+        text,
+        _FLAGS,
+    ):
+        has_liquid = ents.volumes() or ents.liquids or ents.vague or ents.bare
+        if re.match(r"^(?:move|take|put|place)\b", text, _FLAGS) and not has_liquid:
+            return None
+        return 40
+    has_volume = ents.volumes() or ents.vague
+    places = ents.wellsets or ents.labware
+    if has_volume and places and (ents.liquids or _GETS.search(text) or _INTO.search(text)):
+        return 30  # "200 uL dye into A1", "B1 gets 200 uL dye": a transfer without its verb
+    if has_volume and ents.liquids and re.search(r"\b(?:in|into|back|on\s+top)\b", text, _FLAGS):
+        return 28  # "140 uL fresh medium in" (under a heading that names the wells)
+    arrows = text.count("->")
+    if arrows and (ents.volumes() or (clause.label and _LABEL_VERBS.search(clause.label))):
+        return 30
+    if clause.label and _LABEL_VERBS.search(clause.label) and ents.wellsets:
+        return 25
+    return None
+
+
+def mixing(frame: Frame) -> tuple[int, float | None]:
+    """Mixing after each dispense as the clause says it (cycles 0: none asked)."""
+    ents = frame.ents
+    if not ents.mix:
+        return 0, None
+    cycles = ents.mix_times or MIX_CYCLES
+    r.within(cycles, "mix_repetitions", None, frame_world(frame), "mixing", "times")
+    volume = frame.mix_volume.value if frame.mix_volume else None
+    return cycles, volume
+
+
+def frame_world(frame: Frame) -> r.World:  # set by build (the world the frame plans on)
+    return frame.extra["world"]  # type: ignore[return-value]
+
+
+def build(frame: Frame, p: r.Planning) -> str:
+    frame.extra["world"] = p.world
+    world = p.world
+    explicit = pairing.explicit_pairs(frame)
+    channels = frame.ents.channels or p.channels or 1
+    cycles, mix_volume = mixing(frame)
+    ops: list[pip.Op] = []
+    if explicit is not None:
+        prev_src: str | None = None
+        prev_dst: str | None = None
+        for src_place, dst_place, vol in explicit:
+            volume = (
+                vol
+                if vol is not None
+                else r.quantity(frame.volume, frame, "How many uL for each pair?", "volume")
+            )
+            r.positive_volume(volume, f"{volume:g} uL")
+            implicit = _implicit_sources(frame, [dst_place], p)
+            src_lw = (
+                prev_src
+                if prev_src and src_place.labware is None and src_place.unknown is None
+                else r.labware(src_place, p, "take the liquid from", implicit=implicit)
+            )
+            dst_lw = (
+                prev_dst
+                if prev_dst and dst_place.labware is None and dst_place.unknown is None
+                else r.labware(dst_place, p, "pipette into")
+            )
+            prev_src, prev_dst = src_lw, dst_lw
+            src = r.wells(src_place, src_lw, p, "should the liquid come from", frame)
+            dst = r.wells(dst_place, dst_lw, p, "should receive it", frame)
+            for s_, d in pairing.pair(src, dst):
+                ops.append(pip.Op((src_lw, s_), (dst_lw, d), volume, cycles, mix_volume))
+        what = f"{len(ops)} listed pairs"
+    else:
+        try:
+            ops, what = _ops(frame, p, cycles, mix_volume)
+        except Ask as ask:
+            if set(ask.missing) & {"destination", "plate", "wells"}:
+                _fits_nowhere(frame, p)  # too much for any well it could go to: say that
+            raise
+    lh = world.labware(ops[0].dst[0] if ops[0].dst else ops[0].src[0]).instrument
+    if any(world.labware(o.src[0]).instrument != lh for o in ops):
+        raise Refuse("the source and the destination are on different liquid handlers", "unsafe")
+    if channels > world.channels(lh):
+        raise Refuse(
+            f"{lh} has {world.channels(lh)} channels, not {channels}", "missing_instrument"
+        )
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    p.policies_used.append(pip.POLICIES[policy])
+    how = (lh, channels, policy)
+    carries_on = (
+        p.pending
+        and p.pending_how == how
+        and policy == "per_source"
+        and not cycles
+        and p.pending[-1].src == ops[0].src
+    )
+    if not carries_on:
+        flush(p)
+    if policy == "per_source" and not cycles:
+        p.pending.extend(ops)  # emitted with the next clause from another source, or at the end
+        p.pending_how = how
+    else:
+        pip.emit(world, lh, ops, channels, policy)
+    served = [o.dst for o in ops if o.dst is not None]
+    if served:
+        last = served[-1][0]
+        p.plate, p.wells = last, list(dict.fromkeys(d[1] for d in served if d[0] == last))
+    mixed = f", mixing {cycles}x after each dispense" if cycles else ""
+    head = "8 channels" if channels == 8 else "1 channel"
+    return f"transfer {what}{mixed} ({head}; tips: {pip.POLICIES[policy]})"
+
+
+def flush(p: r.Planning) -> list[str]:
+    """Emit the transfer moves waiting for a tip decision; return their step ids."""
+    if not p.pending or p.pending_how is None:
+        return []
+    lh, channels, policy = p.pending_how
+    ops, p.pending, p.pending_how = list(p.pending), [], None
+    ids = pip.emit(p.world, lh, ops, channels, policy)  # type: ignore[arg-type]
+    p.flushed.extend(ids)
+    return ids
+
+
+def _ops(
+    frame: Frame, p: r.Planning, cycles: int, mix_volume: float | None
+) -> tuple[list[pip.Op], str]:
+    world, text = p.world, frame.text
+    sources, dests = _roles(frame)
+    dest_sets: list[tuple[str, list[str]]] = []
+    if dests and _BOTH.search(text) and all(d.labware is None for d in dests) and dests[0].wells:
+        view_sets = [(lw, world.labware(lw)) for lw in r.work_plates(world)]
+        dest_sets = [(lw, dests[0].wells.expand(v.rows, v.cols)) for lw, v in view_sets]
+    elif not dests and (frame.ents.refers_back or _SAME_WELLS.search(text)) and p.plate and p.wells:
+        dest_sets = [(p.plate, list(p.wells))]  # "to the same wells", "into them"
+    elif not dests and p.head_wells and not frame.places:
+        dest_sets = [(p.head_dest or p.plate or "", list(p.head_wells))]
+    elif (
+        not dests
+        and p.plate
+        and p.wells
+        and frame.clause.joined in ("then", "and", "comma", "semicolon")
+        and not any(role == "dest" for role, _ in frame.places)
+        and (not frame.places or not VERBS.match(text))
+    ):
+        dest_sets = [(p.plate, list(p.wells))]  # "..., and then the template": the same wells
+    if not dest_sets and not dests and _BOTH.search(text):
+        dest_sets = [(lw, _all(world, lw)) for lw in r.work_plates(world)]
+    src_sets: list[tuple[str, list[str] | None]] = []
+    positions = [pl for _, pl in frame.places if pl.labware is None and pl.wells is not None]
+    if (
+        _SAME_WELLS.search(text)
+        and len(positions) >= 2
+        and any(s.labware and not s.wells for s in sources)
+        and any(d.labware and not d.wells for d in dests)
+    ):
+        listed = [w for pl in positions for w in _expand(pl, world, dests[0].labware.name)]  # type: ignore[union-attr]
+        sources = [Place(sources[0].labware)]
+        dests = [Place(next(d for d in dests if d.labware).labware)]
+        src_sets = [(sources[0].labware.name, listed)]  # type: ignore[union-attr]
+        dest_sets = [(dests[0].labware.name, listed)]  # type: ignore[union-attr]
+    if not sources and p.head_source and (p.head_source_wells or _OF_EACH.search(text)):
+        src_sets = [(p.head_source, list(p.head_source_wells) or None)]  # "25 uL of each"
+    elif not sources and _OF_EACH.search(text) and p.head_dest and p.head_wells:
+        src_sets = [(p.head_dest, list(p.head_wells))]  # "Normalise A3 and B3: 60 uL from each"
+    if (
+        not sources
+        and not src_sets
+        and p.plate
+        and p.wells
+        and len(p.wells) <= 2
+        and _THE_POOL.search(text)
+    ):
+        src_sets = [(p.plate, list(p.wells))]  # "then 40 uL of the pool into quant A1"
+    if not sources and not src_sets and (each := _each_liquid(frame, p)):
+        src_sets = [each]  # "pool 5 uL of each library into ...": every well holding one
+    if sources and not src_sets:
+        implicit = _implicit_sources(frame, dests, p)
+        for lw, place in _resolve_places(sources, p, "take the liquid from", implicit, frame):
+            wells = (
+                r.wells(place, lw, p, "should the liquid come from", frame) if place.wells else None
+            )
+            src_sets.append((lw, wells))
+    if not dest_sets and not dests and (onto := _onto_liquid(frame, p)):
+        dest_sets = [onto]  # "add 500 uL growth medium to the cells": the wells holding them
+    if not dest_sets:
+        if not dests:
+            if _A_PLATE.search(text):
+                raise Ask("Which plate should I pipette into?", ["plate"], r.work_plates(world))
+            raise Ask(
+                "Which wells of which plate should receive it?",
+                ["destination"],
+                r.work_plates(world),
+            )
+        for lw, place in _resolve_places(dests, p, "pipette into", None, frame):
+            r.check_count(frame, lw, p)
+            if (
+                place.wells is None
+                and src_sets
+                and src_sets[0][1]
+                and (_SAME_WELLS.search(text) or lw != src_sets[0][0])
+            ):
+                wells = list(src_sets[0][1])  # "to dest_plate": the same positions
+                _fits(wells, lw, p)
+            elif (
+                place.wells is None
+                and src_sets
+                and (_SAME_WELLS.search(text) or _STAMP.match(text))
+            ):
+                filled = [
+                    w for (lid, w), v in world.volume.items() if lid == src_sets[0][0] and v > 0
+                ]
+                wells = sorted(filled, key=lambda w: (w[0], int(w[1:])))
+            elif place.wells is None and re.match(r"^fill\b", text, _FLAGS) and place.labware:
+                wells = _all(world, lw)  # "fill plate_2 with 200 uL": every well
+            else:
+                wells = r.wells(place, lw, p, "should receive it", frame)
+                if (
+                    _OF_THOSE.search(text)
+                    and place.wells is not None
+                    and place.wells.axis == "row"
+                    and p.wells
+                ):
+                    cols = {w[1:] for w in p.wells}  # "rows B to H of both columns"
+                    wells = [w for w in wells if w[1:] in cols]
+            dest_sets.append((lw, wells))
+    dst_lw = dest_sets[0][0]
+    dst_wells = [w for _, ws_ in dest_sets for w in ws_]
+    per_well = pairing.per_well_volumes(frame, [pl for _, pl in frame.places])
+    each_said = any(_EACH_AFTER.match(text[q.end :]) for q in frame.volumes)
+    if per_well is None and 1 < len(frame.volumes) == len(dst_wells) and not each_said:
+        per_well = [q.value for q in frame.volumes]  # "... into A1, A2, A3 at 2, 3 and 4.5 uL"
+    volume = None
+    if per_well is None or len(per_well) not in (
+        len(dst_wells),
+        sum(len(w or []) for _, w in src_sets),
+    ):
+        per_well = None
+        if frame.volume is None and frame.total is not None:
+            volume = frame.total.value / len(dst_wells)
+        else:
+            volume = r.quantity(
+                frame.volume, frame, "How many uL should go into each well?", "volume"
+            )
+        r.positive_volume(volume, frame.volume.text if frame.volume else f"{volume:g} uL")
+        room = world.labware(dst_lw).well_max_volume_ul
+        if room and volume > room + 1e-6:
+            raise Refuse(
+                f"{fmt(volume, 'uL')} is more than a {dst_lw} well holds ({fmt(room, 'uL')})",
+                "capacity",
+            )
+    if src_sets:
+        src_lw, src_wells = src_sets[0]
+        if src_wells is None:
+            src_wells = _source_wells(
+                sources[0] if sources else Place(), src_lw, dst_wells, frame, p
+            )
+        else:
+            src_wells = list(dict.fromkeys(w for lw, ws_ in src_sets for w in (ws_ or [])))
+        name = f"{src_lw} {pairing.span(src_wells)}"
+    else:
+        liquid = r.liquid(frame.liquid, p) if frame.liquid else p.liquid
+        if liquid is None:
+            written = pairing.written_liquid(frame)
+            if not written:
+                raise Ask(
+                    "Which liquid should I add, or which well should it come from?",
+                    ["liquid"],
+                    r.liquids(world),
+                )
+            # A name the lab does not know: one of its liquids by that word, else ask.
+            liquid = r.liquid(Mention(written.split()[-1], 0, 0, written, False), p)
+        count = frame.ents.replicates or 1
+        per = per_well or [float(volume or 0)] * len(dst_wells)
+        need = sum(per) * (count if len(dst_wells) == 1 else 1)
+        reserved: dict[tuple[str, str], float] = {}
+        for op in p.pending:
+            reserved[op.src] = reserved.get(op.src, 0.0) + op.volume
+        src_lw, well = r.source_of(
+            liquid, need, world, {(lw, w) for lw, ws_ in dest_sets for w in ws_}, reserved
+        )
+        src_wells = [well]
+        name = f"{liquid} ({src_lw} {well})"
+        p.liquid = liquid
+    if frame.ents.replicates and frame.ents.replicates > 1 and len(dest_sets) == 1:
+        dst_wells = pairing.replicate(
+            dst_wells, frame.ents.replicates, len(src_wells) * frame.ents.replicates, dst_lw, p
+        )
+        dest_sets = [(dst_lw, dst_wells)]
+    if src_lw == dst_lw and set(src_wells) & set(dst_wells) and len(src_wells) == 1:
+        raise Refuse(
+            f"{src_lw} {src_wells[0]} cannot be both the source and a destination", "unsafe"
+        )
+    ops: list[pip.Op] = []
+    k = 0
+    for lw, ws_ in dest_sets:
+        for s_, d in pairing.pair(src_wells, ws_):
+            v = per_well[k] if per_well is not None and k < len(per_well) else volume
+            k += 1
+            if v and v > 0:
+                ops.append(pip.Op((src_lw, s_), (lw, d), float(v), cycles, mix_volume))
+    if (
+        per_well is not None
+        and len(per_well) == len(src_wells)
+        and len(src_wells) != len(dst_wells)
+    ):
+        ops = [
+            pip.Op(o.src, o.dst, per_well[src_wells.index(o.src[1])], o.mix_cycles, o.mix_volume)
+            for o in ops
+        ]
+    amount = "the listed volumes" if per_well else fmt(round(volume or 0, 3), "uL")
+    where = ", ".join(f"{lw} {pairing.span(ws_)}" for lw, ws_ in dest_sets)
+    return ops, f"{amount} of {name} to {where}"
+
+
+FAMILY = Family("transfer", detect, build)

@@ -1,0 +1,266 @@
+"""Liquid taken out to waste (media exchange, washes, discarding the excess of a dilution) and
+wells topped up to a final volume.
+
+A top-up reads each well's volume from the lab state (or from what the plan put there before)
+and adds the difference from one source — one tip, the volumes differing per well. A well
+already above its target is a disagreement between the request and the lab: the planner asks.
+Liquid sent to waste leaves with its tip, so every well emptied takes a new one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _pipetting as pip
+from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import fmt
+from agents.task.planning.families import Family
+
+_FLAGS = re.IGNORECASE
+_WASH = re.compile(r"^(?:wash|rinse)\b", _FLAGS)
+_DISCARD = re.compile(
+    r"\b\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\s+out\b(?!\s+of)|"
+    r"^(?:remove|discard|aspirate|withdraw|take\s+(?:off|out|away)|suck|dump|empty|throw\s+away|"
+    r"draw\s+off|pull\s+off|decant|waste)\b|\b(?:to|into|in)\s+(?:the\s+)?(?:waste|trash|bin)\b|\bout\s+to\s+waste\b"
+    r"|^take\b.*\bout\s+of\b",
+    _FLAGS,
+)
+_EMPTYING = re.compile(
+    r"\b(?:all|everything)\b(?:\s+(?:of\s+)?(?:the|it|its))?(?:\s+(?:liquid|medium|media|contents?|"
+    r"supernatant|buffer|solution|volume))?\b|\bempty\b"
+    r"|^(?:remove|aspirate|discard|take\s+(?:off|out))\s+(?:the\s+|it\b|them\b)",
+    _FLAGS,
+)
+_TOP_UP = re.compile(
+    r"^(?:top(?:\s+(?:up|off))?|bring|fill\s+up|make\s+up|adjust)\b|\btop\s+(?:up|off)\b|\bup\s+to\s+\d",
+    _FLAGS,
+)
+
+
+_AS_WELL = re.compile(r"\b(?:as\s+well|too|also)\b", _FLAGS)
+_NORMALISE = re.compile(r"\bnormali[sz](?:e|ation)\b", _FLAGS)
+# "Normalise dna_plate column 1 to 80 uL with water": every well brought to one volume.
+_NORMALISE_TO = re.compile(
+    r"^normali[sz]e\b[^:]*?\bto\s+(?:a\s+)?(?:total|final)?\s*(?:of\s+)?\d+(?:\.\d+)?\s*"
+    r"(?:u[lL]|µ[lL]|m[lL])\b(?!\s*(?:of|from|into|each|per|/))",
+    _FLAGS,
+)
+
+
+_EXCHANGE = re.compile(
+    r"^(?:change|replace|exchange|refresh|swap|renew)\b(?=.*\b(?:media|medium|buffer|supernatant)\b)",
+    _FLAGS,
+)
+
+
+def detect(clause: Clause, ents: Entities) -> int | None:
+    text = ents.text
+    if _EXCHANGE.match(text) and not clause.heading:
+        return 73  # "Replace 500 uL of the medium in wells24 row A with fresh growth medium"
+    if _WASH.match(text) and not any(q.start == 0 for q in ents.liquids):
+        return 74  # "wash A1:H2 three times with 200 uL wash buffer"
+    if _NORMALISE_TO.search(text) and not clause.heading:
+        return 73
+    if _NORMALISE.search(text) and not ents.volumes() and not clause.heading:
+        return 72  # "normalise the DNA to 10 ng/uL": to what volumes?
+    if _DISCARD.search(text) and (ents.volumes() or ents.vague or ents.bare):
+        return 70
+    if _DISCARD.match(text) and _EMPTYING.search(text):
+        return 70
+    if _TOP_UP.search(text) and (ents.volumes() or ents.vague):
+        return 72
+    return None
+
+
+def _place(frame: Frame) -> object:
+    for role in ("source", "head", "dest"):
+        place = getattr(frame, role)
+        if not place.empty:
+            return place
+    return frame.head
+
+
+def _wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
+    place = _place(frame)
+    plate = r.labware(place, p, what)  # type: ignore[arg-type]
+    if getattr(place, "wells", None) is None and p.plate == plate and p.wells:
+        return plate, list(p.wells)
+    wells = r.wells(place, plate, p, f"should I {what}", frame)  # type: ignore[arg-type]
+    if (
+        frame.ents.refers_back
+        and _AS_WELL.search(frame.text)
+        and p.plate == plate
+        and p.wells
+        and not set(p.wells) & set(wells)
+    ):
+        wells = list(p.wells) + wells  # "top it up ..., and B1 through D1 as well"
+    return plate, wells
+
+
+def _wash(frame: Frame, p: r.Planning) -> str:
+    """n times: the wash liquid into the wells (one tip), then out of each to waste."""
+    world = p.world
+    plate, wells = _wells(frame, p, "wash")
+    volume = r.quantity(frame.volume, frame, "How many uL of wash per well?", "volume")
+    liquid = r.liquid(frame.liquid, p, "wash liquid")
+    times = frame.ents.times or 1
+    channels = frame.ents.channels or p.channels or 1
+    lh = world.labware(plate).instrument
+    for _ in range(times):
+        src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
+        ops = [pip.Op(src, (plate, w), volume) for w in wells]
+        pip.emit(world, lh, ops, channels, pip.policy_used(ops, frame.ents.tips or p.tips))
+        pip.emit(
+            world,
+            lh,
+            [pip.Op((plate, w), None, volume) for w in wells],
+            channels,
+            "per_destination",
+        )
+    p.plate, p.wells = plate, wells
+    return (
+        f"wash {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) {times}x: {fmt(volume, 'uL')} "
+        f"{liquid} in, then out to waste ({'8 channels' if channels == 8 else '1 channel'})"
+    )
+
+
+def build(frame: Frame, p: r.Planning) -> str:
+    if _EXCHANGE.match(frame.text):
+        return _exchange(frame, p)
+    washing = not any(q.start == 0 for q in frame.ents.liquids)
+    if _WASH.match(frame.text) and washing:
+        return _wash(frame, p)
+    if _NORMALISE.search(frame.text) and not frame.ents.volumes():
+        raise Ask(
+            "Normalising needs the volume to add to (or take from) each well: which volumes, "
+            "well by well (e.g. A1 5 uL, B1 10 uL)?",
+            ["volume"],
+            ["A1 5 uL, B1 10 uL, ...", "top up to a final volume"],
+        )
+    if (_TOP_UP.search(frame.text) or _NORMALISE_TO.search(frame.text)) and not _DISCARD.search(
+        frame.text
+    ):
+        return _top_up(frame, p)
+    return _discard(frame, p)
+
+
+def _exchange(frame: Frame, p: r.Planning) -> str:
+    """V of what the wells hold out to waste (a tip per well), then V of fresh liquid in."""
+    world = p.world
+    plate, wells = _wells(frame, p, "exchange the medium in")
+    volume = r.quantity(
+        frame.volume, frame, "How many uL should I exchange in each well?", "volume"
+    )
+    r.positive_volume(volume, f"{volume:g} uL")
+    held = {k for w in wells for k, v in world.contents.get((plate, w), {}).items() if v > 0}
+    fresh = [m for m in frame.liquids if m.name in world.liquids and m.name not in held]
+    if fresh:
+        liquid = r.liquid(fresh[-1], p)
+    else:
+        media = [n for n in world.liquids if re.search(r"\b(?:media|medium)\b", n, _FLAGS)]
+        if len(media) != 1:
+            raise Ask("Which fresh liquid should go in?", ["liquid"], r.liquids(world))
+        liquid = media[0]
+    channels = frame.ents.channels or p.channels or 1
+    lh = world.labware(plate).instrument
+    out = [pip.Op((plate, w), None, volume) for w in wells]
+    pip.emit(world, lh, out, channels, "per_destination")
+    src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
+    ops = [pip.Op(src, (plate, w), volume) for w in wells]
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    pip.emit(world, lh, ops, channels, policy)
+    p.policies_used.append(pip.POLICIES[policy])
+    p.plate, p.wells = plate, wells
+    return (
+        f"exchange {fmt(volume, 'uL')} in {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells): "
+        f"out to waste (a new tip for every well), then {fmt(volume, 'uL')} {liquid} "
+        f"({src[0]} {src[1]}) in"
+    )
+
+
+def _discard(frame: Frame, p: r.Planning) -> str:
+    world = p.world
+    plate, wells = _wells(frame, p, "take liquid from")
+    if frame.volume is None and frame.total is None and _EMPTYING.search(frame.text):
+        return _empty(frame, p, plate, wells)
+    volume = r.quantity(
+        frame.volume or frame.total, frame, "How many uL should I take out of each well?", "volume"
+    )
+    if volume == 0:
+        raise Refuse("taking 0 uL out does nothing", "nothing_to_do")
+    r.positive_volume(volume, f"{volume:g} uL")
+    channels = frame.ents.channels or p.channels or 1
+    ops = [pip.Op((plate, w), None, volume) for w in wells]
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
+    p.plate, p.wells = plate, wells
+    return (
+        f"take {fmt(volume, 'uL')} out of {plate} {wells[0]}..{wells[-1]} "
+        f"({len(wells)} wells) to waste, "
+        f"a new tip for every well ({'8 channels' if channels == 8 else '1 channel'})"
+    )
+
+
+def _empty(frame: Frame, p: r.Planning, plate: str, wells: list[str]) -> str:
+    """'Remove all the medium': each well's whole volume, as the lab state gives it."""
+    world = p.world
+    ops = [pip.Op((plate, w), None, round(world.well_volume(plate, w), 4)) for w in wells]
+    ops = [o for o in ops if o.volume > 0]
+    if not ops:
+        raise Refuse(f"{plate} {wells[0]}.. are already empty", "nothing_to_do")
+    channels = frame.ents.channels or p.channels or 1
+    pip.emit(world, world.labware(plate).instrument, ops, channels, "per_destination")
+    p.plate, p.wells = plate, wells
+    return f"take everything out of {plate} {wells[0]}..{wells[-1]} ({len(ops)} wells) to waste"
+
+
+def _top_up(frame: Frame, p: r.Planning) -> str:
+    world = p.world
+    target = frame.final or frame.total or frame.volume
+    value = r.quantity(
+        target, frame, "To what final volume (uL) should each well be topped up?", "volume"
+    )
+    plate, wells = _wells(frame, p, "top up")
+    room = world.labware(plate).well_max_volume_ul
+    if room and value > room + 1e-6:
+        raise Refuse(
+            f"{fmt(value, 'uL')} is more than a {plate} well holds ({fmt(room, 'uL')})", "capacity"
+        )
+    adds = []
+    for w in wells:
+        have = world.well_volume(plate, w)
+        if have > value + 1e-6:
+            raise Ask(
+                f"{plate} {w} already holds {fmt(round(have, 3), 'uL')}, more than the "
+                f"{fmt(value, 'uL')} to top it up to. Which is right: the lab state or the "
+                "request?",
+                ["lab_state"],
+                [f"leave {w} as it is", "correct the lab state (read the instrument back)"],
+            )
+        adds.append((w, round(value - have, 4)))
+    if all(v <= 1e-6 for _, v in adds):
+        raise Refuse(
+            f"every well already holds {fmt(value, 'uL')}: nothing to top up", "nothing_to_do"
+        )
+    liquid = r.liquid(frame.liquid, p) if frame.liquid else None
+    if liquid is None:
+        raise Ask("Which liquid should I top the wells up with?", ["liquid"], r.liquids(world))
+    src = r.source_of(liquid, sum(v for _, v in adds), world, {(plate, w) for w in wells})
+    ops = [pip.Op(src, (plate, w), v) for w, v in adds if v > 1e-6]
+    channels = frame.ents.channels or p.channels or 1
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
+    p.policies_used.append(pip.POLICIES[policy])
+    p.plate, p.wells = plate, wells
+    return (
+        f"top up {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) to {fmt(value, 'uL')} with "
+        f"{liquid} ({src[0]} {src[1]}): the difference per well from the lab state "
+        f"({'8 channels' if channels == 8 else '1 channel'}; tips: {pip.POLICIES[policy]})"
+    )
+
+
+FAMILY = Family("volumes", detect, build)
