@@ -19,7 +19,7 @@ from agents.task.planning.models import TraceItem
 # A heading that starts with one of these names its sources first ("Plate samples B1-B6 ...").
 _TAKES = re.compile(
     r"^(?:put|place|plate|pick|cherry|hit|transfer|move|stamp|copy|replicate|spot|pool|take|"
-    r"array|reformat|distribute|aliquot)\b",
+    r"array|re-?array|reformat|distribute|aliquot)\b",
     re.IGNORECASE,
 )
 
@@ -28,6 +28,9 @@ def _heading(frame: Frame, p: Planning) -> str:
     """A heading names the plates and wells the clauses under it work on."""
     frame.extra["kind"] = "setting"
     said = []
+    if frame.volume is not None and frame.ents.volumes() == [frame.volume]:
+        p.head_volume = frame.volume  # "Cherry-pick from cmpd to assay, 2 uL each:" + items
+        said.append(frame.volume.text)
     roles = {role for role, _ in frame.places}
     takes = (_TAKES.match(frame.text) or "dest" in roles) and "source" not in roles
     for role, place in frame.places:

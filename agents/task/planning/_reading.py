@@ -187,9 +187,16 @@ def _split_pairs(
     return out
 
 
+_PICKING = re.compile(r"\b(?:cherry|hit|pick|re-?array|rearray|map)", re.IGNORECASE)
+_WELL_TO_WELL = re.compile(r"^([A-Pa-p]\d{1,2})\s+(?:to|into)\s+([A-Pa-p]\d{1,2})\b", re.IGNORECASE)
+
+
 def _read(
     clause: Clause, lex: Lexicon, quoted: tuple[str, ...]
 ) -> tuple[Frame | None, Family | None]:
+    if clause.label and _PICKING.search(clause.label) and _WELL_TO_WELL.match(clause.text):
+        # under "Cherry-pick from cmpd to assay:", "B3 to A1" is a pair, not a range
+        clause = replace(clause, text=_WELL_TO_WELL.sub(r"\1 -> \2", clause.text, count=1))
     ents = extract(lex.fix_words(clause.text), lex, quoted)
     family = classify(clause, ents)
     if family is None and clause.heading:

@@ -60,6 +60,7 @@ class Planning:
     head_dest: str | None = None
     head_wells: list[str] = field(default_factory=list)
     head_source_wells: list[str] = field(default_factory=list)
+    head_volume: Quantity | None = None
     liquid: str | None = None
     thermocycler: str | None = None  # the one a profile ran on ('then hold at 4 C')
     # Moves of consecutive transfer clauses not yet emitted: the next clause from the same
@@ -171,7 +172,9 @@ def wells(
             return list(p.wells)
         if lw.rows * lw.cols == 1:
             return ["A1"]
-        if frame is not None and _WHOLE_PLATE_VERB.match(frame.text):
+        if frame is not None and (
+            _WHOLE_PLATE_VERB.match(frame.text) or _WHOLE_PLATE_VERB.match(frame.clause.label or "")
+        ):
             # "Coat elisa_a with 100 uL ...": a plate coated, blocked or filled is every well
             return ws.WellSet((ws.Part("all"),), 0, 0, "").expand(lw.rows, lw.cols)
         raise Ask(f"Which wells of {plate_id} {what}?", ["wells"], ws.examples(lw.rows, lw.cols))

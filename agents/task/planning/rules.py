@@ -28,7 +28,7 @@ from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
 from agents.task.planning._frames import Frame
-from agents.task.planning._headings import _fill, _heading
+from agents.task.planning._headings import _TAKES, _fill, _heading
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._outcomes import Ask, Refuse
@@ -81,10 +81,18 @@ class RulePlanner:
                 clause = frame.clause
                 if family.name != "transfer":
                     transfer.flush(p)
-                if frame.clause.label and not frame.ents.labware and not p.head_dest:
+                if frame.clause.label:
                     named = lex.labware_mentions(frame.clause.label)[0]
-                    if len(named) == 1 and named[0].sure:  # "Normalise libs: add EB to A1 ..."
-                        p.plate = named[0].name
+                    own = {m.name for m in frame.ents.labware}
+                    if len(named) == 1 and named[0].sure and not own and not p.head_dest:
+                        p.plate = named[0].name  # "Normalise libs: add EB to A1 ..."
+                    elif (
+                        len(named) == 1
+                        and named[0].sure
+                        and named[0].name not in own
+                        and _TAKES.match(frame.clause.label)
+                    ):
+                        p.head_source = named[0].name  # "Re-array libs: A1->B1 ... into quant"
                 first = len(p.world.steps)
                 if frame.ents.rack and family.name == "context":
                     p.rack = frame.ents.rack  # "Use tips_50." for what follows

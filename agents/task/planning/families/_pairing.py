@@ -37,6 +37,11 @@ def end(place: Place) -> int:
 def explicit_pairs(frame: Frame) -> list[tuple[Place, Place, float | None]] | None:
     """Two or more written pairs ``X -> Y`` / ``X into Y``, each with the volume after it."""
     text, places = frame.text, [pl for _, pl in frame.places]
+    src_lw = dst_lw = None
+    if len(places) > 4 and places[-1].wells is None and places[-1].labware is not None:
+        dst_lw = places.pop().labware  # "A1->B1, A2->B2, A3->B3 into quant"
+    if len(places) > 4 and places[0].wells is None and places[0].labware is not None:
+        src_lw = places.pop(0).labware  # "from libs: A1->B1, A2->B2, ..."
     pairs: list[tuple[Place, Place, float | None]] = []
     i = 0
     while i + 1 < len(places):
@@ -51,7 +56,15 @@ def explicit_pairs(frame: Frame) -> list[tuple[Place, Place, float | None]] | No
             i += 2
             continue
         return None
-    return pairs if len(pairs) >= 2 and i == len(places) else None
+    if len(pairs) < 2 or i != len(places):
+        return None
+    if src_lw or dst_lw:  # the plates named once for all pairs
+        pairs = [
+            (Place(a.labware or src_lw, a.wells, a.unknown),
+             Place(b.labware or dst_lw, b.wells, b.unknown), v)
+            for a, b, v in pairs
+        ]  # fmt: skip
+    return pairs
 
 
 def _without_volumes(frame: Frame, a: int, b: int) -> str:

@@ -43,7 +43,7 @@ _FLAGS = re.IGNORECASE
 VERBS = re.compile(
     r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
     r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
-    r"plate\s+out|split|dispence|take|seed|array|reformat)\b",
+    r"plate\s+out|split|dispence|take|seed|array|reformat|duplicate|clone|mirror)\b",
     _FLAGS,
 )
 _LABEL_VERBS = re.compile(r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense", _FLAGS)
@@ -55,7 +55,7 @@ _OF_THOSE = re.compile(
 
 _OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)
 _BOTH = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates\b", _FLAGS)
-_STAMP = re.compile(r"^(?:stamp|replicate|copy)\b", _FLAGS)
+_STAMP = re.compile(r"^(?:stamp|replicate|copy|duplicate|clone|mirror|reformat)\b", _FLAGS)
 _INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
 
 
@@ -101,6 +101,8 @@ def frame_world(frame: Frame) -> r.World:  # set by build (the world the frame p
 
 def build(frame: Frame, p: r.Planning) -> str:
     frame.extra["world"] = p.world
+    if frame.volume is None and not frame.ents.volumes() and p.head_volume is not None:
+        frame.volume = p.head_volume  # the heading said how much each
     world = p.world
     explicit = pairing.explicit_pairs(frame)
     channels = frame.ents.channels or p.channels or 1
