@@ -82,7 +82,8 @@ _NEXT_DEST = re.compile(
     _FLAGS,
 )
 _NEW_ACTION = re.compile(
-    r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
+    r"\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
+    r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
     + ACTION_VERBS
     + r")\b)"
     r"|(?:\s*:|\s+-)\s+(?=(?:first\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"

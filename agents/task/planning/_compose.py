@@ -150,7 +150,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
         if (
             prev is not None
             and family.name == "mix"
-            and prev[1].name in ("transfer", "chain")
+            and prev[1].name in ("transfer", "chain", "dilution")
             and frame.clause.joined in _FOLDS_INTO_TRANSFER
             and frame.clause.sentence == prev[0].clause.sentence
             and not frame.places

@@ -73,7 +73,9 @@ _WORDS = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=
 _NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _NUMBER = rf"(?<![\w.])(?P<neg>-)?(?P<num>{_NUM}|(?:{_WORDS})(?=[\s-]))"
 _UNIT = "|".join(re.escape(u) for u in sorted(_SURFACES, key=len, reverse=True))
-_QUANTITY = re.compile(_NUMBER + rf"\s*-?\s*(?P<unit>{_UNIT})(?![\w/])", _FLAGS)
+_QUANTITY = re.compile(
+    _NUMBER + rf"\s*-?\s*(?P<unit>{_UNIT})(?![\w]|/(?!\s*(?:well|point|sample)s?\b))", _FLAGS
+)
 _OD = re.compile(r"\b(?:(?i:od|abs)\s?-?|A)(?P<nm>[2-9]\d{2})\b")
 _BARE = re.compile(
     r"(?<![\w.:/])(-?(?:\d+(?:\.\d+)?|\.\d+))"

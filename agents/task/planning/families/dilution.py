@@ -75,7 +75,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 80
     if ents.fold is not None and re.search(r"\bsteps?\b|\bstandards?\b|\bpoints?\b", text, _FLAGS):
         return 78  # "1:10 steps of dye down column 4, A4 to E4 (5 standards)"
-    if re.search(r"\b(?:serial|series)\b", text, _FLAGS) and ents.fold:
+    if re.search(r"\b(?:serial|series|titrat\w*)\b", text, _FLAGS) and ents.fold:
         return 85
     if re.match(r"^(?:dilute|make\s+(?:a\s+)?dilutions?)\b", text, _FLAGS) and not ents.volumes():
         return 70  # "Dilute the libraries": by how much is the question

@@ -21,7 +21,7 @@ from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 
 _FLAGS = re.IGNORECASE
-_WASH = re.compile(r"^(?:wash|rinse)\b", _FLAGS)
+_WASH = re.compile(r"^(?:wash|rinse)(?:\b|ing\b|es\b)(?:\s+(?:step|\d+))?", _FLAGS)
 _DISCARD = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\s+out\b(?!\s+of)|"
     r"^(?:remove|discard|aspirate|withdraw|take\s+(?:off|out|away)|suck|dump|empty|throw\s+away|"
@@ -57,11 +57,25 @@ _EXCHANGE = re.compile(
 )
 
 
+def _verb_first(ents: Entities) -> bool:
+    """ "Wash elisa_a with ...": the first word is the verb, even where a liquid is called
+    "wash"; "wash buffer into A1" names the liquid."""
+    first = next((q for q in ents.liquids if q.start == 0), None)
+    if first is None:
+        return True
+    return any(0 <= m.start - first.end <= 6 for m in ents.labware) or bool(
+        re.match(r"\s+(?:the\s+)?(?:plates?|wells?|rows?|columns?|cols?|[A-Pa-p]\d)\b",
+                 ents.text[first.end :], _FLAGS)
+    )  # fmt: skip
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if _EXCHANGE.match(text) and not clause.heading:
         return 73  # "Replace 500 uL of the medium in wells24 row A with fresh growth medium"
-    if _WASH.match(text) and not any(q.start == 0 for q in ents.liquids):
+    if (_WASH.match(text) and _verb_first(ents)) or (
+        _WASH.fullmatch((clause.label or "").strip()) and ents.volumes()
+    ):
         return 74  # "wash A1:H2 three times with 200 uL wash buffer"
     if _NORMALISE_TO.search(text) and not clause.heading:
         return 73
@@ -131,8 +145,10 @@ def _wash(frame: Frame, p: r.Planning) -> str:
 def build(frame: Frame, p: r.Planning) -> str:
     if _EXCHANGE.match(frame.text):
         return _exchange(frame, p)
-    washing = not any(q.start == 0 for q in frame.ents.liquids)
-    if _WASH.match(frame.text) and washing:
+    washing = _verb_first(frame.ents)
+    if (_WASH.match(frame.text) and washing) or (
+        _WASH.fullmatch((frame.clause.label or "").strip()) and frame.ents.volumes()
+    ):
         return _wash(frame, p)
     if _NORMALISE.search(frame.text) and not frame.ents.volumes():
         raise Ask(
