@@ -32,8 +32,9 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
     (
         "per_column",
         re.compile(
-            r"\b(?:new|fresh|change|clean|different)\s+(?:set\s+of\s+)?tips?\s+(?:for\s+|at\s+)?"
-            r"(?:every|each|per)\s+column|\bchang(?:e|ing)\s+(?:the\s+)?tips?\s+(?:between|after|every|each|for\s+each)\s+"
+            r"\b(?:new|fresh|change|clean|different|one)\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?tips?\s+"
+            r"(?:for\s+|at\s+)?(?:every|each|per)\s+column"
+            r"|\bchang(?:e|ing)\s+(?:the\s+)?tips?\s+(?:between|after|every|each|for\s+each)\s+"
             r"(?:each\s+|every\s+)?columns?",
             _FLAGS,
         ),
@@ -41,12 +42,16 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
     (
         "per_destination",
         re.compile(
-            r"\b(?:new|fresh|clean|separate|different)\s+tips?\s+(?:for|at|per|into|on|with|in)?\s*"
+            r"\b(?:new|fresh|clean|separate|different|dedicated)\s+tips?\b\s*(?:for|at|per|into|on|with|in)?\s*"
             r"(?:each|every|per|all)?\s*(?:one|well|transfer|destination|dispense|time|aliquot|"
             r"sample|pair|pick|move|step|replicate|wells|transfers|dispenses)?\b"
-            r"|\bchang(?:e|ing)\s+(?:the\s+)?tips?\s+(?:between|after|for|every|each|at)"
+            r"|(?<!n't\s)(?<!not\s)(?<!without\s)(?<!need\sto\s)\bchang(?:e|es|ed|ing)\s+(?:the\s+)?tips?\b"
+            r"|(?<!no\s)\btips?\s+(?:are\s+|is\s+)?changed\b"
+            r"|\b(?:replace|swap|discard|eject)\s+(?:the\s+)?tips?\s+(?:between|after|each|every|for)"
             r"|\bnever\s+reuse|\bdon'?t\s+reuse|\bdo\s+not\s+reuse|\bno\s+tip\s+reuse"
-            r"|\btip\s+change\s+(?:between|after)|\bone\s+tip\s+per\s+(?:well|transfer|destination)",
+            r"|\btip\s+change\s+(?:between|after)"
+            r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
+            r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick)",
             _FLAGS,
         ),
     ),
@@ -57,7 +62,8 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"tips?\s*(?:set\s+)?(?:for|throughout|across|the\s+whole|all|is\s+fine|is\s+ok|"
             r"the\s+entire|everything|for\s+everything)?"
             r"|\bdon'?t\s+change\s+tips?|\bdo\s+not\s+change\s+tips?|\bno\s+tip\s+changes?"
-            r"|\bwithout\s+changing\s+tips?|\breuse\s+(?:the\s+)?tips?|\bkeep\s+the\s+same\s+tips?",
+            r"|\bwithout\s+changing\s+tips?|\breuse\s+(?:the\s+)?tips?|\bkeep\s+the\s+(?:same\s+)?tips?"
+            r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))",
             _FLAGS,
         ),
     ),
