@@ -29,6 +29,7 @@ from device_servers.lab import LabConfig, load
 from device_servers.runtime import Assume, Trial, parse_protocol, simulate_protocol
 from device_servers.runtime._gate import denied, policy_request
 from device_servers.sim.world import SimWorld
+from evals import thermo_facts
 from policies import PolicyEngine, Verdict, build_engine
 
 
@@ -204,6 +205,7 @@ class _Follow:
         self.tips = 0
         self.plates: dict[str, str] = dict(locations)  # where plates are, as they move
         self.hs_target: dict[str, float | None] = {}
+        self.profiles: dict[str, dict[str, Any]] = {}  # each thermocycler's last profile
 
     def steps(self, plan: Plan, per_step: dict[str, list[dict[str, Any]]]) -> None:
         for index, step in enumerate(plan.steps):
@@ -346,5 +348,16 @@ class _Follow:
             out.append(entry)
         elif command.startswith("read_"):
             out.append({"action": command, "step": index, **args})
-        elif command in ("run_profile", "thermocycle"):
-            out.append({"action": "thermocycle", "step": index, **args})
+        elif command == "run_profile":
+            plate = next((p for p, at in self.plates.items() if at.startswith(f"{inst}:")), None)
+            self.profiles[inst] = {
+                "action": "thermocycle",
+                "plate": plate,
+                "programme": thermo_facts.ran(args),
+                "lid_c": args.get("lid_celsius"),
+                "final_hold_c": None,  # until a set_block_temperature follows the profile
+                "step": index,
+            }
+            out.append(self.profiles[inst])
+        elif command == "set_block_temperature" and inst in self.profiles:
+            self.profiles[inst]["final_hold_c"] = float(args["celsius"])

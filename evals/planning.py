@@ -21,7 +21,9 @@ from typing import Any
 
 import yaml
 
+from agents.task.planning._coverage import problems as coverage
 from agents.task.planning.models import Clarification, Plan, Refusal
+from evals import thermo_facts
 from evals.plan_sim import LiquidOp, SimLab, Simulated, simulate
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "planning_corpus"
@@ -146,10 +148,7 @@ def judge(entry: Entry, result: Plan | Clarification | Refusal, lab: SimLab) -> 
     if not sim.ok:
         return Verdict(entry.id, True, False, [f"the plan fails on the twins: {sim.error}"], got)
     problems = facts(entry, sim, lab)
-    from agents.task.planning._coverage import problems as coverage
-
-    dropped = bool(coverage(result))
-    return Verdict(entry.id, True, not problems, problems, got, dropped)
+    return Verdict(entry.id, True, not problems, problems, got, bool(coverage(result)))
 
 
 def facts(entry: Entry, sim: Simulated, lab: SimLab) -> list[str]:
@@ -302,11 +301,11 @@ _FIELDS = {
     "read_fluorescence": ("plate", "excitation_nm", "emission_nm", "wells"),
     "read_luminescence": ("plate", "wells"),
     "move": ("plate", "to"),
-    "thermocycle": ("plate", "stages", "cycles", "final_hold_c"),
+    "thermocycle": ("plate", "programme", "final_hold_c", "lid_c"),
 }
 
 
-def _same(key: str, want: Any, seen: Any, lab_wells: Any = None) -> bool:
+def _same(key: str, want: Any, seen: Any) -> bool:
     if key == "wells":
         return want is None or (seen is None and want is None) or sorted(seen or []) == sorted(want)
     if isinstance(want, float | int) and isinstance(seen, float | int):
@@ -323,6 +322,7 @@ def _instrument_facts(
         kind = action["action"]
         if kind not in _FIELDS:
             continue
+        action = thermo_facts.expected(action) if kind == "thermocycle" else action
         candidates = [
             (n, e)
             for n, e in enumerate(sim.events)
