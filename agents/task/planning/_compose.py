@@ -129,7 +129,10 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
         if (
             prev is not None
             and prev[1].name == "thermocycle"
-            and (thermo.HOLD.match(frame.text) and frame.duration is None)
+            and (
+                thermo.is_hold(frame.text)
+                or (thermo.HOLD.match(frame.text) and frame.duration is None)
+            )
         ):
             prev[0].extra["hold"] = frame.clause  # "..., then hold at 4 C"
             prev[0].extra["folded"] = [*_folded(prev[0]), frame.clause]
@@ -138,7 +141,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             prev is not None
             and prev[1].name == "thermocycle"
             and thermo.is_continuation(frame.text)
-            and not thermo.HOLD.match(frame.text)
+            and not thermo.is_hold(frame.text)
         ):  # "..., then 72 C for 7 min": more of the profile
             more = prev[0].extra.get("continued")
             prev[0].extra["continued"] = [*(more if isinstance(more, list) else []), frame.clause]
@@ -272,3 +275,27 @@ def _fold_mix(transfer: Frame, mix: Frame) -> None:
     ents.tips = ents.tips or mix.ents.tips
     transfer.mix_volume = mix.mix_volume or mix.volume or transfer.mix_volume
     transfer.extra["folded"] = [*_folded(transfer), mix.clause]
+
+
+_LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix")
+_FOR_ALL = re.compile(r"\bfor\s+(?:both|all|each|every\w*)\b|\bthroughout\b", re.IGNORECASE)
+
+
+def sentence_channels(read_in: list[tuple[Frame | None, Family | None]]) -> None:
+    """A head said once in a sentence works its liquid moves after it ("15 uL ... with the
+    multichannel, 5 uL ... into the same wells"), and before it too when it says so ("...,
+    8-channel for both")."""
+    liquid = [f for f, fam in read_in if f is not None and fam and fam.name in _LIQUID_FAMILIES]
+    said = [f.ents.channels for f in liquid]
+    for i, frame in enumerate(liquid):
+        if said[i] is None:
+            before = [j for j in range(i) if liquid[j].clause.sentence == frame.clause.sentence]
+            stated = [said[j] for j in before if said[j] is not None]
+            later = [
+                said[j]
+                for j in range(i + 1, len(liquid))
+                if liquid[j].clause.sentence == frame.clause.sentence
+                and said[j] is not None
+                and _FOR_ALL.search(liquid[j].text)
+            ]
+            frame.ents.channels = (stated[-1:] or later[:1] or [None])[0]

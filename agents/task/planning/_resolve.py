@@ -301,6 +301,8 @@ _POLICY_ARGS = {
                             "emission": "emission_nm"},
     "temperature_range_c": {"temperature": "celsius"},
     "rpm_range": {"speed": "rpm"},
+    "block_range_c": {"block temperature": "celsius"},
+    "lid_range_c": {"lid temperature": "lid_celsius"},
 }  # fmt: skip
 
 

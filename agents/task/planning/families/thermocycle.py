@@ -14,7 +14,6 @@ never picked: the planner asks. A lab without the instrument gets a refusal that
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from agents.task.planning import _resolve as r
@@ -22,38 +21,19 @@ from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
-from agents.task.planning._quantities import WORD_NUMBERS, fmt, fmt_duration, quantities
+from agents.task.planning._quantities import fmt, fmt_duration, quantities
 from agents.task.planning.families import Family
+from agents.task.planning.families import _profile as prof
 
 _FLAGS = re.IGNORECASE
-_COUNT = r"(\d+|" + "|".join(WORD_NUMBERS) + r")"
-_LEADING = re.compile(
-    _COUNT
-    + r"\s*(?:cycles?|rounds?|repeats?)\s*(?:of|:)|(?:repeat(?:ed)?|cycle)\s+"
-    + _COUNT
-    + r"\s*(?:times|x)\s*:|"
-    + _COUNT
-    + r"\s*x\s*(?=\()",
+_THERMO = re.compile(
+    r"\b(?:thermo[\s-]?cycl\w*|thermal[\s-]?cycl\w*|pcr|cycles?\s+of|cycling|cycler|tc|profile"
+    r"|x\s*\d+|\d+\s*x(?=\s*[(\[])|cycle\s+(?:\w+\s+){0,2}"
+    + prof.COUNT_N
+    + r"\s*(?:x|times))\b|\d+\s*x\s*[(\[]",
     _FLAGS,
 )
-_TRAILING = re.compile(
-    r"(?:x|×)\s*"
-    + _COUNT
-    + r"\b|\bfor\s+"
-    + _COUNT
-    + r"\s+cycles\b|"
-    + _COUNT
-    + r"\s+(?:times|cycles)\b(?!\s*(?:of|:))",
-    _FLAGS,
-)
-_BOUNDARY = re.compile(
-    r"\b(?:initial(?:ly)?|first|final(?:ly)?|followed\s+by|then|after(?:wards)?|last|end(?:ing)?"
-    r"\s+with|extension|denaturation)\b",
-    _FLAGS,
-)
-_THERMO = re.compile(r"\b(?:thermocycl\w*|pcr|cycles?\s+of|cycling|profile|x\s*\d+)\b", _FLAGS)
 HOLD = re.compile(r"^(?:hold|keep|store|cool)\b", _FLAGS)
-_LID = re.compile(r"\b(?:heated\s+)?lid\b[^,;]*?(-?\d+(?:\.\d+)?)\s*(?:c|degrees?)\b", _FLAGS)
 MAX_REPEATS = 200
 
 # Words for thermocycling without a usable profile (refused when the lab has no thermocycler).
@@ -83,68 +63,22 @@ _OTHER = {
 }
 
 
-@dataclass
-class Stage:
-    steps: list[tuple[float, float]] = field(default_factory=list)
-    repeats: int = 1
-
-
-def _count(word: str | None) -> int | None:
-    if word is None:
-        return None
-    return int(WORD_NUMBERS.get(word.lower()) or int(word))
-
-
-def _pairs(text: str, offset: int) -> list[tuple[int, float, float]]:
-    """(position, C, s) of every temperature held for a time: '95 C for 15 s', '15 s at 95 C'."""
-    qs = [q for q in quantities(text) if q.kind in ("temperature", "duration")]
-    found, used = [], set()
-    for i, q in enumerate(qs):
-        if i in used or q.kind != "temperature":
-            continue
-        after = qs[i + 1] if i + 1 < len(qs) else None
-        before = qs[i - 1] if i > 0 else None
-        if (
-            before is not None
-            and before.kind == "duration"
-            and i - 1 not in used
-            and re.fullmatch(r"\s*at\s*", text[before.end : q.start], _FLAGS)
-        ):
-            found.append((offset + before.start, q.value, before.value))
-            used |= {i, i - 1}
-        elif after is not None and after.kind == "duration" and i + 1 not in used:
-            found.append((offset + q.start, q.value, after.value))
-            used |= {i, i + 1}
-    return found
-
-
-def stages_of(text: str) -> list[Stage]:
-    """The stages a profile text describes, in order (an empty list: no profile here)."""
-    cuts = sorted(
-        {
-            0,
-            *(m.start() for m in _LEADING.finditer(text)),
-            *(m.start() for m in _BOUNDARY.finditer(text)),
-        }
-    )
-    stages: list[Stage] = []
-    for a, b in zip(cuts, [*cuts[1:], len(text)], strict=True):
-        part = text[a:b]
-        pairs = _pairs(part, a)
-        if not pairs:
-            continue
-        stage = Stage(steps=[(c, s) for _, c, s in pairs])
-        lead, trail = _LEADING.match(part.lstrip()), _TRAILING.search(part)
-        counted = lead or trail
-        if counted:
-            stage.repeats = next(c for c in map(_count, counted.groups()) if c is not None)
-        stages.append(stage)
-    return stages
-
-
 def is_profile(text: str) -> bool:
     """A clause that names a profile: a thermocycling word and a temperature held for a time."""
-    return bool(_THERMO.search(text)) and bool(_pairs(text, 0))
+    return bool(_THERMO.search(text)) and bool(prof.steps(text))
+
+
+def is_hold(text: str) -> bool:
+    """A clause that only holds the block ('hold at 4 C', '4 C forever', 'keep it at 4 C')."""
+    return prof.hold_of(text) is not None and not prof.steps(text)
+
+
+_COUNT_ONLY = re.compile(
+    r"^(?=.*\b(?:repeat\w*|\d+|x|times|cycles?)\b)(?:and\s+)?(?:then\s+)?(?:repeat(?:ed)?|do\s+(?:it|that|this))?\s*(?:(?:it|that|this|them)\s+)?"
+    rf"(?:(?:x|×)\s*{prof.COUNT_N}|{prof.COUNT_N}\s*(?:x|×|times|cycles?)"
+    r"|(?:a\s+few|several|a\s+couple\s+of|some|many)\s+(?:times|cycles))?\s*(?:in\s+total)?\W*$",
+    _FLAGS,
+)
 
 
 def is_continuation(text: str) -> bool:
@@ -152,8 +86,9 @@ def is_continuation(text: str) -> bool:
     rest = text
     for q in sorted(quantities(text), key=lambda q: -q.start):
         rest = rest[: q.start] + rest[q.end :]
-    rest = _BOUNDARY.sub(" ", rest)
-    return bool(_pairs(text, 0)) and not re.search(
+    if text.strip() and _COUNT_ONLY.match(text.strip()):
+        return True  # "..., repeat 35 times", "x 30"
+    return bool(prof.steps(text)) and not re.search(
         r"\b(?:shake|read|transfer|add|move|mix|incubate|rpm|nm|ul|ml)\b", rest, _FLAGS
     )
 
@@ -190,26 +125,16 @@ def require(frame: Frame, p: r.Planning) -> None:
 
 
 def _profile_text(frame: Frame) -> str:
+    """The clause and the clauses compose joined to it ('then 72 C 5 min', 'hold at 4 C')."""
     more = frame.extra.get("continued")
-    parts = [frame.text] + [c.text for c in more] if isinstance(more, list) else [frame.text]
-    return ", then ".join(parts)
+    parts = [frame.text] + ([c.text for c in more] if isinstance(more, list) else [])
+    held = frame.extra.get("hold")
+    return "; then ".join(parts + ([held.text] if isinstance(held, Clause) else []))
 
 
-def build(frame: Frame, p: r.Planning) -> str:
-    """Bring the plate onto the block, close the lid, run the profile (then the hold)."""
-    require(frame, p)
-    world = p.world
-    tc = r.instrument("thermocycler", p, frame)
-    text = _profile_text(frame)
-    lid = _LID.search(text)
-    stages = stages_of(text[: lid.start()] + text[lid.end() :] if lid else text)
-    place = next((pl for _, pl in frame.places if pl.labware or pl.unknown), frame.head)
-    plate = r.labware(place, p, "thermocycle")
-    if not stages:
-        raise Ask(
-            "Which temperatures for how long, and how many cycles?", ["temperature", "duration"]
-        )
-    for stage in stages:
+def _checked(profile: prof.Profile, tc: str, world: r.World) -> None:
+    """Refuse a step, count, lid or hold the lab's rules or the block's range forbid."""
+    for stage in profile.stages:
         if stage.repeats < 1 or stage.repeats > MAX_REPEATS:
             raise Refuse(
                 f"{stage.repeats} cycles: a stage repeats 1 to {MAX_REPEATS} times", "capacity"
@@ -220,12 +145,37 @@ def build(frame: Frame, p: r.Planning) -> str:
                 raise Refuse(
                     f"a hold of {fmt_duration(seconds)} is not a step of a profile", "capacity"
                 )
-    lid_c = float(lid.group(1)) if lid else None
-    if lid_c is not None:
-        r.within(lid_c, "lid_range_c", tc, world, "lid temperature", "C")
-    hold = _hold_of(frame)
-    if hold is not None:
-        r.within(hold, "block_range_c", tc, world, "block temperature", "C")
+    if profile.lid_c is not None:
+        r.within(profile.lid_c, "lid_range_c", tc, world, "lid temperature", "C")
+    if profile.hold_c is not None:
+        r.within(profile.hold_c, "block_range_c", tc, world, "block temperature", "C")
+
+
+def build(frame: Frame, p: r.Planning) -> str:
+    """Bring the plate onto the block, close the lid, run the profile (then the hold)."""
+    require(frame, p)
+    world = p.world
+    tc = r.instrument("thermocycler", p, frame)
+    profile = prof.parse(_profile_text(frame))
+    if profile.lid_c is None and frame.clause.label:
+        profile.lid_c = prof.parse(frame.clause.label).lid_c  # "Cycling (heated lid 105 C):"
+    stages = profile.stages
+    place = next((pl for _, pl in frame.places if pl.labware or pl.unknown), frame.head)
+    plate = r.labware(place, p, "thermocycle")
+    if not stages:
+        raise Ask(
+            "Which temperatures for how long, and how many cycles?", ["temperature", "duration"]
+        )
+    if profile.vague is not None:
+        raise Ask(
+            f"'{profile.vague}' is not a number of cycles I can use. How many cycles?", ["count"]
+        )
+    if isinstance(frame.extra.get("hold"), Clause) and profile.hold_c is None:
+        raise Ask(
+            "At what temperature (C) should the thermocycler hold the plate?", ["temperature"]
+        )
+    _checked(profile, tc, world)
+    hold, lid_c = profile.hold_c, profile.lid_c
     world.bring(plate, r.place_of(tc, world))
     world.act(tc, "close_lid", {}, {"facts": {"lid_open": False}})
     args: dict[str, Any] = {
@@ -249,19 +199,6 @@ def build(frame: Frame, p: r.Planning) -> str:
     )
     then = f", then hold at {fmt(hold, 'C')}" if hold is not None else ""
     return f"thermocycle {plate} on {tc}: {said}{then}"
-
-
-def _hold_of(frame: Frame) -> float | None:
-    """The temperature of a 'then hold at 4 C' joined to the profile; ask when it has none."""
-    held = frame.extra.get("hold")
-    if not isinstance(held, Clause):
-        return None
-    temps = [q for q in quantities(held.text) if q.kind == "temperature"]
-    if not temps:
-        raise Ask(
-            "At what temperature (C) should the thermocycler hold the plate?", ["temperature"]
-        )
-    return temps[0].value
 
 
 FAMILY = Family("thermocycle", detect, build)

@@ -1,0 +1,237 @@
+"""A thermocycling programme read from lab English: stages of steps, each stage repeated.
+
+People write a programme many ways: "35 cycles of 95 C for 15 s, 60 C for 30 s", "30x (98/10s,
+62/20s)", "35x[98/10s, 60/30s]", "(95 C 30 s, 55 C 30 s) x 30", "cycle it 25 times through
+...", "denature 3 min at 98", a bulleted or numbered list with one part a line, "initial" and
+"final" parts told before or after the cycles. The text is read as tokens in order:
+
+- a step: a temperature held for a time ("95 C for 15 s", "95c 3min", "98/10s", "3 min at 98",
+  "95 degrees 30 seconds");
+- a count: it repeats the steps right after it ("30x (", "35 cycles of", "cycle it 25 times
+  through", "40 cycles:") or else the steps just before it ("(...) x 30", "... 35 times");
+- a boundary (";", a new line, ".", "then", "followed by", "final", "initial", "after") ends a
+  part, and a bracket opened after a count ends at its closing bracket;
+- the heated lid ("heated lid 105 C", "lid at 110 C"), a final hold ("hold at 4 C", "4 C
+  forever", "4/inf", "keep it at 4 C", "4 C hold") or "no hold".
+
+A count the text does not give as a number ("repeat", "x a few") is kept as ``vague`` so the
+planner asks for it; nothing is guessed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from agents.task.planning._quantities import WORD_NUMBERS
+
+_FLAGS = re.IGNORECASE
+_N = r"\d+(?:\.\d+)?"
+_WORD = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
+COUNT_N = rf"(?:\d+|{_WORD})"
+_DEG = r"(?:\s*[°º]?\s*(?:c\b|degrees?(?:\s*c\b)?|deg(?:\s*c)?\b|celsius\b))"
+_DUR = (
+    rf"(?P<d>{_N})\s*-?\s*(?P<u>seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\b"
+    r"(?:\s*(?P<d2>\d+)\s*(?:seconds?|secs?|s)\b)?"
+)
+
+
+def _named(pattern: str, suffix: str) -> str:
+    return re.sub(r"\?P<(\w+)>", lambda m: f"?P<{m.group(1)}{suffix}>", pattern)
+
+
+_STEP = re.compile(
+    rf"(?P<t>-?{_N}){_DEG}\s*(?:for|during|,|:|-|–|held\s+for|hold(?:ing)?(?:\s+for)?)?\s*{_DUR}"
+    rf"|(?P<tb>-?{_N})\s*(?:c\s*)?/\s*{_named(_DUR, 'b')}"
+    rf"|{_named(_DUR, 'a')}\s*(?:at|@)\s*(?P<ta>-?{_N}){_DEG}?",
+    _FLAGS,
+)
+_LID = re.compile(
+    rf"\b(?:heated\s+)?lid\b(?:\s+(?:at|to|of|temperature|temp|heated\s+to|on|set\s+to))*"
+    rf"\s*:?\s*(?P<c>{_N}){_DEG}?|(?P<c2>{_N}){_DEG}\s+(?:heated\s+)?lid\b",
+    _FLAGS,
+)
+_HOLD = re.compile(
+    r"\b(?:hold|keep|store|cool|leave|chill|park)\w*\b"
+    r"(?:\s+(?:it|them|the\s+plate|the\s+block|\w+_\w+|at|on|to|down\s+to|the\s+block\s+at))*"
+    rf"\s+(?P<c>-?{_N}){_DEG}?(?!\s*(?:/|{_N}|for\b))"
+    rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
+    r"|until\b|hold\s+forever\b)",
+    _FLAGS,
+)
+NO_HOLD = re.compile(r"\bno\s+(?:final\s+)?hold\b|\bwithout\s+(?:a\s+)?(?:final\s+)?hold\b", _FLAGS)
+_LEAD = re.compile(
+    rf"\b(?P<n>{COUNT_N})\s*(?:x|×)(?=\s*[(\[]|\s*\d)"
+    rf"|\b(?P<m>{COUNT_N})\s*-?\s*(?:cycles?|cyles?|cylces?|rounds?|repeats?|times)"
+    r"\s*(?:of\b|:|through\b|with\b|at\b|-)?(?=\s*(?:[(\[]|-?\d))",
+    _FLAGS,
+)
+_TRAIL = re.compile(
+    rf"(?:x|×)\s*(?P<n>{COUNT_N})\b|\b(?:for\s+)?(?P<m>{COUNT_N})\s*(?:x\b|×|"
+    r"(?:cycles?|cyles?|rounds?|times)\b)",
+    _FLAGS,
+)
+_VAGUE = re.compile(
+    r"(?:x|×)\s*(?:a\s+few|several|some|many|a\s+couple)\b|\b(?:a\s+few|several|some|many|"
+    r"a\s+couple\s+of)\s+(?:cycles|times|rounds)\b|\brepeat\b(?!\s+(?:it\s+|that\s+|this\s+)?"
+    rf"(?:{COUNT_N})\s*(?:times|x|cycles))",
+    _FLAGS,
+)
+_BOUNDARY = re.compile(
+    r";|\n|\.(?=\s|$)|\b(?:then|followed\s+by|after(?:wards)?|final(?:ly)?|initial(?:ly)?|first|"
+    r"last|end(?:ing)?\s+with|at\s+the\s+end)\b",
+    _FLAGS,
+)
+_BEFORE = re.compile(r"\b(?:initial(?:ly)?|first|before\s+the\s+cycl\w*|pre-?)", _FLAGS)
+_SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "hour": 3600}
+
+
+@dataclass
+class Stage:
+    steps: list[tuple[float, float]] = field(default_factory=list)
+    repeats: int = 1
+    bracket: bool = False
+    before: bool = False  # told after the cycles but run before them ("an initial ... before")
+
+
+@dataclass
+class Profile:
+    stages: list[Stage]
+    lid_c: float | None = None
+    hold_c: float | None = None
+    no_hold: bool = False
+    vague: str | None = None  # a count not given as a number ("repeat", "x a few")
+
+
+def count(word: str) -> int:
+    return int(WORD_NUMBERS.get(word.lower()) or int(word))
+
+
+def _seconds(value: str, unit: str, extra: str | None) -> float:
+    u = unit.lower().rstrip("s") or "s"
+    scale = next((v for k, v in _SECONDS.items() if u.startswith(k)), 1)
+    if u in ("m", "min", "minute"):
+        scale = 60
+    return float(value) * scale + (float(extra) if extra else 0.0)
+
+
+def _blank(text: str, spans: list[tuple[int, int]]) -> str:
+    for a, b in spans:
+        text = text[:a] + " " * (b - a) + text[b:]
+    return text
+
+
+def steps(text: str) -> list[tuple[int, int, float, float]]:
+    """(start, end, C, s) of every temperature held for a time in ``text``."""
+    out = []
+    for m in _STEP.finditer(text):
+        g = m.groupdict()
+        if g["t"] is not None:
+            c, s = float(g["t"]), _seconds(g["d"], g["u"], g["d2"])
+        elif g["tb"] is not None:
+            c, s = float(g["tb"]), _seconds(g["db"], g["ub"], g["d2b"])
+        else:
+            c, s = float(g["ta"]), _seconds(g["da"], g["ua"], g["d2a"])
+        out.append((m.start(), m.end(), c, s))
+    return out
+
+
+def hold_of(text: str) -> float | None:
+    m = _HOLD.search(text)
+    return float(m.group("c") or m.group("c2")) if m else None
+
+
+def parse(text: str) -> Profile:
+    """The programme ``text`` describes (no stages: no programme here)."""
+    prof = Profile([])
+    lid = _LID.search(text)
+    if lid:
+        prof.lid_c = float(lid.group("c") or lid.group("c2"))
+        text = _blank(text, [lid.span()])
+    holds = list(_HOLD.finditer(text))
+    if holds:
+        prof.hold_c = float(holds[-1].group("c") or holds[-1].group("c2"))
+        text = _blank(text, [h.span() for h in holds])
+    prof.no_hold = bool(NO_HOLD.search(text))
+    vague = _VAGUE.search(text)
+    prof.vague = vague.group(0) if vague else None
+    tokens: list[tuple[int, str, object]] = []
+    found = steps(text)
+    tokens += [(a, "step", (c, s)) for a, _, c, s in found]
+    covered = [(a, b) for a, b, _, _ in found]
+
+    def free(pos: int) -> bool:
+        return not any(a <= pos < b for a, b in covered)
+
+    leads = [m for m in _LEAD.finditer(text) if free(m.start())]
+    tokens += [(m.start(), "lead", count(m.group("n") or m.group("m"))) for m in leads]
+    lead_spans = [m.span() for m in leads]
+    for m in _TRAIL.finditer(text):
+        if free(m.start()) and not any(a <= m.start() < b for a, b in lead_spans):
+            tokens.append((m.start(), "trail", count(m.group("n") or m.group("m"))))
+    for m in _BOUNDARY.finditer(text):
+        if free(m.start()):
+            kind = "before" if _BEFORE.match(m.group(0)) else "boundary"
+            tokens.append((m.start(), kind, None))
+    for m in re.finditer(r"[(\[]|[)\]]", text):
+        if free(m.start()):
+            tokens.append((m.start(), "open" if m.group(0) in "([" else "close", None))
+    tokens.sort(key=lambda t: (t[0], t[1] != "lead"))
+    prof.stages = _group(tokens)
+    return prof
+
+
+def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
+    done: list[Stage] = []
+    cur: Stage | None = None
+    before = False
+
+    def close() -> None:
+        nonlocal cur
+        if cur is not None and cur.steps:
+            done.append(cur)
+        cur = None
+
+    for _, kind, value in tokens:
+        if kind in ("boundary", "before"):
+            if cur is None or not cur.bracket:
+                close()
+                before = before or kind == "before"
+        elif kind == "open":
+            if cur is not None and not cur.steps:
+                cur.bracket = True  # "30x (" / "35x["
+            else:
+                close()
+                cur = Stage(bracket=True)
+        elif kind == "close":
+            if cur is not None and cur.bracket:
+                cur.bracket = False
+                close()
+        elif kind == "lead":
+            close()
+            cur = Stage(repeats=int(value))  # type: ignore[call-overload]
+        elif kind == "trail":
+            target = cur if cur is not None and cur.steps else (done[-1] if done else None)
+            if target is not None and target.repeats == 1:
+                target.repeats = int(value)  # type: ignore[call-overload]
+            close()
+        elif kind == "step":
+            if cur is None:
+                cur = Stage(before=before)
+                before = False
+            cur.steps.append(value)  # type: ignore[arg-type]
+    close()
+    return _in_run_order(done)
+
+
+def _in_run_order(stages: list[Stage]) -> list[Stage]:
+    """Parts told after the cycles but said to run before them go first."""
+    first = next((i for i, st in enumerate(stages) if st.repeats > 1), None)
+    if first is None:
+        return stages
+    early = [st for st in stages[first:] if st.before and st.repeats == 1]
+    return [
+        *stages[:first],
+        *early,
+        *(st for st in stages[first:] if not (st.before and st.repeats == 1)),
+    ]
