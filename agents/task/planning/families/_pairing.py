@@ -115,8 +115,23 @@ def written_liquid(frame: Frame) -> str | None:
     return " ".join(words) or None
 
 
+def _rect(wells: list[str]) -> tuple[int, int, int, int] | None:
+    """(first row, first column, rows, columns) when the wells fill a rectangle exactly."""
+    rc = {(ord(w[0].upper()) - 65, int(w[1:])) for w in wells if w[1:].isdigit()}
+    if len(rc) != len(wells):
+        return None
+    r0, c0 = min(r_ for r_, _ in rc), min(c for _, c in rc)
+    h, w = max(r_ for r_, _ in rc) - r0 + 1, max(c for _, c in rc) - c0 + 1
+    return (r0, c0, h, w) if h * w == len(rc) else None
+
+
 def pair(src: list[str], dst: list[str]) -> list[tuple[str, str]]:
-    """Source wells to destination wells: 1 -> n, n -> n in order, n -> 1, n -> k*n."""
+    """Source wells to destination wells: 1 -> n, n -> n in order (two rectangles of one shape
+    by position, whichever order each was written in), n -> 1, n -> k*n."""
+    a, b = (_rect(src), _rect(dst)) if len(src) == len(dst) > 1 else (None, None)
+    if a is not None and b is not None and a[2:] == b[2:]:
+        at = {(ord(w[0].upper()) - 65 - a[0], int(w[1:]) - a[1]): w for w in src}
+        return [(at[ord(d[0].upper()) - 65 - b[0], int(d[1:]) - b[1]], d) for d in dst]
     if len(src) == 1:
         return [(src[0], d) for d in dst]
     if len(dst) == 1:
