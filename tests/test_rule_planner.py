@@ -665,3 +665,15 @@ def test_a_plate_coated_or_filled_is_every_well_and_a_divided_volume_is_a_total(
     divided = plan("Divide 960 uL of buffer over plate_2 column 1")
     assert isinstance(divided, Plan), divided
     assert divided.steps[0].args["volume_ul"] == 120.0
+
+
+def test_liquid_already_dispensed_into_the_plate_being_filled_is_no_source() -> None:
+    lab = make_lab()  # an earlier run put 50 uL of buffer into plate_2 A1:A3
+    filled = {w: WellView(volume_ul=50, contents={"buffer": 50}) for w in ("A1", "A2", "A3")}
+    lab.labware["plate_2"] = lab.labware["plate_2"].model_copy(update={"wells": filled})
+    result = plan("add 25 uL of buffer to plate_2 B1", lab)
+    assert isinstance(result, Plan)
+    taken = {(s.args["source"], s.args["source_well"]) for s in result.steps if "source" in s.args}
+    taken |= {(s.args["labware"], w) for s in result.steps if s.command == "aspirate"
+              for w in s.args["wells"]}  # fmt: skip
+    assert taken == {("reservoir", "A2")}

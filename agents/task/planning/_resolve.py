@@ -251,6 +251,8 @@ def source_of(
     """The one place ``liquid_name`` is kept; ask when it is in several troughs, refuse when
     no well holds ``needed`` uL (beyond what earlier clauses still to be emitted take)."""
     found = sources(liquid_name, world, exclude, reserved)
+    away = [f for f in found if f[0] not in {lw for lw, _ in exclude}]
+    found = away or found  # buffer already dispensed into the plate being filled is no source
     troughs = {lw for lw, _, _ in found}
     if len(found) > 1 and (
         len(troughs) > 1 or world.labware(found[0][0]).rows * world.labware(found[0][0]).cols > 12
