@@ -147,6 +147,17 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             prev[0].extra["continued"] = [*(more if isinstance(more, list) else []), frame.clause]
             prev[0].extra["folded"] = [*_folded(prev[0]), frame.clause]
             continue
+        while (
+            family is not None
+            and family.name == "thermocycle"
+            and out
+            and out[-1][1].name == "incubate"
+            and out[-1][0].clause.sentence == frame.clause.sentence
+            and thermo.is_continuation(out[-1][0].text)
+        ):  # "rxn_plate: 99 C 30 s, then 35 cycles of ...": the first part of the profile
+            before = out.pop()[0]
+            frame.extra["preceding"] = [before.clause, *_preceding(frame)]
+            frame.extra["folded"] = [before.clause, *_folded(frame)]
         if family is None:
             out.append((frame, _NOT_UNDERSTOOD))
             continue
@@ -275,6 +286,11 @@ def _fold_mix(transfer: Frame, mix: Frame) -> None:
     ents.tips = ents.tips or mix.ents.tips
     transfer.mix_volume = mix.mix_volume or mix.volume or transfer.mix_volume
     transfer.extra["folded"] = [*_folded(transfer), mix.clause]
+
+
+def _preceding(frame: Frame) -> list[object]:
+    more = frame.extra.get("preceding")
+    return more if isinstance(more, list) else []
 
 
 _LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix")

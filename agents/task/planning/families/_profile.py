@@ -28,11 +28,18 @@ from agents.task.planning._quantities import WORD_NUMBERS
 _FLAGS = re.IGNORECASE
 _N = r"\d+(?:\.\d+)?"
 _WORD = "|".join(sorted((re.escape(w) for w in WORD_NUMBERS), key=len, reverse=True))
-COUNT_N = rf"(?:\d+|{_WORD})"
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}  # fmt: skip
+_ONES = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+         "nine": 9}  # fmt: skip
+_COMPOUND = rf"(?:{'|'.join(_TENS)})[\s-](?:{'|'.join(_ONES)})"
+COUNT_N = rf"(?:\d+|{_COMPOUND}|{_WORD})"
+_CYCLING = re.compile(r"\bcycl(?:e|es|ing)\b|\brepeat|\bpcr\b|\bamplif", _FLAGS)
 _DEG = r"(?:\s*[°º]?\s*(?:c\b|degrees?(?:\s*c\b)?|deg(?:\s*c)?\b|celsius\b))"
 _DUR = (
-    rf"(?P<d>{_N})\s*-?\s*(?P<u>seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\b"
+    rf"(?:(?P<d>{_N}|{_WORD})\s*-?\s*(?P<u>seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\b"
     r"(?:\s*(?P<d2>\d+)\s*(?:seconds?|secs?|s)\b)?"
+    r"|(?P<mm>\d{1,2}):(?P<ss>[0-5]\d)\b(?:\s*(?:min|mins|minutes)\b)?)"  # "0:30", "2:00 min"
 )
 
 
@@ -43,9 +50,12 @@ def _named(pattern: str, suffix: str) -> str:
 _STEP = re.compile(
     rf"(?P<t>-?{_N}){_DEG}\s*(?:for|during|,|:|-|–|held\s+for|hold(?:ing)?(?:\s+for)?)?\s*{_DUR}"
     rf"|(?P<tb>-?{_N})\s*(?:c\s*)?/\s*{_named(_DUR, 'b')}"
-    rf"|{_named(_DUR, 'a')}\s*(?:at|@)\s*(?P<ta>-?{_N}){_DEG}?",
+    rf"|{_named(_DUR, 'a')}\s*(?:at|@)\s*(?P<ta>-?{_N}){_DEG}?"
+    rf"|\b(?:at|@)\s*(?P<tx>-?{_N})\s+for\s+{_named(_DUR, 'x')}",
     _FLAGS,
 )
+_TEMP = re.compile(rf"(?<![\w.])(?P<t>-?{_N}){_DEG}", _FLAGS)
+COLD_HOLD_C = 15.0  # a last temperature without a time at or below this is the final hold
 _LID = re.compile(
     rf"\b(?:heated\s+)?lid\b(?:\s+(?:at|to|of|temperature|temp|heated\s+to|on|set\s+to))*"
     rf"\s*:?\s*(?P<c>{_N}){_DEG}?|(?P<c2>{_N}){_DEG}\s+(?:heated\s+)?lid\b",
@@ -54,8 +64,8 @@ _LID = re.compile(
 _HOLD = re.compile(
     r"\b(?:hold|keep|store|cool|leave|chill|park)\w*\b"
     r"(?:\s+(?:it|them|the\s+plate|the\s+block|\w+_\w+|at|on|to|down\s+to|the\s+block\s+at))*"
-    rf"\s+(?P<c>-?{_N}){_DEG}?(?!\s*(?:/|{_N}|for\b))"
-    rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
+    rf"\s*[:=@]?\s+(?P<c>-?{_N}){_DEG}?(?!\s*(?:/|{_N}|for\b))"
+    rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*|[(\[]\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
     r"|until\b|hold\s+forever\b)",
     _FLAGS,
 )
@@ -71,10 +81,19 @@ _TRAIL = re.compile(
     r"(?:cycles?|cyles?|rounds?|times)\b)",
     _FLAGS,
 )
+_FEW = (
+    r"a\s+few|several|some|many|multiple|a\s+couple(?:\s+of)?|a\s+bunch(?:\s+of)?|lots(?:\s+of)?"
+    r"|a\s+number\s+of|enough|as\s+many\s+as\s+needed|a\s+handful(?:\s+of)?"
+)
 _VAGUE = re.compile(
-    r"(?:x|×)\s*(?:a\s+few|several|some|many|a\s+couple)\b|\b(?:a\s+few|several|some|many|"
-    r"a\s+couple\s+of)\s+(?:cycles|times|rounds)\b|\brepeat\b(?!\s+(?:it\s+|that\s+|this\s+)?"
-    rf"(?:{COUNT_N})\s*(?:times|x|cycles))",
+    rf"(?:x|×)\s*(?:{_FEW})\b|\b(?:{_FEW})\s+(?:of\s+)?(?:cycles|times|rounds|repeats)\b"
+    rf"|\brepeat\b(?![^,;.]*?\b{COUNT_N}\s*(?:times|x|cycles)\b)"
+    rf"(?!\s*(?:it\s+|that\s+|this\s+)?{COUNT_N}\b)",
+    _FLAGS,
+)
+CYCLED = re.compile(
+    r"\b(?:cycles?|cyles?|rounds?)\b|\brepeat|\d+\s*x\s*[(\[]|[)\]]\s*(?:x|×)\s*\d+|(?:\bx|×)\s*\d+\b"
+    r"|\b\d+\s*x\s+\d",
     _FLAGS,
 )
 _BOUNDARY = re.compile(
@@ -101,10 +120,22 @@ class Profile:
     hold_c: float | None = None
     no_hold: bool = False
     vague: str | None = None  # a count not given as a number ("repeat", "x a few")
+    untimed: list[float] = field(default_factory=list)  # temperatures said without a time
+
+
+def count_value(word: str) -> float:
+    """A number written in digits or words ('35', 'thirty', 'thirty-five')."""
+    w = word.lower()
+    if w in WORD_NUMBERS:
+        return float(WORD_NUMBERS[w])
+    tens, _, ones = w.replace("-", " ").partition(" ")
+    if tens in _TENS and ones in _ONES:
+        return float(_TENS[tens] + _ONES[ones])
+    return float(word)
 
 
 def count(word: str) -> int:
-    return int(WORD_NUMBERS.get(word.lower()) or int(word))
+    return int(count_value(word))
 
 
 def _seconds(value: str, unit: str, extra: str | None) -> float:
@@ -112,7 +143,7 @@ def _seconds(value: str, unit: str, extra: str | None) -> float:
     scale = next((v for k, v in _SECONDS.items() if u.startswith(k)), 1)
     if u in ("m", "min", "minute"):
         scale = 60
-    return float(value) * scale + (float(extra) if extra else 0.0)
+    return count_value(value) * scale + (float(extra) if extra else 0.0)
 
 
 def _blank(text: str, spans: list[tuple[int, int]]) -> str:
@@ -126,12 +157,12 @@ def steps(text: str) -> list[tuple[int, int, float, float]]:
     out = []
     for m in _STEP.finditer(text):
         g = m.groupdict()
-        if g["t"] is not None:
-            c, s = float(g["t"]), _seconds(g["d"], g["u"], g["d2"])
-        elif g["tb"] is not None:
-            c, s = float(g["tb"]), _seconds(g["db"], g["ub"], g["d2b"])
+        k = next(k for k in ("", "b", "a", "x") if g[f"t{k}"] is not None)
+        if g[f"mm{k}"] is not None:
+            s = float(g[f"mm{k}"]) * 60 + float(g[f"ss{k}"])
         else:
-            c, s = float(g["ta"]), _seconds(g["da"], g["ua"], g["d2a"])
+            s = _seconds(g[f"d{k}"], g[f"u{k}"], g[f"d2{k}"])
+        c = float(g[f"t{k}"])
         out.append((m.start(), m.end(), c, s))
     return out
 
@@ -163,6 +194,16 @@ def parse(text: str) -> Profile:
     def free(pos: int) -> bool:
         return not any(a <= pos < b for a, b in covered)
 
+    untimed = [(m.start(), float(m.group("t"))) for m in _TEMP.finditer(text) if free(m.start())]
+    last_step = max((a for a, _ in covered), default=-1)
+    if (
+        untimed
+        and prof.hold_c is None
+        and untimed[-1][0] > last_step
+        and untimed[-1][1] <= COLD_HOLD_C
+    ):
+        prof.hold_c = untimed.pop()[1]  # "..., 72 C 5 min, then 4 C"
+    prof.untimed = [c for _, c in untimed]
     leads = [m for m in _LEAD.finditer(text) if free(m.start())]
     tokens += [(m.start(), "lead", count(m.group("n") or m.group("m"))) for m in leads]
     lead_spans = [m.span() for m in leads]
@@ -178,6 +219,13 @@ def parse(text: str) -> Profile:
             tokens.append((m.start(), "open" if m.group(0) in "([" else "close", None))
     tokens.sort(key=lambda t: (t[0], t[1] != "lead"))
     prof.stages = _group(tokens)
+    if (
+        prof.vague is None
+        and _CYCLING.search(text)
+        and all(st.repeats == 1 for st in prof.stages)
+        and any(len(st.steps) > 1 for st in prof.stages)
+    ):
+        prof.vague = "no number of cycles"  # "cycle rxn_plate 95 C 15 s / 60 C 30 s"
     return prof
 
 

@@ -68,9 +68,18 @@ def is_profile(text: str) -> bool:
     return bool(_THERMO.search(text)) and bool(prof.steps(text))
 
 
+_COLD = re.compile(
+    r"^(?:and\s+)?(?:then\s+)?(?:at\s+|to\s+)?(-?\d+(?:\.\d+)?)\s*(?:c|degrees?)\W*$", _FLAGS
+)
+
+
 def is_hold(text: str) -> bool:
-    """A clause that only holds the block ('hold at 4 C', '4 C forever', 'keep it at 4 C')."""
-    return prof.hold_of(text) is not None and not prof.steps(text)
+    """A clause that only holds the block ('hold at 4 C', '4 C forever', 'keep it at 4 C',
+    'then 4 C')."""
+    if prof.steps(text):
+        return False
+    cold = _COLD.match(text.strip())
+    return prof.hold_of(text) is not None or bool(cold and float(cold.group(1)) <= prof.COLD_HOLD_C)
 
 
 _COUNT_ONLY = re.compile(
@@ -81,13 +90,18 @@ _COUNT_ONLY = re.compile(
 )
 
 
+_LID_ONLY = re.compile(
+    r"^(?:and\s+|then\s+|with\s+)*(?:the\s+|a\s+)?(?:heated\s+)?lid\b[^,;]*?\d[^,;]*$", _FLAGS
+)
+
+
 def is_continuation(text: str) -> bool:
     """A clause of only temperatures and times ('72 C for 5 min', 'final extension 72 C 5 min')."""
     rest = text
     for q in sorted(quantities(text), key=lambda q: -q.start):
         rest = rest[: q.start] + rest[q.end :]
-    if text.strip() and _COUNT_ONLY.match(text.strip()):
-        return True  # "..., repeat 35 times", "x 30"
+    if text.strip() and (_COUNT_ONLY.match(text.strip()) or _LID_ONLY.match(text.strip())):
+        return True  # "..., repeat 35 times", "x 30", "lid at 105 C"
     return bool(prof.steps(text)) and not re.search(
         r"\b(?:shake|read|transfer|add|move|mix|incubate|rpm|nm|ul|ml)\b", rest, _FLAGS
     )
@@ -97,6 +111,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text + (f" ({clause.label})" if clause.label else "")
     if is_profile(text):
         return 80
+    named = any(kind == "thermocycler" for kind, *_ in ents.instruments)
+    if prof.steps(text) and (named or prof.CYCLED.search(text)):
+        return 80  # "rxn_plate at 65 C for 20 min on tc1", "25 rounds of 94 C 20 s, ..."
     if _CYCLING.search(text) and (
         any(q.kind == "temperature" for q in ents.quantities) or _NAMED.search(text)
     ):
@@ -126,8 +143,9 @@ def require(frame: Frame, p: r.Planning) -> None:
 
 def _profile_text(frame: Frame) -> str:
     """The clause and the clauses compose joined to it ('then 72 C 5 min', 'hold at 4 C')."""
-    more = frame.extra.get("continued")
-    parts = [frame.text] + ([c.text for c in more] if isinstance(more, list) else [])
+    more, first = frame.extra.get("continued"), frame.extra.get("preceding")
+    parts = [c.text for c in first] if isinstance(first, list) else []
+    parts += [frame.text] + ([c.text for c in more] if isinstance(more, list) else [])
     held = frame.extra.get("hold")
     return "; then ".join(parts + ([held.text] if isinstance(held, Clause) else []))
 
@@ -168,7 +186,16 @@ def build(frame: Frame, p: r.Planning) -> str:
         )
     if profile.vague is not None:
         raise Ask(
-            f"'{profile.vague}' is not a number of cycles I can use. How many cycles?", ["count"]
+            f"'{profile.vague}' is not a number of cycles I can use. How many cycles?"
+            if profile.vague != "no number of cycles"
+            else "How many cycles?",
+            ["count"],
+        )
+    for celsius in profile.untimed:  # a step past the rules is refused before asking more
+        r.within(celsius, "block_range_c", tc, world, "block temperature", "C")
+    if profile.untimed:
+        raise Ask(
+            f"For how long should the block hold {fmt(profile.untimed[0], 'C')}?", ["duration"]
         )
     if isinstance(frame.extra.get("hold"), Clause) and profile.hold_c is None:
         raise Ask(
