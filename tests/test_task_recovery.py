@@ -8,6 +8,7 @@ operations, incidents, volumes, plate locations) and the instruments' action led
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -26,6 +27,9 @@ from _task_lab import (
     transfer_and_read,
     waiting_for,
 )
+from rich.console import Console
+
+from labwright.cli._render import show_question
 
 pytestmark = pytest.mark.anyio
 
@@ -76,6 +80,11 @@ async def test_less_liquid_than_believed_is_made_safe_and_goes_to_a_person_once(
         "s1",
     )
     assert asked["observation"]["error"]["code"] == "INSUFFICIENT_VOLUME"
+    # What each answer would do, as the terminal shows it.
+    assert set(asked["options"]) == {"retry", "skip", "replan", "abort"}
+    shown = io.StringIO()
+    show_question(Console(file=shown, width=80), asked)
+    assert "skip: " in shown.getvalue()
     assert asked["served"] == [] and asked["not_served"] == [
         "plate_1:A1",
         "plate_1:A2",

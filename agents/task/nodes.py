@@ -309,7 +309,6 @@ def escalate(
                 **escalation,
                 "kind": "escalation",
                 "about": about,
-                "options": ["retry", "skip", "replan", "abort"],
                 **signoff.inbox_fields(
                     "answer_escalation",
                     {"run_id": state["run_id"], "step": escalation.get("step")},
