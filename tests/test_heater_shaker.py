@@ -411,7 +411,7 @@ async def test_a_block_that_never_reaches_its_target_times_out_and_stales_the_tw
         stall = {"kind": "temperature_never_reached", "match": {"op": "set_temperature"}}
         world.add_fault(HS, stall)
         await execute(s, "set_temperature", "heat-1", celsius=37)
-        with anyio.fail_after(5):  # 600 s of instrument time is one real second
+        with anyio.fail_after(10):  # 600 s of instrument time is one real second
             waited = await execute(s, "wait_for_temperature", "wait-1", timeout_s=600)
         error = refused(waited, "HARDWARE_TIMEOUT")
         assert error["defined"] is False
@@ -434,10 +434,30 @@ async def test_a_lost_connection_is_reported_and_the_twin_is_stale(tmp_path: Pat
 async def test_a_hanging_instrument_times_out_within_the_command_timeout(tmp_path: Path) -> None:
     async with served(tmp_path, command_timeout_s=0.3) as (s, _, world, _):
         world.add_fault(HS, {"kind": "hang", "match": {"op": "set_temperature"}})
-        with anyio.fail_after(3):
+        with anyio.fail_after(10):  # the hang itself lasts an hour
             payload = await execute(s, "set_temperature", "heat-1", celsius=37)
         assert refused(payload, "HARDWARE_TIMEOUT")["defined"] is False
         assert (await state(s))["stale"]
+
+
+@pytest.mark.parametrize(
+    ("delay_s", "code"), [(0.25, None), (0.35, "HARDWARE_TIMEOUT")], ids=["within", "beyond"]
+)
+async def test_a_shake_times_out_when_a_slow_start_and_its_duration_exceed_its_time(
+    tmp_path: Path, delay_s: float, code: str | None
+) -> None:
+    """A shake may take its duration (60 s: 0.1 real s) + command_timeout_s (0.3 s) of the
+    instrument's time; a start slower than 0.3 s leaves too little for the shake itself."""
+    async with served(tmp_path, command_timeout_s=0.3) as (s, _, world, _):
+        await execute(s, "lock_plate", "lock-1")
+        slow = {"kind": "delay", "match": {"op": "start_shaking"}, "params": {"seconds": delay_s}}
+        world.add_fault(HS, slow)
+        with anyio.fail_after(10):
+            shaken = await execute(s, "shake", "shake-1", rpm=700, duration_s=60)
+        if code is None:
+            assert shaken["ok"] is True and world.status(HS)["shaking"] is False
+        else:
+            assert refused(shaken, code)["defined"] is False
 
 
 async def test_an_unknown_firmware_state_is_an_adapter_fault(tmp_path: Path) -> None:
@@ -480,7 +500,7 @@ async def test_emergency_stop_stops_a_shake_in_the_world_and_latches(tmp_path: P
         long = protocol(("shake", {"rpm": 700, "duration_s": 6000}))  # ten real seconds
         started = await call(s, "start_run", protocol=long, dry_run=False)
         await wait_until(lambda: world.status(HS).get("shaking") is True)
-        with anyio.fail_after(2):
+        with anyio.fail_after(10):
             stopped = await call(s, "emergency_stop")
         assert started["run_id"] in stopped["cancelled_runs"]
         assert world.status(HS)["shaking"] is False and world.status(HS)["target_c"] is None
@@ -501,7 +521,7 @@ async def test_cancelling_a_shaking_run_stops_the_motor(tmp_path: Path) -> None:
         long = protocol(("shake", {"rpm": 700, "duration_s": 6000}), ("unlock_plate", {}))
         started = await call(s, "start_run", protocol=long, dry_run=False)
         await wait_until(lambda: world.status(HS).get("shaking") is True)
-        with anyio.fail_after(5):
+        with anyio.fail_after(10):
             info = await call(s, "cancel_run", run_id=started["run_id"])
         assert info["status"] == "cancelled" and info["steps_done"] == 0
         assert (await call(s, "get_run", run_id=started["run_id"]))["status"] == "cancelled"

@@ -9,7 +9,10 @@ server says about itself.
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import IO, Any
@@ -414,6 +417,60 @@ async def test_a_hanging_pick_times_out_and_leaves_the_twin_stale_until_read_bac
     assert error_code(await move(session, "hotel:1", "hang-2")) == "STATE_STALE"
     assert (await call(session, "read_back"))["stale"] is None
     assert (await move(session, "hotel:1", "hang-3"))["ok"] is True
+
+
+def quick_arm(arm: dict[str, Any]) -> None:
+    arm["command_timeout_s"] = 0.5
+
+
+TRAVEL_S = 8.0 / ARM["time_scale"]  # move_seconds (default) in wall seconds
+
+
+async def test_a_host_stall_longer_than_the_command_time_does_not_time_out_a_simulated_move(
+    tmp_path: Path,
+) -> None:
+    """The simulated arm's time limit counts its own waits, not how fast the host runs it."""
+    async with arm_lab(tmp_path, quick_arm) as (session, rt, world):
+        held, stall_s = threading.Event(), 2 * rt.config.command_timeout_s
+
+        def hold_the_world() -> None:  # another writer holds the world (a loaded disk)
+            conn = sqlite3.connect(world.path, isolation_level=None)
+            conn.execute("BEGIN IMMEDIATE")
+            held.set()
+            time.sleep(stall_s)  # the stall itself, not a wait for something
+            conn.execute("COMMIT")
+            conn.close()
+
+        stall = threading.Thread(target=hold_the_world)
+        stall.start()
+        assert held.wait(10)
+        with anyio.fail_after(10):
+            started = time.monotonic()
+            done = await move(session, "hotel:1", "stalled")
+            took = time.monotonic() - started
+        stall.join()
+        assert took >= stall_s  # the move really waited for the host
+        assert done["ok"] is True, done
+        assert world.location_of("plate_1") == "hotel:1"
+
+
+@pytest.mark.parametrize(
+    ("delay_s", "code"),
+    [(0.5 - TRAVEL_S - 0.02, None), (0.5 - TRAVEL_S + 0.02, "HARDWARE_TIMEOUT")],
+    ids=["within_its_time", "beyond_its_time"],
+)
+async def test_a_pick_times_out_when_its_travel_and_delay_exceed_the_command_time(
+    tmp_path: Path, delay_s: float, code: str | None
+) -> None:
+    async with arm_lab(tmp_path, quick_arm) as (session, _, world):
+        fault = {"kind": "delay", "match": {"op": "pick"}, "params": {"seconds": delay_s}}
+        world.add_fault("arm1", fault)
+        with anyio.fail_after(10):
+            result = await move(session, "hotel:1", "slow-pick")
+        if code is None:
+            assert result["ok"] is True and world.location_of("plate_1") == "hotel:1"
+        else:
+            assert error_code(result) == code and world.location_of("plate_1") == START
 
 
 async def test_the_emergency_stop_latches_until_a_person_resets_it(served: Any) -> None:

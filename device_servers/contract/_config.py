@@ -109,7 +109,13 @@ class InstrumentBase(Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9_\-]{1,64}$")
     backend: BackendSpec = Field(default_factory=BackendSpec)
     allow_execution: bool | None = None
-    command_timeout_s: float = Field(default=30.0, gt=0, le=3600)
+    command_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=3600,
+        description="How long one operation may take (wall time). On a simulated backend it "
+        "counts the instrument's own waits (travel, holds, a hang), never the host's speed.",
+    )
     policy: PolicySpec = Field(default_factory=PolicySpec)
     faults: list[FaultSpec] = Field(default_factory=list)
     url: str | None = Field(

@@ -33,6 +33,10 @@ ConfigT = TypeVar("ConfigT", bound=InstrumentBase)
 T = TypeVar("T")
 
 
+# A simulated command is also bounded by wall time: its limit x this + this many seconds.
+SIM_HOST_SLACK = 10.0
+
+
 class Aborted(Exception):
     """cancel_run or emergency_stop interrupted the operation (see :meth:`AdapterBase.pause`)."""
 
@@ -151,21 +155,42 @@ class AdapterBase(Generic[ConfigT]):
             return None
 
     async def pause(self, seconds: float) -> None:
-        """Wait ``seconds`` of wall time unless an abort comes first (then :class:`Aborted`)."""
-        with anyio.move_on_after(seconds):
+        """Wait ``seconds`` of wall time unless an abort comes first (then :class:`Aborted`);
+        on a simulated instrument the wait is part of the command's time (``TimeoutError``
+        when it runs out)."""
+        sim = self.sim
+        wait, runs_out = sim.spend(seconds) if sim is not None else (seconds, False)
+        with anyio.move_on_after(wait):
             await self.aborting.wait()
             raise Aborted()
+        if runs_out:
+            raise TimeoutError(f"{self.subject} did not finish within its time")
 
     # ------------------------------------------------------------------ commands
     async def execute(self, prim: Any, timeout_s: float | None = None) -> list[Event] | None:
-        """Perform one primitive; return the events the instrument measured."""
+        """Perform one primitive; return the events the instrument measured.
+
+        Its time limit is wall-clock time on hardware. A simulated instrument spends it in
+        its own waits (:meth:`SimulatedBackend.allow`): the host's speed is no part of what a
+        simulation checks. The wall clock still ends a simulation stuck in host code, with
+        room for a loaded machine (``SIM_HOST_SLACK``).
+        """
         self.aborting.clear()
-        with (
-            self.translating(self.where(prim)),
-            stdout_to_stderr(),
-            anyio.fail_after(timeout_s or self.timeout(prim)),
-        ):
-            return await self.call(prim)
+        limit = timeout_s or self.timeout(prim)
+        sim = self.sim
+        if sim is not None:
+            sim.allow(limit)
+            limit = limit * SIM_HOST_SLACK + SIM_HOST_SLACK
+        try:
+            with (
+                self.translating(self.where(prim)),
+                stdout_to_stderr(),
+                anyio.fail_after(limit),
+            ):
+                return await self.call(prim)
+        finally:
+            if sim is not None:
+                sim.allow(None)
 
     async def call(self, prim: Any) -> list[Event] | None:
         raise NotImplementedError

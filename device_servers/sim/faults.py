@@ -70,6 +70,28 @@ class SimulatedBackend:
         self.time_scale = time_scale  # simulated seconds per real second
         self.ambient_c = ambient_c  # what a heater off drifts back to
         self._abort = asyncio.Event()
+        self._time_left: float | None = None  # of the current command, in its own waits
+
+    def allow(self, seconds: float | None) -> None:
+        """Start a command that may spend ``seconds`` waiting on the instrument (None: no limit).
+
+        A simulated command's time limit counts the instrument's own waits (travel, a hold,
+        a hang), never the host's: a loaded machine that runs the simulation slowly cannot
+        make a 0.1 s motion time out, and a hang still times out after exactly its limit.
+        """
+        self._time_left = seconds
+
+    def spend(self, seconds: float) -> tuple[float, bool]:
+        """Take ``seconds`` of the command's time: (how long to wait, whether the command
+        runs out of time at the end of that wait)."""
+        left = self._time_left
+        if left is None:
+            return seconds, False
+        if seconds > left:
+            self._time_left = 0.0
+            return left, True
+        self._time_left = left - seconds
+        return seconds, False
 
     def sim_seconds_since(self, t0: float) -> float:
         """Simulated seconds since the wall-clock time ``t0`` (any process computes the same)."""
@@ -83,11 +105,15 @@ class SimulatedBackend:
         self._abort.set()
 
     async def sleep(self, seconds: float) -> None:
-        """Wait ``seconds``, unless an abort comes first (then ``ConnectionAbortedError``)."""
+        """Wait ``seconds``, unless an abort comes first (then ``ConnectionAbortedError``) or
+        the command runs out of time first (then ``TimeoutError``, at its limit)."""
+        wait, runs_out = self.spend(seconds)
         self._abort.clear()
         try:
-            await asyncio.wait_for(self._abort.wait(), timeout=seconds)
+            await asyncio.wait_for(self._abort.wait(), timeout=wait)
         except TimeoutError:
+            if runs_out:
+                raise TimeoutError(f"{self.device} did not answer within its time") from None
             return
         raise ConnectionAbortedError("operation aborted")
 
