@@ -108,7 +108,7 @@ class Operations:
 
     async def status(self, run_id: str) -> dict[str, Any]:
         """Where a run stands, in brief: status, next step, steps, what it asks, if anything."""
-        self._row(run_id)
+        self._known(run_id)
         out = await self.runner.outcome(run_id)
         values = out.values or {}
         plan = self._plan(values.get("plan_ref")) or {}
@@ -142,7 +142,7 @@ class Operations:
         """The run's audit entries after ``since`` (its seq), oldest first. ``lab`` names the
         lab's own entries (people, e-stops, instrument approvals)."""
         if run_id != LAB:
-            self._row(run_id)
+            self._known(run_id)
         return [
             {
                 "seq": e.seq,
@@ -159,7 +159,7 @@ class Operations:
 
     def verify_audit(self, run_id: str | None = None) -> dict[str, Any]:
         if run_id not in (None, LAB):
-            self._row(run_id)
+            self._known(run_id)
         report = self.audit.verify(run_id)
         return {
             "run_id": run_id,
@@ -185,7 +185,7 @@ class Operations:
             raise OperationError("INVALID_ARGUMENT", "the request is empty")
         if len(request) > 4000:
             raise OperationError("INVALID_ARGUMENT", "the request is longer than 4000 characters")
-        if run_id is not None and self.runs.get(run_id) is not None:
+        if run_id is not None and self.runs.exists(run_id):
             raise OperationError("INVALID_ARGUMENT", f"run {run_id} exists")
         run_id = self.runner.record(request, run_id)
         self.audit.append(
@@ -289,7 +289,7 @@ class Operations:
     async def resume(self, person: Person, run_id: str) -> Any:
         """Continue a run after a crash (its approval and answers are in its checkpoints)."""
         person.require("operate")
-        self._row(run_id)
+        self._known(run_id)
         if run_id in self._busy:
             raise OperationError("RUN_BUSY", f"run {run_id} is being driven")
         self.audit.append(
@@ -332,6 +332,11 @@ class Operations:
             raise OperationError("RUN_NOT_FOUND", f"no task run {run_id!r}")
         return row
 
+    def _known(self, run_id: str) -> None:
+        """:meth:`_row` without decoding the run (a long run's row holds its whole plan)."""
+        if not self.runs.exists(run_id):
+            raise OperationError("RUN_NOT_FOUND", f"no task run {run_id!r}")
+
     def _plan(self, ref: str | None) -> dict[str, Any] | None:
         """A plan from the run records by its reference (None for None)."""
         return None if not ref else self.runner.records.plan(ref).model_dump(mode="json")
@@ -342,13 +347,13 @@ class Operations:
 
         if run_id in self._busy:
             return "running" if out.values else "planning"
-        row = self.runs.get(run_id)
         if out.status == "unknown":  # no checkpoint yet
+            row = self.runs.get(run_id)
             return row.status if row is not None else "planning"
         return run_status(out.status)
 
     async def _question(self, run_id: str, kind: str) -> dict[str, Any]:
-        self._row(run_id)
+        self._known(run_id)
         if run_id in self._busy:
             raise OperationError("RUN_BUSY", f"run {run_id} is being driven; wait for its question")
         out = await self.runner.outcome(run_id)

@@ -88,8 +88,27 @@ class TaskRuns:
         row = self.conn.execute("SELECT * FROM runs WHERE run_id=?", (run_id,)).fetchone()
         return None if row is None else _run(row)
 
+    def exists(self, run_id: str) -> bool:
+        """Whether the run is recorded (without decoding its plan: a long run's is megabytes)."""
+        return (
+            self.conn.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone() is not None
+        )
+
     def update(self, run_id: str, **fields: Any) -> TaskRun:
-        """Change some of status, planner, model, summary, plan, report, error.
+        """Change some of status, planner, model, summary, plan, report, error; the run as it
+        is now.
+
+        Raises:
+            ValueError: an unknown field or status.
+            KeyError: no such run.
+        """
+        self.write(run_id, **fields)
+        run = self.get(run_id)
+        assert run is not None
+        return run
+
+    def write(self, run_id: str, **fields: Any) -> None:
+        """:meth:`update` without reading the run back.
 
         Raises:
             ValueError: an unknown field or status.
@@ -111,9 +130,6 @@ class TaskRuns:
         )
         if cur.rowcount == 0:
             raise KeyError(run_id)
-        run = self.get(run_id)
-        assert run is not None
-        return run
 
     def list(self, limit: int = 20, status: TaskStatus | None = None) -> builtins.list[TaskRun]:
         """The newest runs first, optionally only those with one status."""

@@ -116,3 +116,16 @@ def test_runs_created_in_the_same_instant_list_in_reverse_creation_order(
 def test_task_runs_and_device_runs_are_separate_tables(db: Path, runs: TaskRuns) -> None:
     runs.create("x", run_id="r1")
     assert DeviceRuns(connect(db), "lh1").get("r1") is None
+
+
+def test_exists_and_write_answer_without_decoding_the_run(runs: TaskRuns) -> None:
+    assert not runs.exists("r1")
+    runs.create("x", run_id="r1")
+    assert runs.exists("r1")
+    assert runs.write("r1", status="running", plan={"steps": []}) is None
+    run = runs.get("r1")
+    assert run is not None and (run.status, run.plan) == ("running", {"steps": []})
+    with pytest.raises(KeyError):
+        runs.write("nope", status="done")
+    with pytest.raises(ValueError):
+        runs.write("r1", request="something else")

@@ -238,8 +238,8 @@ class TaskRunner:
             answer = self.answers.take(run_id)
         if answer is None:
             snap = await self.graph.aget_state({"configurable": {"thread_id": run_id}})
-            run = self.runs.get(run_id)
-            if not snap.values and run is not None:
+            run = None if snap.values else self.runs.get(run_id)
+            if run is not None:
                 # Crashed before the first checkpoint: nothing was done, start from the request.
                 return await self._drive(run_id, _first(run_id, run.request))
         return await self._drive(run_id, None if answer is None else Command(resume=answer))
@@ -293,7 +293,7 @@ class TaskRunner:
     async def _drive(self, run_id: str, graph_input: Any) -> Outcome:
         config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
         config["recursion_limit"] = await self._superstep_budget(config)
-        self.runs.update(run_id, status="running")
+        self.runs.write(run_id, status="running")
         async for _ in self.graph.astream(
             graph_input,
             config,
@@ -312,7 +312,7 @@ class TaskRunner:
             fields["summary"] = plan.summary
         if out.report is not None:
             fields["report"] = out.report
-        self.runs.update(run_id, **fields)
+        self.runs.write(run_id, **fields)
         return out
 
 

@@ -172,7 +172,7 @@ def _answer(
     from state_store import TaskRuns
 
     # Before any instrument server is started for it.
-    if not has_records(lab) or TaskRuns(task_db(lab)).get(run_id) is None:
+    if not has_records(lab) or not TaskRuns(task_db(lab)).exists(run_id):
         fail(f"no task run {run_id!r} (see `labwright runs`)")
 
     async def go() -> Any:
@@ -290,7 +290,7 @@ def events(
 
     lab = lab_of(config)
     conn = task_db(lab)
-    if TaskRuns(conn).get(run_id) is None:
+    if not TaskRuns(conn).exists(run_id):
         fail(f"no task run {run_id!r} (see `labwright runs`)")
     log, seen = AuditLog(conn), 0
     while True:
