@@ -1,7 +1,8 @@
-"""Task-agent figures for ``bench/run.py``: orchestration overhead, resume time, rule planning.
+"""Task-agent figures for ``bench/run.py``: orchestration overhead, rule planning.
 
-Three measurements on the example lab (``examples/lab.yaml``, all four instruments served over
-stdio by ``labwright serve``, a fresh ``LABWRIGHT_STATE_DIR`` each):
+Two measurements on the example lab (``examples/lab.yaml``, all four instruments served over
+stdio by ``labwright serve``, a fresh ``LABWRIGHT_STATE_DIR`` each); resume after long runs is
+``bench/resume_bench.py``:
 
 1. Orchestration overhead per device command. A bench planner (a plan given, no parsing) hands
    the real task graph (:class:`agents.task.runner.TaskRunner`: device agents on held MCP stdio
@@ -14,14 +15,7 @@ stdio by ``labwright serve``, a fresh ``LABWRIGHT_STATE_DIR`` each):
    (one per well again: the plate and tip racks have room). Overhead = per-step - bare, p50.
    The simulated liquid handler has no device time of its own (only an armed ``delay`` fault
    adds any; none is armed); its ledger gives the server-side time of each action.
-2. Resume after 1,000 completed steps. A plan of 1,001 cheap steps (pick_up_tips tips_1 A1 /
-   drop_tips back to the rack, alternately) is driven through the real graph; the progress
-   callback raises at the dispatch of the last step (a crash before it: 1,000 steps done and
-   checkpointed). The state directory is copied, then (a) ``labwright resume RUN`` is run as a
-   new process: wall time from spawning it to the server's ledger ``started_at`` of the last
-   step's action; (b) in this process, a new TaskRunner: server start-up, checkpoint load
-   (``aget_state``) and first dispatch, separately.
-3. Rule planning: every request of ``tests/test_rule_planner.py``'s table (plans,
+2. Rule planning: every request of ``tests/test_rule_planner.py``'s table (plans,
    clarifications, refusals; every family, chained) against its LabView, in process.
 """
 
@@ -30,12 +24,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import os
-import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,14 +35,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import long_runs
 from _stats import summary
-from long_runs import FixedPlanner, lab_db
+from long_runs import FixedPlanner
 from long_runs import runner_for as _runner
 
 REPO = Path(__file__).resolve().parent.parent
 LAB = REPO / "examples" / "lab.yaml"
-LABWRIGHT = Path(sys.executable).parent / "labwright"
 
 ROWS = "ABCDEFGH"
 WELLS = [f"{r}{c}" for r in ROWS for c in range(1, 13)]
@@ -59,7 +48,6 @@ VOLUME_UL = 50.0
 RESERVOIR_UL = 10000.0
 
 TARGET_OVERHEAD_P50_MS = 15.0
-TARGET_RESUME_S = 2.0
 TARGET_PLAN_MS = 50.0
 
 
@@ -256,143 +244,7 @@ async def bench_overhead(n_steps: int, log: Callable[[str], None]) -> dict[str, 
     }
 
 
-# ------------------------------------------------------------------------- 2. resume
-async def _build_crashed_run(
-    state_dir: Path, n_done: int, run_id: str, log: Callable[[str], None]
-) -> dict[str, Any]:
-    """A run of n_done+1 steps driven through the real graph, crashed before its last one
-    (``long_runs.drive``: n_done tip steps on lh1, then the arm's move of plate_1)."""
-    t0 = time.perf_counter()
-    driven = await long_runs.drive(state_dir, n_done, log, run_id=run_id)
-    conn = sqlite3.connect(long_runs.lab_db(state_dir))
-    checkpoints, biggest = conn.execute(
-        "SELECT count(*), max(length(checkpoint)) FROM checkpoints WHERE thread_id = ?", (run_id,)
-    ).fetchone()
-    conn.close()
-    return {
-        "build_s": time.perf_counter() - t0,
-        "drive_s": driven["drive_s"],
-        "steps_done": driven["steps_done"],
-        "checkpoints": checkpoints,
-        "last_checkpoint_bytes": biggest,
-        "db_bytes": sum(p.stat().st_size for p in state_dir.glob("*.sqlite*")),
-    }
-
-
-def _next_action(state_dir: Path, run_id: str, action_id: str) -> dict[str, Any] | None:
-    """The device agent's audit row of the action (written when the server answered)."""
-    conn = sqlite3.connect(lab_db(state_dir))
-    try:
-        for ts, result in conn.execute(
-            "SELECT ts, result FROM audit_log WHERE run_id = ? AND args LIKE ? ORDER BY seq",
-            (run_id, f'%"{action_id}"%'),
-        ):
-            code = None
-            with contextlib.suppress(ValueError, AttributeError, TypeError):
-                error = (json.loads(result) or {}).get("error") or {}
-                code = error.get("code")
-            return {"answered_at": ts, "code": code}
-    finally:
-        conn.close()
-    return None
-
-
-def _resume_cli(
-    state_dir: Path, run_id: str, action_id: str, env: dict[str, str]
-) -> dict[str, Any]:
-    cmd = [str(LABWRIGHT), "resume", run_id, "--config", str(LAB)]
-    env = {**env, "LABWRIGHT_STATE_DIR": str(state_dir)}
-    env.pop("LABWRIGHT_CONFIG", None)
-    t0 = time.time()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO, timeout=300)
-    t_exit = time.time()
-    answered = _next_action(state_dir, run_id, action_id)
-    if answered is None:
-        raise RuntimeError(
-            f"labwright resume (exit {proc.returncode}) did not dispatch {action_id}: "
-            f"{proc.stdout[-300:]} {proc.stderr[-300:]}"
-        )
-    started = _ledger(state_dir).get(action_id)
-    return {
-        "to_answer_s": answered["answered_at"] - t0,
-        "to_ledger_start_s": None if started is None else started[0] - t0,
-        "to_exit_s": t_exit - t0,
-        "exit_code": proc.returncode,
-        "next_action_code": answered["code"],
-        "stdout_tail": proc.stdout.strip().splitlines()[-3:],
-    }
-
-
-async def _resume_inprocess(state_dir: Path, run_id: str, action_id: str) -> dict[str, Any]:
-    stamps: dict[str, float] = {}
-
-    def progress(what: str, data: dict[str, Any]) -> None:
-        if what == "dispatch" and "dispatch" not in stamps:
-            stamps["dispatch"] = time.perf_counter()
-            stamps["dispatch_wall"] = time.time()
-
-    runner = _runner(state_dir, FixedPlanner(lambda: []), progress)
-    t0 = time.perf_counter()
-    async with runner:
-        t1 = time.perf_counter()
-        snap = await runner.graph.aget_state({"configurable": {"thread_id": run_id}})
-        t2 = time.perf_counter()
-        if tuple(snap.next) != ("dispatch",):
-            raise RuntimeError(f"the crashed run does not resume at dispatch: {snap.next}")
-        t3 = time.perf_counter()
-        out = await runner.resume(run_id)
-        t4 = time.perf_counter()
-    answered = _next_action(state_dir, run_id, action_id)
-    if "dispatch" not in stamps or answered is None:
-        raise RuntimeError(f"in-process resume did not dispatch {action_id}: {out.status}")
-    return {
-        "server_startup_ms": (t1 - t0) * 1000,
-        "checkpoint_load_ms": (t2 - t1) * 1000,
-        "to_dispatch_ms": (stamps["dispatch"] - t3) * 1000,
-        "dispatch_to_answer_ms": (answered["answered_at"] - stamps["dispatch_wall"]) * 1000,
-        "total_to_dispatch_ms": (stamps["dispatch"] - t0) * 1000,
-        "resume_to_outcome_ms": (t4 - t3) * 1000,
-        "status": out.status,
-        "next_action_code": answered["code"],
-    }
-
-
-async def bench_resume(
-    n_done: int, env: dict[str, str], log: Callable[[str], None]
-) -> dict[str, Any]:
-    run_id = "bench-resume"
-    action_id = f"{run_id}/s{n_done + 1}/{long_runs.long_plan(n_done)[-1].command}"
-    with tempfile.TemporaryDirectory(prefix="labwright-bench-resume-") as tmp:
-        build_dir = Path(tmp) / "build"
-        build_dir.mkdir()
-        log(f"4/4 agent: {n_done} cheap steps through the graph, crash before the last")
-        built = await _build_crashed_run(build_dir, n_done, run_id, log)
-        cli_dir, inproc_dir = Path(tmp) / "cli", Path(tmp) / "inproc"
-        shutil.copytree(build_dir, cli_dir)
-        shutil.copytree(build_dir, inproc_dir)
-        log("4/4 agent: `labwright resume` (new process) and a new TaskRunner (in process)")
-        cli = await asyncio.to_thread(_resume_cli, cli_dir, run_id, action_id, env)
-        inproc = await _resume_inprocess(inproc_dir, run_id, action_id)
-    return {
-        "steps_done": n_done,
-        "build": built,
-        "cli": cli,
-        "in_process": inproc,
-        "how": (
-            f"plan of {n_done + 1} steps ({n_done} pick_up_tips tips_1 A1 / drop_tips back to "
-            "the rack, then the arm moves plate_1 to the hotel) planned, simulated, approved "
-            f"and its first {n_done} steps driven by the real graph (bench/long_runs.py, "
-            f"{built['drive_s']:.0f} s), then a crash (the progress callback raises at the "
-            "dispatch of the last step); copies of the state directory; "
-            "CLI: wall time from spawning `labwright resume RUN` to the device agent's audit "
-            "row of that step's action (written when the server has answered; clock "
-            "time.time, same machine); in process: a new TaskRunner (server start-up), "
-            "aget_state (checkpoint load), runner.resume -> dispatch progress callback"
-        ),
-    }
-
-
-# ------------------------------------------------------------------------- 3. planning
+# ------------------------------------------------------------------------- 2. planning
 def bench_planning(reps: int) -> dict[str, Any]:
     tests = str(REPO / "tests")
     if tests not in sys.path:
@@ -435,14 +287,13 @@ def bench_planning(reps: int) -> dict[str, Any]:
 def run(
     quick: bool, env: dict[str, str], log: Callable[[str], None]
 ) -> tuple[dict[str, Any], list[tuple[str, str, str, str]], list[str]]:
-    """All three; returns (results, table rows, 'how' lines)."""
-    n_steps, n_done, plan_reps = (48, 1000, 3) if quick else (96, 1000, 10)
+    """Both; returns (results, table rows, 'how' lines)."""
+    n_steps, plan_reps = (48, 3) if quick else (96, 10)
     saved = os.environ.get("LABWRIGHT_STATE_DIR")
     results: dict[str, Any] = {}
     try:
         log(f"4/4 agent: {n_steps} single-well transfers through the task graph")
         results["agent_overhead"] = ov = asyncio.run(bench_overhead(n_steps, log))
-        results["agent_resume"] = rs = asyncio.run(bench_resume(n_done, env, log))
     finally:
         if saved is None:
             os.environ.pop("LABWRIGHT_STATE_DIR", None)
@@ -482,42 +333,6 @@ def run(
         ),
         ("agent: orchestration overhead per step, p95", ms(ov["overhead_p95_ms"]), "figure", "-"),
         (
-            f"`labwright resume` -> next action, {rs['steps_done']} steps done (new process)",
-            f"{rs['cli']['to_answer_s']:.2f} s",
-            f"<= {TARGET_RESUME_S:.0f} s",
-            yes(rs["cli"]["to_answer_s"] <= TARGET_RESUME_S),
-        ),
-        (
-            "  the next action's answer",
-            rs["cli"]["next_action_code"] or "ok",
-            "figure",
-            "-",
-        ),
-        (
-            "  new TaskRunner in process -> dispatch",
-            f"{rs['in_process']['total_to_dispatch_ms'] / 1000:.2f} s",
-            f"<= {TARGET_RESUME_S:.0f} s",
-            yes(rs["in_process"]["total_to_dispatch_ms"] / 1000 <= TARGET_RESUME_S),
-        ),
-        (
-            "    of which: 4 stdio servers start",
-            ms(rs["in_process"]["server_startup_ms"]),
-            "figure",
-            "-",
-        ),
-        (
-            "    of which: checkpoint load (aget_state)",
-            ms(rs["in_process"]["checkpoint_load_ms"]),
-            "figure",
-            "-",
-        ),
-        (
-            "    of which: resume -> dispatch callback",
-            ms(rs["in_process"]["to_dispatch_ms"]),
-            "figure",
-            "-",
-        ),
-        (
             f"rule planning per request, p50 (n={pl['requests']})",
             ms(pl["p50_ms"]),
             f"<= {TARGET_PLAN_MS:.0f} ms",
@@ -539,15 +354,6 @@ def run(
         f"{ov['server_side_transfer_bare_p50_ms']:.2f} ms bare",
         "               simulated device time: none -- the simulated liquid handler only "
         "waits when a `delay` fault is armed (none is)",
-        f"  resume:      {rs['how']}",
-        f"               CLI: {rs['cli']['to_answer_s']:.2f} s to the action's answer "
-        f"({rs['cli']['next_action_code'] or 'ok'}), {rs['cli']['to_exit_s']:.2f} s to exit "
-        f"(exit code {rs['cli']['exit_code']}); in process: dispatch -> answer "
-        f"{rs['in_process']['dispatch_to_answer_ms']:.1f} ms, outcome "
-        f"{rs['in_process']['status']}; built in {rs['build']['build_s']:.1f} s, "
-        f"{rs['build']['checkpoints']} checkpoints, the last "
-        f"{rs['build']['last_checkpoint_bytes'] / 1e3:.0f} kB, lab database "
-        f"{rs['build']['db_bytes'] / 1e6:.1f} MB",
         f"  planning:    {pl['how']}; outcomes {pl['outcomes']}; slowest: "
         f"{pl['slowest_request'][:70]!r} ({pl['max_ms']:.1f} ms)",
     ]

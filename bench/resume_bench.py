@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -82,6 +83,7 @@ def _cli(args: list[str], state_dir: Path, env: dict[str, str]) -> subprocess.Co
 
 def resume_cli(state_dir: Path, run_id: str, action_id: str, env: dict[str, str]) -> dict[str, Any]:
     """Time ``labwright resume RUN`` (a new process) to the next action."""
+    load = os.getloadavg()[0]
     t0 = time.time()
     proc = _cli(["resume", run_id], state_dir, env)
     t_exit = time.time()
@@ -98,6 +100,7 @@ def resume_cli(state_dir: Path, run_id: str, action_id: str, env: dict[str, str]
         "to_exit_s": t_exit - t0,
         "exit_code": proc.returncode,
         "next_action_code": answered["code"],
+        "load_before": load,
     }
 
 
@@ -165,6 +168,7 @@ async def bench_resume(
     return {
         "steps_done": n_done,
         "drive_s": driven["drive_s"],
+        "long": driven,
         "starts_servers": starts,
         "servers_up": up,
         "in_process": inproc,
@@ -189,8 +193,8 @@ def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, str, str, str]]:
             )
             out.append(
                 (
-                    "  to the action's answer / to exit",
-                    f"{c['to_answer_s']:.2f} / {c['to_exit_s']:.2f} s",
+                    "  to the action's answer / to exit (load average before)",
+                    f"{c['to_answer_s']:.2f} / {c['to_exit_s']:.2f} s ({c['load_before']:.1f})",
                     "figure",
                     "-",
                 )
@@ -210,7 +214,6 @@ def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, str, str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     import argparse
-    import os
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, action="append", help="steps done (repeatable)")
