@@ -11,10 +11,10 @@ only ever what is left of the step, and an action in doubt only through its own 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
-from mcp import ClientSession
+from mcp.types import CallToolResult, ListToolsResult
 
 from agents.device import recovery
 from agents.device.observation import (
@@ -31,6 +31,16 @@ from state_store import AuditLog
 __all__ = ["TRANSPORT_ERRORS", "DeviceAgent", "Observation", "action_id_for", "structured"]
 
 
+class ToolSession(Protocol):
+    """What a device agent needs of its MCP session (an ``mcp.ClientSession`` has it)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any] | None = None
+    ) -> CallToolResult: ...
+
+    async def list_tools(self) -> ListToolsResult: ...
+
+
 class DeviceAgent:
     """Bound to ONE instrument's MCP session and policy."""
 
@@ -38,7 +48,7 @@ class DeviceAgent:
         self,
         instrument: str,
         kind: str,
-        session: ClientSession,
+        session: ToolSession,
         policy: PolicyEngine | None = None,
         call_timeout_s: float = 600.0,
         audit: AuditLog | None = None,

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiosqlite
 from langgraph.types import Command
+from mcp.types import CallToolResult, ListToolsResult
 
 from agents.device.agent import DeviceAgent
 from agents.mcp_client import client_for
@@ -53,6 +55,19 @@ class Outcome:
     @property
     def waiting(self) -> bool:
         return self.interrupt is not None
+
+
+class OnFirstUse:
+    """A device agent's MCP session that is opened the first time the agent calls."""
+
+    def __init__(self, opener: Callable[[], Awaitable[Any]]) -> None:
+        self._opener = opener
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+        return cast(CallToolResult, await (await self._opener()).call_tool(name, arguments))
+
+    async def list_tools(self) -> ListToolsResult:
+        return cast(ListToolsResult, await (await self._opener()).list_tools())
 
 
 class TaskRunner:
@@ -94,10 +109,10 @@ class TaskRunner:
         self._stack = contextlib.AsyncExitStack()
 
     async def __aenter__(self) -> TaskRunner:
-        client = client_for(
+        self._client = client_for(
             self.instruments, self.config_path, self.env, state_dir=self.db_path.parent
         )
-        sessions = await self._open_sessions(client)
+        self._open_sessions()
         agents: dict[str, DeviceAgent] = {}
         policies = {}
         for inst in self.instruments:
@@ -106,8 +121,9 @@ class TaskRunner:
                 kind, inst.policy.rules_file, inst.policy.rules, inst.policy.protected_labware
             )
             policies[inst.id] = policy
+            session = OnFirstUse(functools.partial(self._session, inst.id))
             agents[inst.id] = DeviceAgent(
-                inst.id, kind, sessions[inst.id], policy, audit=self.audit, progress=self.progress
+                inst.id, kind, session, policy, audit=self.audit, progress=self.progress
             )
         self.graph = compile_graph(await self._checkpointer())
         self.context = TaskContext(
@@ -142,16 +158,16 @@ class TaskRunner:
         await conn.execute("PRAGMA synchronous=NORMAL")
         return CompactSqliteSaver(conn)
 
-    async def _open_sessions(self, client: Any) -> dict[str, Any]:
-        """One MCP session per instrument, the servers starting side by side.
+    def _open_sessions(self) -> None:
+        """Sessions open on first use: one per instrument, each in its own task (its context
+        entered and left there) until the runner closes or that server is restarted.
 
-        Each session lives in its own task (its context is entered and left there) until the
-        runner closes, or until that instrument's server is restarted; starting the servers
-        concurrently saves their import time.
+        A resumed run starts only the servers of the instruments it still uses (after 10,000
+        steps on the liquid handler, a last move of the arm starts the arm's server alone):
+        every server started is a process importing its drivers, on the same CPUs.
         """
-        self._client = client
         self._holders: dict[str, tuple[asyncio.Event, asyncio.Task[None]]] = {}
-        futures = {inst.id: self._hold(inst.id) for inst in self.instruments}
+        self._sessions: dict[str, asyncio.Future[Any]] = {}
 
         async def close() -> None:
             for stop, _ in self._holders.values():
@@ -159,11 +175,16 @@ class TaskRunner:
             await asyncio.gather(*(t for _, t in self._holders.values()), return_exceptions=True)
 
         self._stack.push_async_callback(close)
-        try:
-            return {name: await fut for name, fut in futures.items()}
-        except BaseException:
-            await self._stack.aclose()
-            raise
+
+    async def _session(self, name: str) -> Any:
+        """``name``'s session, its server started (or reached) the first time it is asked."""
+        if name not in self._sessions:
+            self._sessions[name] = self._hold(name)
+        return await asyncio.shield(self._sessions[name])
+
+    async def open_all(self) -> None:
+        """Start every instrument's server now (they start side by side)."""
+        await asyncio.gather(*(self._session(inst.id) for inst in self.instruments))
 
     def _hold(self, name: str) -> asyncio.Future[Any]:
         """Open ``name``'s session in a task of its own; the future gets the session."""
@@ -188,13 +209,13 @@ class TaskRunner:
         """Start one instrument's server again (its process died) and bind its device agent
         to the new session. The new server recovers on its own start: its twin is stale and
         an action left pending is in doubt until the instrument is read back."""
-        stop, task = self._holders[instrument]
-        stop.set()
-        await asyncio.gather(task, return_exceptions=True)
-        session = await self._hold(instrument)
-        agent = self.context.agents[instrument]
-        agent.session = session
-        agent.forget_state()
+        held = self._holders.get(instrument)
+        if held is not None:
+            held[0].set()
+            await asyncio.gather(held[1], return_exceptions=True)
+        self._sessions[instrument] = self._hold(instrument)
+        await self._session(instrument)
+        self.context.agents[instrument].forget_state()
 
     async def _superstep_budget(self, config: dict[str, Any]) -> int:
         """Supersteps this call of the graph may take: enough for every step of the run's
@@ -218,7 +239,7 @@ class TaskRunner:
 
     async def start(self, request: str, run_id: str | None = None) -> Outcome:
         """Plan, simulate and drive a new run (recorded first unless it already is)."""
-        if run_id is None or self.runs.get(run_id) is None:
+        if run_id is None or not self.runs.exists(run_id):
             run_id = self.record(request, run_id)
         return await self._drive(run_id, _first(run_id, request))
 
