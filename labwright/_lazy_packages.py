@@ -6,9 +6,11 @@ LangGraph Platform client and websockets. Labwright imports their submodules
 (``mcp.types``, ``mcp.server.lowlevel``, ``mcp.client.session``; LangGraph itself needs only
 ``langgraph_sdk.auth.types``), so without this an instrument server would load an MCP client
 and a web framework it never uses, and every process would load a platform client: several
-hundred milliseconds of every start. ``httpx/__init__.py`` imports httpx's own command-line
-client (click, rich, pygments) whenever those are installed; it gets a stand-in whose
-``main`` loads the real one when run.
+hundred milliseconds of every start. ``mcp.shared.session`` imports httpx for one status code
+it reads on a timeout, so a stdio server or client would load an HTTP client it never uses:
+httpx is deferred too. ``httpx/__init__.py`` imports httpx's own command-line client (click,
+rich, pygments) whenever those are installed; it gets a stand-in whose ``main`` loads the
+real one when run.
 
 :func:`install` puts each such package in ``sys.modules`` as the module the import system
 would make (its ``__path__`` set, so submodules import as usual) whose ``__init__`` code runs
@@ -23,7 +25,7 @@ import sys
 import types
 from typing import Any
 
-PACKAGES = ("mcp", "mcp.server", "langgraph_sdk")
+PACKAGES = ("mcp", "mcp.server", "langgraph_sdk", "httpx")
 
 
 class _Deferred(types.ModuleType):
@@ -76,6 +78,6 @@ def _stand_in_for_httpx_cli() -> None:
 
 def install() -> None:
     """Defer the ``__init__`` of :data:`PACKAGES` (parents first) and httpx's CLI."""
+    _stand_in_for_httpx_cli()  # first: httpx is in sys.modules once it is deferred
     for name in PACKAGES:
         _defer(name)
-    _stand_in_for_httpx_cli()
