@@ -64,6 +64,25 @@ def test_requests_split_into_clauses_at_every_kind_of_boundary(
     assert _texts(request_text) == expected
 
 
+def test_numbers_inline_mark_items_not_sentences() -> None:
+    assert _texts("1. add 5 uL dye to A1; 2. add 5 uL buffer to A2; 3. read at 600 nm") == [
+        "add 5 uL dye to A1",
+        "add 5 uL buffer to A2",
+        "read at 600 nm",
+    ]
+    assert _texts("Dilute 1 in 2. Then read") == ["Dilute 1 in 2", "read"]  # one number: a sentence
+
+
+def test_a_first_semicolon_piece_or_a_line_without_its_colon_can_head_a_list() -> None:
+    semis = split(normalise("Pick from samples to plate_2; 10 uL each; A1 to B2; C3 to B3"))
+    assert [(c.text, c.heading, c.label) for c in semis][:2] == [
+        ("Pick from samples to plate_2", True, None),
+        ("10 uL each", False, "Pick from samples to plate_2"),
+    ]
+    lines = split(normalise("Cherry-pick list, samples to plate_2\n1. A3 to A1\n2. C7 to A2"))
+    assert lines[0].heading and lines[1].label and lines[2].label
+
+
 def test_a_label_opens_its_clauses_and_a_line_ending_in_a_colon_is_a_heading() -> None:
     clauses = split(normalise("ELISA step: add 100 uL TMB to row A"))
     assert [(c.label, c.text) for c in clauses] == [("ELISA step", "add 100 uL TMB to row A")]

@@ -112,12 +112,67 @@ class Clause:
     heading: bool = False  # ends in a colon: names what the clauses after it work on
 
 
+_INLINE_ITEM = re.compile(
+    r"(?:^|(?<=[;,.!?:]))\s*\(?(\d{1,2})[.)]\s+(?=[A-Za-z])|(?<=\s)\(?(\d{1,2})\)\s+(?=[A-Za-z])"
+)
+_HEAD_VERB = re.compile(
+    r"^(?:please\s+)?(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array|transfer|move|pool|"
+    r"consolidate|spot|plate|copy)\b(?=.*(?:\b(?:from|into|to)\b|->))",
+    _FLAGS,
+)
+
+
+def _opens_a_list(line: str, after: list[str]) -> bool:
+    """A line without its colon that names the plates of the numbered or bulleted items under
+    it ("Cherry-pick list, samples to dest_plate")."""
+    return bool(
+        after
+        and _ITEM.match(after[0])
+        and not _ITEM.match(line)
+        and line.strip()
+        and not line.rstrip().endswith(":")
+        and _HEAD_VERB.match(_LEAD.sub("", line.strip()))
+        and not _WELLISH.search(line)
+        and not _VOLUME.search(line)
+    )
+
+
+def _inline_items(line: str) -> str:
+    """'1. add ...; 2. add ...; 3. read ...' on one line: the numbers mark items, not sentences."""
+    found = list(_INLINE_ITEM.finditer(line))
+    numbers = [int(m.group(1) or m.group(2)) for m in found]
+    if len(found) < 2 or numbers != list(range(1, len(numbers) + 1)):
+        return line
+    for m in reversed(found):
+        line = line[: m.start()] + ("; " if m.start() else "") + line[m.end() :]
+    return line
+
+
+_EACH_VOLUME = re.compile(r"\d\s*(?:u[lL]|ml|mL)\s+(?:each|per\s+(?:well|pick))\b", _FLAGS)
+
+
+def _semicolon_heading(pieces: list[str]) -> bool:
+    """'Pick from samples to dest_plate; 10 uL each; A1 to B2; C3 to B3': the first piece
+    names the plates its items work on."""
+    first = pieces[0].strip()
+    return (
+        len(pieces) > 2
+        and bool(_HEAD_VERB.match(first))
+        and not _WELLISH.search(first)
+        and (not _VOLUME.search(first) or bool(_EACH_VOLUME.search(first)))
+        and sum(bool(_WELLISH.search(p)) for p in pieces[1:]) >= 2
+    )
+
+
 def split(norm: Normalised) -> list[Clause]:
     """The clauses of a request, in order."""
     pieces: list[tuple[str, Join, str | None, int, bool]] = []
     list_label: str | None = None
     sentence = 0
-    for line in norm.text.split("\n"):
+    lines = [_inline_items(line) for line in norm.text.split("\n")]
+    for n, line in enumerate(lines):
+        if _opens_a_list(line, lines[n + 1 : n + 2]):
+            line = line.rstrip(" .") + ":"  # "Cherry-pick list, samples to dest_plate" + items
         item = _ITEM.match(line)
         body = line[item.end() :] if item else line
         if not item and list_label is not None and _ENTRY.match(line):
@@ -140,7 +195,12 @@ def split(norm: Normalised) -> list[Clause]:
             joined: Join = ("item" if item else "start") if k == 0 else "sentence"
             if (after := _AFTER.search(part)) is not None:
                 part = f"{part[after.end() :]}; {part[: after.start()]}"
-            for j, semi in enumerate(_SEMI.split(part)):
+            semis = _SEMI.split(part)
+            if _semicolon_heading(semis):
+                head = semis.pop(0).strip(" :")
+                pieces.append((head, joined, label, sentence, True))
+                label, joined = head, "item"
+            for j, semi in enumerate(semis):
                 for i, then in enumerate(_THEN.split(semi)):
                     actions = _split_actions(then)
                     for h, action in enumerate(actions):

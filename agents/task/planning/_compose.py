@@ -26,6 +26,7 @@ from agents.task.planning._resolve import Planning
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
+from agents.task.planning.families.context import tips_only
 
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
@@ -297,10 +298,11 @@ _LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix")
 _FOR_ALL = re.compile(r"\bfor\s+(?:both|all|each|every\w*)\b|\bthroughout\b", re.IGNORECASE)
 
 
-def sentence_channels(read_in: list[tuple[Frame | None, Family | None]]) -> None:
+def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
     """A head said once in a sentence works its liquid moves after it ("15 uL ... with the
     multichannel, 5 uL ... into the same wells"), and before it too when it says so ("...,
-    8-channel for both")."""
+    8-channel for both"); a clause that only says how to use tips works every liquid move
+    before it ("...; new tip each time") and, as a setting, after it."""
     liquid = [f for f, fam in read_in if f is not None and fam and fam.name in _LIQUID_FAMILIES]
     said = [f.ents.channels for f in liquid]
     for i, frame in enumerate(liquid):
@@ -315,3 +317,9 @@ def sentence_channels(read_in: list[tuple[Frame | None, Family | None]]) -> None
                 and _FOR_ALL.search(liquid[j].text)
             ]
             frame.ents.channels = (stated[-1:] or later[:1] or [None])[0]
+    for i, (setting, fam) in enumerate(read_in):
+        if setting is None or fam is None or fam.name != "context" or not tips_only(setting.ents):
+            continue
+        for other, of in read_in[:i]:  # "add ...; add ...; new tip each time": all of them
+            if other is not None and of and of.name in _LIQUID_FAMILIES and not other.ents.tips:
+                other.ents.tips = setting.ents.tips

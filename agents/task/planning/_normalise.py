@@ -50,7 +50,10 @@ _CHARS = str.maketrans(
     }
 )
 _DEGREE = re.compile(r"\s*[°º˚]\s*([CcFf])\b")
-_ARROW = re.compile(r"\s*(?:-+>|=+>)\s*")
+_ARROW = re.compile(
+    r"\s*(?:-+>|=+>)\s*|(?<=\b[A-Pa-p]\d)\s*>\s*(?=[\w-]*\s*[A-Pa-p]\d)"
+    r"|(?<=\b[A-Pa-p]\d\d)\s*>\s*(?=[\w-]*\s*[A-Pa-p]\d)"
+)  # "A3 > A1": a well to a well
 _SPACES = re.compile(r"[ ]{2,}")
 # "A1 = 10 uL", "A1 -> 10 uL", "A1: 10 uL": a well and its volume, written "A1 10 uL".
 _WELL_VOLUME = re.compile(

@@ -187,6 +187,10 @@ def _split_pairs(
     return out
 
 
+_EACH = re.compile(
+    r"(?:at\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s*(?:each|per\s+(?:well|pick|transfer|sample))",
+    re.IGNORECASE,
+)
 _PICKING = re.compile(r"\b(?:cherry|hit|pick|re-?array|rearray|map)", re.IGNORECASE)
 _WELL_TO_WELL = re.compile(r"^([A-Pa-p]\d{1,2})\s+(?:to|into)\s+([A-Pa-p]\d{1,2})\b", re.IGNORECASE)
 
@@ -197,6 +201,8 @@ def _read(
     if clause.label and _PICKING.search(clause.label) and _WELL_TO_WELL.match(clause.text):
         # under "Cherry-pick from cmpd to assay:", "B3 to A1" is a pair, not a range
         clause = replace(clause, text=_WELL_TO_WELL.sub(r"\1 -> \2", clause.text, count=1))
+    if clause.label and _EACH.fullmatch(clause.text):
+        clause = replace(clause, heading=True)  # "Pick from X to Y; 10 uL each; A1 to B2; ..."
     ents = extract(lex.fix_words(clause.text), lex, quoted)
     family = classify(clause, ents)
     if family is None and clause.heading:

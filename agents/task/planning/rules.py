@@ -26,7 +26,7 @@ from agents.task.planning import _coverage, _policy
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause, split
-from agents.task.planning._compose import EXAMPLES, _compose, sentence_channels
+from agents.task.planning._compose import EXAMPLES, _compose, shared_settings
 from agents.task.planning._frames import Frame
 from agents.task.planning._headings import _TAKES, _fill, _heading
 from agents.task.planning._lexicon import Lexicon
@@ -70,7 +70,7 @@ class RulePlanner:
             read_in = _merge_fragments(read_in, lex, norm)
             read_in = _split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)
-            sentence_channels(read_in)
+            shared_settings(read_in)
             p.named = list(
                 dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)
             )

@@ -14,7 +14,7 @@ import re
 
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause
-from agents.task.planning._entities import Entities, blank_note
+from agents.task.planning._entities import TIP_POLICIES, Entities, blank_note
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
@@ -78,6 +78,24 @@ CANCEL = re.compile(
 )
 
 
+_TIP_FILLER = re.compile(
+    r"\b(?:and|between|for|each|every|all|the|of|them|it|please|always|per|after|one|new|a|an|"
+    r"samples?|wells?|transfers?|picks?|compounds?|sources?|destinations?|steps?|times?|"
+    r"dispenses?|columns?|rows?|plates?|libraries|library|standards?|everything|throughout)\b",
+    _FLAGS,
+)
+
+
+def tips_only(ents: Entities) -> bool:
+    """A clause that only says how to use tips ('new tip each time', 'one tip per pick',
+    'change tips between samples')."""
+    if not ents.tips or ents.volumes() or ents.wellsets or ents.quantities:
+        return False
+    rx = next(rx for name, rx in TIP_POLICIES if name == ents.tips)
+    rest = rx.sub(" ", ents.text)
+    return not re.sub(r"[\s,.;:!()-]+", "", _TIP_FILLER.sub(" ", rest))
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if PLEASANTRY.match(text) or CANCEL.match(text):
@@ -92,6 +110,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return None  # "H1 is the blank with 100 uL sample buffer": fill it
     if _SETTING.match(text) and (ents.channels or ents.tips or ents.rack) and not ents.volumes():
         return 70
+    if tips_only(ents):
+        return 70  # "...; one tip per pick", "Change tips between wells."
     if (
         not _IMPERATIVE.match(text)
         and _STATE.search(text)
@@ -119,7 +139,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         frame.extra["kind"] = "fact"
         return "a note about the layout: nothing to do for it"
     frame.extra["kind"] = "fact"
-    if _SETTING.match(text):
+    if _SETTING.match(text) or tips_only(frame.ents):
         frame.extra["kind"] = "setting"
         if frame.ents.channels:
             p.channels = frame.ents.channels
@@ -130,7 +150,8 @@ def build(frame: Frame, p: r.Planning) -> str:
             f"tips {p.tips}" if frame.ents.tips else "",
             f"tips from {frame.ents.rack}" if frame.ents.rack else "",
         ]
-        return "a setting for what follows: " + ", ".join(s for s in said if s)
+        scope = "the whole request" if tips_only(frame.ents) else "what follows"
+        return f"a setting for {scope}: " + ", ".join(s for s in said if s)
     return _check_fact(frame, p)
 
 
