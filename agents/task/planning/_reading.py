@@ -42,6 +42,9 @@ def _names_plate(frame: Frame) -> bool:
 _VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
 
 
+_FIRST_WELL = re.compile(r"\b(?:the\s+)?(?:first|top)\s+(?:well|standard|point)\b", re.IGNORECASE)
+
+
 def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool:
     """A verbless piece of a dilution sentence that says more about it ("2-fold", "A1 to A11",
     "A12 blank", "100 uL final"), not a filling step of its own ("diluent 100 uL in B1..H1")."""
@@ -52,6 +55,8 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
     if family is not None and family.name not in ("transfer", "dilution", "context"):
         return False
     ents = frame.ents
+    if _FIRST_WELL.search(frame.text) and not ents.wellsets and not ents.labware:
+        return True  # "..., 150 uL dye in the first well": how much stock starts the chain
     fills = [q for q in frame.volumes if q is not frame.final and q is not frame.total]
     if fills and (ents.liquids or frame.final is None):
         return False

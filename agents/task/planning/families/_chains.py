@@ -70,9 +70,15 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
     areas = [w for w in sets if any(part.kind != "well" for part in w.parts)]
     named = [x for a in areas for x in a.expand(view.rows, view.cols)]
     columns, rows = {x[1:] for x in named}, {x[0] for x in named}
+    lines = [(len({x[1:] for x in ws}), len({x[0] for x in ws}))
+             for ws in (a.expand(view.rows, view.cols) for a in areas)]  # fmt: skip
     if named and len(columns) == 1 and len(rows) > 1:
         down = True  # one column: along it, whatever the words ("across column 1")
     elif named and len(rows) == 1 and len(columns) > 1:
+        down = False
+    elif lines and lines[0][0] == 1 and lines[0][1] > 1 and frame.ents.replicates:
+        down = True  # "A1-H1 ..., in triplicate (columns 1-3)": each replicate down its column
+    elif lines and lines[0][1] == 1 and lines[0][0] > 1 and frame.ents.replicates:
         down = False
     elif down is None:
         down = bool(direction(frame))  # several rows and columns: the words say, else across
@@ -83,8 +89,8 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         for part in a.parts
         if part.kind == "rect"
     ]
-    if rects and (len(areas) > 1 or len(areas[0].parts) > 1):
-        areas = rects
+    if rects and (len(areas) > 1 or len(areas[0].parts) > 1) and (frame.ents.replicates or 1) < 2:
+        areas = rects  # (in duplicate, the other area is where the replicates go)
     # "120 uL final in every well": every well of the dilution, not a place
     if len(areas) > 1:
         areas = [a for a in areas if not a.whole_plate] or areas
@@ -93,6 +99,12 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
     if not areas:
         raise Ask("Which wells should the dilution run across?", ["wells"], ["row A", "column 1"])
     wells = [w for a in areas for w in a.expand(view.rows, view.cols)]
+    by_rows = [a for a in areas if all(part.kind == "rows" for part in a.parts)]
+    by_cols = [a for a in areas if all(part.kind == "cols" for part in a.parts)]
+    if by_rows and by_cols and len(by_rows) + len(by_cols) == len(areas):
+        # "rows A and B ... from column 1 to column 10": where they cross
+        in_cols = {w for a in by_cols for w in a.expand(view.rows, view.cols)}
+        wells = [w for a in by_rows for w in a.expand(view.rows, view.cols) if w in in_cols]
     key = (lambda w: (int(w[1:]), w[0])) if down else (lambda w: (w[0], int(w[1:])))
     found: dict[object, list[str]] = {}
     for w in sorted(dict.fromkeys(wells), key=key):

@@ -58,6 +58,23 @@ _ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
 _CURVE = re.compile(r"\b(?:standard|std\.?)\s+curves?\b|\bstandards?\s+series\b", _FLAGS)
 
 
+_TOP = re.compile(
+    r"\s*(?:of\s+(?:the\s+)?[\w-]+\s+)?(?:as\s+(?:the\s+)?)?(?:top|highest|first|undiluted)\s+"
+    r"(?:standard|well|point|concentration|std)\b|\s*(?:(?:of\s+)?[\w-]+\s+)?(?:in|into)\s+(?:the\s+)?"
+    r"(?:top|first)\s+(?:well|standard|point)\b",
+    _FLAGS,
+)
+_TOP_BEFORE = re.compile(
+    r"\b(?:top|highest|first)\s+(?:standard|well|point|std)\s*(?:gets|holds|has|with|of|:|=)?\s*$",
+    _FLAGS,
+)
+_LAST_BLANK = re.compile(
+    r"\b(?:the\s+)?last\s+(?:well|one|point|row|column|position)s?\b[^,;.]*?\bblanks?\b"
+    r"|\bblanks?\b[^,;.]*?\b(?:in\s+|as\s+|at\s+)?the\s+last\s+(?:well|one|point|row|column|position)\b",
+    _FLAGS,
+)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if _CURVE.search(text):
@@ -150,12 +167,25 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     place = frame.dest if not frame.dest.empty else frame.head
     plate = r.labware(place, p, "dilute across")
     chains = geometry.chains_of(frame, plate, p)
+    last_blank = [c[-1] for c in chains] if _LAST_BLANK.search(frame.text) else []
+    chains = [c[:-1] for c in chains] if last_blank else chains  # "..., last well is a blank"
     if any(len(c) < 2 for c in chains):
         raise Refuse("a serial dilution needs at least two wells", "nothing_to_do")
     step_q = next((q for q in frame.volumes if _STEP_VOLUME.search(frame.text[: q.start])), None)
+    top = next(
+        (
+            q
+            for q in frame.volumes
+            if _TOP.match(frame.text[q.end :]) or _TOP_BEFORE.search(frame.text[: q.start])
+        ),
+        None,
+    )
     if frame.final is not None:
         final = frame.final.value
         t = round(final / (k - 1), 4)
+    elif top is not None:  # "200 uL top standard": the first well's stock, V * k / (k - 1)
+        final = round(top.value * (k - 1) / k, 4)
+        t = round(top.value / k, 4)
     elif step_q is not None:
         t = step_q.value
         final = round(t * (k - 1), 4)
@@ -196,13 +226,26 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     )
     on_plate = {(plate, w) for c in chains for w in c}
     tips = frame.ents.tips or p.tips
-    rest = [w for c in chains for w in c[1:]]
+    rest = [w for c in chains for w in c[1:]] + last_blank
     view = world.labware(plate)
-    rest += [  # a blank holds the diluent alone, at the same volume
+    lanes = (
+        {w[0] for c in chains for w in c}
+        if all(len({w[0] for w in c}) == 1 for c in chains)
+        else None
+    )
+    cols = (
+        {w[1:] for c in chains for w in c}
+        if all(len({w[1:] for w in c}) == 1 for c in chains)
+        else None
+    )
+    rest += [  # a blank holds the diluent alone, at the same volume, in the chains' rows or columns
         w
         for b in p.blanks
         for w in b.expand(view.rows, view.cols)
-        if (plate, w) not in on_plate and w not in rest
+        if (plate, w) not in on_plate
+        and w not in rest
+        and (lanes is None or w[0] in lanes)
+        and (cols is None or w[1:] in cols)
     ]
     src = r.source_of(diluent, final * len(rest), world, on_plate)
     pip.emit(
