@@ -60,8 +60,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "nth",
         re.compile(
-            r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|last|top|bottom|final)\s+"
-            r"(column|col|row)\b",
+            r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|last|top|bottom|final|"
+            r"\d{1,2}(?:st|nd|rd|th))\s+(column|col|row)\b",
             _FLAGS,
         ),
     ),
@@ -77,6 +77,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("rows", re.compile(rf"\brows?\s+({_LETLIST})", _FLAGS)),
+    (
+        "rownum",
+        re.compile(rf"\brow\s+(?:number\s+|no\.?\s*)?({_NUM})(?!\s*(?:-|to|,|and)\s*\d)", _FLAGS),
+    ),
     ("cols", re.compile(rf"\b(?:columns?|cols?)\.?\s*({_NUMLIST})", _FLAGS)),
     (
         "all",

@@ -163,6 +163,8 @@ def _pick(part: Part, rows: int, cols: int) -> list[int]:
             else list(range(n - count + 1, n + 1))
         )
     which = int(str(part.args[1]))
+    if which > n:
+        raise SelectionError(f"a plate has {n} {axis}s: there is no {axis} {which}", [])
     return [n if which < 0 else which]
 
 
@@ -219,8 +221,10 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
     if kind == "nth":
         axis = "col" if m.group(2).lower().startswith("col") else "row"
         word = m.group(1).lower()
-        which = -1 if word in ("last", "bottom", "final") else _ORDINAL.get(word, 1)
-        return Part("nth", (axis, which)), axis
+        which = -1 if word in ("last", "bottom", "final") else _ORDINAL.get(word, 0)
+        return Part("nth", (axis, which or int(re.sub(r"\D", "", word) or 1))), axis
+    if kind == "rownum":  # "row 9": the ninth row
+        return Part("nth", ("row", int(m.group(1)))), "row"
     if kind == "all":
         return Part("all"), None
     if kind == "edge":

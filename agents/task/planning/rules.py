@@ -45,7 +45,7 @@ from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, transfer
 from agents.task.planning.families import thermocycle as thermo
-from agents.task.planning.families.context import REMARK
+from agents.task.planning.families.context import CANCEL, REMARK
 from agents.task.planning.models import Clarification, LabView, Plan, Refusal, TraceItem
 from agents.task.planning.replan import replan_rest
 
@@ -196,7 +196,12 @@ _LAB_WORDS = re.compile(
 
 
 def _not_a_lab_request(request: str, read_in: list[tuple[Frame | None, Family | None]]) -> None:
-    """Refuse what is not a lab request at all (a question about the world, a poem)."""
+    """Refuse what is not a lab request at all (a question about the world, a poem), and a
+    request that only calls off what was asked ("Oh wait, sorry - forget it. Thanks!")."""
+    if any(f is not None and CANCEL.match(f.text) for f, _ in read_in) and not any(
+        fam is not None and fam.name != "context" for _, fam in read_in
+    ):
+        raise Refuse("you asked for nothing to be done", "nothing_to_do")
     if _QUESTION.match(request) and not any(
         fam is not None and fam.name not in ("context",) for _, fam in read_in
     ):

@@ -70,7 +70,9 @@ REMARK = re.compile(
     _FLAGS,
 )
 CANCEL = re.compile(
-    r"^(?:never\s*mind|nevermind|forget\s+(?:it|that|about\s+it)|cancel(?:\s+(?:that|this|it|everything))?|"
+    r"^(?:(?:oh|wait|sorry|actually|ok(?:ay)?|um+|hmm+|please|ah|so|hey)\b[\s,!.-]*)*"
+    r"(?:never\s*mind|disregard\b|no\s+need\s+to\s+(?:do|run)\s+anything|nothing\s+to\s+(?:do|run)\b|"
+    r"we\s+(?:won'?t|don'?t|do\s+not|will\s+not)\s+need\b|nevermind|forget\s+(?:it|that|about\s+it)|cancel(?:\s+(?:that|this|it|everything))?|"
     r"scratch\s+that|hold\s+off|belay\s+that|on\s+second\s+thought|not\s+now|no\s+thanks|"
     r"abort(?:\s+(?:that|it|everything))?|(?:actually\s*,?\s*)?(?:don'?t|do\s+not)\s+(?:bother|run\s+(?:it|anything))|"
     r"(?:don'?t|do\s+not)\s+do\s+anything|do\s+nothing|nothing(?:\s+for\s+now)?|ignore\s+(?:that|this|me))\b",
