@@ -39,7 +39,7 @@ ACTION_VERBS = (
     "dilute|serially|pool|combine|consolidate|spot|stamp|replicate|copy|cherry-pick|cherrypick|"
     "hit-pick|remove|aspirate|discard|top|normalise|normalize|run|thermocycle|cycle|wash|"
     "agitate|spin|seal|load|set|leave|let|wait|pick|dispose|withdraw|drain|empty|exchange|"
-    "replace|swap|refill|resuspend|titrate|plate|seed|quench|stop|start|do|perform|carry|"
+    "replace|swap|refill|replenish|resuspend|titrate|plate|seed|quench|stop|start|do|perform|carry|"
     "continue|proceed|repeat"
 )
 _THEN = re.compile(

@@ -124,6 +124,22 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             continue
         if prev is not None and _SAME.match(frame.text) and (again := _again(frame, prev[0])):
             frame, family = again  # "..., then do the same for row B"
+        if (
+            prev is not None
+            and prev[0].volume is not None
+            and frame.volume is None
+            and (same := _SAME_VOLUME.search(frame.text))
+            and (again := _reread(replace(frame.clause, text=frame.text[: same.start()]
+                 + prev[0].volume.text + frame.text[same.end() :]), prev[0]))
+        ):  # fmt: skip
+            frame, family = again  # "..., then refill with the same volume of medium"
+        if (
+            family is None
+            and prev is not None
+            and prev[1].name == "volumes"
+            and (fresh := _fresh_in(frame, prev[0]))
+        ):
+            frame, family = fresh  # "120 uL out, 120 uL fresh in": the lab's medium, same wells
         if family is None and prev is not None and _continues(frame, prev[1]):
             family = prev[1]  # "..., then plate_2 to hotel 3": the verb before carries on
             frame = read(frame.clause, frame.ents, family.name)
@@ -254,6 +270,26 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
     for a, b, new in sorted(edits, reverse=True):
         text = text[:a] + new + text[b:]
     return _reread(replace(frame.clause, text=text), prev)
+
+
+_SAME_VOLUME = re.compile(r"\b(?:the\s+)?same\s+(?:volume|amount)\b", re.IGNORECASE)
+_FRESH_IN = re.compile(
+    r"^(?:and\s+)?(?P<v>(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL))\s+(?:of\s+)?(?:fresh|new)"
+    r"(?:\s+(?P<what>media|medium))?\s*(?:in|back(?:\s+in)?|added)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def _fresh_in(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
+    """'120 uL fresh in' after '120 uL out': the lab's one medium into the same wells."""
+    m = _FRESH_IN.match(frame.text)
+    lex = prev.extra.get("lex")
+    if m is None or not hasattr(lex, "liquids"):
+        return None
+    media = [n for n in lex.liquids.values() if re.search(r"\b(?:media|medium)\b", n, re.I)]
+    if len(media) != 1:
+        return None
+    return _reread(replace(frame.clause, text=f"add {m['v']} {media[0]} to the same wells"), prev)
 
 
 def _continues(frame: Frame, family: Family) -> bool:
