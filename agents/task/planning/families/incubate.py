@@ -26,14 +26,29 @@ _VERB = re.compile(
     _FLAGS,
 )
 _SHAKING = re.compile(
-    r"\b(?<!without\s)(?<!no\s)(?:shak(?:e|ing|en)|agitat\w*|orbital|vortex\w*|rpm)\b", _FLAGS
+    r"\b(?<!without\s)(?<!no\s)(?:shak(?:e|ing|en)|agitat\w*|orbital|vortex\w*|rpm)\b"
+    r"|(?<!heater[\s-])(?<!heater)\bshaker\b",
+    _FLAGS,
 )
 _NO_SHAKE = re.compile(r"\b(?:without|no|don'?t|do\s+not)\s+shak\w*|\bstatic\b|\bstill\b", _FLAGS)
 _ROOM = re.compile(r"\b(?:room\s+temp(?:erature)?|rt|ambient)\b", _FLAGS)
 
 
+_PUT_ON = re.compile(
+    r"^(?:put|place|set|leave|pop|sit)\s+(?:it|them|the\s+plate|[\w-]+)\s+(?:on|onto|in)\s+(?:the\s+)?"
+    r"(?:heater[\s-]?shaker|shaker|thermo[\s-]?shaker|[\w-]+)\b",
+    _FLAGS,
+)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
+    if (
+        _PUT_ON.match(text)
+        and any(q.kind == "duration" for q in ents.quantities)
+        and any(kind == "heater_shaker" for kind, *_ in ents.instruments)
+    ):
+        return 55  # "put plate_1 on the shaker for 5 min": shaking (at what speed?), not a move
     if _VERB.match(text):
         return 50
     if re.match(r"^(?:hold|keep|store)\b", text, re.IGNORECASE) and any(
