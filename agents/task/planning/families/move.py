@@ -23,16 +23,30 @@ _HOME = re.compile(
     r"|liquid handler|lh|robot)?$",
     _FLAGS,
 )
-_SLOT = re.compile(r"^(?:the\s+)?([a-z][\w\-]*)\s*(?:slot|position|:)?\s*(\d+)$", _FLAGS)
+_SLOT = re.compile(
+    r"^(?:the\s+)?([a-z][\w\-]*)\s*,?\s*(?:slot|position|pos\.?|shelf|no\.?|number|#|:)?\s*(\d+)$",
+    _FLAGS,
+)
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
     if _VERB.match(ents.text) and not ents.volumes() and not ents.liquids:
         return 45
+    if (
+        ents.labware
+        and ents.labware[0].start == 0
+        and re.match(r"\s*(?:->|to|into|onto)\s+\S", ents.text[ents.labware[0].end :], _FLAGS)
+        and not ents.volumes()
+        and not ents.liquids
+        and not ents.wellsets
+    ):
+        return 40  # "elisa_plate to hotel 3, plate_2 to hotel 1"
     return None
 
 
-def destination(text: str, plate: str, frame: Frame, p: r.Planning, at: int = 0) -> str:
+def destination(
+    text: str, plate: str, frame: Frame, p: r.Planning, at: int = 0, until: int | None = None
+) -> str:
     """The location a move phrase names (``text`` starts at ``at`` in the clause)."""
     world = p.world
     spot = text.strip().strip(".")
@@ -42,7 +56,7 @@ def destination(text: str, plate: str, frame: Frame, p: r.Planning, at: int = 0)
     if spot.lower() in exact:
         return exact[spot.lower()]  # "lh:platecar:4": a place by its own name
     for kind, iid, start, _ in frame.ents.instruments:
-        if start < at:
+        if start < at or (until is not None and start >= until):
             continue  # "from the deck to the reader": only what follows "to" is the place
         if kind in ("plate_reader", "heater_shaker", "thermocycler"):
             return r.place_of(iid or r.instrument(kind, p, frame), world)
@@ -89,10 +103,14 @@ def build(frame: Frame, p: r.Planning) -> str:
     if m is None:
         raise Ask(f"Where should {plates[0]} go?", ["location"], world.lab.mover_locations)
     done = []
+    own = _own_destinations(frame)
     for plate in dict.fromkeys(plates):
         if world.labware(plate).kind != "plate":
             raise Refuse(f"{plate} is a tip rack; the plate mover moves plates only", "unsafe")
-        where = destination(m.group(1), plate, frame, p, last + m.start(1))
+        if plate in own:  # "elisa_plate into hotel 1 and plate_2 onto the heater-shaker"
+            where = destination(own[plate][0], plate, frame, p, own[plate][1], own[plate][2])
+        else:
+            where = destination(m.group(1), plate, frame, p, last + m.start(1))
         if world.location[plate] == where:
             done.append(f"{plate} is already at {where}")
             continue
@@ -100,6 +118,24 @@ def build(frame: Frame, p: r.Planning) -> str:
         done.append(f"{plate} to {where}")
         p.plate = plate
     return "move " + ", ".join(done)
+
+
+def _own_destinations(frame: Frame) -> dict[str, tuple[str, int, int]]:
+    """Each plate's own place when every plate named is followed by one ("A to X and B to
+    Y"): plate -> (place phrase, where it starts in the clause)."""
+    sure = [m for m in frame.ents.labware if m.sure]
+    if len(sure) < 2:
+        return {}
+    out: dict[str, tuple[str, int, int]] = {}
+    for i, m in enumerate(sure):
+        end = sure[i + 1].start if i + 1 < len(sure) else len(frame.text)
+        seg = re.sub(r"\s*(?:,|;|\band\b)\s*$", "", frame.text[m.end : end])
+        seg = re.sub(r"\b(?:off|from)\s+the\s+\w+\s+", lambda x: " " * len(x.group(0)), seg)
+        to = _TO.search(seg)
+        if to is None:
+            return {}
+        out[m.name] = (to.group(1), m.end + to.start(1), end)
+    return out
 
 
 FAMILY = Family("move", detect, build)
