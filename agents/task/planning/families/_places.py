@@ -90,6 +90,8 @@ def _source_wells(
     if len(filled) == 1:
         return filled
     view = p.world.labware(lw)
+    if lane := r.lane_well(frame.text, view.rows, view.cols):
+        return lane  # "from trough 2", "from the 2nd trough"
     if _SAME_WELLS.search(frame.text) or (
         view.rows * view.cols > 12 and dest_wells and all(w in filled for w in dest_wells)
     ):
