@@ -82,7 +82,8 @@ _NEXT_DEST = re.compile(
     _FLAGS,
 )
 _NEW_ACTION = re.compile(
-    r"\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
+    r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"
+    r"|\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
     r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
     + ACTION_VERBS
     + r")\b)"
@@ -212,7 +213,9 @@ def split(norm: Normalised) -> list[Clause]:
                             if h + 1 < len(actions)
                             else ""
                         )
-                        heading = nxt.lstrip().startswith((":", "- "))
+                        heading = nxt.lstrip().startswith((":", "- ")) and not re.match(
+                            r"-\s*(?:all|everything|both)\s+(?:in|on|of)\b", nxt.lstrip(), _FLAGS
+                        )
                         pieces.append((action[1], how, label, sentence, heading))
     clauses: list[Clause] = []
     for text, how, label, sentence, heading in pieces:

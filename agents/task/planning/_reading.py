@@ -329,3 +329,33 @@ def _reread(clause: Clause, prev: Frame) -> tuple[Frame, Family] | None:
 def _folded(frame: Frame) -> list[Clause]:
     folded = frame.extra.get("folded")
     return list(folded) if isinstance(folded, list) else []
+
+
+_ALL_IN = re.compile(
+    r"^(?:and\s+)?(?:all|everything|each|both)?\s*(?:in|on|of|for|into)\s+(?:the\s+)?\S+$", re.I
+)
+
+
+def _trailing_plate(
+    read_in: list[tuple[Frame | None, Family | None]], lex: Lexicon, norm: Normalised
+) -> list[tuple[Frame | None, Family | None]]:
+    """'A1 40 uL; B1 40 uL - all in dna_plate': a plate named last for the pieces before it."""
+    out = list(read_in)
+    for i, (frame, _) in enumerate(read_in):
+        if frame is None or not _ALL_IN.match(frame.text) or len(frame.ents.labware) != 1:
+            continue
+        plate = frame.ents.labware[0]
+        if not plate.sure or frame.ents.wellsets or frame.ents.volumes():
+            continue
+        for j in range(i):
+            earlier = out[j][0]
+            if earlier is None or earlier.clause.sentence != frame.clause.sentence:
+                continue
+            if earlier.ents.labware or not earlier.ents.wellsets:
+                continue
+            text = f"{plate.name} {earlier.clause.text}"
+            again = _read(replace(earlier.clause, text=text, heading=False), lex, norm.quoted)
+            if again[0] is not None and again[1] is not None:
+                out[j] = again
+        out[i] = (frame, next(f for f in FAMILIES if f.name == "context"))
+    return out

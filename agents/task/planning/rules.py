@@ -39,6 +39,7 @@ from agents.task.planning._reading import (
     _read,
     _recipe_fills,
     _split_pairs,
+    _trailing_plate,
 )
 from agents.task.planning._resolve import Planning
 from agents.task.planning._wellsets import SelectionError
@@ -70,6 +71,7 @@ class RulePlanner:
             read_in = _merge_fragments(read_in, lex, norm)
             read_in = _split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)
+            read_in = _trailing_plate(read_in, lex, norm)
             shared_settings(read_in)
             p.named = list(
                 dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)

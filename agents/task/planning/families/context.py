@@ -88,6 +88,11 @@ _TIP_FILLER = re.compile(
 )
 
 
+_ALL_IN = re.compile(
+    r"^(?:and\s+)?(?:all|everything|each|both)\s*(?:in|on|of|for|into)\s+(?:the\s+)?\S+$", _FLAGS
+)
+
+
 def tips_only(ents: Entities) -> bool:
     """A clause that only says how to use tips ('new tip each time', 'one tip per pick',
     'change tips between samples')."""
@@ -137,6 +142,9 @@ def build(frame: Frame, p: r.Planning) -> str:
     if _LAYOUT_SETTING.match(text):
         frame.extra["kind"] = "setting"
         return "a setting for what follows: the same well positions"
+    if _ALL_IN.match(text) and len(frame.ents.labware) == 1 and not frame.ents.wellsets:
+        frame.extra["kind"] = "setting"  # "..., A2 25 uL - all in dna_plate"
+        return f"the plate of the pieces before it: {frame.ents.labware[0].name}"
     if (_NOTE.search(text) and not frame.ents.volumes()) or blank_note(frame.ents):
         frame.extra["kind"] = "fact"
         return "a note about the layout: nothing to do for it"

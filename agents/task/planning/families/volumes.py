@@ -262,7 +262,13 @@ def _top_up(frame: Frame, p: r.Planning) -> str:
         raise Refuse(
             f"every well already holds {fmt(value, 'uL')}: nothing to top up", "nothing_to_do"
         )
-    liquid = r.liquid(frame.liquid, p) if frame.liquid else None
+    added = [  # "normalise the DNA in ... to 50 uL with water": water is what goes in
+        m
+        for m in frame.ents.liquids
+        if re.search(r"\b(?:with|using)\s+(?:the\s+|some\s+)?$", frame.text[: m.start], _FLAGS)
+    ]
+    mention = added[0] if added else frame.liquid
+    liquid = r.liquid(mention, p) if mention else None
     if liquid is None:
         raise Ask("Which liquid should I top the wells up with?", ["liquid"], r.liquids(world))
     src = r.source_of(liquid, sum(v for _, v in adds), world, {(plate, w) for w in wells})
