@@ -233,7 +233,7 @@ class TaskRunner:
         """The run's row in the runs table (status planning); its id."""
         run_id = run_id or self.new_run_id()
         self.runs.create(
-            request, run_id=run_id, planner=type(self.planner).__name__, model=self.model
+            request, run_id=run_id, planner=planner_name(self.planner), model=self.model
         )
         return run_id
 
@@ -335,6 +335,11 @@ class TaskRunner:
             fields["report"] = out.report
         self.runs.write(run_id, **fields)
         return out
+
+
+def planner_name(planner: Any) -> str:
+    """The planner's class name (a planner built on first use says which it will be)."""
+    return str(getattr(planner, "planner_name", None) or type(planner).__name__)
 
 
 def _superstep_budget_for(steps: int) -> int:

@@ -17,17 +17,18 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import typer
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
 from rich.console import Console
 
 from device_servers.lab import LabConfig
 from labwright.cli._common import ConfigOpt, lab_of, load_protocol, out
 from labwright.cli._render import Progress, plate_table, readings_table, show_plan, show_report
+
+if TYPE_CHECKING:  # the MCP client loads when the demo runs, not with every command
+    from mcp.client.session import ClientSession
 
 PROTOCOL = Path(__file__).resolve().parents[2] / "examples" / "protocols" / "serial_dilution.yaml"
 
@@ -119,6 +120,9 @@ class DemoFailed(Exception):
 async def connect(
     stack: contextlib.AsyncExitStack, lab: LabConfig, instrument: str, env: dict[str, str]
 ) -> ClientSession:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "labwright", "serve", instrument, "--config", str(lab.source)],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from agents.task.planning.models import (
     Clarification,
@@ -41,15 +41,35 @@ def __getattr__(name: str) -> Any:
 
 
 def make_planner(model: str | None = None) -> Planner:
-    """The LLM planner when a model is named (or ``$LABWRIGHT_MODEL``), else the rule planner."""
+    """The LLM planner when a model is named (or ``$LABWRIGHT_MODEL``), else the rule planner
+    (built the first time it is used: a resumed run never plans again, and the rule planner's
+    families are a large part of a task process's start)."""
     model = model or os.environ.get("LABWRIGHT_MODEL") or None
     if model:
         from agents.task.planning.llm import LLMPlanner
 
         return LLMPlanner(model)
-    from agents.task.planning.rules import RulePlanner
+    return cast(Planner, RulePlannerOnFirstUse())
 
-    return RulePlanner()
+
+class RulePlannerOnFirstUse:
+    """A :class:`RulePlanner` imported and built when something first asks it for anything."""
+
+    planner_name = "RulePlanner"
+
+    def _planner(self) -> Any:
+        built = self.__dict__.get("_built")
+        if built is None:
+            from agents.task.planning.rules import RulePlanner
+
+            built = self.__dict__["_built"] = RulePlanner()
+        return built
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._planner(), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self._planner(), name, value)
 
 
 __all__ = [
