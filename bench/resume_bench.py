@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -85,9 +86,11 @@ def _cli(args: list[str], state_dir: Path, env: dict[str, str]) -> subprocess.Co
 def resume_cli(state_dir: Path, run_id: str, action_id: str, env: dict[str, str]) -> dict[str, Any]:
     """Time ``labwright resume RUN`` (a new process) to the next action."""
     load = os.getloadavg()[0]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.time()
     proc = _cli(["resume", run_id], state_dir, env)
     t_exit = time.time()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     answered = _next_action(state_dir, run_id, action_id)
     started = _ledger_start(state_dir, action_id)
     if answered is None or started is None:
@@ -102,6 +105,8 @@ def resume_cli(state_dir: Path, run_id: str, action_id: str, env: dict[str, str]
         "exit_code": proc.returncode,
         "next_action_code": answered["code"],
         "load_before": load,
+        # CPU of the resume process and the servers it started, start to exit (all of it).
+        "cpu_to_exit_s": (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
     }
 
 
@@ -197,8 +202,9 @@ def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, str, str, str]]:
             )
             out.append(
                 (
-                    "  to the action's answer / to exit (load average before)",
-                    f"{c['to_answer_s']:.2f} / {c['to_exit_s']:.2f} s ({c['load_before']:.1f})",
+                    "  to the answer / to exit (load before; CPU to exit, with its servers)",
+                    f"{c['to_answer_s']:.2f} / {c['to_exit_s']:.2f} s ({c['load_before']:.1f}; "
+                    f"{c['cpu_to_exit_s']:.2f} s)",
                     "figure",
                     "-",
                 )
