@@ -115,7 +115,7 @@ class Operations:
         status = self._status(run_id, out)
         steps = len(plan.get("steps") or [])
         # Steps passed: those before the one dispatched next (all of them once done).
-        passed = steps if status == "done" else int(values.get("step") or 0)
+        passed = steps if status == "done" else sum((values.get("lanes") or {}).values())
         return {
             "run_id": run_id,
             "status": status,
@@ -177,8 +177,11 @@ class Operations:
         return Approvals(self.runner.lab_conn).pending()
 
     # ------------------------------------------------------------------ writes
-    async def create(self, person: Person, request: str, run_id: str | None = None) -> Any:
-        """Plan, simulate and (unless refused) leave a new run waiting for approval."""
+    async def create(
+        self, person: Person, request: str, run_id: str | None = None, *, sequential: bool = False
+    ) -> Any:
+        """Plan, simulate and (unless refused) leave a new run waiting for approval
+        (``sequential``: its steps strictly one after another)."""
         person.require("operate")
         request = request.strip() if isinstance(request, str) else ""
         if not request:
@@ -192,10 +195,12 @@ class Operations:
             run_id=run_id,
             agent=f"person:{person.label}",
             tool="create_run",
-            args={"request": request},
+            args={"request": request, "sequential": sequential},
             decision_note="asked for a run",
         )
-        return await self._go(run_id, lambda: self.runner.start(request, run_id))
+        return await self._go(
+            run_id, lambda: self.runner.start(request, run_id, sequential=sequential)
+        )
 
     async def approve(
         self,
@@ -204,8 +209,10 @@ class Operations:
         basis: dict[str, Any] | None = None,
         *,
         drive: bool = True,
+        sequential: bool = False,
     ) -> Any:
-        """Approve the plan shown (``basis``: the question's hashes the person saw).
+        """Approve the plan shown (``basis``: the question's hashes the person saw);
+        ``sequential``: run its steps strictly one after another.
 
         With ``drive=False`` the signed approval is only recorded: whoever resumes the run
         next (another process, another host on the same database) takes it and goes on.
@@ -217,7 +224,9 @@ class Operations:
                 "APPROVAL_STALE",
                 f"run {run_id} shows another plan or state now: reload it and approve again",
             )
-        answer = {"decision": "approve", "basis": question.get("basis")}
+        answer: dict[str, Any] = {"decision": "approve", "basis": question.get("basis")}
+        if sequential:
+            answer["sequential"] = True
         if not drive:
             signed = await self.runner.answer_of(run_id, answer, person)
             self.runner.answers.put(run_id, signed)

@@ -33,6 +33,7 @@ from agents.task.planning.models import (
 )
 from agents.task.records import RunRecords
 from agents.task.state import TaskContext
+from agents.task.timeline import WINDOW
 from device_servers.factory import open_runtime
 from device_servers.lab import LabConfig, load
 from device_servers.server import build_server
@@ -189,7 +190,9 @@ class TaskLab:
         if self.signer is None:
             self.signer = ApprovalSigner(self.records.conn)
 
-    def context(self, planner: Any, progress: Callable[..., None] | None = None) -> TaskContext:
+    def context(
+        self, planner: Any, progress: Callable[..., None] | None = None, window: int = WINDOW
+    ) -> TaskContext:
         def tell(what: str, data: dict[str, Any]) -> None:
             self.events.append((what, data))
             if progress is not None:
@@ -201,18 +204,21 @@ class TaskLab:
             progress=tell,
             records=self.records,
             signer=self.signer,
+            window=window,
         )
 
     # ---------------------------------------------------------------- the run's records
-    def observations(self, snap: Any) -> list[dict[str, Any]]:
-        """Every observation the run of this snapshot recorded, oldest first."""
-        return list(self.records.observations(snap.values["run_id"]))
+    def observations(self, snap: Any, step: str | None = None) -> list[dict[str, Any]]:
+        """Every observation the run of this snapshot recorded (of one step), oldest first."""
+        seen = self.records.observations(snap.values["run_id"])
+        return [o for o in seen if step is None or o["step_id"] == step]
 
-    def codes(self, snap: Any) -> list[str | None]:
-        """Error codes of every observation so far (None: the step went through)."""
+    def codes(self, snap: Any, step: str | None = None) -> list[str | None]:
+        """Error codes of every observation so far, of one step or all (None: it went
+        through)."""
         return [
             None if o.get("error") is None else o["error"].get("code")
-            for o in self.observations(snap)
+            for o in self.observations(snap, step)
         ]
 
     def plan(self, snap: Any) -> Plan:
@@ -233,7 +239,7 @@ class TaskLab:
             return await self.graph.aget_state(config)
 
     async def start(self, ctx: TaskContext, request: str = "fixed request", thread: str = "run-1"):
-        first = {"run_id": thread, "request": request, "observed": 0, "deviations": []}
+        first = {"run_id": thread, "request": request, "deviations": []}
         return await self.drive(ctx, first, thread)
 
     async def answer(self, ctx: TaskContext, answer: dict[str, Any], thread: str = "run-1"):
@@ -315,8 +321,10 @@ async def served_lab(
 
 
 @contextlib.asynccontextmanager
-async def task_lab(tmp: Path, wrap: SessionWrap | None = None) -> AsyncIterator[TaskLab]:
-    config = load(task_lab_file(tmp))
+async def task_lab(
+    tmp: Path, wrap: SessionWrap | None = None, lab_file: Callable[[Path], Path] = task_lab_file
+) -> AsyncIterator[TaskLab]:
+    config = load(lab_file(tmp))
     async with served_lab(config, wrap) as agents:
         world = SimWorld(config.world_path)
         try:

@@ -209,6 +209,24 @@ async def test_a_dry_run_of_a_warm_up_predicts_the_same_events_and_moves_nothing
         assert world.status(HS) == before
 
 
+async def test_a_dry_run_says_what_each_step_uses_and_how_long_it_takes(tmp_path: Path) -> None:
+    """The footprint the task agent's timeline is built from: the plate on the holder, and
+    instrument seconds (a wait is the ramp from the believed temperature, a shake its own
+    duration), on each step_completed event of a dry run."""
+    async with served(tmp_path) as (s, _, _, _):
+        steps = protocol(
+            ("set_temperature", {"celsius": 37}),
+            ("wait_for_temperature", {}),
+            ("lock_plate", {}),
+            ("shake", {"rpm": 600, "duration_s": 120}),
+        )
+        run = await finished_run(s, (await call(s, "start_run", protocol=steps))["run_id"])
+        done = [e["data"] for e in run["events"] if e["type"] == "step_completed"]
+        assert [d["labware"] for d in done] == [[PLATE]] * 4
+        # 22 C -> 37 C at the default 10 C/min: 90 s.
+        assert [d["seconds"] for d in done] == [1.0, 90.0, 2.0, 120.0]
+
+
 async def test_a_timed_shake_at_37_c_shakes_the_locked_plate_and_ends_stopped(
     tmp_path: Path,
 ) -> None:

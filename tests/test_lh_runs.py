@@ -87,6 +87,22 @@ async def test_a_dry_run_completes_on_the_twin_and_moves_nothing(
     assert world.physical_ops() == []
 
 
+async def test_each_simulated_step_says_what_labware_it_uses_and_its_instrument_seconds(
+    session: ClientSession,
+) -> None:
+    started = await start(session, PROTOCOL)
+    await wait_for_run(session, started["run_id"])
+    whole = await call(session, "run_events", run_id=started["run_id"], max=1000)
+    done = [e["data"] for e in whole["events"] if e["type"] == "step_completed"]
+    # The transfer: its source, destination and rack; pick 4 s + aspirate 5 + dispense 5 +
+    # drop 4. The pick-up uses the rack only (two channels at once: one motion); the mix is
+    # two aspirate/dispense cycles.
+    assert done[0]["labware"] == sorted({TRANSFER["source"], "plate_1", RACK})
+    assert done[0]["seconds"] == 18.0
+    assert done[1]["labware"] == [RACK] and done[1]["seconds"] == 4.0
+    assert done[4]["labware"] == ["plate_1"] and done[4]["seconds"] == 20.0
+
+
 async def test_run_events_pages_rebuild_the_full_log(session: ClientSession) -> None:
     started = await start(session, PROTOCOL)
     await wait_for_run(session, started["run_id"])

@@ -49,19 +49,20 @@ async def largest_checkpoint(lab: TaskLab, thread: str) -> int:
     return max(sizes)
 
 
-async def test_the_largest_checkpoint_of_a_40_step_run_is_that_of_a_4_step_run(
+async def test_the_largest_checkpoint_of_a_40_step_run_is_that_of_an_8_step_run(
     lab: TaskLab,
 ) -> None:
     sizes = {}
-    for n in (4, 40):
+    for n in (8, 40):
         thread = f"run-{n}"
-        ctx = lab.context(FakePlanner(tip_plan(n)))
+        # Steps go out a window at a time: the checkpoints hold at most a window's branches.
+        ctx = lab.context(FakePlanner(tip_plan(n)), window=4)
         assert waiting_for(await lab.start(ctx, thread=thread)) == "approval"
         done = await lab.answer(ctx, {"decision": "approve"}, thread)
         assert done.values["status"] == "done" and done.values["report"]["steps_done"] == n
         sizes[n] = await largest_checkpoint(lab, thread)
-    # Only the digits of the counters differ (step 40 vs step 4, "run-40" vs "run-4").
-    assert abs(sizes[40] - sizes[4]) <= 8, sizes
+    # Only the digits of the counters differ (step 40 vs step 8, "run-40" vs "run-8").
+    assert abs(sizes[40] - sizes[8]) <= 8, sizes
 
 
 async def test_the_state_names_the_plan_and_simulation_by_hash_and_the_records_keep_them(
@@ -88,30 +89,32 @@ async def test_each_dispatch_is_recorded_at_the_cursor_with_its_state_by_hash(
     ctx = lab.context(FakePlanner(tip_plan(4)))
     await lab.start(ctx)
     done = await lab.answer(ctx, {"decision": "approve"})
-    assert done.values["observed"] == 4
+    assert done.values["observed"] == {"lh1": 4}  # one lane per instrument
     seen = lab.observations(done)
     assert [o["step_id"] for o in seen] == ["s1", "s2", "s3", "s4"]
     assert all(o["ok"] and "state" not in o for o in seen)
     # Tips back in the rack: the state after s2 is the state after s4, stored once.
     assert seen[1]["state_ref"] == seen[3]["state_ref"] != seen[0]["state_ref"]
-    last = lab.records.observation("run-1", 3)
+    last = lab.records.observation("run-1", 3, "lh1")
     assert last.state["kind"] == "liquid_handler" and last.action_id == "run-1/s4/drop_tips"
 
 
 async def test_a_replay_from_an_older_checkpoint_asks_the_same_actions_and_moves_nothing(
     lab: TaskLab,
 ) -> None:
-    ctx = lab.context(FakePlanner(tip_plan(4)))
+    ctx = lab.context(FakePlanner(tip_plan(4)), window=2)  # a checkpoint after two steps
     await lab.start(ctx)
     assert (await lab.answer(ctx, {"decision": "approve"})).values["status"] == "done"
     ops, actions = len(lab.ops()), lab.actions()
     thread = {"configurable": {"thread_id": "run-1"}}
     history = [s async for s in lab.graph.aget_state_history(thread)]
-    [older] = [s for s in history if s.next == ("dispatch",) and s.values.get("step") == 2]
+    [older] = [
+        s for s in history if s.next == ("dispatch",) and s.values.get("lanes") == {"lh1": 2}
+    ]
     async for _ in lab.graph.astream(None, older.config, context=ctx, durability="sync"):
         pass
     again = await lab.graph.aget_state(thread)
-    assert again.values["status"] == "done" and again.values["observed"] == 4
+    assert again.values["status"] == "done" and again.values["observed"] == {"lh1": 4}
     assert len(lab.ops()) == ops and lab.actions() == actions
     seen = lab.observations(again)
     assert [o["step_id"] for o in seen] == ["s1", "s2", "s3", "s4"]

@@ -92,7 +92,7 @@ async def test_less_liquid_than_believed_is_made_safe_and_goes_to_a_person_once(
     ]
     # No rule lets the device agent try a short source again on its own: one attempt, then
     # a person (who is told nothing was served).
-    assert lab.codes(snap) == ["INSUFFICIENT_VOLUME"]
+    assert lab.codes(snap, "s1") == ["INSUFFICIENT_VOLUME"]
     assert [r["action_id"] for r in lab.actions("lh1")] == [
         "run-1/s1/transfer",
         "run-1/s1/make-safe#1",
@@ -160,7 +160,7 @@ async def test_a_step_that_went_through_but_left_other_volumes_than_planned_goes
         "deviation",
         "s1",
     )
-    assert lab.codes(snap) == [None]
+    assert lab.codes(snap, "s1") == [None]
     wrong = {(d["what"], d["expected"], d["observed"]) for d in snap.values["deviations"]}
     assert ("volume reservoir:A1 (uL)", DYE_UL - 150.0, 850.0) in wrong
     assert lab.ops("arm1") == [] and lab.world.location_of("plate_1") == HOME
@@ -174,7 +174,7 @@ async def test_a_failed_tip_pick_up_is_retried_from_the_rack_and_the_run_complet
     _, done = await approve_with_fault(lab, "lh1", fault)
     assert done.values["status"] == "done"
     # The device agent's own rule: the rest (here: all of it) sent again, the next tip taken.
-    assert lab.codes(done)[0] is None and lab.observations(done)[0]["attempt"] == 2
+    assert lab.codes(done, "s1") == [None] and lab.observations(done, "s1")[0]["attempt"] == 2
     ledger = [(r["action_id"], r["status"]) for r in lab.actions("lh1")]
     assert ledger == [("run-1/s1/transfer", "failed"), ("run-1/s1/transfer#2", "done")]
     assert lab.world.tips("tips_1")["A1"] is True  # the spot that failed was not taken again
@@ -241,7 +241,7 @@ async def test_a_transport_failure_is_retried_with_the_same_action_id_and_execut
         ctx = lab.context(FakePlanner(transfer_and_read()))
         done = await lab.approved(ctx)
         assert done.values["status"] == "done"
-        first, second = lab.observations(done)[:2]
+        first, second = lab.observations(done, "s1")
         assert first["transport_error"] is not None and second["ok"] is True
         assert first["action_id"] == second["action_id"] == "run-1/s1/transfer"
         assert second["replayed"] is after

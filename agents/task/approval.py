@@ -196,9 +196,6 @@ async def confirm(
         update={
             "approval": {**approval, "record": record},
             "voided": None,
-            "step": 0,
-            "attempt": 1,
-            "failures": 0,
         },
     )
 

@@ -6,12 +6,13 @@ before the next node starts, so a crash never loses a dispatched step's observat
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from langgraph.graph import START, StateGraph
 
-from agents.task import approval, nodes, replan
+from agents.task import approval, lanes, nodes, replan
 from agents.task.state import TaskContext, TaskState
+from agents.task.step import StepTask, step
 
 DURABILITY = "sync"
 
@@ -24,8 +25,9 @@ def builder() -> StateGraph[TaskState, TaskContext, Any, Any]:
     graph.add_node("simulate", nodes.simulate)
     graph.add_node("approve", nodes.approve)
     graph.add_node("confirm", approval.confirm)
-    graph.add_node("dispatch", nodes.dispatch)
-    graph.add_node("check", nodes.check)
+    graph.add_node("dispatch", lanes.dispatch)
+    # One branch per step (Send): its input is the StepTask it was sent, not the state.
+    graph.add_node("step", cast(Any, step), input_schema=StepTask)
     graph.add_node("escalate", nodes.escalate)
     graph.add_node("replan", replan.replan)
     graph.add_node("approve_replan", replan.approve_replan)

@@ -1,4 +1,8 @@
-"""The task agent's nodes: interpret -> simulate -> approve -> dispatch <-> check -> report.
+"""The task agent's nodes: interpret -> simulate -> approve -> dispatch <-> step -> report.
+
+``dispatch`` and the ``step`` branches it sends (several at once, on different instruments)
+live in :mod:`agents.task.lanes` and :mod:`agents.task.step`; ``escalate`` asks a person about
+a step that needs one.
 
 Nodes that call ``interrupt()`` (approve, escalate) hold only that and pure logic: LangGraph
 re-runs an interrupted node from its start on resume. Side effects live in other nodes and are
@@ -13,28 +17,17 @@ from typing import Any, Literal
 from langgraph.runtime import Runtime
 from langgraph.types import Command, interrupt
 
-from agents.device.agent import Observation
 from agents.task import approval as signoff
-from agents.task import check as checks
-from agents.task import recover
+from agents.task import lanes
 from agents.task.lab_view import build_lab_view
-from agents.task.planning.models import Plan, PlanStep
-from agents.task.simulate import simulate_plan
+from agents.task.planning.models import Plan
+from agents.task.simulate import headline, simulate_plan
 from agents.task.state import TaskContext, TaskState
-
-# A step whose device agent could not reach its instrument is asked again (same action ids)
-# this many times in a row before a person is asked.
-MAX_FAILURES = 2
 
 
 def _plan(state: TaskState, ctx: TaskContext) -> Plan:
     """The run's plan, found by its hash in the run records (validated once per process)."""
     return ctx.records.plan(str(state["plan_ref"]))
-
-
-def _last(state: TaskState, ctx: TaskContext) -> Observation:
-    """The newest observation of the run (what ``check`` decides on)."""
-    return ctx.records.observation(state["run_id"], state.get("observed", 0) - 1)
 
 
 async def _lab_states(ctx: TaskContext) -> tuple[dict[str, Any], dict[str, list[str]]]:
@@ -85,7 +78,10 @@ async def simulate(
     ctx = runtime.context
     plan = _plan(state, ctx)
     states = {i: await a.state() for i, a in ctx.agents.items()}
-    report = await simulate_plan(plan, ctx.agents, states, ctx.policies)
+    sequential = bool(state.get("sequential", False))
+    report = await simulate_plan(
+        plan, ctx.agents, states, ctx.policies, sequential=sequential, window=ctx.window
+    )
     ctx.tell("simulated", ok=report.ok, error=report.error)
     simulation_ref = ctx.records.put("simulation", report.model_dump(mode="json"))
     if report.ok:
@@ -152,7 +148,11 @@ def approve(
     )
     decision = answer.get("decision")
     if decision == "approve":
-        return Command(goto="confirm", update={"approval": answer})
+        # The steps run in the order the approved simulation's timeline gives (strictly one
+        # after another when the person asks for that).
+        sequential = bool(answer.get("sequential", state.get("sequential", False)))
+        update = {"approval": answer, "schedule_ref": state.get("simulation_ref")}
+        return Command(goto="confirm", update={**update, "sequential": sequential})
     if decision == "edit":
         text = str(answer.get("text") or "").strip() or state["request"]
         return Command(
@@ -167,139 +167,16 @@ def approve(
     return Command(goto="report", update={"approval": answer, "status": "rejected"})
 
 
-async def dispatch(state: TaskState, runtime: Runtime[TaskContext]) -> Command[Literal["check"]]:
-    """Hand the next step to its instrument's device agent (at most once per action id)."""
-    ctx = runtime.context
-    plan = _plan(state, ctx)
-    step = plan.steps[state["step"]]
-    ctx.tell(
-        "dispatch",
-        step=step.id,
-        index=state["step"],
-        total=len(plan.steps),
-        instrument=step.instrument,
-        command=step.command,
-        attempt=state.get("attempt", 1),
-    )
-    stopped = await recover.stopped_for(step, ctx.agents)
-    if stopped:
-        # An e-stopped instrument is never reached into: the arm does not move a plate to or
-        # from it until a person has reset it.
-        obs = Observation(
-            step_id=step.id,
-            instrument=step.instrument,
-            command=step.command,
-            action_id="",
-            ok=False,
-            error={
-                "code": "ESTOP_ACTIVE",
-                "detail": f"{', '.join(stopped)} is e-stopped: no plate is moved to or from it",
-                "defined": False,
-                "source": "task_agent",
-            },
-            resume={"mode": "again", "args": dict(step.args)},
-        )
-        return _observed(state, ctx, obs)
-    obs = await ctx.agents[step.instrument].execute(
-        step, state["run_id"], state.get("attempt", 1), resume=state.get("resume")
-    )
-    if obs.ok and step.command == "move_plate":
-        await _after_move(ctx, step, obs)
-    return _observed(state, ctx, obs)
-
-
-def _observed(state: TaskState, ctx: TaskContext, obs: Observation) -> Command[Any]:
-    """Record the observation at the run's cursor, then go to ``check``.
-
-    Recorded before the checkpoint that moves the cursor past it: a re-run of ``dispatch``
-    after a crash asks the same action id and records at the same place.
-    """
-    seq = state.get("observed", 0)
-    ctx.records.record(state["run_id"], seq, obs)
-    return Command(goto="check", update={"observed": seq + 1})
-
-
-async def _after_move(ctx: TaskContext, step: PlanStep, obs: Observation) -> None:
-    """Instruments a plate left or reached learn it by reading back (their twins)."""
-    places = {str(step.args.get("to_location", ""))}
-    places.update(str(e["data"].get("from", "")) for e in obs.events if e["type"] == "plate_moved")
-    for owner in {p.split(":", 1)[0] for p in places if p}:
-        if owner in ctx.agents and owner != step.instrument:
-            await ctx.agents[owner].read_back()
-
-
-def _next(state: TaskState, plan: Plan, **update: Any) -> Command[Any]:
-    nxt = state["step"] + 1
-    fresh = {"attempt": 1, "failures": 0, "completions": 0, "escalation": None, "resume": None}
-    # Only what changes is written: each written key is a row of the checkpoint's writes.
-    update.update({k: v for k, v in fresh.items() if state.get(k, v) != v}, step=nxt)
-    if nxt >= len(plan.steps):
-        return Command(goto="report", update={**update, "status": "done"})
-    return Command(goto="dispatch", update=update)
-
-
-async def check(
-    state: TaskState, runtime: Runtime[TaskContext]
-) -> Command[Literal["dispatch", "escalate", "report"]]:
-    """Compare the observation with the plan; continue, or go to a person."""
-    ctx = runtime.context
-    plan = _plan(state, ctx)
-    step = plan.steps[state["step"]]
-    obs = _last(state, ctx)
-    failures = state.get("failures", 0)
-    deviations = list(state.get("deviations", []))
-    if obs.transport_error:
-        # Only the pipe failed: ask again with the SAME action id (the server answers with
-        # the recorded outcome if the action already happened).
-        if failures + 1 < MAX_FAILURES:
-            return Command(goto="dispatch", update={"failures": failures + 1})
-        return _escalate(step, obs, "the instrument could not be reached twice", failures + 1)
-    if obs.ok:
-        wrong = checks.mismatches(step, obs) + [{"step": step.id, **d} for d in obs.deviations]
-        if wrong:
-            deviations.extend(wrong)
-            return _escalate(
-                step,
-                obs,
-                "the instrument reports something the plan did not expect",
-                failures,
-                deviations=deviations,
-            )
-        return _next(state, plan)
-    # The device agent has read its instrument back and recovered what its rules allow.
-    kind, reason = recover.failure_reason(step, obs)
-    deviations.extend({"step": step.id, **d} for d in obs.deviations)
-    return _escalate(step, obs, reason, failures + 1, kind=kind, deviations=deviations)
-
-
-def _escalate(
-    step: PlanStep,
-    obs: Observation,
-    reason: str,
-    failures: int,
-    kind: str = "deviation",
-    deviations: list[dict[str, Any]] | None = None,
-) -> Command[Any]:
-    update: dict[str, Any] = {
-        "failures": failures,
-        "escalation": {
-            "kind": kind,
-            "step": step.id,
-            "reason": reason,
-            **recover.question(step, obs, reason),
-            "observation": obs.model_dump(mode="json"),
-        },
-    }
-    if deviations is not None:
-        update["deviations"] = deviations
-    return Command(goto="escalate", update=update)
-
-
 def escalate(
     state: TaskState, runtime: Runtime[TaskContext]
-) -> Command[Literal["dispatch", "check", "escalate", "replan", "report"]]:
-    """Ask a person what to do. Pure: on resume this re-runs and receives the answer."""
-    escalation = dict(state.get("escalation") or {})
+) -> Command[Literal["dispatch", "escalate", "replan", "report"]]:
+    """Ask a person about the first step waiting for one (plan order); the others wait their
+    turn. Pure: on resume this re-runs and receives the answer."""
+    plan = _plan(state, runtime.context)
+    waiting = lanes.escalated(state, plan)
+    step_id = waiting[0]
+    entry = dict((state.get("steps") or {})[step_id])
+    escalation = dict(entry.get("escalation") or {})
     # The question is an escalation; what it is about (deviation, approval_required) is kept.
     about = escalation.pop("kind", "deviation")
     question = f"step {escalation.get('step')}: {escalation.get('reason')}"
@@ -309,6 +186,7 @@ def escalate(
                 **escalation,
                 "kind": "escalation",
                 "about": about,
+                "also_waiting": waiting[1:],
                 **signoff.inbox_fields(
                     "answer_escalation",
                     {"run_id": state["run_id"], "step": escalation.get("step")},
@@ -327,25 +205,23 @@ def escalate(
     obs = escalation.get("observation") or {}
     if decision == "retry" and obs.get("resume") is not None:
         # Only what is left: the in-doubt action under its own id, or the remainder.
-        return Command(
-            goto="dispatch",
-            update={
-                "attempt": int(obs.get("attempt", state.get("attempt", 1))) + 1,
-                "failures": 0,
-                "escalation": None,
-                "resume": obs["resume"],
-            },
-        )
+        again = {"status": "retry", "failures": 0, "resume": obs["resume"]}
+        again["attempt"] = int(obs.get("attempt", entry.get("attempt", 1))) + 1
+        return Command(goto="dispatch", update={"steps": {step_id: again}})
     if decision == "retry":  # nothing can be sent safely: ask again, saying so
-        again = {**escalation, "kind": about, "reason": "retry is not possible: "}
-        again["reason"] += str(escalation.get("reason"))
-        return Command(goto="escalate", update={"escalation": again})
+        reason = f"retry is not possible: {escalation.get('reason')}"
+        entry["escalation"] = {**escalation, "kind": about, "reason": reason}
+        return Command(goto="escalate", update={"steps": {step_id: entry}})
     if decision == "replan":
-        return Command(goto="replan", update={"escalation": {**escalation, "kind": about}})
+        return Command(goto="replan")
     if decision == "approved":  # a person granted the instrument's approval request
-        return Command(goto="dispatch", update={"escalation": None})
+        entry.update(status="approved", escalation=None)
+        return Command(goto="dispatch", update={"steps": {step_id: entry}})
     if decision == "skip":
-        return _next(state, _plan(state, runtime.context))
+        lane, position = lanes.lane_index(runtime.context.records, str(state["plan_ref"]))[step_id]
+        return Command(
+            goto="dispatch", update={"steps": {step_id: None}, "lanes": {lane: position + 1}}
+        )
     return Command(goto="report", update={"status": "aborted"})
 
 
@@ -374,11 +250,9 @@ def report(state: TaskState, runtime: Runtime[TaskContext]) -> dict[str, Any]:
             "steps_done": len(done),
             "readings": readings,
             "deviations": state.get("deviations", []),
-            "simulation": {
-                k: v
-                for k, v in (records.get(state.get("simulation_ref")) or {}).items()
-                if k != "predictions"
-            },
+            # The figures of the simulation; its per-step parts stay in the records (the
+            # report is state: it must not grow with the plan).
+            "simulation": headline(records.get(state.get("simulation_ref")) or {}),
             "simulated": simulated,
         },
     }

@@ -237,11 +237,19 @@ class TaskRunner:
         )
         return run_id
 
-    async def start(self, request: str, run_id: str | None = None) -> Outcome:
-        """Plan, simulate and drive a new run (recorded first unless it already is)."""
+    async def start(
+        self, request: str, run_id: str | None = None, *, sequential: bool = False
+    ) -> Outcome:
+        """Plan, simulate and drive a new run (recorded first unless it already is). Steps on
+        different instruments run at the same time when they do not depend on each other,
+        unless ``sequential``: then strictly one after another, in plan order."""
         if run_id is None or not self.runs.exists(run_id):
             run_id = self.record(request, run_id)
-        return await self._drive(run_id, _first(run_id, request))
+        # Kept where a resume finds it if the run dies before its first checkpoint.
+        self.audit.append(
+            run_id=run_id, agent="person", tool="run_options", args={"sequential": sequential}
+        )
+        return await self._drive(run_id, _first(run_id, request, sequential))
 
     async def resume(
         self, run_id: str, answer: dict[str, Any] | None = None, person: Person | None = None
@@ -262,7 +270,9 @@ class TaskRunner:
             run = None if snap.values else self.runs.get(run_id)
             if run is not None:
                 # Crashed before the first checkpoint: nothing was done, start from the request.
-                return await self._drive(run_id, _first(run_id, run.request))
+                options = [e.args for e in self.audit.entries(run_id) if e.tool == "run_options"]
+                sequential = bool(options and options[0].get("sequential"))
+                return await self._drive(run_id, _first(run_id, run.request, sequential))
         return await self._drive(run_id, None if answer is None else Command(resume=answer))
 
     async def answer_of(
@@ -344,13 +354,14 @@ def planner_name(planner: Any) -> str:
 
 def _superstep_budget_for(steps: int) -> int:
     """LangGraph stops a graph after ``recursion_limit`` supersteps in one call (10,007 by
-    default): a step takes two (dispatch, check), each retry or completion two more."""
+    default): a window of steps takes two (dispatch, its branches), each question to a person
+    and each retry two or three more; a step per window is the worst case."""
     return RECURSION_FLOOR + SUPERSTEPS_PER_STEP * steps
 
 
-def _first(run_id: str, request: str) -> dict[str, Any]:
+def _first(run_id: str, request: str, sequential: bool = False) -> dict[str, Any]:
     """A new run's state."""
-    return {"run_id": run_id, "request": request, "observed": 0, "deviations": []}
+    return {"run_id": run_id, "request": request, "deviations": [], "sequential": sequential}
 
 
 def run_status(status: str) -> str:

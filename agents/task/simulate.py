@@ -16,10 +16,11 @@ from pydantic import BaseModel, Field
 
 from agents.device.agent import DeviceAgent
 from agents.task.planning.models import Plan, PlanStep
-from device_servers.contract import Code, ErrorInfo, Station, after_command
+from agents.task.timeline import WINDOW, Timeline, Use, moves, timeline
+from device_servers.contract import Code, ErrorInfo, Station, after_command, location_owner
 from policies import PolicyEngine, PolicyRequest, Verdict
 
-# Rough seconds per command for the duration estimate (simulated instruments report none).
+# Rough seconds per command, for a step whose instrument estimated none (an older server).
 _SECONDS = {
     "pick_up_tips": 4.0,
     "drop_tips": 4.0,
@@ -45,6 +46,9 @@ class StepPrediction(BaseModel):
     instrument: str
     command: str
     events: list[dict[str, Any]] = Field(default_factory=list)
+    # The twin's footprint of the step: labware it uses, estimated instrument seconds.
+    labware: list[str] = Field(default_factory=list)
+    seconds: float | None = None
 
 
 class SimulationReport(BaseModel):
@@ -61,11 +65,13 @@ class SimulationReport(BaseModel):
     dispensed_ul: dict[str, float] = Field(default_factory=dict)
     tips_used: int = 0
     plate_moves: int = 0
-    duration_s: float = 0.0
+    duration_s: float = 0.0  # every step one after another
     warnings: list[str] = Field(default_factory=list)
     needs_approval: list[dict[str, Any]] = Field(default_factory=list)
     # Per step: the verdict of its instrument's rules and the rule that decided it.
     verdicts: list[dict[str, Any]] = Field(default_factory=list)
+    # Dependencies, per-instrument start/end, critical path, makespan (see agents.task.timeline).
+    timeline: Timeline | None = None
     predictions: list[StepPrediction] = Field(default_factory=list)
 
 
@@ -166,6 +172,8 @@ async def simulate_plan(
     lab_states: dict[str, dict[str, Any]],
     policies: dict[str, PolicyEngine] | None = None,
     timeout_s: float = 120.0,
+    sequential: bool = False,
+    window: int = WINDOW,
 ) -> SimulationReport:
     """Dry-run every instrument's part of the plan and summarise the prediction."""
     report = SimulationReport(ok=True, steps=len(plan.steps))
@@ -191,7 +199,11 @@ async def simulate_plan(
         for ev in events:
             if ev["type"] == "step_started":
                 current = index.get(int(ev["data"].get("step", -1)))
-            elif current is not None and ev["type"] not in ("step_completed",):
+            elif current is not None and ev["type"] == "step_completed":
+                footprint = by_step[current]
+                footprint.labware = list(ev["data"].get("labware") or [])
+                footprint.seconds = ev["data"].get("seconds")
+            elif current is not None:
                 by_step[current].events.append({"type": ev["type"], "data": ev["data"]})
         if info.get("status") != "completed" and report.ok:
             report.ok = False
@@ -200,8 +212,44 @@ async def simulate_plan(
             report.failed_step = index.get(int(step_index)) if step_index is not None else None
             report.error = error
     report.predictions = [by_step[s.id] for s in plan.steps]
-    _summarise(report, plan, lab_states, policies or {})
+    seconds = _summarise(report, plan, lab_states, policies or {})
+    if report.ok:
+        uses = uses_of(plan, report.predictions, seconds, set(agents))
+        report.timeline = timeline(uses, sequential=sequential, window=window)
     return report
+
+
+def headline(report: dict[str, Any]) -> dict[str, Any]:
+    """A simulation report's figures without its per-step parts (predictions, the timeline's
+    steps): what a run's report keeps."""
+    out = {k: v for k, v in report.items() if k not in ("predictions", "timeline")}
+    line = report.get("timeline")
+    if line:
+        out["timeline"] = {k: v for k, v in line.items() if k not in ("steps", "critical_path")}
+    return out
+
+
+def uses_of(
+    plan: Plan, predictions: list[StepPrediction], seconds: list[float], instruments: set[str]
+) -> list[Use]:
+    """What each step uses, as the simulation predicts it (see :mod:`agents.task.timeline`)."""
+    out = []
+    for step, pred, secs in zip(plan.steps, predictions, seconds, strict=True):
+        moved = moves(pred.events)
+        places = sorted({p for _, a, b in moved for p in (a, b) if p})
+        reaches = {location_owner(p) for p in places} & instruments - {step.instrument}
+        labware = set(pred.labware) | {plate for plate, _, _ in moved}
+        out.append(
+            Use(
+                step.id,
+                step.instrument,
+                secs,
+                tuple(sorted(labware)),
+                tuple(places),
+                tuple(sorted(reaches)),
+            )
+        )
+    return out
 
 
 def _summarise(
@@ -209,8 +257,10 @@ def _summarise(
     plan: Plan,
     lab_states: dict[str, dict[str, Any]],
     policies: dict[str, PolicyEngine],
-) -> None:
+) -> list[float]:
+    """Fill the report's summary; the estimated seconds of every step."""
     dispensed: dict[str, float] = {}
+    seconds: list[float] = []
     for step, pred in zip(plan.steps, report.predictions, strict=True):
         report.per_instrument[step.instrument] = report.per_instrument.get(step.instrument, 0) + 1
         # An instrument that says how long an operation takes (a shake, a thermal cycle) is
@@ -220,7 +270,11 @@ def _summarise(
             for ev in pred.events
             if isinstance(ev.get("data"), dict) and "duration_s" in ev["data"]
         )
-        report.duration_s += timed or _estimate(step, lab_states.get(step.instrument, {}))
+        if pred.seconds is not None:  # the twin's own estimate
+            seconds.append(float(pred.seconds))
+        else:
+            seconds.append(timed or _estimate(step, lab_states.get(step.instrument, {})))
+        report.duration_s += seconds[-1]
         if step.command == "transfer":
             report.transfers += len(step.args.get("destination_wells") or [])
         if step.command == "move_plate":
@@ -272,3 +326,4 @@ def _summarise(
                 )
     report.dispensed_ul = {k: round(v, 3) for k, v in sorted(dispensed.items())}
     report.duration_s = round(report.duration_s, 1)
+    return seconds

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from device_servers.heater_shaker.commands import COMMANDS, Primitive
 from device_servers.heater_shaker.config import HeaterShakerConfig
@@ -20,6 +21,13 @@ class HeaterShakerDriver(DriverBase[HeaterShakerConfig]):
     kind = "heater_shaker"
     command_set = COMMANDS
     adapter_class = "device_servers.heater_shaker.adapter:HeaterShakerAdapter"
+    # A timed shake and a wait (its predicted ramp) carry their own duration_s.
+    op_seconds: ClassVar[Mapping[str, float]] = {
+        "set_temperature": 1.0,
+        "stop": 1.0,
+        "lock": 2.0,
+        "unlock": 2.0,
+    }
 
     @property
     def holder(self) -> str:

@@ -152,7 +152,9 @@ class HeaterShakerTwin(HoldsOnePlate, TwinBase):
         if p.op == "set_temperature":
             return p, self._set_temperature(p)
         if p.op == "wait_for_temperature":
-            return p, self._wait(p)
+            ramp_s, events = self._wait(p)
+            # How long it waits: the ramp from the believed temperature (for the timeline).
+            return replace(p, duration_s=ramp_s), events
         if p.op == "shake":
             return p, self._shake(p)
         if p.op == "hold":
@@ -187,7 +189,7 @@ class HeaterShakerTwin(HoldsOnePlate, TwinBase):
         self.target_c = p.celsius
         return [{"type": "temperature_set", "data": {"target_c": p.celsius}}]
 
-    def _wait(self, p: Primitive) -> list[dict[str, Any]]:
+    def _wait(self, p: Primitive) -> tuple[float, list[dict[str, Any]]]:
         if p.celsius is None or self.target_c is None:
             raise ValidationFailed(
                 Code.PRECONDITION_FAILED,
@@ -208,7 +210,7 @@ class HeaterShakerTwin(HoldsOnePlate, TwinBase):
                 }
             )
         self.current_c = self.target_c
-        return events
+        return round(ramp_s, 3), events
 
     def _shake(self, p: Primitive) -> list[dict[str, Any]]:
         assert p.rpm is not None and p.duration_s is not None

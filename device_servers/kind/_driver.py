@@ -15,6 +15,9 @@ from device_servers.kind._adapter import Adapter, ConfigT
 from device_servers.kind._command import Deviation, DeviceCommand
 from device_servers.kind._twin import Twin
 
+# Instrument seconds of an operation a kind gives no estimate for.
+DEFAULT_OP_S = 5.0
+
 if TYPE_CHECKING:
     from device_servers.sim.world import SimWorld
 
@@ -32,6 +35,7 @@ class Driver(Protocol):
     def initial_twin(self) -> Twin: ...
     def twin_from_snapshot(self, snap: dict[str, Any]) -> Twin: ...
     def touched(self, prims: list[Any]) -> set[str]: ...
+    def footprint(self, twin: Twin, prims: list[Any]) -> dict[str, Any]: ...
     def labware_of(self, cmd: BaseModel) -> set[str]: ...
     def describe_labware(self, twin: Twin, labware_id: str) -> dict[str, Any] | None: ...
     def reconcile(
@@ -57,6 +61,9 @@ class DriverBase(Generic[ConfigT]):
     command_set: ClassVar[Mapping[str, type[DeviceCommand]]]
     # "module:Class" of the kind's AdapterBase, imported (with PyLabRobot) on first use.
     adapter_class: ClassVar[str] = ""
+    # Estimated instrument seconds of each operation, by its ``op`` (the simulation's
+    # timeline); a primitive that carries ``duration_s`` (a timed shake) takes that long.
+    op_seconds: ClassVar[Mapping[str, float]] = {}
 
     def __init__(
         self, config: ConfigT, world: SimWorld | None, cache_dir: Path | None = None
@@ -97,6 +104,32 @@ class DriverBase(Generic[ConfigT]):
     def touched(self, prims: list[Any]) -> set[str]:
         """What a read back after these primitives must look at (labware ids)."""
         return set()
+
+    def seconds(self, prim: Any) -> float:
+        """Estimated instrument seconds one resolved operation takes."""
+        held = getattr(prim, "duration_s", None)
+        if held is not None:
+            return float(held)
+        return float(self.op_seconds.get(str(getattr(prim, "op", "")), DEFAULT_OP_S))
+
+    def footprint(self, twin: Any, prims: list[Any]) -> dict[str, Any]:
+        """What a simulated command uses and how long it takes: the labware its operations
+        touch plus the plate held at this instrument's stations (a shake acts on the plate on
+        the holder), and its estimated instrument seconds. The task agent derives which steps
+        depend on which, and the run's timeline, from these."""
+        stations = self.stations()
+        places = {st.place for st in stations}
+        labware = {x for x in self.touched(prims) if x not in places}
+        facts = twin.facts()
+        for st in stations:
+            held = facts.get(st.plate_fact) if st.plate_fact else None
+            if held:
+                labware.add(str(held))
+        return {"labware": sorted(labware), "seconds": round(self.estimate(prims), 3)}
+
+    def estimate(self, prims: list[Any]) -> float:
+        """Estimated instrument seconds of a command's operations, one after another."""
+        return sum(map(self.seconds, prims))
 
     def labware_of(self, cmd: BaseModel) -> set[str]:
         return cmd.labware_ids() if isinstance(cmd, DeviceCommand) else set()

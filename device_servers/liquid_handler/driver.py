@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel
 
@@ -25,6 +26,23 @@ class LiquidHandlerDriver(DriverBase[LiquidHandlerConfig]):
 
     kind = "liquid_handler"
     command_set = COMMANDS
+    op_seconds: ClassVar[Mapping[str, float]] = {
+        "pick": 4.0,
+        "drop": 4.0,
+        "aspirate": 5.0,
+        "dispense": 5.0,
+    }
+
+    def estimate(self, prims: list[Any]) -> float:
+        """Channels move together: a run of the same operation on distinct channels (eight
+        tips picked up at once) takes as long as one."""
+        total, motion, op = 0.0, set[int](), ""
+        for p in prims:
+            if p.op != op or p.channel in motion:
+                motion, op = set(), p.op
+                total += self.seconds(p)
+            motion.add(p.channel)
+        return total
 
     def wire(self) -> None:
         config = self.config

@@ -43,6 +43,10 @@ class PlateMoverDriver(DriverBase[PlateMoverConfig]):
     def touched(self, prims: list[Primitive]) -> set[str]:
         return {p.plate for p in prims if p.plate}
 
+    def seconds(self, prim: Primitive) -> float:
+        """Every motion (pick, place, home) takes the lab file's ``move_seconds``."""
+        return float(self.config.move_seconds)
+
     def progress(self, cmd: BaseModel, prims: list[Primitive], done: int) -> dict[str, Any]:
         """A move expands on the arm's belief (a held plate is only placed, a homed arm not
         homed again), so what is left of it is the same move, asked again."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from device_servers.geometry_cache import cached_geometry
 from device_servers.kind import DriverBase
@@ -34,6 +35,13 @@ class PlateReaderDriver(DriverBase[PlateReaderConfig]):
     kind = "plate_reader"
     command_set = COMMANDS
     adapter_class = "device_servers.plate_reader.adapter:PlateReaderAdapter"
+    op_seconds: ClassVar[Mapping[str, float]] = {
+        "open_drawer": 3.0,
+        "close_drawer": 3.0,
+        "absorbance": 20.0,
+        "fluorescence": 30.0,
+        "luminescence": 40.0,
+    }
 
     def wire(self) -> None:
         if self.world is None and self.cache_dir is not None:

@@ -193,7 +193,7 @@ class RunManager:
         s = self.s
         s.events.append(run_id, "step_started", {"step": i, "command": command_name(cmd)}, True)
         try:
-            _, events = trial.run(cmd)
+            prims, events = trial.run(cmd)
         except DeviceError as exc:
             at_step(exc, i, steps_done=i)
             raise
@@ -202,7 +202,11 @@ class RunManager:
         for warning in warnings:
             what = "needs_approval" if warning.startswith(APPROVAL_WARNING) else "gate"
             s.events.append(run_id, "warning", {"what": what, "message": warning}, True)
-        s.events.append(run_id, "step_completed", {"step": i}, True)
+        done: dict[str, Any] = {"step": i}
+        if not isinstance(cmd, Assume):
+            # What the step uses and how long it takes, for the task agent's timeline.
+            done.update(s.driver.footprint(trial.twin, prims))
+        s.events.append(run_id, "step_completed", done, True)
 
     async def _run_real(self, run_id: str, proto: Protocol, cmds: list[BaseModel]) -> int:
         s = self.s

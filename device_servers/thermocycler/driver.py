@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from device_servers.kind import DriverBase
 from device_servers.thermocycler.commands import COMMANDS, Primitive
@@ -17,6 +18,24 @@ class ThermocyclerDriver(DriverBase[ThermocyclerConfig]):
     kind = "thermocycler"
     command_set = COMMANDS
     adapter_class = "device_servers.thermocycler.adapter:ThermocyclerAdapter"
+    op_seconds: ClassVar[Mapping[str, float]] = {
+        "open_lid": 10.0,
+        "close_lid": 10.0,
+        "set_lid": 1.0,
+        "stop": 1.0,
+    }
+
+    def seconds(self, prim: Primitive) -> float:
+        """A cycle holds each of its temperatures and ramps between them at the block's
+        rate; a block target is reached at that rate from ambient at worst (an estimate)."""
+        ramp = self.config.block_ramp_c_per_s
+        if prim.op == "cycle" and prim.cycle is not None:
+            temps = [c for c, _ in prim.cycle.steps]
+            ramps = sum(abs(a - b) for a, b in zip(temps, temps[1:] + temps[:1], strict=True))
+            return sum(s for _, s in prim.cycle.steps) + ramps / ramp
+        if prim.op == "set_block" and prim.celsius is not None:
+            return abs(prim.celsius - self.config.ambient_c) / ramp
+        return super().seconds(prim)
 
     def initial_twin(self) -> ThermocyclerTwin:
         """Lid open, heaters off at ambient, no plate believed: read_back learns the plate."""

@@ -8,6 +8,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from labwright.cli._timeline import show_timeline
+
 
 class Progress:
     """One line per dispatched step (and per notable decision)."""
@@ -64,9 +66,10 @@ def show_plan(console: Console, payload: dict[str, Any]) -> None:
         f"{sim.get('steps')} steps {sim.get('per_instrument')}; {sim.get('transfers')} "
         f"transfers, {sim.get('liquid_moves')} aspirate/dispense, {sim.get('tips_used')} tips, "
         f"{sim.get('plate_moves')} plate moves; dispensed: {liquids or '-'}; estimated "
-        f"{sim.get('duration_s', 0) / 60:.1f} min",
+        f"{sim.get('duration_s', 0) / 60:.1f} min one step after another",
         highlight=False,
     )
+    show_timeline(console, sim.get("timeline"))
     for warning in sim.get("warnings", []):
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     for item in payload.get("needs_extra_approval", []):

@@ -68,7 +68,15 @@ async def operations(
         yield Operations(runner, people), person
 
 
-async def _settle(ops: Any, person: Any, outcome: Any, console: Console, yes: bool, detach: bool):
+async def _settle(
+    ops: Any,
+    person: Any,
+    outcome: Any,
+    console: Console,
+    yes: bool,
+    detach: bool,
+    sequential: bool = False,
+) -> Any:
     """Show where a run stands; answer an approval in the terminal when asked to."""
     while outcome.waiting:
         payload = outcome.interrupt
@@ -79,6 +87,8 @@ async def _settle(ops: Any, person: Any, outcome: Any, console: Console, yes: bo
             answer = {"decision": "approve"} if yes else ask_approval()
             if answer is None:
                 break
+            if sequential and answer.get("decision") == "approve":
+                answer["sequential"] = True
             outcome = await _decide(ops, person, outcome.run_id, answer, payload)
             continue
         show_question(console, payload)
@@ -101,7 +111,9 @@ async def _decide(
     """One person's answer, through the lab's operations (as the web page answers)."""
     decision = answer.get("decision")
     if decision == "approve":
-        return await ops.approve(person, run_id, payload.get("basis"))
+        return await ops.approve(
+            person, run_id, payload.get("basis"), sequential=bool(answer.get("sequential"))
+        )
     if decision == "edit":
         return await ops.edit(person, run_id, answer.get("text", ""))
     return await ops.reject(person, run_id, answer.get("reason") or "rejected at the terminal")
@@ -147,6 +159,12 @@ def run(
     model: str | None = typer.Option(None, help="provider:name of a chat model to plan with."),
     run_id: str | None = typer.Option(None, help="Choose the run id."),
     token: str | None = TokenOpt,
+    sequential: bool = typer.Option(
+        False,
+        "--sequential",
+        help="One step after another, in plan order (default: steps on different instruments "
+        "that do not depend on each other run at the same time).",
+    ),
 ) -> None:
     """Plan, simulate, ask for approval, then execute a request on the lab."""
     lab = lab_of(config)
@@ -155,7 +173,7 @@ def run(
 
     async def go() -> Any:
         async with operations(lab, model, out, token) as (ops, person):
-            outcome = await ops.create(person, request, run_id)
+            outcome = await ops.create(person, request, run_id, sequential=sequential)
             return await _settle(ops, person, outcome, out, yes, detach)
 
     _go(go())
@@ -190,7 +208,9 @@ def _answer(
                     )
                 outcome = await ops.approve_action(person, run_id)
             elif answer["decision"] == "approve" and answer.get("no_run"):
-                outcome = await ops.approve(person, run_id, drive=False)
+                outcome = await ops.approve(
+                    person, run_id, drive=False, sequential=bool(answer.get("sequential"))
+                )
                 out.print(
                     f"approval of {run_id} recorded for {person.label}; it goes ahead with "
                     f"`labwright resume {run_id}`",
@@ -198,7 +218,9 @@ def _answer(
                 )
                 return outcome
             elif answer["decision"] == "approve":
-                outcome = await ops.approve(person, run_id)
+                outcome = await ops.approve(
+                    person, run_id, sequential=bool(answer.get("sequential"))
+                )
             elif answer["decision"] == "reject":
                 outcome = await ops.reject(person, run_id, answer["reason"])
             else:
@@ -219,9 +241,13 @@ def approve(
         help="Only record the signed approval: the next `labwright resume` (here, or on a host "
         "sharing the lab's database) goes ahead with it.",
     ),
+    sequential: bool = typer.Option(
+        False, "--sequential", help="Run the approved plan one step after another."
+    ),
 ) -> None:
     """Approve a run's plan (or an instrument's request for approval), then continue it."""
-    _answer(config, run_id, {"decision": "approve", "no_run": no_run}, model, token)
+    answer = {"decision": "approve", "no_run": no_run, "sequential": sequential}
+    _answer(config, run_id, answer, model, token)
 
 
 def reject(
