@@ -84,7 +84,7 @@ async def _settle(
             show_plan(console, payload)
             if detach:
                 break
-            answer = {"decision": "approve"} if yes else ask_approval()
+            answer: dict[str, Any] | None = {"decision": "approve"} if yes else ask_approval()
             if answer is None:
                 break
             if sequential and answer.get("decision") == "approve":
