@@ -18,6 +18,7 @@ from typing import Any, cast
 import anyio
 from conftest import write_lab
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
@@ -331,6 +332,22 @@ async def task_lab(
             yield TaskLab(config, agents, world)
         finally:
             world.close()
+
+
+@contextlib.asynccontextmanager
+async def process(
+    config: LabConfig, checkpoints: Path, wrap: SessionWrap | None = None
+) -> AsyncIterator[TaskLab]:
+    """One task-agent process: started runtimes, sessions, agents, a graph on the checkpoints."""
+    world = SimWorld(config.world_path)
+    try:
+        async with (
+            served_lab(config, wrap) as agents,
+            AsyncSqliteSaver.from_conn_string(str(checkpoints)) as saver,
+        ):
+            yield TaskLab(config, agents, world, compile_graph(saver))
+    finally:
+        world.close()
 
 
 class Crash(Exception):

@@ -15,9 +15,11 @@ from typing import Any, cast
 
 import anyio
 import pytest
-from _task_lab import FakePlanner, TaskLab, question, task_lab, waiting_for
+from _task_lab import Crash, FakePlanner, TaskLab, process, question, task_lab, waiting_for
 from _two_plates import HOLDER, HOMES, WELLS, index_of, two_plate_lab_file, two_plate_plan
 from mcp import ClientSession
+
+from device_servers.lab import load
 
 pytestmark = pytest.mark.anyio
 
@@ -153,10 +155,12 @@ async def test_a_run_started_sequential_is_simulated_as_one_chain(lab: TaskLab) 
 @dataclass
 class Hold:
     """What happens to one step's executing calls: ``before`` runs first (once), ``sent`` is
-    set, the call waits for ``gate``, then fails ``fail`` times (the pipe) or goes through."""
+    set, the call waits for ``gate``, then fails ``fail`` times (the pipe) or goes through;
+    with ``lost`` the task process dies as the instrument answers (:class:`Crash`)."""
 
     gate: anyio.Event | None = None
     fail: int = 0
+    lost: bool = False
     before: Callable[[ClientSession], Awaitable[Any]] | None = None
     sent: anyio.Event = field(default_factory=anyio.Event)
 
@@ -183,7 +187,10 @@ class Held:
         if hold.fail > 0:
             hold.fail -= 1
             raise anyio.ClosedResourceError()
-        return await self.inner.call_tool(name, arguments)
+        answer = await self.inner.call_tool(name, arguments)
+        if hold.lost:
+            raise Crash(f"the task process died as {action} was answered")
+        return answer
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -251,3 +258,43 @@ async def test_an_estop_on_one_instrument_stops_the_run_and_the_step_under_way_e
         done = await lab.answer(ctx, {"decision": "abort"})
         assert done.values["status"] == "aborted"
         no_action_twice(lab)
+
+
+# --------------------------------------------------------------------------- crashes
+async def test_a_crash_while_two_instruments_act_resumes_every_branch_without_repeating_one(
+    tmp_path: Path,
+) -> None:
+    # The process dies as plate_2's preparation is answered, while plate_1 shakes.
+    config = load(two_plate_lab_file(tmp_path))
+    checkpoints = tmp_path / "checkpoints.sqlite"
+    shake = Hold()
+    prep = Hold(gate=shake.sent, lost=True)
+    wrap = holding({"hs1": {SHAKE_1: shake}, "lh1": {PREP_2: prep}})
+    async with process(config, checkpoints, wrap) as first:
+        ctx = first.context(FakePlanner(PLAN))
+        assert waiting_for(await first.start(ctx)) == "approval"
+        with pytest.raises(Crash):
+            await first.answer(ctx, {"decision": "approve"})
+        assert [first.volume("plate_2", w) for w in WELLS] == [100.0] * 3
+        # The shake was under way: in its ledger, not finished.
+        assert [a["status"] for a in first.actions("hs1") if a["command"] == "shake"] == ["pending"]
+
+    async with process(config, checkpoints) as second:
+        ctx = second.context(FakePlanner(PLAN))
+        snap = await second.drive(ctx, None)
+        # The shake's outcome died with the process: how long it ran is unknown, so a person
+        # decides; plate_2's preparation was answered from its ledger, not done again.
+        asked = question(snap)
+        assert asked is not None and asked["step"] == SHAKE_1
+        assert asked["observation"]["error"]["code"] == "ACTION_IN_DOUBT"
+        assert [o["op"] for o in second.ops("lh1") if o["op"] == "dispense"] == ["dispense"] * 6
+        done = await second.answer(ctx, {"decision": "skip"})
+        assert done.values["status"] == "done"
+        assert done.values["report"]["steps_done"] == len(PLAN.steps) - 1  # the skipped shake
+        assert shakes(second) == [f"run-1/{SHAKE_1}/shake", f"run-1/{PLAN.steps[14].id}/shake"]
+        for plate in ("plate_1", "plate_2"):
+            assert [second.volume(plate, w) for w in WELLS] == [100.0] * 3
+        assert second.world.location_of("plate_1") == HOMES["plate_1"]
+        assert second.world.location_of("plate_2") == "reader1:drawer"
+        assert second.world.incidents() == []
+        no_action_twice(second)

@@ -8,8 +8,7 @@ instruments' action ledgers.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,21 +18,17 @@ from _task_lab import (
     HOME,
     Crash,
     FakePlanner,
-    SessionWrap,
     TaskLab,
     flaky,
+    process,
     question,
-    served_lab,
     task_lab_file,
     transfer_and_read,
     waiting_for,
 )
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from agents.task.graph import compile_graph
 from agents.task.planning.models import LabView, Plan
-from device_servers.lab import LabConfig, load
-from device_servers.sim.world import SimWorld
+from device_servers.lab import load
 
 pytestmark = pytest.mark.anyio
 
@@ -43,22 +38,6 @@ class NoReplanning:
 
     def plan(self, request: str, lab: LabView) -> Plan:
         raise AssertionError("a resumed run asked the planner again")
-
-
-@contextlib.asynccontextmanager
-async def process(
-    config: LabConfig, checkpoints: Path, wrap: SessionWrap | None = None
-) -> AsyncIterator[TaskLab]:
-    """One task-agent process: started runtimes, sessions, agents, a graph on the checkpoints."""
-    world = SimWorld(config.world_path)
-    try:
-        async with (
-            served_lab(config, wrap) as agents,
-            AsyncSqliteSaver.from_conn_string(str(checkpoints)) as saver,
-        ):
-            yield TaskLab(config, agents, world, compile_graph(saver))
-    finally:
-        world.close()
 
 
 def crash_at_dispatch_of(step_id: str) -> Callable[[str, dict[str, Any]], None]:
