@@ -61,4 +61,5 @@ clean:
 
 crash: $(STAMP)
 	$(BIN)/python bench/crash_harness.py
+	$(BIN)/python bench/crash_harness.py --concurrent
 	$(BIN)/python bench/crash_estop.py

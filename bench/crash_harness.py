@@ -15,14 +15,24 @@ the simulated world and the action ledger, never from what the agent printed:
 - no action lost: every plan step has a finished (done) action, or an in-doubt one resolved;
 - in-doubt actions, and how each was resolved (read back, or escalated to a person);
 - kills during recovery itself: after some kills, the resumed process is killed again as it
-  completes the in-doubt action the kill left (``--recovery-kills``).
+  completes the in-doubt action the kill left (``--recovery-kills``);
+- kills during concurrent steps (``--concurrent``): the whole example lab (liquid handler,
+  reader, heater-shaker, arm) runs a two-plate prepare-shake-read plan, whose steps on
+  different instruments run at the same time; a kill counts as concurrent when two or more
+  instruments had an action under way (their ledgers: started before the kill, finished
+  after it). No step may have more finished actions than in the uninterrupted run (the
+  heater-shaker and the reader leave no physical operations to count), and every plate must
+  end where it does there. Kills aim first at the steps the printed timeline starts while a
+  step on another instrument runs (shortly after each is dispatched), then fall at random.
+  A shake cut by a kill stays in doubt (how long it ran is unknown): the stand-in person
+  skips it (it is never sent again), and the summary counts these interventions.
 
 ``bench/crash_estop.py`` (also run by ``make crash``) presses an e-stop while a resumed run
 completes an in-doubt action, and checks the run ends as an uninterrupted one.
 
 Usage::
 
-    .venv/bin/python bench/crash_harness.py [--kills 50] [--seed 1] [--quick]
+    .venv/bin/python bench/crash_harness.py [--kills 50] [--seed 1] [--quick] [--concurrent]
 """
 
 from __future__ import annotations
@@ -59,18 +69,33 @@ DILUTION = "make a 2-fold serial dilution of dye across row {row} of plate_1, 10
 FULL_REQUEST = " then ".join(DILUTION.format(row=r) for r in ROWS)
 # 23 transfers in 16 steps.
 QUICK_REQUEST = DILUTION.format(row="A")
+# Two plates, each prepared, shaken and read: 22 steps on four instruments.
+TWO_PLATES = (
+    "transfer 100 uL of dye to A1:A3 of plate_1, then shake plate_1 at 600 rpm for 5 minutes, "
+    "then read absorbance of plate_1 at 600 nm, then transfer 100 uL of dye to A1:A3 of "
+    "plate_2, then shake plate_2 at 600 rpm for 5 minutes, then read absorbance of plate_2 at "
+    "600 nm"
+)
 RUN_ID = "crash-run"
 STEP_LINE = re.compile(r"^\s*\[\s*\d+/\d+\]\s+(\S+)")
+# A row of the timeline table `run` prints: step, instrument, start, end (m:ss).
+TIMELINE_ROW = re.compile(r"^\s*(s\S*?)\*?\s+(\S+)\s+(\d+):(\d\d)\s+(\d+):(\d\d)\b")
 QUESTION_LINE = re.compile(r"^step (\S+): (.*)$")
 COMPLETING = "completing the rest"  # printed just before an in-doubt action is completed
 PROCESS_TIMEOUT_S = 300.0
 
 
-def write_lab(directory: Path, delay_s: float = 0.0) -> Path:
-    """The example lab's liquid handler alone, state in ``directory``, a delay per operation."""
+def write_lab(directory: Path, delay_s: float = 0.0, whole: bool = False) -> Path:
+    """The example lab's liquid handler alone (``whole``: every instrument, the heater-shaker
+    5x slower so a shake takes 2.5 s), state in ``directory``, a delay per liquid-handler
+    operation."""
     directory.mkdir(parents=True, exist_ok=True)
     lab = yaml.safe_load((ROOT / "examples" / "lab.yaml").read_text())
-    lab["instruments"] = [i for i in lab["instruments"] if i["kind"] == "liquid_handler"]
+    if not whole:
+        lab["instruments"] = [i for i in lab["instruments"] if i["kind"] == "liquid_handler"]
+    for inst in lab["instruments"]:
+        if inst["kind"] == "heater_shaker":
+            inst["time_scale"] = 120  # more wall time for other instruments' steps to overlap
     lab["state_dir"] = str(directory / "state")
     if delay_s > 0:
         lab["instruments"][0]["faults"] = [
@@ -99,6 +124,7 @@ class Segment:
 
     argv: list[str]
     killed: bool = False
+    killed_at: float | None = None  # wall clock of the kill
     killed_on_line: bool = False  # killed as it printed ``kill_on``
     rc: int | None = None
     lines: list[str] = field(default_factory=list)
@@ -110,10 +136,12 @@ def run_segment(
     kill_after_s: float | None,
     after_first_step: bool,
     kill_on: str | None = None,
+    kill_on_after_s: float = 0.0,
 ) -> Segment:
     """Run one labwright process; SIGKILL its whole group ``kill_after_s`` after it started
     (or after it printed its first dispatched step, when ``after_first_step``), or as soon as
-    it prints a line containing ``kill_on`` (a kill while it recovers)."""
+    it prints a line containing ``kill_on`` (a kill while it recovers), ``kill_on_after_s``
+    after that line."""
     seg = Segment(argv)
     t0 = time.monotonic()
     proc = subprocess.Popen(
@@ -137,8 +165,18 @@ def run_segment(
             if STEP_LINE.match(line):
                 started.set()
             if kill_on is not None and kill_on in line and proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                seg.killed = seg.killed_on_line = True
+                kill_on_line() if kill_on_after_s <= 0 else arm(kill_on_after_s)
+
+    def kill_on_line() -> None:
+        if proc.poll() is None and not seg.killed:
+            seg.killed_at = time.time()
+            os.killpg(proc.pid, signal.SIGKILL)
+            seg.killed = seg.killed_on_line = True
+
+    def arm(after_s: float) -> None:
+        timer = threading.Timer(after_s, kill_on_line)
+        timer.daemon = True
+        timer.start()
 
     thread = threading.Thread(target=reader, daemon=True)
     thread.start()
@@ -151,6 +189,7 @@ def run_segment(
         while proc.poll() is None and time.monotonic() - t_start < kill_after_s:
             time.sleep(0.005)
         if proc.poll() is None:
+            seg.killed_at = time.time()
             os.killpg(proc.pid, signal.SIGKILL)  # a machine crash: nothing gets to clean up
             seg.killed = True
     try:
@@ -199,10 +238,13 @@ def crash_run(
     span_s: float,
     early: float = 0.15,
     recovery_kills: int = 0,
+    overlap: bool = False,
 ) -> Tally:
     """Run ``request`` to its end through ``kills`` crashes, resuming after each; the first
     ``recovery_kills`` resumes after a kill are killed again as they complete the in-doubt
-    action the kill left (a kill during recovery itself)."""
+    action the kill left (a kill during recovery itself). With ``overlap``, kills aim at
+    concurrent steps first: shortly after a step is dispatched that the printed timeline has
+    start while a step on another instrument runs (each such step once, until none is left)."""
     tally = Tally()
     cfg = ("-c", str(lab))
     argv = labwright_argv("run", request, "--yes", "--run-id", RUN_ID, *cfg)
@@ -212,11 +254,16 @@ def crash_run(
         # Most crashes land while steps execute; some during start-up and in-doubt handling.
         early_kill = kill_now and rng.random() < early
         delay = rng.uniform(0.3, 3.0) if early_kill else rng.uniform(0.0, span_s)
+        kill_on = COMPLETING if during_recovery else None
+        target = _next_overlap(tally.segments) if overlap and kill_now else None
+        if target is not None and not during_recovery and not early_kill:
+            delay, kill_on = None, f"] {target} "  # its dispatch line: "[ 12/22] s12  lh1 ..."
         seg = run_segment(
             argv,
             delay if kill_now else None,
             after_first_step=not early_kill,
-            kill_on=COMPLETING if during_recovery else None,
+            kill_on=kill_on,
+            kill_on_after_s=rng.uniform(0.02, 0.3) if kill_on != COMPLETING else 0.0,
         )
         tally.segments.append(seg)
         _say(tally, seg)
@@ -231,10 +278,10 @@ def crash_run(
         )
         if seg.killed:
             tally.kills += 1
-        elif seg.rc == 0 or (seg.rc == 4 and tally.interventions):
+        elif seg.rc == 0 or (seg.rc == 4 and any(i.endswith("abort") for i in tally.interventions)):
             return tally  # done, or aborted by the stand-in person (judged below)
         elif seg.rc == 3:
-            argv = _answer(lab, seg, tally)
+            argv = _answer(lab, seg, tally, skip_in_doubt=overlap)
             continue
         else:
             tail = "\n".join(seg.lines[-25:])
@@ -244,6 +291,24 @@ def crash_run(
         tally.resumes += 1
         argv = labwright_argv("resume", RUN_ID, *cfg)
     raise RuntimeError("the run did not finish")
+
+
+def _next_overlap(segments: list[Segment]) -> str | None:
+    """The first step (in the timeline's order) that starts while a step on another
+    instrument runs, and that no process has dispatched yet; None when none is left."""
+    rows = [
+        (m[1], m[2], 60 * int(m[3]) + int(m[4]), 60 * int(m[5]) + int(m[6]))
+        for seg in segments
+        for line in seg.lines
+        if (m := TIMELINE_ROW.match(line))
+    ]
+    seen = {m.group(1) for seg in segments for line in seg.lines if (m := STEP_LINE.match(line))}
+    starts = sorted(
+        (start, step)
+        for step, inst, start, _ in rows
+        if step not in seen and any(i != inst and a <= start < b for _, i, a, b in rows)
+    )
+    return starts[0][1] if starts else None
 
 
 def _say(tally: Tally, seg: Segment) -> None:
@@ -258,8 +323,10 @@ def _say(tally: Tally, seg: Segment) -> None:
     )
 
 
-def _answer(lab: Path, seg: Segment, tally: Tally) -> list[str]:
-    """A person answers: the plan's approval, or an escalated step (judged at the deck)."""
+def _answer(lab: Path, seg: Segment, tally: Tally, skip_in_doubt: bool = False) -> list[str]:
+    """A person answers: the plan's approval, or an escalated step (judged at the deck).
+    With ``skip_in_doubt``, a step whose action the read back could not settle (a shake cut
+    by the kill: how long it ran is unknown) is left as it is (skip: never sent again)."""
     cfg = ("-c", str(lab))
     runs = TaskRuns(connect(load(lab).db_path))
     run = runs.get(RUN_ID)
@@ -272,8 +339,9 @@ def _answer(lab: Path, seg: Segment, tally: Tally) -> list[str]:
     # Any question after a crash is an intervention, and the harness never guesses for the
     # person (a blind retry could repeat a transfer): it aborts, and the verdict shows what
     # was left undone.
-    tally.interventions.append(f"{step_id}: {reason} -> abort")
-    return labwright_argv("resume", RUN_ID, "--decision", "abort", *cfg)
+    decision = "skip" if skip_in_doubt and "ACTION_IN_DOUBT" in reason else "abort"
+    tally.interventions.append(f"{step_id}: {reason} -> {decision}")
+    return labwright_argv("resume", RUN_ID, "--decision", decision, *cfg)
 
 
 def uninterrupted(lab: Path, request: str) -> Segment:
@@ -323,6 +391,7 @@ def _world(lab: Path) -> dict[str, Any]:
         "wells": {lw: world.wells(lw) for lw in labware},
         "tips": {r: world.tips(r) for r in racks},
         "channels": world.channels("lh1"),
+        "plates": dict(world.conn.execute("SELECT labware, location FROM plates").fetchall()),
         "incidents": world.incidents(),
         "ops": [o["op"] for o in world.physical_ops()],
     }
@@ -358,6 +427,10 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
     ops_base, _ = _ops_by_action(baseline)
     duplicated = sorted(aid for aid, done in ops.items() if len(done) > len(ops_base.get(aid, [])))
     actions = _actions(crashed)
+    # A step finished by more actions than in the uninterrupted run happened twice (what
+    # the heater-shaker and the reader do leaves no physical operation to count).
+    done, done_base = _done_per_step(actions), _done_per_step(_actions(baseline))
+    duplicated += sorted(f"step {s}" for s, n in done.items() if n > done_base.get(s, 0))
     keys = [(a["instrument"], a["action_id"]) for a in actions]
     not_unique = len(keys) - len(set(keys))
 
@@ -378,8 +451,10 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
     resolved = _resolutions(segments)
     said = " ".join(line for seg in segments for line in seg.lines)
     transfers = [int(n) for n in re.findall(r"; (\d+) transfers", said)]
+    kills = [seg.killed_at for seg in segments if seg.killed_at is not None]
     return {
         "steps": len(run.plan["steps"]),
+        "kills_concurrent": sum(1 for t in kills if len(_under_way(actions, t)) >= 2),
         "transfers": transfers[0] if transfers else None,
         "completion_rounds": said.count("read back: completing the rest"),
         "final_status": run.status,
@@ -388,6 +463,11 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
         "tips_left": tips_left,
         "tips_left_uninterrupted": tips_left_base,
         "tips_on_channels": sum(1 for c in got["channels"] if c["tip"]),
+        "plate_diffs": sorted(
+            f"{p} at {where} != {want['plates'].get(p)}"
+            for p, where in got["plates"].items()
+            if want["plates"].get(p) != where
+        ),
         "ops_per_kind": ops_kinds,
         "ops_per_kind_uninterrupted": ops_kinds_base,
         "duplicated": duplicated,
@@ -399,6 +479,25 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
         "in_doubt_left": [a["action_id"] for a in left_in_doubt],
         "resolutions": resolved,
         "incidents": len(got["incidents"]) - len(want["incidents"]),
+    }
+
+
+def _done_per_step(actions: list[dict[str, Any]]) -> dict[str, int]:
+    """Finished (done) actions per plan step, from the ledgers."""
+    out: dict[str, int] = {}
+    for a in actions:
+        if a["status"] == "done" and a["action_id"].startswith(f"{RUN_ID}/"):
+            step = a["action_id"].split("/")[1]
+            out[step] = out.get(step, 0) + 1
+    return out
+
+
+def _under_way(actions: list[dict[str, Any]], t: float) -> set[str]:
+    """Instruments that had an action under way at ``t``: started before, not finished."""
+    return {
+        a["instrument"]
+        for a in actions
+        if a["started_at"] <= t and (a["finished_at"] is None or a["finished_at"] > t)
     }
 
 
@@ -421,6 +520,7 @@ def ok(verdict: dict[str, Any]) -> bool:
         and not verdict["content_diffs"]
         and verdict["tips_left"] == verdict["tips_left_uninterrupted"]
         and verdict["tips_on_channels"] == 0
+        and not verdict["plate_diffs"]
         and verdict["ops_per_kind"] == verdict["ops_per_kind_uninterrupted"]
         and not verdict["duplicated"]
         and verdict["ledger_rows_not_unique"] == 0
@@ -530,21 +630,34 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="resumes killed again while completing an in-doubt action (default 10; quick 2)",
     )
+    p.add_argument(
+        "--concurrent",
+        action="store_true",
+        help="kill a two-plate prepare-shake-read run on the whole lab, whose steps on "
+        "different instruments run at the same time",
+    )
     args = p.parse_args(argv)
     kills = 5 if args.quick and args.kills == 50 else args.kills
     again = args.recovery_kills if args.recovery_kills is not None else (2 if args.quick else 10)
     request = QUICK_REQUEST if args.quick else FULL_REQUEST
+    delay = args.delay
+    if args.concurrent:
+        # 20 kills by default; liquid-handler operations slow enough to overlap a shake.
+        request, delay = TWO_PLATES, max(args.delay, 0.05)
+        kills = args.kills if args.kills != 50 else (5 if args.quick else 20)
     rng = random.Random(args.seed)
     t0 = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix="labwright-crash-"))
-    base_lab = write_lab(tmp / "uninterrupted", args.delay)
-    crash_lab = write_lab(tmp / "crashed", args.delay)
+    base_lab = write_lab(tmp / "uninterrupted", delay, whole=args.concurrent)
+    crash_lab = write_lab(tmp / "crashed", delay, whole=args.concurrent)
     print(f"labs in {tmp}; request: {len(request)} chars; {kills} kills, seed {args.seed}")
     base: list[Segment] = []
     worker = threading.Thread(target=lambda: base.append(uninterrupted(base_lab, request)))
     worker.start()  # the reference run, beside the crashed one
-    span = 1.2 if not args.quick else 0.8
-    tally = crash_run(crash_lab, request, kills, rng, span, recovery_kills=again)
+    span = (2.5 if args.concurrent else 1.2) if not args.quick else 0.8
+    tally = crash_run(
+        crash_lab, request, kills, rng, span, recovery_kills=again, overlap=args.concurrent
+    )
     worker.join()
     verdict = judge(crash_lab, base_lab, tally.segments)
     approval = kill_while_waiting_for_approval(tmp / "approval", QUICK_REQUEST, rng)
@@ -555,6 +668,7 @@ def main(argv: list[str] | None = None) -> int:
         "steps": verdict["steps"],
         "transfers (simulation summary)": verdict["transfers"],
         "kills": tally.kills,
+        "of them while 2+ instruments had an action under way": verdict["kills_concurrent"],
         "of them while completing an in-doubt action": tally.recovery_kills,
         "resumes that had nothing in doubt to complete": tally.recovery_kills_missed,
         "resumes": tally.resumes,
@@ -565,10 +679,14 @@ def main(argv: list[str] | None = None) -> int:
         "resolved by read back, effect there": there,
         "left in doubt (unresolved)": len(verdict["in_doubt_left"]) - there,
         "escalations (interventions)": len(tally.interventions),
+        "  of them in-doubt steps skipped by the stand-in person": sum(
+            1 for i in tally.interventions if i.endswith("-> skip")
+        ),
         "duplicated actions": len(verdict["duplicated"]),
         "lost actions": len(verdict["lost"]),
         "world equals uninterrupted": not verdict["volume_diffs"]
         and not verdict["content_diffs"]
+        and not verdict["plate_diffs"]
         and verdict["tips_left"] == verdict["tips_left_uninterrupted"],
         "tips left": verdict["tips_left"],
         "physical ops per kind": verdict["ops_per_kind"],

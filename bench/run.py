@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Labwright benchmark: figures and ratios against targets (not a pass/fail test).
 
-Four groups of measurements, all on the example lab (``examples/lab.yaml``):
+Six groups of measurements, all on the example lab (``examples/lab.yaml``):
 
 1. In-process twin simulation of 96 single-channel transfers (50 uL from reservoir A1 to each
    well of plate_1, a new tip each): parse the commands and run them on a fresh clone of the
@@ -21,6 +21,9 @@ Four groups of measurements, all on the example lab (``examples/lab.yaml``):
    and per-step time over the first and last 100 steps (target last / first <= 1.2) -- then
    ``labwright resume`` to the next action from copies of the crashed run's state, with the
    servers started by resume (target <= 2 s) and already up (``labwright lab up``, <= 1 s).
+6. Makespan (``bench/makespan.py``): a two-plate prepare-shake-read run, its simulated
+   makespan concurrent and ``--sequential`` beside its critical path (target: concurrent within
+   10% of it), and both driven to their end on the simulated instruments.
 
 Usage::
 
@@ -471,6 +474,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.skip_long:
         steps = args.long_steps or ([1000] if args.quick else [1000, 10000])
         results["long_runs"], long_rows = bench_long(steps, env)
+    import makespan
+
+    makespan_results, makespan_rows, makespan_how = makespan.run(log)
+    results.update(makespan_results)
     results["total_bench_s"] = time.perf_counter() - started
 
     # ------------------------------------------------------------------ table
@@ -578,6 +585,7 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((f"{label}, p95", fmt_ms(m["p95_ms"]), "figure", "-"))
     rows += agent_rows
     rows += long_rows
+    rows += makespan_rows
 
     print(
         f"Labwright benchmark -- {mach['nproc']} CPU(s) ({mach['cpu']}), "
@@ -606,7 +614,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"  MCP:         {mcp['how']}")
     print(f"  (server start to initialized: {mcp['startup_to_initialized_ms']:.0f} ms)")
-    for line in agent_how:
+    for line in agent_how + makespan_how:
         print(line)
     if long_rows:
         print(f"  long runs:   {LONG_HOW}")
