@@ -123,6 +123,10 @@ def test_an_approved_run_completes_and_every_decision_names_its_person(web_lab: 
         sim = http.get(f"/api/runs/{run_id}/simulation").json()["simulation"]
         assert sim["ok"] and sim["predictions"] and sim["verdicts"]
         assert {v["verdict"] for v in sim["verdicts"]} == {"ALLOW"}
+        # The page draws the simulation's timeline: one bar per step, on its instrument's row.
+        page = http.get(f"/runs/{run_id}").text
+        assert page.count('<rect class="tl"') == len(sim["timeline"]["steps"]) == sim["steps"]
+        assert "makespan " in page
     with web_lab.client("approver") as http:
         reply = http.post(f"/api/runs/{run_id}/approve", json={"basis": question["basis"]})
     assert reply.status_code == 202, reply.text
