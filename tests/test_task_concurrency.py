@@ -89,6 +89,8 @@ async def test_the_simulation_derives_what_depends_on_what_and_the_run_s_timelin
     # The question a person approves shows the timeline.
     shown = question(asked)
     assert shown is not None and shown["simulation"]["timeline"]["makespan_s"] == line["makespan_s"]
+    minutes = f"about {line['makespan_s'] / 60:.1f} min, critical path"
+    assert minutes in shown["description"]  # the Agent Inbox summary says it too
 
 
 def reaches(deps: dict[str, list[str]], step: str, earlier: str) -> bool:

@@ -101,6 +101,14 @@ def describe_plan(state: TaskState, plan: dict[str, Any], sim: dict[str, Any]) -
         f"\nSimulated: {sim.get('transfers', 0)} transfers, {sim.get('tips_used', 0)} tips, "
         f"about {float(sim.get('duration_s') or 0) / 60:.1f} min."
     )
+    line = sim.get("timeline") or {}
+    if line:
+        how = "one step after another" if line.get("sequential") else "steps at the same time"
+        lines.append(
+            f"Timeline ({how}): about {float(line['makespan_s']) / 60:.1f} min, critical path "
+            f"{float(line['critical_path_s']) / 60:.1f} min, one after another "
+            f"{float(line['sequential_s']) / 60:.1f} min."
+        )
     for item in sim.get("needs_approval", []):
         lines.append(f"- needs a person again at {item['instrument']}: {item['reason']}")
     voided = state.get("voided")
