@@ -17,13 +17,13 @@ the simulated world and the action ledger, never from what the agent printed:
 - kills during recovery itself: after some kills, the resumed process is killed again as it
   completes the in-doubt action the kill left (``--recovery-kills``);
 - kills during concurrent steps (``--concurrent``): the whole example lab (liquid handler,
-  reader, heater-shaker, arm) runs a two-plate prepare-shake-read plan, whose steps on
+  reader, heater-shaker, arm) runs a two-plate prepare-shake-read plan twice over, whose steps on
   different instruments run at the same time; a kill counts as concurrent when two or more
   instruments had an action under way (their ledgers: started before the kill, finished
   after it). No step may have more finished actions than in the uninterrupted run (the
   heater-shaker and the reader leave no physical operations to count), and every plate must
-  end where it does there. Kills aim first at the steps the printed timeline starts while a
-  step on another instrument runs (shortly after each is dispatched), then fall at random.
+  end where it does there. Two kills in three wait until two instruments have an action
+  under way (polling their ledgers) and land then; the others fall at random.
   A shake cut by a kill stays in doubt (how long it ran is unknown): the stand-in person
   skips it (it is never sent again), and the summary counts these interventions.
 
@@ -38,6 +38,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import pty
@@ -50,6 +51,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,10 +78,10 @@ TWO_PLATES = (
     "plate_2, then shake plate_2 at 600 rpm for 5 minutes, then read absorbance of plate_2 at "
     "600 nm"
 )
+# Twice over (A1:A3, then A4:A6 of each plate): 44 steps, long enough for 20 kills.
+TWO_PLATES_TWICE = f"{TWO_PLATES}, then {TWO_PLATES.replace('A1:A3', 'A4:A6')}"
 RUN_ID = "crash-run"
 STEP_LINE = re.compile(r"^\s*\[\s*\d+/\d+\]\s+(\S+)")
-# A row of the timeline table `run` prints: step, instrument, start, end (m:ss).
-TIMELINE_ROW = re.compile(r"^\s*(s\S*?)\*?\s+(\S+)\s+(\d+):(\d\d)\s+(\d+):(\d\d)\b")
 QUESTION_LINE = re.compile(r"^step (\S+): (.*)$")
 COMPLETING = "completing the rest"  # printed just before an in-doubt action is completed
 PROCESS_TIMEOUT_S = 300.0
@@ -136,12 +138,12 @@ def run_segment(
     kill_after_s: float | None,
     after_first_step: bool,
     kill_on: str | None = None,
-    kill_on_after_s: float = 0.0,
+    kill_when: Callable[[], bool] | None = None,
 ) -> Segment:
     """Run one labwright process; SIGKILL its whole group ``kill_after_s`` after it started
     (or after it printed its first dispatched step, when ``after_first_step``), or as soon as
-    it prints a line containing ``kill_on`` (a kill while it recovers), ``kill_on_after_s``
-    after that line."""
+    it prints a line containing ``kill_on`` (a kill while it recovers), or (``kill_when``,
+    polled every 5 ms once a step was dispatched) as soon as ``kill_when()`` holds."""
     seg = Segment(argv)
     t0 = time.monotonic()
     proc = subprocess.Popen(
@@ -165,22 +167,22 @@ def run_segment(
             if STEP_LINE.match(line):
                 started.set()
             if kill_on is not None and kill_on in line and proc.poll() is None:
-                kill_on_line() if kill_on_after_s <= 0 else arm(kill_on_after_s)
-
-    def kill_on_line() -> None:
-        if proc.poll() is None and not seg.killed:
-            seg.killed_at = time.time()
-            os.killpg(proc.pid, signal.SIGKILL)
-            seg.killed = seg.killed_on_line = True
-
-    def arm(after_s: float) -> None:
-        timer = threading.Timer(after_s, kill_on_line)
-        timer.daemon = True
-        timer.start()
+                seg.killed_at = time.time()
+                os.killpg(proc.pid, signal.SIGKILL)
+                seg.killed = seg.killed_on_line = True
 
     thread = threading.Thread(target=reader, daemon=True)
     thread.start()
-    if kill_after_s is not None:
+    if kill_when is not None:
+        while not started.wait(0.01) and proc.poll() is None:
+            pass
+        while proc.poll() is None and not kill_when():
+            time.sleep(0.005)
+        if proc.poll() is None:
+            seg.killed_at = time.time()
+            os.killpg(proc.pid, signal.SIGKILL)
+            seg.killed = True
+    elif kill_after_s is not None:
         deadline = t0 + PROCESS_TIMEOUT_S
         while not started.wait(0.01):
             if proc.poll() is not None or time.monotonic() > deadline:
@@ -242,9 +244,8 @@ def crash_run(
 ) -> Tally:
     """Run ``request`` to its end through ``kills`` crashes, resuming after each; the first
     ``recovery_kills`` resumes after a kill are killed again as they complete the in-doubt
-    action the kill left (a kill during recovery itself). With ``overlap``, kills aim at
-    concurrent steps first: shortly after a step is dispatched that the printed timeline has
-    start while a step on another instrument runs (each such step once, until none is left)."""
+    action the kill left (a kill during recovery itself). With ``overlap``, two kills in three
+    wait for two instruments to have an action under way (their ledgers) and land then."""
     tally = Tally()
     cfg = ("-c", str(lab))
     argv = labwright_argv("run", request, "--yes", "--run-id", RUN_ID, *cfg)
@@ -254,16 +255,16 @@ def crash_run(
         # Most crashes land while steps execute; some during start-up and in-doubt handling.
         early_kill = kill_now and rng.random() < early
         delay = rng.uniform(0.3, 3.0) if early_kill else rng.uniform(0.0, span_s)
-        kill_on = COMPLETING if during_recovery else None
-        target = _next_overlap(tally.segments) if overlap and kill_now else None
-        if target is not None and not during_recovery and not early_kill:
-            delay, kill_on = None, f"] {target} "  # its dispatch line: "[ 12/22] s12  lh1 ..."
+        aim = overlap and kill_now and not early_kill and not during_recovery
+        aim = aim and tally.kills % 3 != 2
         seg = run_segment(
             argv,
             delay if kill_now else None,
             after_first_step=not early_kill,
-            kill_on=kill_on,
-            kill_on_after_s=rng.uniform(0.02, 0.3) if kill_on != COMPLETING else 0.0,
+            kill_on=COMPLETING if during_recovery else None,
+            kill_when=functools.partial(_concurrent, load(lab).db_path, time.time())
+            if aim
+            else None,
         )
         tally.segments.append(seg)
         _say(tally, seg)
@@ -293,22 +294,20 @@ def crash_run(
     raise RuntimeError("the run did not finish")
 
 
-def _next_overlap(segments: list[Segment]) -> str | None:
-    """The first step (in the timeline's order) that starts while a step on another
-    instrument runs, and that no process has dispatched yet; None when none is left."""
-    rows = [
-        (m[1], m[2], 60 * int(m[3]) + int(m[4]), 60 * int(m[5]) + int(m[6]))
-        for seg in segments
-        for line in seg.lines
-        if (m := TIMELINE_ROW.match(line))
-    ]
-    seen = {m.group(1) for seg in segments for line in seg.lines if (m := STEP_LINE.match(line))}
-    starts = sorted(
-        (start, step)
-        for step, inst, start, _ in rows
-        if step not in seen and any(i != inst and a <= start < b for _, i, a, b in rows)
-    )
-    return starts[0][1] if starts else None
+def _concurrent(db: Path, since: float) -> bool:
+    """Whether two or more instruments have an action under way now that was started after
+    ``since`` (this process's: one a kill cut stays unfinished in its ledger)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
+    try:
+        sql = (
+            "SELECT COUNT(DISTINCT instrument) FROM actions WHERE finished_at IS NULL "
+            "AND status = 'pending' AND started_at > ?"
+        )
+        return int(conn.execute(sql, (since,)).fetchone()[0]) >= 2
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
 
 
 def _say(tally: Tally, seg: Segment) -> None:
@@ -454,7 +453,7 @@ def judge(crashed: Path, baseline: Path, segments: list[Segment]) -> dict[str, A
     kills = [seg.killed_at for seg in segments if seg.killed_at is not None]
     return {
         "steps": len(run.plan["steps"]),
-        "kills_concurrent": sum(1 for t in kills if len(_under_way(actions, t)) >= 2),
+        "kills_concurrent": sum(1 for t in kills if len(_under_way(actions, t, kills)) >= 2),
         "transfers": transfers[0] if transfers else None,
         "completion_rounds": said.count("read back: completing the rest"),
         "final_status": run.status,
@@ -492,13 +491,17 @@ def _done_per_step(actions: list[dict[str, Any]]) -> dict[str, int]:
     return out
 
 
-def _under_way(actions: list[dict[str, Any]], t: float) -> set[str]:
-    """Instruments that had an action under way at ``t``: started before, not finished."""
-    return {
-        a["instrument"]
-        for a in actions
-        if a["started_at"] <= t and (a["finished_at"] is None or a["finished_at"] > t)
-    }
+def _under_way(actions: list[dict[str, Any]], t: float, kills: list[float]) -> set[str]:
+    """Instruments that had an action under way at ``t``: started before, not finished, and
+    not cut by an earlier kill (an action never outlives the first kill after its start: its
+    server dies with the group; it may be finished later, completed from a read back)."""
+    out = set()
+    for a in actions:
+        cut = min((k for k in kills if k >= a["started_at"]), default=None)
+        ends = [x for x in (a["finished_at"], cut) if x is not None]
+        if a["started_at"] <= t and (not ends or t <= min(ends)):
+            out.add(a["instrument"])
+    return out
 
 
 def _resolutions(segments: list[Segment]) -> dict[str, str]:
@@ -643,7 +646,7 @@ def main(argv: list[str] | None = None) -> int:
     delay = args.delay
     if args.concurrent:
         # 20 kills by default; liquid-handler operations slow enough to overlap a shake.
-        request, delay = TWO_PLATES, max(args.delay, 0.05)
+        request, delay = TWO_PLATES_TWICE, max(args.delay, 0.05)
         kills = args.kills if args.kills != 50 else (5 if args.quick else 20)
     rng = random.Random(args.seed)
     t0 = time.monotonic()
