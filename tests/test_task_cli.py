@@ -5,6 +5,8 @@ world, never only from what the CLI printed."""
 
 from __future__ import annotations
 
+import itertools
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +78,22 @@ def test_run_yes_executes_and_reports_the_reading(lab_file: Path) -> None:
 
     audit = labwright("audit", "r-read", "--verify", *cfg)
     assert audit.returncode == 0, audit.stdout + audit.stderr
+
+
+def test_a_sequential_run_is_shown_and_run_one_step_after_another(lab_file: Path) -> None:
+    cfg = ("-c", str(lab_file))
+    result = labwright("run", READ_REQUEST, "--sequential", "--yes", "--run-id", "r-seq", *cfg)
+
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "one step after another (asked for)" in " ".join(result.stdout.split())
+    # The instruments' ledgers: each action started after the one before it had finished.
+    conn = sqlite3.connect(load(lab_file).db_path)
+    rows = conn.execute("SELECT started_at, finished_at FROM actions ORDER BY started_at")
+    times = rows.fetchall()
+    conn.close()
+    assert len(times) == 5
+    assert all(later[0] >= earlier[1] for earlier, later in itertools.pairwise(times))
+    assert world_of(lab_file).well("plate_1", "A1")["volume_ul"] == pytest.approx(100)
 
 
 def test_a_request_needing_a_clarification_exits_4_and_moves_nothing(lab_file: Path) -> None:

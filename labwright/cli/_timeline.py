@@ -52,10 +52,7 @@ def bars(line: dict[str, Any], width: int) -> list[str]:
 def headline(line: dict[str, Any]) -> str:
     """The figures in one sentence."""
     if line.get("sequential"):
-        return (
-            f"estimated {minutes(line['makespan_s'])}, one step after another (asked for); "
-            f"at the same time where steps allow: critical path {minutes(line['critical_path_s'])}"
-        )
+        return f"estimated {minutes(line['makespan_s'])}, one step after another (asked for)"
     return (
         f"estimated {minutes(line['makespan_s'])} with independent steps at the same time "
         f"(critical path {minutes(line['critical_path_s'])}); one step after another: "
