@@ -648,6 +648,8 @@ def main(argv: list[str] | None = None) -> int:
         # 20 kills by default; liquid-handler operations slow enough to overlap a shake.
         request, delay = TWO_PLATES_TWICE, max(args.delay, 0.05)
         kills = args.kills if args.kills != 50 else (5 if args.quick else 20)
+        # Most kills aim at concurrent steps; a few at in-doubt completions.
+        again = args.recovery_kills if args.recovery_kills is not None else (1 if args.quick else 3)
     rng = random.Random(args.seed)
     t0 = time.monotonic()
     tmp = Path(tempfile.mkdtemp(prefix="labwright-crash-"))
