@@ -22,8 +22,9 @@ WELLS = ["A1", "A2", "A3"]
 VOLUME = 100.0
 
 
-def two_plate_lab_file(tmp: Path) -> Path:
-    """The task lab (lh1, reader1, hs1, arm1) with plate_2 on the liquid handler's deck too."""
+def two_plate_lab_file(tmp: Path, hs_time_scale: float | None = None) -> Path:
+    """The task lab (lh1, reader1, hs1, arm1) with plate_2 on the liquid handler's deck too
+    (``hs_time_scale``: the heater-shaker's, when not the task lab's)."""
 
     def patch(data: dict[str, Any]) -> None:
         lh = data["instruments"][0]
@@ -39,6 +40,8 @@ def two_plate_lab_file(tmp: Path) -> Path:
         for inst in extra:
             if inst["kind"] == "plate_mover":
                 inst["plates"] = ["plate_1", "plate_2"]
+            if inst["kind"] == "heater_shaker" and hs_time_scale is not None:
+                inst["time_scale"] = hs_time_scale
         data["instruments"].extend(extra)
 
     return write_lab(tmp, patch)

@@ -266,8 +266,9 @@ async def test_an_estop_on_one_instrument_stops_the_run_and_the_step_under_way_e
 async def test_a_crash_while_two_instruments_act_resumes_every_branch_without_repeating_one(
     tmp_path: Path,
 ) -> None:
-    # The process dies as plate_2's preparation is answered, while plate_1 shakes.
-    config = load(two_plate_lab_file(tmp_path))
+    # The process dies as plate_2's preparation is answered, while plate_1 shakes (for 10 s:
+    # long after the transfer, however loaded the machine).
+    config = load(two_plate_lab_file(tmp_path, hs_time_scale=30))
     checkpoints = tmp_path / "checkpoints.sqlite"
     shake = Hold()
     prep = Hold(gate=shake.sent, lost=True)
@@ -281,7 +282,8 @@ async def test_a_crash_while_two_instruments_act_resumes_every_branch_without_re
         # The shake was under way: in its ledger, not finished.
         assert [a["status"] for a in first.actions("hs1") if a["command"] == "shake"] == ["pending"]
 
-    async with process(config, checkpoints) as second:
+    # The lab as usual again (a shake takes 0.5 s) for the rest of the run.
+    async with process(load(two_plate_lab_file(tmp_path)), checkpoints) as second:
         ctx = second.context(FakePlanner(PLAN))
         snap = await second.drive(ctx, None)
         # The shake's outcome died with the process: how long it ran is unknown, so a person
