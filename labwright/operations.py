@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -31,15 +32,8 @@ if TYPE_CHECKING:  # the runner (LangGraph, MCP clients) is loaded by whoever ma
 
 DECISIONS = ("retry", "skip", "replan", "abort")
 LAB = "lab"  # the audit log's run id for what is not one run's: people, e-stops, grants
-_HTTP = {
-    "RUN_NOT_FOUND": 404,
-    "NOT_WAITING": 409,
-    "APPROVAL_STALE": 409,
-    "RUN_BUSY": 409,
-    "INVALID_ARGUMENT": 400,
-    "UNAUTHENTICATED": 401,
-    "FORBIDDEN": 403,
-}
+_HTTP = {"RUN_NOT_FOUND": 404, "NOT_WAITING": 409, "APPROVAL_STALE": 409, "RUN_BUSY": 409}
+_HTTP |= {"INVALID_ARGUMENT": 400, "UNAUTHENTICATED": 401, "FORBIDDEN": 403}
 
 
 class OperationError(Exception):
@@ -114,7 +108,6 @@ class Operations:
         plan = self._plan(values.get("plan_ref")) or {}
         status = self._status(run_id, out)
         steps = len(plan.get("steps") or [])
-        # Steps passed: those before the one dispatched next (all of them once done).
         passed = steps if status == "done" else sum((values.get("lanes") or {}).values())
         return {
             "run_id": run_id,
@@ -180,8 +173,7 @@ class Operations:
     async def create(
         self, person: Person, request: str, run_id: str | None = None, *, sequential: bool = False
     ) -> Any:
-        """Plan, simulate and (unless refused) leave a new run waiting for approval
-        (``sequential``: its steps strictly one after another)."""
+        """Plan, simulate and (unless refused) leave a new run waiting for approval."""
         person.require("operate")
         request = request.strip() if isinstance(request, str) else ""
         if not request:
@@ -198,9 +190,8 @@ class Operations:
             args={"request": request, "sequential": sequential},
             decision_note="asked for a run",
         )
-        return await self._go(
-            run_id, lambda: self.runner.start(request, run_id, sequential=sequential)
-        )
+        start = functools.partial(self.runner.start, request, run_id, sequential=sequential)
+        return await self._go(run_id, start)
 
     async def approve(
         self,
@@ -209,10 +200,8 @@ class Operations:
         basis: dict[str, Any] | None = None,
         *,
         drive: bool = True,
-        sequential: bool = False,
     ) -> Any:
-        """Approve the plan shown (``basis``: the question's hashes the person saw);
-        ``sequential``: run its steps strictly one after another.
+        """Approve the plan shown (``basis``: the question's hashes the person saw).
 
         With ``drive=False`` the signed approval is only recorded: whoever resumes the run
         next (another process, another host on the same database) takes it and goes on.
@@ -224,9 +213,7 @@ class Operations:
                 "APPROVAL_STALE",
                 f"run {run_id} shows another plan or state now: reload it and approve again",
             )
-        answer: dict[str, Any] = {"decision": "approve", "basis": question.get("basis")}
-        if sequential:
-            answer["sequential"] = True
+        answer = {"decision": "approve", "basis": question.get("basis")}
         if not drive:
             signed = await self.runner.answer_of(run_id, answer, person)
             self.runner.answers.put(run_id, signed)

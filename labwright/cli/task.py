@@ -68,15 +68,7 @@ async def operations(
         yield Operations(runner, people), person
 
 
-async def _settle(
-    ops: Any,
-    person: Any,
-    outcome: Any,
-    console: Console,
-    yes: bool,
-    detach: bool,
-    sequential: bool = False,
-) -> Any:
+async def _settle(ops: Any, person: Any, outcome: Any, console: Console, yes: bool, detach: bool):
     """Show where a run stands; answer an approval in the terminal when asked to."""
     while outcome.waiting:
         payload = outcome.interrupt
@@ -84,11 +76,9 @@ async def _settle(
             show_plan(console, payload)
             if detach:
                 break
-            answer: dict[str, Any] | None = {"decision": "approve"} if yes else ask_approval()
+            answer = {"decision": "approve"} if yes else ask_approval()
             if answer is None:
                 break
-            if sequential and answer.get("decision") == "approve":
-                answer["sequential"] = True
             outcome = await _decide(ops, person, outcome.run_id, answer, payload)
             continue
         show_question(console, payload)
@@ -111,9 +101,7 @@ async def _decide(
     """One person's answer, through the lab's operations (as the web page answers)."""
     decision = answer.get("decision")
     if decision == "approve":
-        return await ops.approve(
-            person, run_id, payload.get("basis"), sequential=bool(answer.get("sequential"))
-        )
+        return await ops.approve(person, run_id, payload.get("basis"))
     if decision == "edit":
         return await ops.edit(person, run_id, answer.get("text", ""))
     return await ops.reject(person, run_id, answer.get("reason") or "rejected at the terminal")
@@ -208,9 +196,7 @@ def _answer(
                     )
                 outcome = await ops.approve_action(person, run_id)
             elif answer["decision"] == "approve" and answer.get("no_run"):
-                outcome = await ops.approve(
-                    person, run_id, drive=False, sequential=bool(answer.get("sequential"))
-                )
+                outcome = await ops.approve(person, run_id, drive=False)
                 out.print(
                     f"approval of {run_id} recorded for {person.label}; it goes ahead with "
                     f"`labwright resume {run_id}`",
@@ -218,9 +204,7 @@ def _answer(
                 )
                 return outcome
             elif answer["decision"] == "approve":
-                outcome = await ops.approve(
-                    person, run_id, sequential=bool(answer.get("sequential"))
-                )
+                outcome = await ops.approve(person, run_id)
             elif answer["decision"] == "reject":
                 outcome = await ops.reject(person, run_id, answer["reason"])
             else:
@@ -241,13 +225,9 @@ def approve(
         help="Only record the signed approval: the next `labwright resume` (here, or on a host "
         "sharing the lab's database) goes ahead with it.",
     ),
-    sequential: bool = typer.Option(
-        False, "--sequential", help="Run the approved plan one step after another."
-    ),
 ) -> None:
     """Approve a run's plan (or an instrument's request for approval), then continue it."""
-    answer = {"decision": "approve", "no_run": no_run, "sequential": sequential}
-    _answer(config, run_id, answer, model, token)
+    _answer(config, run_id, {"decision": "approve", "no_run": no_run}, model, token)
 
 
 def reject(
