@@ -134,9 +134,9 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
         ):  # fmt: skip
             frame, family = again  # "..., then refill with the same volume of medium"
         if (
-            family is None
-            and prev is not None
+            prev is not None
             and prev[1].name == "volumes"
+            and not frame.ents.liquids
             and (fresh := _fresh_in(frame, prev[0]))
         ):
             frame, family = fresh  # "120 uL out, 120 uL fresh in": the lab's medium, same wells
@@ -274,7 +274,8 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
 
 _SAME_VOLUME = re.compile(r"\b(?:the\s+)?same\s+(?:volume|amount)\b", re.IGNORECASE)
 _FRESH_IN = re.compile(
-    r"^(?:and\s+)?(?P<v>(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL))\s+(?:of\s+)?(?:fresh|new)"
+    r"^(?:and\s+)?(?:(?:add|put(?:\s+back)?|dispense|refill\s+with|replace\s+with|top\s+up\s+with)\s+)?"
+    r"(?P<v>(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL))\s+(?:of\s+)?(?:the\s+)?(?:fresh|new)"
     r"(?:\s+(?P<what>media|medium))?\s*(?:in|back(?:\s+in)?|added)?\W*$",
     re.IGNORECASE,
 )

@@ -224,6 +224,13 @@ def check_count(frame: Frame, plate_id: str, p: Planning) -> None:
         raise Refuse(f"{plate_id} has {lw.rows * lw.cols} wells, not {count}", "plate_size")
 
 
+_GENERIC = re.compile(
+    r"(?:the\s+|some\s+|that\s+|this\s+)?(?:stuff|reagents?|liquids?|solutions?|fluids?|materials?|"
+    r"things?|something|whatever|substances?|contents?|it|mixture)",
+    re.IGNORECASE,
+)
+
+
 def liquid(m: Mention | None, p: Planning, what: str = "liquid") -> str:
     """The lab's name of a liquid mention; ask when the lab has none of it."""
     if m is None:
@@ -243,6 +250,8 @@ def liquid(m: Mention | None, p: Planning, what: str = "liquid") -> str:
         raise Ask(f"Which {m.name} do you mean?", ["liquid"], sorted(partial))
     if found is not None:
         raise unsure(Mention(found.name, 0, 0, m.written, False), "liquid", liquids(p.world))
+    if _GENERIC.fullmatch(m.name.strip()):  # "50 uL of the stuff": no liquid named at all
+        raise Ask(f"Which liquid is '{m.name}'?", ["liquid"], liquids(p.world))
     raise Ask(
         f"There is no {m.name} in the lab: where should I take it from, or which liquid do "
         "you mean?",

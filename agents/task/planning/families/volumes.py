@@ -103,6 +103,16 @@ def _wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
     plate = r.labware(place, p, what)  # type: ignore[arg-type]
     if getattr(place, "wells", None) is None and p.plate == plate and p.wells:
         return plate, list(p.wells)
+    if getattr(place, "wells", None) is None and what in (
+        "exchange the medium in",
+        "take liquid from",
+    ):
+        held = sorted(  # "change the medium on cell_plate": the wells that hold something
+            (w for (lid, w), v in p.world.volume.items() if lid == plate and v > 0),
+            key=lambda w: (int(w[1:]), w[0]),
+        )
+        if held:
+            return plate, held
     wells = r.wells(place, plate, p, f"should I {what}", frame)  # type: ignore[arg-type]
     if (
         frame.ents.refers_back
