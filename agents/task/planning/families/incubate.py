@@ -41,8 +41,17 @@ _PUT_ON = re.compile(
 )
 
 
+_SHAKE_AS = re.compile(
+    r"^(?:give\s+(?:it|them|the\s+plate|[\w-]+)\s+an?\s+(?:\w+\s+)?shake\b"
+    r"|mix\b(?=.*\b(?:on\s+the\s+(?:heater[\s-]?)?shaker|\d+\s*rpm)\b))",
+    _FLAGS,
+)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
+    if _SHAKE_AS.match(text) and not ents.volumes() and not ents.wellsets:
+        return 60  # "give plate_1 a quick shake", "mix plate_1 on the shaker at 600 rpm"
     if (
         _PUT_ON.match(text)
         and any(q.kind == "duration" for q in ents.quantities)
