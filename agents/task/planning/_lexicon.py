@@ -348,6 +348,17 @@ class Lexicon:
         for iid in sorted(self.lab.instruments, key=len, reverse=True):
             for m in re.finditer(rf"(?<![\w]){re.escape(iid)}(?![\w])", text, _FLAGS):
                 out.append((self.lab.instruments[iid].kind, iid, m.start(), m.end()))
+        bases: dict[str, list[str]] = {}
+        for iid in self.lab.instruments:  # "the ODTC" for odtc1, "TC" for tc1
+            base = re.sub(r"[\d_-]+$", "", iid)
+            if len(base) >= 2 and base != iid:
+                bases.setdefault(base.lower(), []).append(iid)
+        for base, ids in bases.items():
+            if len(ids) != 1:
+                continue
+            for m in re.finditer(rf"(?<![\w]){re.escape(base)}(?![\w])", text, _FLAGS):
+                if not any(a <= m.start() < b for _, _, a, b in out):
+                    out.append((self.lab.instruments[ids[0]].kind, ids[0], m.start(), m.end()))
         for kind, words in INSTRUMENT_WORDS.items():
             for word in words:
                 for m in re.finditer(rf"\b{word}s?\b", text, _FLAGS):

@@ -100,7 +100,11 @@ class RulePlanner:
                 if frame.ents.rack and family.name == "context":
                     p.rack = frame.ents.rack  # "Use tips_50." for what follows
                 p.world.preferred = frame.ents.rack or p.rack
-                if frame.clause.heading and family.name not in ("dilution", "chain"):
+                if (
+                    frame.clause.heading
+                    and family.name not in ("dilution", "chain")
+                    and not (family.name == "thermocycle" and frame.extra.get("continued"))
+                ):  # a programme's heading with its parts under it is the programme
                     understood = _heading(frame, p)
                 else:
                     understood = family.build(frame, p)

@@ -37,7 +37,7 @@ COUNT_N = rf"(?:\d+|{_COMPOUND}|{_WORD})"
 _CYCLING = re.compile(r"\bcycl(?:e|es|ing)\b|\brepeat|\bpcr\b|\bamplif", _FLAGS)
 _DEG = r"(?:\s*[°º]?\s*(?:c\b|degrees?(?:\s*c\b)?|deg(?:\s*c)?\b|celsius\b))"
 _DUR = (
-    rf"(?:(?P<d>{_N}|{_WORD})\s*-?\s*(?P<u>seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\b"
+    rf"(?:(?P<d>{_N}|{_COMPOUND}|{_WORD}|half\s+an?|an?)\s*-?\s*(?P<u>seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h)\b"
     r"(?:\s*(?P<d2>\d+)\s*(?:seconds?|secs?|s)\b)?"
     r"|(?P<mm>\d{1,2}):(?P<ss>[0-5]\d)\b(?:\s*(?:min|mins|minutes)\b)?)"  # "0:30", "2:00 min"
 )
@@ -125,7 +125,11 @@ class Profile:
 
 def count_value(word: str) -> float:
     """A number written in digits or words ('35', 'thirty', 'thirty-five')."""
-    w = word.lower()
+    w = re.sub(r"\s+", " ", word.lower())
+    if w in ("a", "an"):
+        return 1.0  # "for a minute"
+    if w in ("half a", "half an"):
+        return 0.5
     if w in WORD_NUMBERS:
         return float(WORD_NUMBERS[w])
     tens, _, ones = w.replace("-", " ").partition(" ")
