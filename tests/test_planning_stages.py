@@ -73,6 +73,11 @@ def test_numbers_inline_mark_items_not_sentences() -> None:
     assert _texts("Dilute 1 in 2. Then read") == ["Dilute 1 in 2", "read"]  # one number: a sentence
 
 
+def test_a_unit_abbreviated_with_a_period_does_not_end_a_sentence() -> None:
+    assert _texts("move 50 ul. of buffer to A2") == ["move 50 ul of buffer to A2"]
+    assert _texts("add 50 uL. Then read") == ["add 50 uL", "read"]
+
+
 def test_a_first_semicolon_piece_or_a_line_without_its_colon_can_head_a_list() -> None:
     semis = split(normalise("Pick from samples to plate_2; 10 uL each; A1 to B2; C3 to B3"))
     assert [(c.text, c.heading, c.label) for c in semis][:2] == [

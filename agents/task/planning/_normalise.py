@@ -55,6 +55,9 @@ _ARROW = re.compile(
     r"|(?<=\b[A-Pa-p]\d\d)\s*>\s*(?=[\w-]*\s*[A-Pa-p]\d)"
 )  # "A3 > A1": a well to a well
 _SPACES = re.compile(r"[ ]{2,}")
+_UNIT_DOT = re.compile(
+    r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b)"
+)
 # "A1 = 10 uL", "A1 -> 10 uL", "A1: 10 uL": a well and its volume, written "A1 10 uL".
 _WELL_VOLUME = re.compile(
     r"\b([A-Pa-p]\d{1,2})\s*(?:(?:=|->)\s*(?=\d+(?:\.\d+)?\b(?!\s*[A-Pa-p]\d))"
@@ -97,6 +100,7 @@ def normalise(request: str) -> Normalised:
     text = _QUOTES.sub(hold, text)
     text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)
     text = _ARROW.sub(" -> ", text)
+    text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
     lines = [
         _SPACES.sub(" ", _units(line)).strip() for line in text.replace("\r", "\n").split("\n")
     ]
