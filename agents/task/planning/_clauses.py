@@ -92,10 +92,12 @@ _NEW_ACTION = re.compile(
     _FLAGS,
 )
 _LEAD = re.compile(
-    r"^(?:(?:please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|"
+    r"^(?:(?:(?:would|do|could)\s+you\s+mind|please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|"
     r"ok(?:ay)?|so|hey|hi|hello|can\s+you|could\s+you|would\s+you|will\s+you|"
     r"i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+(?:need|want)\s+(?:you\s+)?to|"
-    r"we\s+(?:need|want)\s+to|let'?s|go\s+ahead\s+and|just|quickly|then)\b[\s,:-]*)+",
+    r"we\s+(?:need|want)\s+to|let'?s|go\s+ahead\s+and|just|quickly|then|"
+    r"when\s+you\s+(?:get|have)\s+a\s+(?:chance|moment|minute)|"
+    r"if\s+you\s+(?:can|could|get\s+a\s+chance)|at\s+some\s+point)\b[\s,:-]*)+",
     _FLAGS,
 )
 

@@ -107,7 +107,7 @@ _STEPS = re.compile(
 VAGUE = re.compile(
     r"\b(a bit|a little|some|a few|few|several|a couple(?: of)?|enough|a lot(?: of)?|lots of|"
     r"plenty(?: of)?|a splash|a drop|a while|briefly|a moment|overnight|a small amount|"
-    r"a bunch|loads of|a dash)\b",
+    r"a bunch|loads of|a dash|whatever(?: volume| amount)?(?: you think| is best| you like)?)\b",
     _FLAGS,
 )
 

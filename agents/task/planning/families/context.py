@@ -25,8 +25,8 @@ PLEASANTRY = re.compile(
     r"^(?:thanks?(?:\s+(?:a\s+lot|so\s+much|again|in\s+advance))?|thank\s+you(?:\s+\w+)?|cheers|ta|thx|"
     r"ty|please|pls|ok(?:ay)?|great|cool|hi|hello|hey|no\s+rush|asap|much\s+appreciated|"
     r"appreciate\s+it|that'?s\s+(?:it|all)|done|good|nice|lovely|perfect|sounds\s+good|"
-    r"(?:good\s+)?(?:morning|afternoon|evening)|hiya|yo|greetings)"
-    r"(?:\s+(?:team|folks|all|everyone|labwright|robot))?[\s!.:)]*$",
+    r"(?:good\s+)?(?:morning|afternoon|evening)|hiya|yo|greetings|there)"
+    r"(?:\s+(?:team|folks|all|everyone|labwright|robot|there))?[\s!.:)]*$",
     _FLAGS,
 )
 _STATE = re.compile(

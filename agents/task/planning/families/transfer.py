@@ -44,7 +44,7 @@ VERBS = re.compile(
     r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
     r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
     r"plate\s+out|split|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|"
-    r"replenish|re-fill)\b",
+    r"replenish|re-fill|pop)\b",
     _FLAGS,
 )
 _LABEL_VERBS = re.compile(r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense", _FLAGS)
