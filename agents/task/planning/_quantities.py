@@ -100,7 +100,7 @@ _FOLD = re.compile(
 )
 _RATIO = re.compile(r"(?<![\w:.])1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.])", _FLAGS)
 _STEPS = re.compile(
-    rf"(?<![\w.:])({_COUNT[1:-1]})\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
+    rf"(?<![\w.:/])({_COUNT[1:-1]})\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
     r"(?:steps?|points?|dilutions?|concentrations?|wells?)\b",
     _FLAGS,
 )
@@ -235,7 +235,24 @@ def fold(text: str) -> tuple[float, str] | None:
         return number(m.group(1)), "fold"
     if m := _RATIO.search(text):
         return float(m.group(1)), "ratio"
+    if m := _FOLD_MORE.search(text):
+        if m.group("frac"):
+            return float(m.group("frac")), "ratio"  # "1/2 dilutions"
+        if m.group("factor"):
+            return float(m.group("factor")), "fold"  # "a dilution factor of 3"
+        if m.group("halflog"):
+            return round(10**0.5, 4), "fold"  # "half-log dilutions"
+        return 2.0, "fold"  # "halving / doubling dilutions"
     return None
+
+
+_FOLD_MORE = re.compile(
+    r"\b1\s*/\s*(?P<frac>\d+(?:\.\d+)?)\s+(?:serial\s+)?dilutions?\b"
+    r"|\b(?:dilution\s+)?factor\s+(?:of\s+)?(?P<factor>\d+(?:\.\d+)?)\b"
+    r"|\b(?P<halflog>half[\s-]?log)\b"
+    r"|\b(?:halving|doubling|two-?fold\s+serial)\s+(?:serial\s+)?dilutions?\b",
+    re.IGNORECASE,
+)
 
 
 def steps(text: str) -> int | None:
