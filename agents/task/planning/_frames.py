@@ -179,7 +179,7 @@ def assign_places(frame: Frame) -> None:
                 places[-1] = (last_role, last, end)
                 continue
             near = re.fullmatch(
-                r"\s*(?:of|on|in|from|at|'s|,)?\s*(?:the\s+)?(?:wells?\s+)?", between, _FLAGS
+                r"\s*\(?\s*(?:of|on|in|from|at|'s|,)?\s*(?:the\s+)?(?:wells?\s+)?", between, _FLAGS
             )
             if near and (last_role == role or re.search(r"\b(?:of|on|in|at)\b|'s", between)):
                 if what == "wells" and last.wells is None:
