@@ -192,6 +192,10 @@ def _split_pairs(
     return out
 
 
+_VERB_LABEL = re.compile(
+    r"(?:read|measure|shake|incubate|move|mix|add|transfer|dispense|wash|thermocycle|cycle)",
+    re.IGNORECASE,
+)
 _EACH = re.compile(
     r"(?:at\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s*(?:each|per\s+(?:well|pick|transfer|sample))",
     re.IGNORECASE,
@@ -210,6 +214,12 @@ def _read(
         clause = replace(clause, heading=True)  # "Pick from X to Y; 10 uL each; A1 to B2; ..."
     ents = extract(lex.fix_words(clause.text), lex, quoted)
     family = classify(clause, ents)
+    if family is None and clause.label and _VERB_LABEL.fullmatch(clause.label.strip()):
+        verbed = replace(
+            clause, text=f"{clause.label.strip()} {clause.text}"
+        )  # "Read: plate_1, 600 nm"
+        ents, clause = extract(lex.fix_words(verbed.text), lex, quoted), verbed
+        family = classify(clause, ents)
     if family is None and clause.heading:
         family = next(f for f in FAMILIES if f.name == "context")
     if family is None:
