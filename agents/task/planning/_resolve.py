@@ -14,6 +14,7 @@ from typing import Any
 
 from agents.task.planning import _wellsets as ws
 from agents.task.planning._frames import Frame, Place
+from agents.task.planning._lanes import lane_well
 from agents.task.planning._lexicon import Lexicon, Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import Quantity, fmt
@@ -159,36 +160,6 @@ def _fits(place: Place, rows: int, cols: int) -> bool:
 
 
 _WHOLE_PLATE_VERB = re.compile(r"^(?:coat|block|fill|wash|rinse)\b(?!\s+up\b)", re.IGNORECASE)
-
-
-_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
-             "seventh": 7, "eighth": 8, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5,
-             "6th": 6, "7th": 7, "8th": 8, "9th": 9, "10th": 10, "11th": 11,
-             "12th": 12}  # fmt: skip
-_LANE = re.compile(
-    r"\b(?:trough|channel|lane|well|position|slot|compartment|column|col)\s*(?:#|no\.?|number)?\s*"
-    r"(\d{1,2})\b(?!\s*(?:u[lL]|ml|mL))"
-    r"|\b(?:the\s+)?("
-    + "|".join(_ORDINALS)
-    + r")\s+(?:trough|channel|lane|well|position|compartment)\b",
-    re.IGNORECASE,
-)
-
-
-def lane_well(text: str, rows: int, cols: int) -> list[str] | None:
-    """A trough plate's lane by its number ('trough 2', 'well 2', 'the 2nd trough'): its well."""
-    if rows != 1 and cols != 1:
-        return None
-    lanes = list(_LANE.finditer(text))
-    named = [
-        m
-        for m in lanes
-        if re.match(r"(?:the\s+)?\w*\s*(?:trough|channel|lane|compartment)", m.group(0), re.I)
-    ]
-    found = [int(m.group(1) or _ORDINALS[m.group(2).lower()]) for m in (named or lanes)]
-    if len(found) != 1 or not 1 <= found[0] <= rows * cols:
-        return None
-    return [f"A{found[0]}"] if rows == 1 else [f"{chr(64 + found[0])}1"]
 
 
 def wells(
