@@ -10,7 +10,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 SYSTEM := chromium:/usr/bin/chromium chromium-driver:/usr/bin/chromedriver \
 	postgresql:/usr/lib/postgresql/15/bin/initdb
 
-.PHONY: install demo demo-web langgraph-dev test lint bench interop clean eval crash system screenshots
+.PHONY: install demo demo-web langgraph-dev test lint bench bench-startup interop clean eval crash system screenshots
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -49,6 +49,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/planner_bench.py
+
+# 200 trials of 8 servers started together on a fresh state directory (about 15 min on 2 cores)
+bench-startup: $(STAMP)
+	$(BIN)/python bench/startup_race.py --trials 200 --servers 8
 
 interop: $(STAMP)
 	bash interop/run.sh

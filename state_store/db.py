@@ -1,11 +1,18 @@
-"""Open the lab's SQLite database: WAL, a busy timeout, full sync, tables created on first use."""
+"""Open the lab's SQLite files: WAL, a busy timeout, full sync, tables created once under a lock."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import sqlite3
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import sqlite_utils
+
+T = TypeVar("T")
 
 _SCHEMA: dict[str, tuple[dict[str, type], list[str] | str]] = {
     "actions": (
@@ -139,15 +146,68 @@ _TRIGGERS = (
 )
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
-    """A connection in autocommit mode; callers open transactions explicitly."""
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(exc) or "busy" in str(exc)
+
+
+def retry_busy(work: Callable[[], T], *, attempts: int = 200, pause_s: float = 0.005) -> T:
+    """Run ``work``, retrying the SQLITE_BUSY that SQLite returns without its busy handler.
+
+    SQLite skips the busy handler where waiting could deadlock (a journal-mode change, a read
+    upgrading to a write, WAL recovery); the caller then sees "database is locked" at once.
+    Those waits are short: retry with a growing pause, about 20 s in all before giving up.
+    """
+    for attempt in range(attempts):
+        try:
+            return work()
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(min(pause_s * (attempt + 1), 0.2))
+    raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def _creation_lock(path: Path) -> Iterator[None]:
+    """An exclusive lock on ``<database>.lock`` while the database is created or upgraded.
+
+    A separate file: closing any descriptor of the database itself would drop SQLite's own
+    POSIX locks held by this process.
+    """
+    with open(path.with_name(path.name + ".lock"), "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def open_sqlite(
+    path: str | Path, setup: Callable[[sqlite3.Connection], object], *, synchronous: str = "FULL"
+) -> sqlite3.Connection:
+    """A connection in autocommit mode (callers open transactions explicitly), WAL, busy timeout.
+
+    The file is created, switched to WAL and given its tables by ``setup`` under a file lock,
+    one opener at a time, so servers started together on a fresh state directory never meet
+    each other half way through; each statement retries the busy errors that skip the handler.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
     conn.row_factory = sqlite3.Row
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA busy_timeout=30000")
+    with _creation_lock(path):
+        if retry_busy(lambda: conn.execute("PRAGMA journal_mode").fetchone()[0]) != "wal":
+            retry_busy(lambda: conn.execute("PRAGMA journal_mode=WAL"))
+        retry_busy(lambda: setup(conn))
+    conn.execute(f"PRAGMA synchronous={synchronous}")
+    return conn
+
+
+def _create_tables(conn: sqlite3.Connection) -> None:
     db = sqlite_utils.Database(conn)
     for name, (columns, pk) in _SCHEMA.items():
         db[name].create(columns, pk=pk, if_not_exists=True)  # type: ignore[union-attr]
@@ -158,4 +218,8 @@ def connect(path: str | Path) -> sqlite3.Connection:
     db["runs"].create_index(["status", "created_at"], if_not_exists=True)  # type: ignore[union-attr]
     for ddl in (*_INDEXES, *_TRIGGERS):
         conn.execute(ddl)
-    return conn
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """The lab database: a connection in autocommit mode; callers open transactions explicitly."""
+    return open_sqlite(path, _create_tables)

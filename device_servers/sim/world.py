@@ -17,6 +17,7 @@ from typing import Any, cast
 from device_servers.sim._fault_plan import FaultPlan
 from device_servers.sim._physics import PhysicalError
 from device_servers.sim._plates import PlatesAndStatus
+from state_store.db import open_sqlite
 
 _EPS = 1e-6
 
@@ -66,13 +67,7 @@ class SimWorld(FaultPlan, PlatesAndStatus):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(
-            self.path, isolation_level=None, check_same_thread=False, timeout=30
-        )
-        self.conn.row_factory = sqlite3.Row
-        self.conn.execute("PRAGMA journal_mode=WAL")
-        self.conn.execute("PRAGMA busy_timeout=30000")
-        self.conn.executescript(_TABLES)
+        self.conn = open_sqlite(self.path, lambda conn: conn.executescript(_TABLES))
 
     def close(self) -> None:
         self.conn.close()
