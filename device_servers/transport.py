@@ -2,8 +2,10 @@
 
 stdio: the MCP stream owns the process's real stdout; file descriptor 1 is pointed at stderr
 first, so a stray ``print`` (PyLabRobot's chatterbox backends print) cannot corrupt it.
-HTTP: binds 127.0.0.1 unless told otherwise; a bearer token when configured (missing or wrong
--> 401); the ``Origin`` header always validated (foreign origin -> 403).
+HTTP: binds 127.0.0.1 unless told otherwise; without a token only loopback, with a warning; a
+bearer token when configured (missing or wrong -> 401, compared in constant time); ``Host``
+(421) and ``Origin`` (403) always validated by the MCP SDK's transport security; TLS from a
+certificate and key file.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import io
+import ipaddress
 import json
 import os
 import sys
@@ -19,8 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from mcp.server.transport_security import TransportSecuritySettings
 
 from device_servers.contract import InstrumentBase
+from device_servers.errors import ConfigurationError
 from device_servers.factory import open_runtime
 from device_servers.server import build_server
 
@@ -44,36 +49,86 @@ async def serve_stdio(config: InstrumentBase, db_path: Path, world_path: Path) -
             await server.run(read, write, server.create_initialization_options())
 
 
-class GuardMiddleware:
-    """ASGI: Origin validation (403) and optional bearer-token auth (401)."""
+LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
 
-    def __init__(self, app: Any, token: str | None, allowed_origins: set[str]) -> None:
+
+class ExposureRefused(ConfigurationError):
+    """Serving instrument control where anyone could reach it without a token."""
+
+
+def is_loopback(host: str) -> bool:
+    """True for 127.0.0.0/8, ::1 and ``localhost``; a wildcard or a name is not loopback."""
+    if host.lower() in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_exposure(host: str, token: str | None) -> str | None:
+    """Refuse a token-less bind beyond loopback; return the warning a token-less loopback gets."""
+    if token:
+        return None
+    if not is_loopback(host):
+        raise ExposureRefused(
+            f"--host {host} without a token would give control of the instrument to anyone "
+            "who can reach this machine: pass --token (or set LABWRIGHT_TOKEN), or bind "
+            "127.0.0.1"
+        )
+    return (
+        f"warning: serving over HTTP on {host} without a token: every local user and process "
+        "can control this instrument; pass --token (or set LABWRIGHT_TOKEN) to require one"
+    )
+
+
+def security_settings(
+    host: str, port: int, *, tls: bool, allowed_hosts: list[str], allowed_origins: list[str]
+) -> TransportSecuritySettings:
+    """The MCP SDK's DNS-rebinding protection: the Host and Origin headers a client may send.
+
+    Loopback names are always allowed, the bind address unless it is a wildcard, then
+    ``allowed_hosts`` (names or addresses clients use to reach a server bound to 0.0.0.0).
+    """
+    scheme = "https" if tls else "http"
+    names = ["127.0.0.1", "localhost", "[::1]"]
+    if host not in {"0.0.0.0", "::", ""}:
+        names.append(f"[{host}]" if ":" in host else host)
+    names += allowed_hosts
+    default_port = port == (443 if tls else 80)
+    hosts: list[str] = []
+    for name in dict.fromkeys(names):
+        hosts.append(f"{name}:{port}")
+        if default_port:
+            hosts.append(name)
+    origins = [f"{scheme}://{h}" for h in hosts] + list(allowed_origins)
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+class GuardMiddleware:
+    """ASGI: optional bearer-token auth (401), compared in constant time on the header's bytes."""
+
+    def __init__(self, app: Any, token: str | None) -> None:
         self.app = app
-        self.token = token
-        self.allowed = allowed_origins
+        self.token = token.encode("utf-8") if token else None
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or self.token is None:
             await self.app(scope, receive, send)
             return
-        headers = {
-            k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])
-        }
-        origin = headers.get("origin")
-        if origin is not None and origin not in self.allowed:
-            await self._deny(send, 403, "forbidden origin")
+        auth = next((v for k, v in scope.get("headers", []) if k.lower() == b"authorization"), b"")
+        scheme, _, given = bytes(auth).partition(b" ")
+        # Bytes, not str: hmac.compare_digest refuses non-ASCII strings (a 500 before).
+        if scheme.lower() != b"bearer" or not hmac.compare_digest(given.strip(), self.token):
+            await self._deny(
+                send,
+                401,
+                "missing or invalid bearer token",
+                [(b"www-authenticate", b'Bearer realm="labwright"')],
+            )
             return
-        if self.token is not None:
-            auth = headers.get("authorization", "")
-            scheme, _, given = auth.partition(" ")
-            if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip(), self.token):
-                await self._deny(
-                    send,
-                    401,
-                    "missing or invalid bearer token",
-                    [(b"www-authenticate", b'Bearer realm="labwright"')],
-                )
-                return
         await self.app(scope, receive, send)
 
     @staticmethod
@@ -104,13 +159,22 @@ def build_http_app(
     port: int,
     token: str | None,
     allowed_origins: list[str] | None = None,
+    allowed_hosts: list[str] | None = None,
+    tls: bool = False,
 ) -> Any:
-    """A Starlette app serving MCP at /mcp, wrapped in the guard."""
+    """Starlette serving MCP at /mcp: Host and Origin checked by the SDK, the token by the guard."""
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from starlette.applications import Starlette
     from starlette.routing import Route
 
     holder: dict[str, Any] = {}
+    settings = security_settings(
+        host,
+        port,
+        tls=tls,
+        allowed_hosts=allowed_hosts or [],
+        allowed_origins=allowed_origins or [],
+    )
 
     class _Endpoint:  # an ASGI app (not a function), so Starlette passes the raw scope
         async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
@@ -119,7 +183,9 @@ def build_http_app(
     @contextlib.asynccontextmanager
     async def lifespan(_app: Any) -> AsyncIterator[None]:
         async with open_runtime(config, db_path, world_path) as runtime:
-            manager = StreamableHTTPSessionManager(app=build_server(runtime))
+            manager = StreamableHTTPSessionManager(
+                app=build_server(runtime), security_settings=settings
+            )
             holder["manager"] = manager
             async with manager.run():
                 yield
@@ -128,9 +194,7 @@ def build_http_app(
         routes=[Route("/mcp", endpoint=_Endpoint(), methods=["GET", "POST", "DELETE"])],
         lifespan=lifespan,
     )
-    origins = {f"http://{h}:{port}" for h in ("127.0.0.1", "localhost", host)}
-    origins.update(allowed_origins or [])
-    return GuardMiddleware(app, token, origins)
+    return GuardMiddleware(app, token)
 
 
 def serve_http(
@@ -142,9 +206,24 @@ def serve_http(
     port: int,
     token: str | None,
     allowed_origins: list[str] | None = None,
+    allowed_hosts: list[str] | None = None,
+    tls_cert: Path | None = None,
+    tls_key: Path | None = None,
 ) -> None:
+    """Serve over streamable HTTP (TLS when given a certificate and key file).
+
+    Raises ExposureRefused for a token-less bind beyond loopback, before anything listens.
+    """
     import uvicorn
 
+    warning = check_exposure(host, token)
+    if (tls_cert is None) != (tls_key is None):
+        raise ConfigurationError("TLS needs both a certificate file and a key file")
+    for label, tls_file in (("certificate", tls_cert), ("key", tls_key)):
+        if tls_file is not None and not tls_file.is_file():
+            raise ConfigurationError(f"TLS {label} file {tls_file} does not exist")
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     app = build_http_app(
         config,
         db_path,
@@ -153,5 +232,15 @@ def serve_http(
         port=port,
         token=token,
         allowed_origins=allowed_origins,
+        allowed_hosts=allowed_hosts,
+        tls=tls_cert is not None,
     )
-    uvicorn.run(app, host=host, port=port, log_level="warning", lifespan="on")
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        lifespan="on",
+        ssl_certfile=str(tls_cert) if tls_cert else None,
+        ssl_keyfile=str(tls_key) if tls_key else None,
+    )

@@ -9,8 +9,8 @@ from pathlib import Path
 import anyio
 import httpx
 import pytest
-from _servers import HttpServer, http_server, http_session, tool_names
-from conftest import write_lab
+from _servers import HttpServer, free_port, http_server, http_session, tool_names
+from conftest import labwright, write_lab
 
 from device_servers.lab import load
 from device_servers.sim.world import SimWorld
@@ -145,3 +145,55 @@ def test_the_server_binds_to_loopback_only_by_default(server: HttpServer) -> Non
         pytest.skip("needs Linux /proc/net/tcp")
     # 0100007F is 127.0.0.1 in /proc's little-endian hex; 00000000 would be every interface.
     assert _listening_addresses(server.port) == {"0100007F"}
+
+
+def test_a_non_ascii_bearer_token_is_a_401_not_a_server_error(server: HttpServer) -> None:
+    for raw in ("Bearer sécret".encode(), b"Bearer \xff\xfe", "Bearer secret✓".encode()):
+        response = httpx.post(
+            server.url,
+            json=INITIALIZE,
+            headers={"Accept": "application/json, text/event-stream", "Authorization": raw},
+            timeout=10,
+        )
+        assert response.status_code == 401, raw
+
+
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:80", "127.0.0.1.evil.example", "localhost:1"]
+)
+def test_a_foreign_host_header_is_refused_even_with_the_right_token(
+    server: HttpServer, host: str
+) -> None:
+    # DNS rebinding: a page on evil.example resolving to 127.0.0.1 sends its own Host.
+    response = _post(server, Authorization=f"Bearer {TOKEN}", Host=host)
+    assert response.status_code == 421
+
+
+@pytest.mark.parametrize("which", ["ip", "localhost"])
+def test_the_loopback_host_headers_are_accepted(server: HttpServer, which: str) -> None:
+    host = {"ip": f"127.0.0.1:{server.port}", "localhost": f"localhost:{server.port}"}[which]
+    response = _post(server, Authorization=f"Bearer {TOKEN}", Host=host)
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.0.2.10", "lab-pc.example"])
+def test_without_a_token_a_bind_beyond_loopback_is_refused_in_one_line(
+    tmp_path: Path, host: str
+) -> None:
+    lab_file = write_lab(tmp_path)
+    result = labwright(
+        "serve", "lh1", "--config", str(lab_file), "--transport", "http", "--host", host,
+        "--port", str(free_port()), timeout=60, env={"COLUMNS": "400"},
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "--token" in result.stderr
+
+
+def test_without_a_token_a_loopback_server_serves_and_warns(tmp_path: Path) -> None:
+    lab_file = write_lab(tmp_path)
+    log = tmp_path / "server.log"
+    with http_server(lab_file, log) as server:
+        assert _post(server).status_code == 200
+    assert "without a token" in log.read_text()
