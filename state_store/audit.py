@@ -19,28 +19,29 @@ the log can no longer vouch for any run. Each :class:`ChainProblem` names the ``
 row where it was found (``None`` where the row is gone), so a reader sees which breaks touch
 the run directly.
 
-What the chain cannot do: someone able to write the file can recompute every hash after an
-edit and rewrite the head. Detecting that needs the head anchored outside the database
-(printed, signed or sent elsewhere); an empty log with an empty head is indistinguishable from
-one deleted wholesale.
+Someone able to write the file can recompute every hash after an edit and the head, so each
+append is also anchored outside the database (``anchor.py``); ``verify`` compares the two and
+reports rows cut off with their head, a rewritten or moved head, rows written around the log.
 
 Appending: the new row links to the head (not merely to the last row left), so an append
-after a truncation still shows the gap. It runs in ``BEGIN IMMEDIATE`` (the write lock is
-taken before the last row and head are read), so writers in different processes serialize and
-never fork the chain. Inside a transaction the caller already holds, the append uses a
-savepoint and commits with the caller's work. Cost per append: two one-row reads, one INSERT,
-one head upsert; the chain is never re-read.
+after a truncation still shows the gap. It runs in ``BEGIN IMMEDIATE`` (inside a caller's
+transaction, a savepoint), so writers in different processes never fork the chain. Cost per
+append: two one-row reads, one INSERT, one head upsert, two anchor lines.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from state_store.anchor import Anchor, compare
 
 GENESIS = "0" * 64
 
@@ -64,7 +65,16 @@ _HEAD = (
     "ON CONFLICT(id) DO UPDATE SET seq=excluded.seq, hash=excluded.hash"
 )
 
-ProblemKind = Literal["hash_mismatch", "broken_link", "missing_rows", "head_mismatch"]
+ProblemKind = Literal[
+    "hash_mismatch",
+    "broken_link",
+    "missing_rows",
+    "head_mismatch",
+    "anchor_mismatch",
+    "anchor_ahead",
+    "unanchored",
+    "anchor_unreadable",
+]
 
 
 def _dumps(value: Any) -> str:
@@ -135,6 +145,17 @@ class ChainProblem:
 
 
 @dataclass(frozen=True)
+class AnchorSummary:
+    """The anchor as verified: its file, its last committed seq and hash, where it was adopted
+    (a log older than its anchor: the rows up to there are held through the chain)."""
+
+    path: Path
+    last_seq: int
+    last_hash: str | None
+    adopted_at: int | None
+
+
+@dataclass(frozen=True)
 class VerifyReport:
     """The outcome of walking the chain.
 
@@ -146,6 +167,7 @@ class VerifyReport:
     entries: int
     checked: int
     problems: tuple[ChainProblem, ...]
+    anchor: AnchorSummary | None = None
 
     @property
     def ok(self) -> bool:
@@ -164,6 +186,7 @@ class AuditLog:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._lock = threading.Lock()
+        self.anchor = Anchor.beside(conn.execute("PRAGMA database_list").fetchone()[2])
 
     def append(
         self,
@@ -193,27 +216,12 @@ class AuditLog:
         }
         with self._lock:
             nested = self.conn.in_transaction
-            self.conn.execute("SAVEPOINT audit_append" if nested else "BEGIN IMMEDIATE")
-            try:
-                last = self.conn.execute(
-                    "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"
-                ).fetchone()
-                head = self.conn.execute("SELECT seq, hash FROM audit_head WHERE id=1").fetchone()
-                # Chain onto the head, not the last row: after rows were cut off the end, the
-                # next append then still shows the gap instead of papering over it.
-                fields["seq"] = max(last[0] if last else 0, head[0] if head else 0) + 1
-                fields["prev_hash"] = head[1] if head else last[1] if last else GENESIS
-                digest = row_hash(fields)
-                self.conn.execute(_INSERT, (*(fields[k] for k in _FIELDS), digest))
-                self.conn.execute(_HEAD, (fields["seq"], digest))
-            except BaseException:
-                if nested:
-                    self.conn.execute("ROLLBACK TO audit_append")
-                    self.conn.execute("RELEASE audit_append")
-                else:
-                    self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("RELEASE audit_append" if nested else "COMMIT")
+            # Never take the anchor's lock inside a caller's transaction: the caller may hold
+            # the write lock another appender, holding the anchor's lock, is waiting for.
+            with contextlib.nullcontext() if nested else self.anchor.locked():
+                self._append_row(fields, nested)
+                if not nested:
+                    self.anchor.record([(fields["seq"], fields["hash"], "")])
         return AuditEntry(
             seq=fields["seq"],
             ts=fields["ts"],
@@ -227,8 +235,38 @@ class AuditLog:
             decision_note=decision_note,
             result=_loads(fields["result"]),
             prev_hash=fields["prev_hash"],
-            hash=digest,
+            hash=fields["hash"],
         )
+
+    def _append_row(self, fields: dict[str, Any], nested: bool) -> None:
+        """Insert the row, move the head and anchor the intent, in one transaction."""
+        self.conn.execute("SAVEPOINT audit_append" if nested else "BEGIN IMMEDIATE")
+        try:
+            last = self.conn.execute(
+                "SELECT seq, hash FROM audit_log ORDER BY seq DESC LIMIT 1"
+            ).fetchone()
+            head = self.conn.execute("SELECT seq, hash FROM audit_head WHERE id=1").fetchone()
+            # Chain onto the head, not the last row: after rows were cut off the end, the
+            # next append then still shows the gap instead of papering over it.
+            prev_seq = max(last[0] if last else 0, head[0] if head else 0)
+            fields["seq"] = prev_seq + 1
+            fields["prev_hash"] = head[1] if head else last[1] if last else GENESIS
+            fields["hash"] = row_hash(fields)
+            self.conn.execute(_INSERT, (*(fields[k] for k in _FIELDS), fields["hash"]))
+            self.conn.execute(_HEAD, (fields["seq"], fields["hash"]))
+            adopt = prev_seq > 0 and self.anchor.is_empty()  # a log older than its anchor
+            self.anchor.record(
+                [(prev_seq, fields["prev_hash"], "adopted")] * adopt
+                + [(fields["seq"], fields["hash"], "intent")]
+            )
+        except BaseException:
+            if nested:
+                self.conn.execute("ROLLBACK TO audit_append")
+                self.conn.execute("RELEASE audit_append")
+            else:
+                self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("RELEASE audit_append" if nested else "COMMIT")
 
     def entries(self, run_id: str | None = None) -> list[AuditEntry]:
         """The entries of one run (or all), in chain order."""
@@ -248,31 +286,57 @@ class AuditLog:
         return int(self.conn.execute(sql, (run_id,)).fetchone()[0])
 
     def verify(self, run_id: str | None = None) -> VerifyReport:
-        """Walk the whole chain and report every break (see the module docstring for why a
-        run's verification covers the whole chain)."""
-        problems: list[ChainProblem] = []
-        prev_seq, prev_hash = 0, GENESIS
-        checked = entries = 0
-        # One read transaction, so a concurrent append cannot land between rows and head.
+        """Walk the whole chain, compare it with its anchor and report every break (see the
+        module docstring for why a run's verification covers the whole chain)."""
         nested = self.conn.in_transaction
-        if not nested:
-            self.conn.execute("BEGIN")
-        try:
-            for row in self.conn.execute(
-                f"SELECT {', '.join(_FIELDS)}, hash FROM audit_log ORDER BY seq"
-            ):
-                fields = dict(zip((*_FIELDS, "hash"), tuple(row), strict=True))
-                seq, rid = fields["seq"], fields["run_id"]
-                checked += 1
-                entries += run_id is None or rid == run_id
-                problems += _check_row(fields, prev_seq, prev_hash)
-                prev_seq, prev_hash = seq, fields["hash"]
-            head = self.conn.execute("SELECT seq, hash FROM audit_head WHERE id=1").fetchone()
-        finally:
+        # The anchor's lock, then one read transaction: no append lands between the rows, the
+        # head and the anchor. (Not inside a caller's transaction: see append.)
+        with contextlib.nullcontext() if nested else self.anchor.locked():
             if not nested:
-                self.conn.execute("COMMIT")
-        problems += _check_head(head, prev_seq, prev_hash)
-        return VerifyReport(run_id, entries, checked, tuple(problems))
+                self.conn.execute("BEGIN")
+            try:
+                walk = _walk(self.conn, run_id)
+                head = self.conn.execute("SELECT seq, hash FROM audit_head WHERE id=1").fetchone()
+            finally:
+                if not nested:
+                    self.conn.execute("COMMIT")
+            anchor = self.anchor.read()
+        problems = walk.problems + _check_head(head, walk.last_seq, walk.last_hash)
+        summary = None
+        if self.anchor.path is not None:
+            found = compare(anchor, walk.hashes)
+            problems += [ChainProblem(q, cast(ProblemKind, k), d) for q, k, d in found]
+            summary = AnchorSummary(
+                path=self.anchor.path,
+                last_seq=anchor.last_seq,
+                last_hash=anchor.committed.get(anchor.last_seq),
+                adopted_at=min(anchor.adopted, default=None),
+            )
+        return VerifyReport(run_id, walk.entries, walk.checked, tuple(problems), summary)
+
+
+@dataclass
+class _Walk:
+    problems: list[ChainProblem] = field(default_factory=list)
+    hashes: dict[int, str] = field(default_factory=dict)
+    entries: int = 0
+    checked: int = 0
+    last_seq: int = 0
+    last_hash: str = GENESIS
+
+
+def _walk(conn: sqlite3.Connection, run_id: str | None) -> _Walk:
+    """Every row in seq order: its own hash, its link to the one before."""
+    walk = _Walk()
+    for row in conn.execute(f"SELECT {', '.join(_FIELDS)}, hash FROM audit_log ORDER BY seq"):
+        fields = dict(zip((*_FIELDS, "hash"), tuple(row), strict=True))
+        walk.checked += 1
+        walk.entries += run_id is None or fields["run_id"] == run_id
+        walk.problems += _check_row(fields, walk.last_seq, walk.last_hash)
+        walk.last_seq, walk.last_hash = fields["seq"], fields["hash"]
+        if isinstance(fields["seq"], int):
+            walk.hashes[fields["seq"]] = fields["hash"]
+    return walk
 
 
 def _check_row(fields: dict[str, Any], prev_seq: Any, prev_hash: Any) -> list[ChainProblem]:

@@ -205,7 +205,7 @@ def test_a_row_edited_with_a_recomputed_hash_breaks_the_next_link(
     row = raw_row(conn, 3)
     row["args"] = '{"volume_ul":999}'
     tamper(conn, "UPDATE audit_log SET args=?, hash=? WHERE seq=3", (row["args"], row_hash(row)))
-    assert found(log.verify()) == {(4, "broken_link")}
+    assert found(log.verify()) == {(4, "broken_link"), (3, "anchor_mismatch")}
 
 
 def test_swapping_two_rows_seqs_is_detected_at_both(
@@ -233,16 +233,20 @@ def test_renumbering_a_row_is_detected_where_it_was_and_where_it_went(
 
 @pytest.mark.parametrize(
     ("deleted", "where"),
-    [(1, (2, "missing_rows")), (3, (4, "missing_rows")), (6, (6, "head_mismatch"))],
+    [
+        (1, {(2, "missing_rows")}),
+        (3, {(4, "missing_rows")}),
+        (6, {(6, "head_mismatch"), (6, "anchor_ahead")}),
+    ],
     ids=["first", "middle", "last"],
 )
 def test_deleting_a_row_is_detected(
-    conn: sqlite3.Connection, log: AuditLog, deleted: int, where: tuple[int, str]
+    conn: sqlite3.Connection, log: AuditLog, deleted: int, where: set[tuple[int, str]]
 ) -> None:
     fill(log)
     tamper(conn, "DELETE FROM audit_log WHERE seq=?", (deleted,))
     report = log.verify()
-    assert found(report) == {where}
+    assert found(report) == where
     assert report.checked == 5
 
 
@@ -302,7 +306,7 @@ def test_a_forged_row_appended_around_the_log_is_detected_even_with_a_valid_hash
 ) -> None:
     fill(log)
     forged_row(conn, 7, raw_row(conn, 6)["hash"])
-    assert found(log.verify()) == {(6, "head_mismatch")}
+    assert found(log.verify()) == {(6, "head_mismatch"), (7, "unanchored")}
     # The next real append chains onto the head, so the forgery stays visible.
     log.append(run_id="r1", agent="a", tool="t", args={})
     assert (8, "broken_link") in found(log.verify())
@@ -314,7 +318,143 @@ def test_a_row_replaced_by_a_forgery_with_a_valid_hash_breaks_the_next_link(
     fill(log)
     tamper(conn, "DELETE FROM audit_log WHERE seq=3")
     forged_row(conn, 3, raw_row(conn, 2)["hash"])
-    assert found(log.verify()) == {(4, "broken_link")}
+    assert found(log.verify()) == {(4, "broken_link"), (3, "anchor_mismatch")}
+
+
+# --- the anchor outside the database -------------------------------------------------------
+
+
+def anchor_of(conn: sqlite3.Connection) -> Path:
+    return Path(conn.execute("PRAGMA database_list").fetchone()[2] + ".audit-anchor")
+
+
+def rehash_from(conn: sqlite3.Connection, seq: int) -> None:
+    """Recompute every hash from ``seq`` on and the head: a chain that verifies on its own."""
+    prev = raw_row(conn, seq - 1)["hash"] if seq > 1 else GENESIS
+    for (s,) in conn.execute("SELECT seq FROM audit_log WHERE seq>=? ORDER BY seq", (seq,)):
+        row = raw_row(conn, s) | {"prev_hash": prev}
+        prev = row_hash(row)
+        tamper(
+            conn,
+            "UPDATE audit_log SET prev_hash=?, hash=? WHERE seq=?",
+            (row["prev_hash"], prev, s),
+        )
+    last = conn.execute("SELECT MAX(seq) FROM audit_log").fetchone()[0]
+    tamper(conn, "UPDATE audit_head SET seq=?, hash=?", (last, prev))
+
+
+def test_rows_cut_off_the_end_together_with_the_head_are_detected(
+    conn: sqlite3.Connection, log: AuditLog
+) -> None:
+    fill(log)
+    tamper(conn, "DELETE FROM audit_log WHERE seq>=5")
+    tamper(conn, "UPDATE audit_head SET seq=4, hash=?", (raw_row(conn, 4)["hash"],))
+    assert found(log.verify()) == {(6, "anchor_ahead")}  # the chain alone says intact
+
+
+def test_a_truncation_with_a_moved_head_stays_visible_after_later_appends(
+    conn: sqlite3.Connection, log: AuditLog
+) -> None:
+    fill(log)
+    tamper(conn, "DELETE FROM audit_log WHERE seq>=5")
+    tamper(conn, "UPDATE audit_head SET seq=4, hash=?", (raw_row(conn, 4)["hash"],))
+    for _ in range(3):
+        log.append(run_id="r1", agent="a", tool="t", args={})
+    assert found(log.verify()) == {(5, "anchor_mismatch")}
+
+
+def test_a_row_edited_with_every_later_hash_and_the_head_recomputed_is_detected(
+    conn: sqlite3.Connection, log: AuditLog
+) -> None:
+    fill(log)
+    tamper(conn, "UPDATE audit_log SET args=? WHERE seq=3", ('{"volume_ul":999}',))
+    rehash_from(conn, 3)
+    assert found(log.verify()) == {(3, "anchor_mismatch")}
+
+
+def test_a_forged_row_added_with_a_valid_chain_and_head_is_detected(
+    conn: sqlite3.Connection, log: AuditLog
+) -> None:
+    fill(log)
+    forged = forged_row(conn, 7, raw_row(conn, 6)["hash"])
+    tamper(conn, "UPDATE audit_head SET seq=7, hash=?", (forged["hash"],))
+    assert found(log.verify()) == {(7, "unanchored")}
+    log.append(run_id="r1", agent="a", tool="t", args={})  # later appends do not launder it
+    assert found(log.verify()) == {(7, "unanchored")}
+
+
+def test_a_deleted_anchor_leaves_every_row_unanchored(
+    conn: sqlite3.Connection, log: AuditLog
+) -> None:
+    fill(log)
+    anchor_of(conn).unlink()
+    assert found(log.verify()) == {(1, "unanchored")}
+
+
+def test_an_edited_or_garbled_anchor_line_is_detected(
+    conn: sqlite3.Connection, log: AuditLog
+) -> None:
+    fill(log)
+    path = anchor_of(conn)
+    lines = [
+        ln.replace(ln.split()[1], "a" * 64) if ln.startswith("2 ") else ln
+        for ln in path.read_text().splitlines()
+    ]
+    path.write_text("\n".join([*lines, "not an anchor line"]) + "\n")
+    assert found(log.verify()) == {(2, "anchor_mismatch"), (13, "anchor_unreadable")}
+
+
+def test_an_intact_log_verifies_against_its_anchor_and_reports_the_head(
+    conn: sqlite3.Connection, log: AuditLog
+) -> None:
+    fill(log)
+    report = log.verify()
+    assert report.ok, report.problems
+    assert report.anchor is not None
+    assert (report.anchor.last_seq, report.anchor.last_hash) == (6, raw_row(conn, 6)["hash"])
+    assert report.anchor.adopted_at is None
+
+
+def test_a_crash_between_the_commit_and_the_anchor_line_leaves_the_row_anchored(
+    conn: sqlite3.Connection, log: AuditLog
+) -> None:
+    fill(log)
+    path = anchor_of(conn)
+    lines = path.read_text().splitlines()
+    assert lines[-1].split()[0] == "6" and lines[-2].endswith(" intent")
+    path.write_text("\n".join(lines[:-1]) + "\n")  # the committed line never written
+    assert log.verify().ok
+    log.append(run_id="r1", agent="a", tool="t", args={})
+    assert log.verify().ok
+
+
+def test_an_append_rolled_back_with_its_callers_transaction_vouches_for_nothing(
+    conn: sqlite3.Connection, log: AuditLog
+) -> None:
+    fill(log)
+    conn.execute("BEGIN IMMEDIATE")
+    log.append(run_id="r1", agent="a", tool="rolled_back", args={})
+    conn.execute("ROLLBACK")
+    log.append(run_id="r1", agent="a", tool="kept", args={})  # seq 7 again, another hash
+    assert log.verify().ok
+    conn.execute("BEGIN IMMEDIATE")
+    log.append(run_id="r1", agent="a", tool="committed_by_caller", args={})
+    conn.execute("COMMIT")
+    assert log.verify().ok  # its intent line anchors it
+
+
+def test_a_log_older_than_its_anchor_is_adopted_at_its_head(tmp_path: Path) -> None:
+    db = tmp_path / "lab.sqlite"
+    log = AuditLog(connect(db))
+    fill(log)
+    anchor_of(log.conn).unlink()  # as a database written before anchors existed
+    log.append(run_id="r1", agent="a", tool="t", args={})
+    report = log.verify()
+    assert report.ok, report.problems
+    assert report.anchor is not None and report.anchor.adopted_at == 6
+    tamper(log.conn, "UPDATE audit_log SET args=? WHERE seq=2", ('{"x":1}',))
+    rehash_from(log.conn, 2)
+    assert (6, "anchor_mismatch") in found(log.verify())  # the adopted head differs
 
 
 # --- concurrency ----------------------------------------------------------------------------
@@ -360,7 +500,8 @@ def test_two_processes_appending_at_once_keep_one_valid_chain(tmp_path: Path) ->
     assert [p.returncode for p in procs] == [0, 0], errors
     log = AuditLog(connect(db))
     report = log.verify()
-    assert report.ok, report.problems
+    assert report.ok, report.problems  # the anchor too: every row has its line
+    assert report.anchor is not None and report.anchor.last_seq == 2 * n
     assert [e.seq for e in log.entries()] == list(range(1, 2 * n + 1))
     for run in ("w1", "w2"):
         assert [e.args["i"] for e in log.entries(run)] == list(range(n))
