@@ -70,24 +70,26 @@ def adopt_read_back(
                 )
                 rack.tips[spot] = present
     for idx, obs in enumerate(seen.get("channels", [])[: len(channels)]):
-        deviations.extend(_adopt_channel(idx, channels[idx], obs))
+        deviations.extend(_adopt_channel(idx, channels[idx], obs, labware))
     return deviations
 
 
-def _adopt_channel(idx: int, chan: Channel, obs: dict[str, Any]) -> list[dict[str, Any]]:
+def _observed_tip(seen: dict[str, Any], labware: dict[str, Labware]) -> Tip:
+    """A tip found on a channel: it may hold its rack's usable volume, not the physical
+    maximum the instrument reports (a "300 uL" tip that PyLabRobot says holds 400)."""
+    rack = labware.get(seen.get("rack", ""))
+    usable = rack.tip_max_volume if rack is not None and rack.tip_max_volume else None
+    return Tip(seen.get("rack", "?"), seen.get("spot", "?"), usable or seen.get("max_volume", 0.0))
+
+
+def _adopt_channel(
+    idx: int, chan: Channel, obs: dict[str, Any], labware: dict[str, Labware]
+) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     has = obs["tip"] is not None
     if (chan.tip is not None) != has:
         out.append(deviation("channel_tip", chan.tip is not None, has, channel=idx))
-        chan.tip = (
-            Tip(
-                obs["tip"].get("rack", "?"),
-                obs["tip"].get("spot", "?"),
-                obs["tip"].get("max_volume", 0.0),
-            )
-            if has
-            else None
-        )
+        chan.tip = _observed_tip(obs["tip"], labware) if has else None
     if obs.get("contents") is not None:
         volume = sum(obs["contents"].values())
         if abs(chan.volume - volume) > _TOL:

@@ -7,6 +7,7 @@ cached as JSON (the user cache directory). Simulating a protocol then needs no P
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,3 +71,40 @@ def initial_liquids(config: LiquidHandlerConfig, catalogue: dict[str, Any]) -> l
             }
         )
     return out
+
+
+_NOMINAL = re.compile(r"(\d+(?:\.\d+)?)\s*(u|m)l(?![a-z])", re.IGNORECASE)
+
+
+def nominal_volume(type_name: str) -> float | None:
+    """The volume a labware type's name promises: ``..._300uL`` -> 300, ``..._1mL`` -> 1000."""
+    found = _NOMINAL.search(type_name)
+    if found is None:
+        return None
+    return float(found.group(1)) * (1000.0 if found.group(2).lower() == "m" else 1.0)
+
+
+def usable_tip_volume(config: LiquidHandlerConfig, rack_id: str, physical: float) -> float:
+    """What one tip of a rack may hold: the configured volume for the rack's type, else the
+    nominal volume in its name where PyLabRobot's ``physical`` maximal volume is larger."""
+    spec = next(lw for lw in config.labware if lw.id == rack_id)
+    configured = config.tip_usable_volume_ul.get(spec.type)
+    if configured is not None:
+        if configured > physical:
+            raise ConfigurationError(
+                f"tip_usable_volume_ul.{spec.type}: {configured} uL is more than one of its "
+                f"tips holds ({physical} uL)"
+            )
+        return configured
+    nominal = nominal_volume(spec.type)
+    return min(physical, nominal) if nominal else physical
+
+
+def usable_catalogue(config: LiquidHandlerConfig, catalogue: dict[str, Any]) -> dict[str, Any]:
+    """The catalogue as the twin sees it: each tip rack's tips hold their usable volume."""
+    return {
+        lw_id: {**item, "tip_max_volume": usable_tip_volume(config, lw_id, item["tip_max_volume"])}
+        if item["kind"] == "tip_rack"
+        else item
+        for lw_id, item in catalogue.items()
+    }

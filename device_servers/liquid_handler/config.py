@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
@@ -44,6 +44,12 @@ class LiquidHandlerConfig(InstrumentBase):
     carriers: list[CarrierSpec] = Field(default_factory=list)
     labware: list[LabwareSpec] = Field(default_factory=list)
     liquids: list[LiquidSpec] = Field(default_factory=list)
+    tip_usable_volume_ul: dict[str, Annotated[float, Field(gt=0)]] = Field(
+        default_factory=dict,
+        description="Tip-rack type -> the most one of its tips may hold (uL). Default: the "
+        "nominal volume in the type's name (hamilton_96_tiprack_300uL: 300) where PyLabRobot's "
+        "maximal volume is larger (it is 400 there), else PyLabRobot's.",
+    )
 
     def stations(self) -> list[Station]:
         """Every slot of every carrier: where labware lives, reachable whenever the arm comes."""

@@ -10,7 +10,11 @@ from pydantic import BaseModel
 from device_servers.errors import Code, DeviceError, ValidationFailed
 from device_servers.kind import DriverBase
 from device_servers.liquid_handler._deck import EPS
-from device_servers.liquid_handler.catalogue import initial_liquids, load_catalogue
+from device_servers.liquid_handler.catalogue import (
+    initial_liquids,
+    load_catalogue,
+    usable_catalogue,
+)
 from device_servers.liquid_handler.commands import COMMANDS, LHCommand, Primitive
 from device_servers.liquid_handler.config import LiquidHandlerConfig, deck_location
 from device_servers.liquid_handler.progress import remainder, summary
@@ -61,7 +65,7 @@ class LiquidHandlerDriver(DriverBase[LiquidHandlerConfig]):
 
     def initial_twin(self) -> LiquidHandlerTwin:
         return LiquidHandlerTwin.from_catalogue(
-            self.catalogue,
+            usable_catalogue(self.config, self.catalogue),
             self.locations,
             initial_liquids(self.config, self.catalogue),
             self.config.num_channels,
