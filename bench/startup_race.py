@@ -137,7 +137,7 @@ def _fork_server(lab_file: Path, instrument: str, port: int, log: Path, gate: in
         os.dup2(fd, 1)
         os.dup2(fd, 2)
         from device_servers.transport import serve_http
-        from labwright.config import load
+        from device_servers.lab import load
 
         lab = load(lab_file)
         os.read(gate, 1)

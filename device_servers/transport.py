@@ -52,8 +52,9 @@ async def serve_stdio(config: InstrumentBase, db_path: Path, world_path: Path) -
 LOOPBACK_NAMES = frozenset({"localhost", "ip6-localhost"})
 
 
-class ExposureRefused(ConfigurationError):
-    """Serving instrument control where anyone could reach it without a token."""
+class TransportRefused(ConfigurationError):
+    """A way of serving that is refused before anything listens: a token-less bind beyond
+    loopback, an incomplete or missing TLS certificate and key."""
 
 
 def is_loopback(host: str) -> bool:
@@ -71,7 +72,7 @@ def check_exposure(host: str, token: str | None) -> str | None:
     if token:
         return None
     if not is_loopback(host):
-        raise ExposureRefused(
+        raise TransportRefused(
             f"--host {host} without a token would give control of the instrument to anyone "
             "who can reach this machine: pass --token (or set LABWRIGHT_TOKEN), or bind "
             "127.0.0.1"
@@ -212,16 +213,16 @@ def serve_http(
 ) -> None:
     """Serve over streamable HTTP (TLS when given a certificate and key file).
 
-    Raises ExposureRefused for a token-less bind beyond loopback, before anything listens.
+    Raises TransportRefused for a token-less bind beyond loopback, before anything listens.
     """
     import uvicorn
 
     warning = check_exposure(host, token)
     if (tls_cert is None) != (tls_key is None):
-        raise ConfigurationError("TLS needs both a certificate file and a key file")
+        raise TransportRefused("TLS needs both --tls-cert and --tls-key")
     for label, tls_file in (("certificate", tls_cert), ("key", tls_key)):
         if tls_file is not None and not tls_file.is_file():
-            raise ConfigurationError(f"TLS {label} file {tls_file} does not exist")
+            raise TransportRefused(f"TLS {label} file {tls_file} does not exist")
     if warning:
         print(warning, file=sys.stderr, flush=True)
     app = build_http_app(

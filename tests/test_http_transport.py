@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -197,3 +199,50 @@ def test_without_a_token_a_loopback_server_serves_and_warns(tmp_path: Path) -> N
     with http_server(lab_file, log) as server:
         assert _post(server).status_code == 200
     assert "without a token" in log.read_text()
+
+
+def _self_signed(tmp: Path) -> tuple[Path, Path]:
+    cert, key = tmp / "cert.pem", tmp / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-keyout", str(key), "-out", str(cert), "-days", "1", "-subj", "/CN=localhost",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+        check=True, capture_output=True, timeout=30,
+    )  # fmt: skip
+    return cert, key
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command")
+def test_with_a_certificate_and_key_the_server_speaks_https_only(tmp_path: Path) -> None:
+    cert, key = _self_signed(tmp_path)
+    lab_file = write_lab(tmp_path)
+    extra = ("--tls-cert", str(cert), "--tls-key", str(key))
+    with http_server(lab_file, tmp_path / "server.log", token=TOKEN, extra=extra) as server:
+        url = f"https://127.0.0.1:{server.port}/mcp"
+        headers = {
+            "Accept": "application/json, text/event-stream",
+            "Authorization": f"Bearer {TOKEN}",
+        }
+        response = httpx.post(url, json=INITIALIZE, headers=headers, verify=str(cert), timeout=10)
+        assert response.status_code == 200
+        origin = {**headers, "Origin": f"https://127.0.0.1:{server.port}"}
+        assert (
+            httpx.post(
+                url, json=INITIALIZE, headers=origin, verify=str(cert), timeout=10
+            ).status_code
+            == 200
+        )
+        with pytest.raises(httpx.HTTPError):
+            httpx.post(server.url, json=INITIALIZE, headers=headers, timeout=10)  # plain HTTP
+
+
+def test_a_certificate_without_its_key_is_refused_in_one_line(tmp_path: Path) -> None:
+    cert = tmp_path / "cert.pem"
+    cert.write_text("not used")
+    result = labwright(
+        "serve", "lh1", "--config", str(write_lab(tmp_path)), "--transport", "http",
+        "--token", TOKEN, "--tls-cert", str(cert), env={"COLUMNS": "400"}, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "--tls-key" in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -36,10 +36,15 @@ def serve(
         None, envvar="LABWRIGHT_TOKEN", help="Bearer token required over HTTP."
     ),
     allow_origin: list[str] = typer.Option([], help="Extra allowed Origin (HTTP)."),
+    allow_host: list[str] = typer.Option(
+        [], help="Extra allowed Host name (HTTP), e.g. the name clients use for 0.0.0.0."
+    ),
+    tls_cert: Path | None = typer.Option(None, help="TLS certificate file (PEM) for HTTPS."),
+    tls_key: Path | None = typer.Option(None, help="TLS private key file (PEM) for HTTPS."),
 ) -> None:
     """Serve one instrument as an MCP server (stdio by default)."""
     from device_servers.errors import ConfigurationError
-    from device_servers.transport import serve_http, serve_stdio
+    from device_servers.transport import TransportRefused, serve_http, serve_stdio
     from policies import PolicyError
 
     lab = lab_of(config)
@@ -58,9 +63,14 @@ def serve(
                 port=port,
                 token=token,
                 allowed_origins=allow_origin,
+                allowed_hosts=allow_host,
+                tls_cert=tls_cert,
+                tls_key=tls_key,
             )
         else:
             fail(f"--transport must be stdio or http, not {transport!r}")
+    except TransportRefused as exc:
+        fail(str(exc))
     except (ConfigurationError, PolicyError) as exc:
         config_problem(lab, inst, exc)
     except KeyboardInterrupt:
