@@ -40,12 +40,12 @@ def _claim_stdout() -> Any:
 
 
 async def serve_stdio(config: InstrumentBase, db_path: Path, world_path: Path) -> None:
-    from mcp.server.stdio import stdio_server
+    from device_servers.stdio import stdio_streams
 
     out = anyio.wrap_file(_claim_stdout())
     async with open_runtime(config, db_path, world_path) as runtime:
         server = build_server(runtime)
-        async with stdio_server(stdout=out) as (read, write):
+        async with stdio_streams(out) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
 

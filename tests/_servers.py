@@ -150,3 +150,73 @@ async def http_session(url: str, token: str | None = None) -> AsyncIterator[Clie
 
 def tool_names(result: types.ListToolsResult) -> set[str]:
     return {t.name for t in result.tools}
+
+
+class RawStdio:
+    """``labwright serve`` over stdio spoken to in raw JSON-RPC lines, so a test can send
+    what no well-behaved client library would (a lone surrogate escape, invalid UTF-8)."""
+
+    def __init__(self, lab_file: Path, instrument: str = "lh1") -> None:
+        args = ["-m", "labwright", "serve", instrument, "--config", str(lab_file)]
+        self.proc = subprocess.Popen(
+            [sys.executable, *args],
+            cwd=ROOT,
+            env=server_env(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        self._next_id = 0
+
+    def send(self, raw: bytes) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(raw.rstrip(b"\n") + b"\n")
+        self.proc.stdin.flush()
+
+    def answer(self, request_id: int, timeout: float = 20.0) -> dict[str, Any] | None:
+        """The response to ``request_id`` (None if none came within ``timeout`` seconds)."""
+        import json
+        import selectors
+
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + timeout
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            while time.monotonic() < deadline:
+                if not sel.select(timeout=max(0.0, deadline - time.monotonic())):
+                    return None
+                line = self.proc.stdout.readline()
+                if not line:
+                    return None
+                message = json.loads(line)
+                if message.get("id") == request_id:
+                    return dict(message)
+        return None
+
+    def request(
+        self, method: str, params_json: str, timeout: float = 20.0
+    ) -> dict[str, Any] | None:
+        """Send one request whose params are given as raw JSON text; wait for its answer."""
+        self._next_id += 1
+        body = (
+            f'{{"jsonrpc":"2.0","id":{self._next_id},"method":"{method}","params":{params_json}}}'
+        )
+        self.send(body.encode("utf-8", "surrogatepass"))
+        return self.answer(self._next_id, timeout)
+
+    def initialize(self) -> None:
+        init = (
+            '{"protocolVersion":"2025-06-18","capabilities":{},'
+            '"clientInfo":{"name":"raw","version":"0"}}'
+        )
+        assert self.request("initialize", init, timeout=STARTUP_S) is not None
+        self.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(timeout=10)

@@ -73,7 +73,7 @@ async def test_malformed_command_arguments_are_refused_as_invalid(
     ("tool", "args"),
     [
         ("get_state", {"verbose": True}),
-        ("emergency_stop", {"now": True}),
+        # (emergency_stop is never refused: tests/test_strict_inputs.py)
         ("get_run", {"run_id": 7}),
         ("get_run", {"run_id": "r", "extra": 1}),
         ("run_events", {"run_id": "r", "max": 0}),
@@ -82,6 +82,8 @@ async def test_malformed_command_arguments_are_refused_as_invalid(
         ("start_run", {"protocol": {"steps": [{"command": "fly"}]}}),
         ("start_run", {"protocol": {"steps": [{"command": "drop_tips", "args": {"x": 1}}]}}),
         ("start_run", {"protocol": {"steps": [{"command": "drop_tips", "args": {"dry_run": 0}}]}}),
+        ("start_run", {"protocol": {"steps": [{"command": "drop_tips"}]}, "dry_run": "false"}),
+        ("run_events", {"run_id": "r", "since_seq": 2**63}),
         ("cancel_run", {}),
     ],
 )

@@ -228,9 +228,11 @@ class InstrumentRuntime:
         """A person confirms the twin matches the instrument; clears STATE_STALE (approval)."""
         return await self.recovery.confirm_state(raw)
 
-    async def emergency_stop(self) -> dict[str, Any]:
-        """Latch the e-stop, abort the backend, cancel runs. Never gated."""
-        return await self.recovery.emergency_stop()
+    async def emergency_stop(
+        self, reason: str | None = None, ignored: list[str] | None = None
+    ) -> dict[str, Any]:
+        """Latch the e-stop, abort the backend, cancel runs. Never gated, never refused."""
+        return await self.recovery.emergency_stop(reason, ignored or [])
 
     async def reset_estop(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Clear the e-stop latch; needs a person's approval. The twin stays stale."""

@@ -198,22 +198,25 @@ class Recovery:
             "state": s.twin.snapshot(),
         }
 
-    async def emergency_stop(self) -> dict[str, Any]:
-        """Latch the e-stop, abort the backend, cancel runs. Never gated."""
+    async def emergency_stop(self, reason: str | None, ignored: list[str]) -> dict[str, Any]:
+        """Latch the e-stop, abort the backend, cancel runs. Never gated, never refused."""
         s = self.s
         s.estop = True
         s.stale_reason = s.stale_reason or "emergency stop: re-read after reset"
+        data: dict[str, object] = {"instrument": s.id, **({"reason": reason} if reason else {})}
         for run_id in self.runs.live():
             self.runs.cancelling.add(run_id)
-            s.emit(run_id, "estop", {"instrument": s.id})
-        s.emit(s.direct_log, "estop", {"instrument": s.id})
+            s.emit(run_id, "estop", data)
+        s.emit(s.direct_log, "estop", data)
         await s.driver.adapter.abort()
         s.persist()
         return {
             "ok": True,
             "simulated": s.simulated,
             "estop": True,
+            "reason": reason,
             "cancelled_runs": sorted(self.runs.live()),
+            "warnings": [f"ignored argument {name!r}" for name in ignored],
         }
 
     async def reset_estop(self, raw: dict[str, Any]) -> dict[str, Any]:

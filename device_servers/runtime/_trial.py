@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
+from device_servers import strict
 from device_servers.contract import Protocol
-from device_servers.errors import Code, DeviceError, ValidationFailed, pydantic_detail
+from device_servers.errors import Code, DeviceError, ValidationFailed
 from device_servers.kind import Driver, Twin
 
 # A simulation-only protocol step: what other instruments will have done by then.
@@ -36,14 +37,8 @@ class Assume(BaseModel):
 
 
 def parse_assume(args: dict[str, Any]) -> Assume:
-    try:
-        return Assume.model_validate(args)
-    except ValidationError as exc:
-        raise ValidationFailed(
-            Code.INVALID_ARGUMENT,
-            f"assume: {pydantic_detail(exc)}",
-            "assume takes {plate, location} and/or {status: {instrument: {fact: value}}}",
-        ) from exc
+    hint = "assume takes {plate, location} and/or {status: {instrument: {fact: value}}}"
+    return strict.validate(Assume, args, "assume", hint)
 
 
 def command_name(cmd: BaseModel) -> str:
@@ -68,26 +63,16 @@ def parse_command(driver: Driver, name: str, args: dict[str, Any]) -> BaseModel:
             f"unknown command {name!r}",
             f"commands: {', '.join(sorted(driver.commands))}",
         )
-    try:
-        return model.model_validate(args)
-    except ValidationError as exc:
-        raise ValidationFailed(
-            Code.INVALID_ARGUMENT,
-            f"{name}: {pydantic_detail(exc)}",
-            "fix the arguments as the tool's input schema describes",
-        ) from exc
+    return strict.validate(
+        model, args, name, "fix the arguments as the tool's input schema describes"
+    )
 
 
 def parse_protocol(driver: Driver, protocol: Any) -> tuple[Protocol, list[BaseModel]]:
     """A protocol and its parsed steps (``assume`` steps included)."""
-    try:
-        proto = Protocol.model_validate(protocol)
-    except ValidationError as exc:
-        raise ValidationFailed(
-            Code.INVALID_ARGUMENT,
-            f"protocol: {pydantic_detail(exc)}",
-            "a protocol is {name, steps: [{command, args}]}",
-        ) from exc
+    proto = strict.validate(
+        Protocol, protocol, "protocol", "a protocol is {name, steps: [{command, args}]}"
+    )
     cmds: list[BaseModel] = []
     for i, step in enumerate(proto.steps):
         if {"action_id", "dry_run"} & step.args.keys():

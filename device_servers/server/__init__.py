@@ -19,13 +19,14 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.shared.exceptions import McpError
-from pydantic import AnyUrl, BaseModel, ValidationError
+from pydantic import AnyUrl, BaseModel
 
+from device_servers import strict
 from device_servers.contract import COMMON_TOOLS, CommandResult
-from device_servers.errors import Code, DeviceError, pydantic_detail
+from device_servers.errors import Code, DeviceError
 from device_servers.kind import kind_of
 from device_servers.runtime import InstrumentRuntime
-from device_servers.server._common_tools import Handler, NoArgs, common_tools
+from device_servers.server._common_tools import Handler, NoArgs, common_tools, estop_arguments
 from device_servers.server._prompts import Prompts
 from device_servers.server._resources import resource_json, resources, templates
 
@@ -65,6 +66,7 @@ def _schema(model: type[BaseModel], with_exec: bool = False) -> dict[str, Any]:
 
 
 def _result(payload: dict[str, Any], error: bool = False) -> types.CallToolResult:
+    payload = strict.clean(payload)  # an answer echoing a lone surrogate could not be sent
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(payload, default=str))],
         structuredContent=payload,
@@ -144,10 +146,14 @@ class DeviceServer:
     async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """Dispatch one tool call; every failure becomes a structured error."""
         arguments = arguments or {}
+        if name == "emergency_stop":  # never refused, whatever else came with it
+            return _result(await self.rt.emergency_stop(**estop_arguments(arguments)))
         action_id = arguments.get("action_id") if isinstance(arguments, dict) else None
         action_id = action_id if isinstance(action_id, str) else None
         entry = self.tools.get(name)
         try:
+            strict.check_json(name, "tool name")
+            strict.check_json(arguments)
             if entry is None:
                 raise DeviceError(
                     Code.INVALID_ARGUMENT,
@@ -156,14 +162,8 @@ class DeviceServer:
                 )
             _, model, handler = entry
             if model is not None:
-                try:
-                    args = model.model_validate(arguments).model_dump()
-                except ValidationError as exc:
-                    raise DeviceError(
-                        Code.INVALID_ARGUMENT,
-                        f"{name}: {pydantic_detail(exc)}",
-                        "fix the arguments as the input schema describes",
-                    ) from exc
+                hint = "fix the arguments as the input schema describes"
+                args = strict.validate(model, arguments, name, hint).model_dump()
             else:
                 args = dict(arguments)
                 if self.rt.driver.commands.get(name) is None and args:

@@ -9,6 +9,7 @@ from typing import Any
 import mcp.types as types
 from pydantic import BaseModel, ConfigDict, Field
 
+from device_servers import strict
 from device_servers.contract import Event, RunInfo
 from device_servers.runtime import InstrumentRuntime
 
@@ -37,12 +38,29 @@ class StartRunArgs(_Args):
 
 class RunEventsArgs(_Args):
     run_id: str
-    since_seq: int = Field(default=0, ge=0)
+    since_seq: int = Field(default=0, ge=0, le=2**53)
     max: int = Field(default=100, ge=1, le=1000)
 
 
 class RunIdArgs(_Args):
     run_id: str
+
+
+class EstopArgs(_Args):
+    reason: str | None = Field(
+        default=None, max_length=500, description="Why (kept in the event log and the audit)."
+    )
+
+
+def estop_arguments(arguments: Any) -> dict[str, Any]:
+    """What the e-stop takes from its arguments, leniently: it is never refused. A reason
+    that is not text is kept as its repr; anything else is named in a warning."""
+    given = arguments if isinstance(arguments, dict) else {}
+    reason = given.get("reason")
+    if reason is not None and not isinstance(reason, str):
+        reason = repr(reason)
+    ignored = sorted(str(k) for k in given if k != "reason")
+    return {"reason": strict.clean_text(reason)[:500] if reason else None, "ignored": ignored}
 
 
 class ResetEstopArgs(_Args):
@@ -93,8 +111,8 @@ def common_tools(rt: InstrumentRuntime) -> list[ToolSpec]:
     async def confirm_state(a: dict[str, Any]) -> dict[str, Any]:
         return await rt.confirm_state(a)
 
-    async def emergency_stop(_: dict[str, Any]) -> dict[str, Any]:
-        return await rt.emergency_stop()
+    async def emergency_stop(a: dict[str, Any]) -> dict[str, Any]:
+        return await rt.emergency_stop(**estop_arguments(a))
 
     async def reset_estop(a: dict[str, Any]) -> dict[str, Any]:
         return await rt.reset_estop(a)
@@ -158,8 +176,9 @@ def common_tools(rt: InstrumentRuntime) -> list[ToolSpec]:
             "emergency_stop",
             "Stop the instrument now: aborts the current operation, cancels runs and "
             "latches ESTOP_ACTIVE so nothing moves until a person resets it. Never gated, "
-            "never needs approval.",
-            None,
+            "never needs approval, never refused: an optional `reason` is recorded, any "
+            "other argument is ignored with a warning.",
+            EstopArgs,
             emergency_stop,
             types.ToolAnnotations(destructiveHint=False, idempotentHint=True),
         ),
