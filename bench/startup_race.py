@@ -119,11 +119,11 @@ def _preload() -> None:
     import uvicorn  # noqa: F401
 
     import device_servers.heater_shaker.driver
+    import device_servers.lab
     import device_servers.liquid_handler.driver
     import device_servers.plate_mover.driver
     import device_servers.plate_reader.driver
     import device_servers.transport  # noqa: F401
-    import labwright.config  # noqa: F401
 
 
 def _fork_server(lab_file: Path, instrument: str, port: int, log: Path, gate: int) -> int:
@@ -136,8 +136,8 @@ def _fork_server(lab_file: Path, instrument: str, port: int, log: Path, gate: in
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         os.dup2(fd, 1)
         os.dup2(fd, 2)
-        from device_servers.transport import serve_http
         from device_servers.lab import load
+        from device_servers.transport import serve_http
 
         lab = load(lab_file)
         os.read(gate, 1)

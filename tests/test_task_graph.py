@@ -160,7 +160,7 @@ async def test_an_edit_request_goes_back_to_planning_with_the_persons_words(
 
 # --------------------------------------------------------------------------- simulation
 def too_much_buffer() -> Plan:
-    """Aspirates 350 uL from plate_1 B1, which holds 300 uL: the dry run must fail."""
+    """Takes 2 x 160 uL from plate_1 B1, which holds 300 uL: the dry run must fail."""
     bad = step(
         "s1",
         "lh1",
@@ -168,8 +168,8 @@ def too_much_buffer() -> Plan:
         source="plate_1",
         source_well="B1",
         destination="plate_1",
-        destination_wells=["C1"],
-        volume_ul=350.0,
+        destination_wells=["C1", "C2"],
+        volume_ul=160.0,
         new_tip="once",
     )
     return make_plan(bad)
