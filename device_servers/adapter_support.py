@@ -23,10 +23,11 @@ def stdout_to_stderr() -> Iterator[None]:
         yield
 
 
-def hardware_backend(spec: BackendSpec, base: type, args: dict[str, Any] | None = None) -> Any:
-    """Construct the PyLabRobot backend a lab configures by class path (never for tests).
+def backend_class(spec: BackendSpec, base: type) -> type:
+    """The PyLabRobot backend class a lab configures by class path, type-checked.
 
-    ``args``: the constructor arguments when the adapter keeps some of ``spec.args`` itself.
+    The path was checked as text when the lab file was read (an allowed package, see
+    ``BackendSpec``); only then is its module imported.
     """
     module_name, _, class_name = (spec.class_path or "").rpartition(".")
     try:
@@ -39,7 +40,15 @@ def hardware_backend(spec: BackendSpec, base: type, args: dict[str, Any] | None 
         raise ConfigurationError(
             f"backend.class_path: {spec.class_path} is not a PyLabRobot {base.__name__}"
         )
-    return cls(**(spec.args if args is None else args))
+    return cls
+
+
+def hardware_backend(spec: BackendSpec, base: type, args: dict[str, Any] | None = None) -> Any:
+    """Construct the PyLabRobot backend a lab configures by class path (never for tests).
+
+    ``args``: the constructor arguments when the adapter keeps some of ``spec.args`` itself.
+    """
+    return backend_class(spec, base)(**(spec.args if args is None else args))
 
 
 def common_failure(

@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from device_servers.contract import (
@@ -21,6 +20,7 @@ from device_servers.contract import (
     location_owner,
 )
 from device_servers.kind import kinds
+from policies.safe_yaml import YamlError, read_yaml
 
 # Places every lab has without an instrument of their own.
 SHARED_PLACES = frozenset({"hotel"})
@@ -160,12 +160,10 @@ def load(path: str | Path | None = None) -> LabConfig:
     """Read and validate a lab file."""
     path = Path(path) if path is not None else default_config_path()
     try:
-        text = path.read_text()
+        data = read_yaml(path)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+    except YamlError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping with lab and instruments")

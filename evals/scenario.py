@@ -17,10 +17,10 @@ import re
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from device_servers.contract import FaultSpec
+from policies.safe_yaml import YamlError, read_yaml
 
 CATEGORIES = ("normal", "boundary", "fault_recovery", "ambiguous", "prompt_injection")
 Category = Literal["normal", "boundary", "fault_recovery", "ambiguous", "prompt_injection"]
@@ -257,7 +257,7 @@ class Scenario(_Strict):
 
     def lab(self, base: Path = BASE_LAB) -> dict[str, Any]:
         """The scenario's lab file as data: the base lab, patched, faults armed."""
-        data = yaml.safe_load(base.read_text())
+        data = read_yaml(base)
         data = deep_merge(data, self.lab_patch)
         if self.instruments is not None:
             ids = {i["id"] for i in data["instruments"]}
@@ -334,10 +334,10 @@ def expand_wells(text: str) -> list[str]:
 def load_scenario(path: Path) -> Scenario:
     """Read and validate one scenario file."""
     try:
-        data = yaml.safe_load(path.read_text())
+        data = read_yaml(path)
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
+    except YamlError as exc:
         raise ScenarioError(f"{path}: not valid YAML: {exc}") from exc
     if not isinstance(data, dict):
         raise ScenarioError(f"{path}: a scenario is a mapping (name, category, request, expect)")

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from policies.model import (
@@ -22,6 +21,7 @@ from policies.model import (
     Verdict,
 )
 from policies.recovery import RecoveryRules
+from policies.safe_yaml import YamlError, read_yaml
 
 RULES_DIR = Path(__file__).parent / "rules"
 _RULE = TypeAdapter(Rule)
@@ -130,9 +130,11 @@ class PolicyEngine:
 def load_rules_file(path: Path) -> RuleSet:
     """Parse one rules YAML file, naming the file and field on error."""
     try:
-        data = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError) as exc:
-        raise PolicyError(f"{path}: cannot read rules: {exc}") from exc
+        data = read_yaml(path)
+    except OSError as exc:
+        raise PolicyError(f"{path}: cannot read rules: {exc.strerror or exc}") from exc
+    except YamlError as exc:
+        raise PolicyError(f"{path}: not valid YAML: {exc}") from exc
     try:
         return RuleSet.model_validate(data)
     except ValidationError as exc:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
     from device_servers.contract._stations import LabFacts
@@ -16,23 +17,47 @@ class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+BACKEND_PACKAGES = ("pylabrobot",)
+_DOTTED = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")
+
+
 class BackendSpec(Strict):
     """Which backend drives an instrument.
 
     ``simulated`` (default) acts on the lab's simulated world. ``pylabrobot`` constructs a
     PyLabRobot hardware backend from ``class_path`` and ``args``, only when configured.
+    ``class_path`` must name a class in PyLabRobot or in one of ``allowed_packages`` (your own
+    backends): it is checked as text before anything is imported, so a lab file cannot make a
+    server run the top-level code of an arbitrary module.
     """
 
     type: Literal["simulated", "pylabrobot"] = "simulated"
     class_path: str | None = None
     args: dict[str, Any] = Field(default_factory=dict)
+    allowed_packages: list[str] = Field(
+        default_factory=list,
+        description="Packages besides pylabrobot whose backend classes class_path may name.",
+    )
 
-    @field_validator("class_path")
-    @classmethod
-    def _dotted(cls, value: str | None) -> str | None:
-        if value is not None and ("." not in value or value.startswith(".")):
+    @model_validator(mode="after")
+    def _allowed(self) -> BackendSpec:
+        path = self.class_path
+        if path is None:
+            if self.type == "pylabrobot":
+                raise ValueError("class_path: a pylabrobot backend needs class_path")
+            return self
+        if not _DOTTED.match(path):
             raise ValueError("class_path must be a dotted path such as 'package.module.Class'")
-        return value
+        for package in self.allowed_packages:
+            if not _DOTTED.match(package + ".x"):
+                raise ValueError(f"allowed_packages: {package!r} is not a package name")
+        packages = (*BACKEND_PACKAGES, *self.allowed_packages)
+        if not any(path.startswith(p + ".") for p in packages):
+            raise ValueError(
+                f"class_path: {path} is not in an allowed package ({', '.join(packages)}); "
+                "add your own package to backend.allowed_packages"
+            )
+        return self
 
 
 class PolicySpec(Strict):

@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
 
 import anyio
 
-from device_servers.adapter_support import common_failure, hardware_backend, stdout_to_stderr
+from device_servers.adapter_support import (
+    backend_class,
+    common_failure,
+    hardware_backend,
+    stdout_to_stderr,
+)
 from device_servers.contract import InstrumentBase
 from device_servers.errors import BackendFailed, Code, ConfigurationError, DeviceError
 from device_servers.kind._command import Event
@@ -27,6 +32,7 @@ class Adapter(Protocol):
     async def execute(self, prim: Any, timeout_s: float | None = None) -> list[Event] | None: ...
     async def observe(self, labware: set[str] | None = None) -> dict[str, Any] | None: ...
     async def resync(self) -> dict[str, Any] | None: ...
+    def check_backend(self) -> None: ...
 
 
 ConfigT = TypeVar("ConfigT", bound=InstrumentBase)
@@ -79,6 +85,12 @@ class AdapterBase(Generic[ConfigT]):
             else:
                 self._backend = hardware_backend(spec, self.backend_base, self.hardware_args())
         return self._backend
+
+    def check_backend(self) -> None:
+        """Resolve and type-check a hardware backend's class without constructing it (its
+        path was checked against the allowed packages when the lab file was read)."""
+        if self.config.backend.type != "simulated":
+            backend_class(self.config.backend, self.backend_base)
 
     def simulated_backend(self, world: SimWorld) -> Any:
         return self.simulated_class(world, self.config)

@@ -9,7 +9,6 @@ Volumes in microlitres.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any, cast

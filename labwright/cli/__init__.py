@@ -12,6 +12,7 @@ loading) and ``_render`` (tables and progress lines).
 
 from __future__ import annotations
 
+import os
 import sys
 
 import typer
@@ -52,8 +53,59 @@ app.add_typer(_people.people_app, name="people")
 app.add_typer(_lab.lab_app, name="lab")
 
 
-def main() -> None:  # pragma: no cover - console entry
+INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug of ours, never the user's input
+
+
+def _not_utf8(argv: list[str]) -> str | None:
+    """The first argument that was not valid UTF-8 (Python keeps such bytes as surrogates)."""
+    for i, arg in enumerate(argv, 1):
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return f"argument {i} is not valid UTF-8 text"
+    return None
+
+
+def run(argv: list[str] | None = None) -> int:
+    """The ``labwright`` command on ``argv``; returns the exit status.
+
+    Every bad input is one line on stderr (exit 2): usage errors as click phrases them,
+    without the usage block; arguments that are not UTF-8. An exception that escapes a
+    command is a bug: one line, exit 70, the traceback only with ``LABWRIGHT_DEBUG=1``.
+    """
+    from labwright.cli._common import err
+
+    argv = sys.argv[1:] if argv is None else argv
+    problem = _not_utf8(argv)
+    if problem is not None:
+        err.print(f"[bold red]error:[/] {problem}", highlight=False)
+        return 2
     try:
-        app()
-    except BrokenPipeError:
-        sys.exit(1)
+        status = typer.main.get_command(app).main(
+            args=argv, prog_name="labwright", standalone_mode=False
+        )
+    except typer.Abort:
+        err.print("[bold red]aborted[/]", highlight=False)
+        return 130
+    except (BrokenPipeError, KeyboardInterrupt):
+        return 1
+    except typer.exceptions.TyperException as exc:  # click's usage errors (typer vendors click)
+        if type(exc).__name__ != "NoArgsIsHelpError":  # that one has printed the help
+            message = exc.format_message()  # type: ignore[attr-defined]
+            err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+        return int(getattr(exc, "exit_code", 2))
+    except Exception as exc:
+        if os.environ.get("LABWRIGHT_DEBUG"):
+            raise
+        err.print(
+            f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
+            "(a bug in Labwright: LABWRIGHT_DEBUG=1 shows where)",
+            highlight=False,
+            soft_wrap=True,
+        )
+        return INTERNAL_ERROR
+    return status if isinstance(status, int) else 0
+
+
+def main() -> None:  # pragma: no cover - console entry
+    sys.exit(run())

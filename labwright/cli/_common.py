@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import typer
-import yaml
 from rich.console import Console
 
 from device_servers.lab import ConfigError, LabConfig, load
+from policies.safe_yaml import YamlError, read_yaml
 
 err = Console(stderr=True)
 out = Console()
@@ -25,7 +25,7 @@ ConfigOpt = typer.Option(
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one error line and exit (2: bad input)."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False)
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 
@@ -53,21 +53,6 @@ def config_problem(lab: LabConfig, inst: Any, exc: Exception) -> NoReturn:
     fail(f"{lab.source}: instruments[{index}] ({inst.id}): {exc}")
 
 
-def _safe_load(text: str) -> Any:
-    """``yaml.safe_load``, with libyaml's C parser when PyYAML has it (~10x faster).
-
-    A document the C parser rejects is parsed again by the pure-Python parser, so the result
-    and the error message are exactly those of ``yaml.safe_load``.
-    """
-    loader = getattr(yaml, "CSafeLoader", None)
-    if loader is not None:
-        try:
-            return yaml.load(text, Loader=loader)  # CSafeLoader: safe subset, like safe_load
-        except yaml.YAMLError:
-            pass
-    return yaml.safe_load(text)
-
-
 def cache_dir() -> Path:
     """Derived data that is safe to delete (deck geometry): $XDG_CACHE_HOME/labwright."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -77,10 +62,10 @@ def cache_dir() -> Path:
 def load_protocol(path: Path) -> dict[str, Any]:
     """A protocol file (YAML or JSON) as a dict."""
     try:
-        data = _safe_load(path.read_text())
+        data = read_yaml(path)
     except OSError as exc:
         fail(f"{path}: cannot read: {exc.strerror or exc}")
-    except yaml.YAMLError as exc:
+    except YamlError as exc:
         fail(f"{path}: not valid YAML or JSON: {exc}")
     if not isinstance(data, dict):
         fail(f"{path}: a protocol is a mapping {{name, steps: [{{command, args}}]}}")

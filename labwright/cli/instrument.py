@@ -31,7 +31,7 @@ def serve(
     config: Path | None = ConfigOpt,
     transport: str = typer.Option("stdio", help="stdio or http."),
     host: str = typer.Option("127.0.0.1", help="HTTP bind address."),
-    port: int = typer.Option(8765, help="HTTP port."),
+    port: int = typer.Option(8765, min=1, max=65535, help="HTTP port."),
     token: str | None = typer.Option(
         None, envvar="LABWRIGHT_TOKEN", help="Bearer token required over HTTP."
     ),
@@ -78,7 +78,7 @@ def serve(
 
 
 def check(config: Path | None = ConfigOpt) -> None:
-    """Validate the lab file completely (decks, labware, liquids, policies)."""
+    """Validate the lab file completely (decks, labware, liquids, policies, backend classes)."""
     from device_servers.errors import ConfigurationError
     from device_servers.factory import make_driver, make_policy
     from policies import PolicyError
@@ -87,6 +87,7 @@ def check(config: Path | None = ConfigOpt) -> None:
     for inst in lab.instruments:
         try:
             driver = make_driver(inst, None)
+            driver.adapter.check_backend()
             driver.initial_twin()
             make_policy(inst)
         except (ConfigurationError, PolicyError) as exc:
