@@ -10,7 +10,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 SYSTEM := chromium:/usr/bin/chromium chromium-driver:/usr/bin/chromedriver \
 	postgresql:/usr/lib/postgresql/15/bin/initdb
 
-.PHONY: install demo demo-web langgraph-dev test lint bench bench-startup interop clean eval crash system screenshots
+.PHONY: install demo demo-web langgraph-dev test lint bench bench-startup interop clean eval crash system screenshots fuzz
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -49,6 +49,10 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 	$(BIN)/python bench/planner_bench.py
+
+# the fuzz properties of the tools, the CLI and the lab file at 10,000 cases each
+fuzz: $(STAMP)
+	$(BIN)/python bench/fuzz.py --cases 10000
 
 # 200 trials of 8 servers started together on a fresh state directory (about 15 min on 2 cores)
 bench-startup: $(STAMP)

@@ -171,11 +171,13 @@ def load(path: str | Path | None = None) -> LabConfig:
     try:
         config = LabConfig.model_validate(data)
     except ValidationError as exc:
-        lines = []
+        problems = []
         for err in exc.errors()[:5]:
             where = ".".join(str(p) for p in err["loc"]) or "(top)"
-            lines.append(f"{path}: {where}: {err['msg']}")
-        raise ConfigError("\n".join(lines)) from exc
+            problems.append(f"{where}: {err['msg']}")
+        more = exc.error_count() - len(problems)
+        tail = f" (and {more} more)" if more > 0 else ""
+        raise ConfigError(f"{path}: {'; '.join(problems)}{tail}") from exc
     config.source = path.resolve()
     try:
         _connect_instruments(config)

@@ -73,12 +73,12 @@ def run(argv: list[str] | None = None) -> int:
     without the usage block; arguments that are not UTF-8. An exception that escapes a
     command is a bug: one line, exit 70, the traceback only with ``LABWRIGHT_DEBUG=1``.
     """
-    from labwright.cli._common import err
+    from labwright.cli._common import err, error_line, printable
 
     argv = sys.argv[1:] if argv is None else argv
     problem = _not_utf8(argv)
     if problem is not None:
-        err.print(f"[bold red]error:[/] {problem}", highlight=False)
+        error_line(problem)
         return 2
     try:
         status = typer.main.get_command(app).main(
@@ -91,14 +91,13 @@ def run(argv: list[str] | None = None) -> int:
         return 1
     except typer.exceptions.TyperException as exc:  # click's usage errors (typer vendors click)
         if type(exc).__name__ != "NoArgsIsHelpError":  # that one has printed the help
-            message = exc.format_message()  # type: ignore[attr-defined]
-            err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+            error_line(exc.format_message())  # type: ignore[attr-defined]
         return int(getattr(exc, "exit_code", 2))
     except Exception as exc:
         if os.environ.get("LABWRIGHT_DEBUG"):
             raise
         err.print(
-            f"[bold red]internal error:[/] {type(exc).__name__}: {exc} "
+            f"[bold red]internal error:[/] {printable(f'{type(exc).__name__}: {exc}')} "
             "(a bug in Labwright: LABWRIGHT_DEBUG=1 shows where)",
             highlight=False,
             soft_wrap=True,

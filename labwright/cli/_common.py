@@ -23,9 +23,28 @@ ConfigOpt = typer.Option(
 )
 
 
+def printable(text: str) -> str:
+    """``text`` safe to show on one terminal line: control characters (line breaks, escape
+    sequences) and lone surrogates as escapes, rich markup taken literally."""
+    from rich.markup import escape
+
+    shown = "".join(
+        ch
+        if ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF
+        else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        for ch in text
+    )
+    return escape(shown)
+
+
+def error_line(message: str) -> None:
+    """One error line on stderr (the message may echo anything a person typed)."""
+    err.print(f"[bold red]error:[/] {printable(message)}", highlight=False, soft_wrap=True)
+
+
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print one error line and exit (2: bad input)."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    error_line(message)
     raise typer.Exit(code)
 
 
