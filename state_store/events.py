@@ -23,6 +23,10 @@ class EventLog:
             self._next[run_id] = (row[0] or 0) + 1
         return self._next[run_id]
 
+    def forget(self, run_id: str) -> None:
+        """Drop the cached next seq of ``run_id`` (after a rolled-back append)."""
+        self._next.pop(run_id, None)
+
     def append(self, run_id: str, type_: str, data: dict[str, Any], simulated: bool) -> int:
         seq = self._next_seq(run_id)
         self.conn.execute(

@@ -191,6 +191,7 @@ class AdapterBase(Generic[ConfigT]):
         limit = timeout_s or self.timeout(prim)
         sim = self.sim
         if sim is not None:
+            sim.begin()  # an abort before this operation was for an earlier one
             sim.allow(limit)
             limit = limit * SIM_HOST_SLACK + SIM_HOST_SLACK
         try:

@@ -125,10 +125,8 @@ class Dispatcher:
                 sent = True
                 observed = await s.driver.adapter.execute(prim)
                 _, evs = s.twin.apply(prim)
-                s.ledger.progress(action_id, index + 1)
                 evs = [*evs, *(observed or [])]
-                for ev in evs:
-                    s.emit(log, ev["type"], {**ev["data"], "action_id": action_id})
+                s.record_operation(action_id, index + 1, log, evs)
                 events.extend(evs)
         except DeviceError as exc:
             err = await self._failed(action_id, cmd, prims, index, sent, exc, log, before)

@@ -15,14 +15,13 @@ from pydantic import BaseModel
 from device_servers.contract import Protocol
 from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
 from device_servers.kind import DeviceCommand, Driver, Twin
-from device_servers.runtime._status import Status
+from device_servers.runtime._status import Status, breathe
 from device_servers.runtime._trial import (
     Assume,
     StepCheck,
     Trial,
     at_step,
     command_name,
-    simulate_protocol,
 )
 from policies import Decision, PolicyEngine, PolicyRequest, Verdict
 from state_store import args_hash
@@ -169,7 +168,9 @@ class Gate:
         warned: dict[int, list[str]] = {}
         s = self.s
         trial: Trial | None = Trial.of(s.driver, s.twin)
+        failure: DeviceError | None = None  # the first step the simulation refuses
         for i, (step, cmd) in enumerate(zip(proto.steps, cmds, strict=True)):
+            await breathe(i)  # a 10,000-step validation never holds an e-stop back
             if isinstance(cmd, Assume):
                 if trial is not None:
                     trial.run(cmd)
@@ -186,8 +187,9 @@ class Gate:
             if trial is not None:
                 try:
                     trial.run(cmd)
-                except DeviceError:
-                    trial = None  # the simulation reports it; later steps see the belief
+                except DeviceError as exc:
+                    failure = at_step(exc, i, step.command)
+                    trial = None  # later steps see the belief
             if (
                 not dry_run
                 and s.policy.evaluate(
@@ -209,5 +211,6 @@ class Gate:
                     "wait for it or cancel_run it",
                     retriable=True,
                 )
-            simulate_protocol(s.driver, s.twin, cmds)  # refuse before anything moves
+            if failure is not None:
+                raise failure  # the whole protocol must simulate before anything moves
         return warned

@@ -21,14 +21,15 @@ from device_servers.contract import Protocol
 from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
 from device_servers.runtime._dispatch import Dispatcher
 from device_servers.runtime._gate import APPROVAL_WARNING, Gate
-from device_servers.runtime._status import Status
+from device_servers.runtime._status import Status, breathe
 from device_servers.runtime._trial import (
     ASSUME,
     Assume,
     Trial,
     at_step,
     command_name,
-    parse_protocol,
+    parse_header,
+    parse_step,
 )
 from state_store import args_hash
 
@@ -64,7 +65,11 @@ class RunManager:
         s = self.s
         if not isinstance(dry_run, bool):
             raise ValidationFailed(Code.INVALID_ARGUMENT, "dry_run must be a boolean", "")
-        proto, cmds = parse_protocol(s.driver, protocol)
+        proto = parse_header(protocol)
+        cmds = []
+        for i, step in enumerate(proto.steps):  # a long protocol never holds an e-stop back
+            cmds.append(parse_step(s.driver, i, step))
+            await breathe(i)
         body = proto.model_dump(mode="json")
         if run_key is not None:
             existing = s.runs.by_key(run_key)

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from typing import Any
 
 from device_servers.contract import InstrumentBase
 from device_servers.kind import Driver, Twin
 from policies import PolicyEngine
 from state_store import Approvals, DeviceRuns, EventLog, InstrumentState, Ledger
+
+YIELD_EVERY = 64  # steps of a long validation between two yields to the event loop
+
+
+async def breathe(index: int) -> None:
+    """Let other tasks run (an e-stop) every :data:`YIELD_EVERY` steps of a long loop."""
+    if index % YIELD_EVERY == YIELD_EVERY - 1:
+        await asyncio.sleep(0)
 
 
 class Status:
@@ -46,6 +55,23 @@ class Status:
     def persist(self) -> None:
         """Save the twin and the latches, so a restarted server starts from them."""
         self.persisted.save(self.twin.snapshot(full=True), self.stale_reason, self.estop)
+
+    def record_operation(
+        self, action_id: str, done: int, log: str, events: list[dict[str, Any]]
+    ) -> None:
+        """One operation of an action happened: its count and its events, in one transaction
+        (one sync to disk per operation, not one per row: the loop is blocked while it syncs,
+        and an e-stop waits for the loop)."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.ledger.progress(action_id, done)
+            for ev in events:
+                self.emit(log, ev["type"], {**ev["data"], "action_id": action_id})
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            self.events.forget(log)
+            raise
+        self.conn.execute("COMMIT")
 
     def emit(self, log: str, kind: str, data: dict[str, object]) -> None:
         """Append one event to ``log`` (a run id or the direct log)."""

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from device_servers import strict
-from device_servers.contract import Protocol
+from device_servers.contract import Protocol, ProtocolStep
 from device_servers.errors import Code, DeviceError, ValidationFailed
 from device_servers.kind import Driver, Twin
 
@@ -70,26 +70,32 @@ def parse_command(driver: Driver, name: str, args: dict[str, Any]) -> BaseModel:
 
 def parse_protocol(driver: Driver, protocol: Any) -> tuple[Protocol, list[BaseModel]]:
     """A protocol and its parsed steps (``assume`` steps included)."""
-    proto = strict.validate(
+    proto = parse_header(protocol)
+    return proto, [parse_step(driver, i, step) for i, step in enumerate(proto.steps)]
+
+
+def parse_header(protocol: Any) -> Protocol:
+    """A protocol's shape, its steps not yet parsed as commands (see ``parse_step``)."""
+    return strict.validate(
         Protocol, protocol, "protocol", "a protocol is {name, steps: [{command, args}]}"
     )
-    cmds: list[BaseModel] = []
-    for i, step in enumerate(proto.steps):
-        if {"action_id", "dry_run"} & step.args.keys():
-            raise ValidationFailed(
-                Code.INVALID_ARGUMENT,
-                f"step {i}: action_id and dry_run belong to the run",
-                "leave them out of step arguments",
-            )
-        try:
-            if step.command == ASSUME:
-                cmds.append(parse_assume(step.args))
-            else:
-                cmds.append(parse_command(driver, step.command, step.args))
-        except DeviceError as exc:
-            at_step(exc, i)
-            raise
-    return proto, cmds
+
+
+def parse_step(driver: Driver, index: int, step: ProtocolStep) -> BaseModel:
+    """One step of a protocol (``assume`` or one of the driver's commands)."""
+    if {"action_id", "dry_run"} & step.args.keys():
+        raise ValidationFailed(
+            Code.INVALID_ARGUMENT,
+            f"step {index}: action_id and dry_run belong to the run",
+            "leave them out of step arguments",
+        )
+    try:
+        if step.command == ASSUME:
+            return parse_assume(step.args)
+        return parse_command(driver, step.command, step.args)
+    except DeviceError as exc:
+        at_step(exc, index)
+        raise
 
 
 class Trial:

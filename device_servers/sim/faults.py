@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from device_servers.sim.world import SimWorld
 
 COMMON_FAULTS = frozenset({"delay", "hang", "disconnect", "crash", "adapter_fault"})
+YIELDS_PER_OPERATION = 4
 
 
 async def play_common_fault(
@@ -50,7 +51,10 @@ class SimulatedBackend:
     so the real frontend runs above it. A machine call performs its effect through :meth:`act`,
     which plays the fault the world's plan fires on that operation, if any: the common ones
     here, the kind's own in :meth:`play_own`. ``abort`` (cancel_run, emergency_stop) interrupts
-    any wait in :meth:`sleep` with ``ConnectionAbortedError``.
+    any wait in :meth:`sleep` with ``ConnectionAbortedError``, and stops the operation about
+    to act: :meth:`act` yields to the event loop first (a simulated machine call takes no real
+    time, so without it a 1,000-operation command would never let an e-stop in) and checks.
+    ``begin`` (each operation's start) clears an earlier abort.
     """
 
     device = "the instrument"  # how a failure names it
@@ -101,14 +105,19 @@ class SimulatedBackend:
         self._abort.set()
 
     def abort(self) -> None:
-        """Interrupt a waiting operation (the backend's abort path)."""
+        """Interrupt the current operation (the backend's abort path)."""
         self._abort.set()
+
+    def begin(self) -> None:
+        """An operation starts: an abort before it was for an earlier one."""
+        self._abort.clear()
 
     async def sleep(self, seconds: float) -> None:
         """Wait ``seconds``, unless an abort comes first (then ``ConnectionAbortedError``) or
         the command runs out of time first (then ``TimeoutError``, at its limit)."""
+        if self._abort.is_set():
+            raise ConnectionAbortedError("operation aborted")
         wait, runs_out = self.spend(seconds)
-        self._abort.clear()
         try:
             await asyncio.wait_for(self._abort.wait(), timeout=wait)
         except TimeoutError:
@@ -129,6 +138,12 @@ class SimulatedBackend:
         ``applies(kind)``: whether a fault of that kind can fire on this operation;
         ``before``: what the machine does between being asked and the effect (travel).
         """
+        # An e-stop sent meanwhile gets through here, before the effect: a request takes a few
+        # hops from the transport to its handler, one per turn of the event loop.
+        for _ in range(YIELDS_PER_OPERATION):
+            await asyncio.sleep(0)
+        if self._abort.is_set():
+            raise ConnectionAbortedError("operation aborted")
         fault = self.world.next_fault(self.instrument, target, applies=applies)
         if before is not None:
             await before()
