@@ -11,7 +11,10 @@ from typing import Any
 from device_servers.sim.world import SimWorld
 from evals.judge import _Run
 from evals.scenario import EStop, Scenario
-from state_store import Approvals
+from state_store import Approvals, Person
+
+# The scripted person of a scenario: approves what the scenario's answers say to approve.
+EVAL_PERSON = Person("eval", "approver", via="terminal")
 
 
 class Disturbances:
@@ -82,7 +85,7 @@ class Disturbances:
         action_id = f"{run_id}/person/reset-estop#{self.resets}"
         agent = self.runner.context.agents[inst]
         await agent.call("reset_estop", action_id=action_id)  # asks for an approval
-        Approvals(self.runner.conn).grant(inst, action_id, "eval")
+        Approvals(self.runner.conn).grant(inst, action_id, EVAL_PERSON)
         result = await agent.call("reset_estop", action_id=action_id)
         self.runner.audit.append(
             run_id=run_id,

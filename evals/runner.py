@@ -31,7 +31,7 @@ import yaml
 
 from device_servers.lab import load
 from device_servers.sim.world import SimWorld
-from evals.disturb import Disturbances
+from evals.disturb import EVAL_PERSON, Disturbances
 from evals.judge import ScenarioResult, _Run, ground_truth, judge
 from evals.scenario import EditAnswer, Scenario
 from state_store import Approvals, TaskRuns, connect
@@ -229,9 +229,9 @@ def _grant(runner: Any, payload: dict[str, Any], answer: dict[str, Any]) -> dict
     approvals = Approvals(runner.conn)
     granted = []
     for req in approvals.pending(obs.get("instrument")):
-        if req["action_id"] == obs.get("action_id"):
-            approvals.grant(req["instrument"], req["action_id"], "eval")
-            granted.append(req["action_id"])
+        if req.action_id == obs.get("action_id"):
+            approvals.grant(req.instrument, req.action_id, EVAL_PERSON)
+            granted.append(req.action_id)
     return {**answer, "decision": "approved", "granted": granted}
 
 

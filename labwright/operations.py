@@ -23,7 +23,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from state_store import Approvals, AuditLog, TaskRuns
+from state_store import ApprovalError, Approvals, AuditLog, NotPending, TaskRuns
 from state_store.people import People, Person
 from state_store.task_runs import STATUSES
 
@@ -33,7 +33,8 @@ if TYPE_CHECKING:  # the runner (LangGraph, MCP clients) is loaded by whoever ma
 DECISIONS = ("retry", "skip", "replan", "abort")
 LAB = "lab"  # the audit log's run id for what is not one run's: people, e-stops, grants
 _HTTP = {"RUN_NOT_FOUND": 404, "NOT_WAITING": 409, "APPROVAL_STALE": 409, "RUN_BUSY": 409}
-_HTTP |= {"INVALID_ARGUMENT": 400, "UNAUTHENTICATED": 401, "FORBIDDEN": 403}
+_HTTP |= {"ACTION_ID_REUSED": 409, "INVALID_ARGUMENT": 400}
+_HTTP |= {"UNAUTHENTICATED": 401, "FORBIDDEN": 403}
 
 
 class OperationError(Exception):
@@ -166,8 +167,8 @@ class Operations:
         }
 
     def pending_actions(self) -> list[dict[str, Any]]:
-        """Instrument actions waiting for a person's approval (the instruments' records)."""
-        return Approvals(self.runner.lab_conn).pending()
+        """Instrument actions waiting for a person's approval: each record whole."""
+        return [r.as_dict() for r in Approvals(self.runner.lab_conn).pending()]
 
     # ------------------------------------------------------------------ writes
     async def create(
@@ -246,23 +247,24 @@ class Operations:
         await self._question(run_id, "escalation")
         return await self._resume(person, run_id, {"decision": decision})
 
-    def grant_action(self, person: Person, instrument: str, action_id: str) -> dict[str, Any]:
-        """Grant one instrument's pending action (the instrument's own approval record)."""
-        person.require("approve")
+    def grant_action(
+        self, person: Person, instrument: str, action_id: str, args_hash: str | None = None
+    ) -> dict[str, Any]:
+        """Grant the pending record whose ``args_hash`` was shown (else ACTION_ID_REUSED)."""
         try:
-            request = Approvals(self.runner.lab_conn).grant(instrument, action_id, person.label)
-        except KeyError as exc:
-            raise OperationError(
-                "NOT_WAITING", f"no pending approval for {instrument}/{action_id}"
-            ) from exc
+            record = Approvals(self.runner.lab_conn).grant(instrument, action_id, person, args_hash)
+        except NotPending as exc:
+            raise OperationError("NOT_WAITING", str(exc)) from exc
+        except ApprovalError as exc:
+            raise OperationError(exc.code, str(exc)) from exc
         self.audit.append(
             run_id=LAB,
             agent=f"person:{person.label}",
             tool="approve_action",
-            args={"instrument": instrument, "action_id": action_id},
-            decision_note=f"granted {request.get('command')}",
+            args={"instrument": instrument, "action_id": action_id, "args_hash": args_hash},
+            decision_note=f"granted {record.command}",
         )
-        return request
+        return record.as_dict()
 
     async def approve_action(self, person: Person, run_id: str) -> Any:
         """Grant what an instrument asked a person to approve for this run's step, go on."""
@@ -278,7 +280,11 @@ class Operations:
         ]
         if not wanted:
             raise OperationError("NOT_WAITING", f"no pending instrument approval for {run_id}")
-        granted = [self.grant_action(person, r["instrument"], r["action_id"]) for r in wanted]
+        shown = ((obs.get("error") or {}).get("extra") or {}).get("approval") or {}
+        granted = [
+            self.grant_action(person, r["instrument"], r["action_id"], shown.get("args_hash"))
+            for r in wanted
+        ]
         answer = {"decision": "approved", "granted": [r["action_id"] for r in granted]}
         return await self._resume(person, run_id, answer)
 

@@ -1,6 +1,12 @@
 """Durable state outside any model's context: ledgers, event logs, runs, approvals, audit."""
 
-from state_store.approvals import Approvals
+from state_store.approvals import (
+    ApprovalConflict,
+    ApprovalError,
+    ApprovalRecord,
+    Approvals,
+    NotPending,
+)
 from state_store.audit import AuditEntry, AuditLog, ChainProblem, VerifyReport
 from state_store.db import connect
 from state_store.events import EventLog
@@ -11,6 +17,9 @@ from state_store.runs import DeviceRuns
 from state_store.task_runs import TaskRun, TaskRuns, TaskStatus
 
 __all__ = [
+    "ApprovalConflict",
+    "ApprovalError",
+    "ApprovalRecord",
     "Approvals",
     "AuditEntry",
     "AuditLog",
@@ -20,6 +29,7 @@ __all__ = [
     "InstrumentState",
     "Ledger",
     "LedgerEntry",
+    "NotPending",
     "People",
     "Person",
     "TaskRun",

@@ -23,9 +23,12 @@ class InstrumentState:
             "twin": json.loads(row["twin"]),
             "stale_reason": row["stale_reason"],
             "estop": bool(row["estop"]),
+            # Which e-stop is latched (0: none): an approved reset clears only that one.
+            "estop_latch": int(row["estop"] or 0),
         }
 
-    def save(self, twin: dict[str, Any], stale_reason: str | None, estop: bool) -> None:
+    def save(self, twin: dict[str, Any], stale_reason: str | None, estop: int) -> None:
+        """``estop``: the latched e-stop's number, 0 when none is latched."""
         self.conn.execute(
             "INSERT OR REPLACE INTO instrument_state (instrument, twin, stale_reason, estop,"
             " updated_at) VALUES (?,?,?,?,?)",

@@ -55,6 +55,14 @@ class Ledger:
             row["note"],
         )
 
+    def args_of(self, action_id: str) -> dict[str, Any]:
+        """The canonical arguments an action was begun with."""
+        row = self.conn.execute(
+            "SELECT args FROM actions WHERE instrument=? AND action_id=?",
+            (self.instrument, action_id),
+        ).fetchone()
+        return dict(json.loads(row["args"])) if row is not None and row["args"] else {}
+
     def begin(
         self,
         action_id: str,

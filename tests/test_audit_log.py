@@ -540,6 +540,18 @@ def test_audit_verify_of_an_intact_chain_says_so_and_exits_0(lab_file: Path) -> 
     res = labwright("audit", "r1", "--verify", "-c", str(lab_file), env=WIDE)
     assert res.returncode == 0, res.stderr
     assert "audit chain intact (3 entries)" in res.stdout
+    head = raw_row(lab_db(lab_file), 6)["hash"]
+    assert f"seq 6, head {head}" in res.stdout  # the anchored head, to write down elsewhere
+
+
+def test_audit_verify_detects_a_truncation_together_with_its_head(lab_file: Path) -> None:
+    conn = lab_db(lab_file)
+    fill(AuditLog(conn))
+    tamper(conn, "DELETE FROM audit_log WHERE seq>=5")
+    tamper(conn, "UPDATE audit_head SET seq=4, hash=?", (raw_row(conn, 4)["hash"],))
+    res = labwright("audit", "r1", "--verify", "-c", str(lab_file), env=WIDE)
+    assert res.returncode == 1
+    assert "anchor_ahead" in res.stdout
 
 
 def test_audit_verify_of_a_broken_chain_lists_each_problem_and_exits_1(lab_file: Path) -> None:

@@ -19,7 +19,7 @@ async def test_a_person_resets_a_latched_estop_and_the_instrument_stays_stale(
     async with served(tmp_path) as (s, _, _, lab_file):
         await call(s, "emergency_stop")
     done = await anyio.to_thread.run_sync(
-        lambda: labwright("reset-estop", "lh1", "--by", "ana", "--config", str(lab_file))
+        lambda: labwright("reset-estop", "lh1", "--config", str(lab_file))
     )
     assert done.returncode == 0, done.stderr
     async with served(tmp_path) as (s, rt, world, _):

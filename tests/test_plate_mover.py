@@ -31,6 +31,7 @@ from device_servers.lab import load
 from device_servers.runtime import InstrumentRuntime
 from device_servers.server import build_server
 from device_servers.sim.world import SimWorld
+from state_store import local_operator
 
 pytestmark = pytest.mark.anyio
 
@@ -485,7 +486,7 @@ async def test_the_emergency_stop_latches_until_a_person_resets_it(served: Any) 
         "APPROVAL_REQUIRED"
     )
     assert world.location_of("plate_1") == START and moves(world) == []
-    rt.approvals.grant("arm1", "es-reset", "a person at the arm")
+    rt.approvals.grant("arm1", "es-reset", local_operator("at-the-arm"))
     reset = await call(session, "reset_estop", action_id="es-reset")
     assert reset["ok"] is True and reset["stale"]
     assert (await call(session, "read_back"))["stale"] is None

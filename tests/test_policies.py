@@ -426,7 +426,7 @@ async def test_approved_action_executes_once_after_a_person_approves_it(tmp_path
         assert error_code(refused) == "APPROVAL_REQUIRED"
         assert refused["error"]["action_id"] == "a-1"
         pending = Approvals(connect(lab.db_path)).pending("lh1")
-        assert [(p["action_id"], p["command"]) for p in pending] == [("a-1", "transfer")]
+        assert [(p.action_id, p.command) for p in pending] == [("a-1", "transfer")]
         untouched(world)
 
         again = await call(s, "transfer", **TRANSFER, dry_run=False, action_id="a-1")
@@ -462,7 +462,7 @@ async def test_approval_does_not_carry_over_to_other_arguments_before_execution(
 
         swapped = {**TRANSFER, "volume_ul": 200}
         other = await call(s, "transfer", **swapped, dry_run=False, action_id="a-1")
-        assert error_code(other) == "APPROVAL_REQUIRED"
+        assert error_code(other) == "ACTION_ID_REUSED"  # an action id binds one call
         untouched(world)
 
         # The approved arguments still execute, exactly once.

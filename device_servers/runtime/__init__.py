@@ -29,6 +29,7 @@ from device_servers.runtime._gate import CONTROL_COMMANDS, Gate, dry_run_check
 from device_servers.runtime._recovery import RESTART_STALE, Recovery
 from device_servers.runtime._runs import RunManager
 from device_servers.runtime._status import Status
+from device_servers.runtime._trail import CALLER
 from device_servers.runtime._trial import (
     ASSUME,
     Assume,
@@ -43,6 +44,7 @@ from state_store import args_hash
 
 __all__ = [
     "ASSUME",
+    "CALLER",
     "CONTROL_COMMANDS",
     "RESTART_STALE",
     "Assume",

@@ -8,12 +8,14 @@ whose read back showed how far it got is completed from there under its own id.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Awaitable
 from typing import Any
 
 from pydantic import BaseModel
 
 from device_servers.errors import Code, DeviceError, GateRefused
 from device_servers.kind import Twin
+from device_servers.runtime import _trail as trail
 from device_servers.runtime._operations import record
 from device_servers.runtime._status import Status
 from device_servers.runtime._trial import expand_before
@@ -94,7 +96,25 @@ class Dispatcher:
                     return replay
                 raise  # pragma: no cover - replay raises for every other status
             s.ledger.clear_resume_points()
-            return await self.carry_out(action_id, cmd, prims, 0, log, warnings, before)
+            approval = s.approved.pop(action_id, None)
+            if approval is not None:
+                trail.use(s, approval)
+            by = approval.decided_by if approval is not None else None
+            return await self.audited(
+                action_id, by, self.carry_out(action_id, cmd, prims, 0, log, warnings, before)
+            )
+
+    async def audited(
+        self, action_id: str, approved_by: str | None, work: Awaitable[dict[str, Any]]
+    ) -> dict[str, Any]:
+        """Carry an action out and write its audit row, whatever its outcome."""
+        try:
+            result = await work
+        except DeviceError as exc:
+            trail.action(self.s, action_id, {"ok": False, "error": exc.to_payload()}, approved_by)
+            raise
+        trail.action(self.s, action_id, result, approved_by)
+        return result
 
     async def carry_out(
         self,
@@ -174,7 +194,11 @@ class Dispatcher:
                 "operations had happened (read back); the rest sent once",
             )
             before, prims = expanded
-            return await self.carry_out(action_id, cmd, prims, start, s.direct_log, [], before)
+            return await self.audited(
+                action_id,
+                None,
+                self.carry_out(action_id, cmd, prims, start, s.direct_log, [], before),
+            )
 
     async def _failed(
         self,

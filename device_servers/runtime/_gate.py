@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from device_servers.contract import Protocol
 from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
 from device_servers.kind import DeviceCommand, Driver, Twin
+from device_servers.runtime import _trail as trail
 from device_servers.runtime._status import Status, breathe
 from device_servers.runtime._trial import (
     Assume,
@@ -104,7 +105,9 @@ class Gate:
                     f"the twin is stale: {s.stale_reason}",
                     "call read_back to re-read the instrument, then retry",
                 )
-            if not s.config.execution_allowed:
+            # Control commands move nothing: with execution disabled (the hardware default)
+            # a person can still reset an e-stop or confirm the state.
+            if not s.config.execution_allowed and name not in CONTROL_COMMANDS:
                 raise GateRefused(
                     Code.REAL_EXECUTION_DISABLED,
                     f"execution is disabled on {s.id}",
@@ -130,14 +133,11 @@ class Gate:
         if decision.verdict is Verdict.REQUIRE_APPROVAL:
             if dry_run:
                 warnings.append(f"{APPROVAL_WARNING}: {decision.reason}")
-            elif not s.approvals.is_granted(s.id, action_id or "", digest):
-                s.approvals.request(s.id, action_id or "", name, digest, args, decision.reason)
-                raise GateRefused(
-                    Code.APPROVAL_REQUIRED,
-                    decision.reason,
-                    f"a person approves with `labwright approve-action {s.id} {action_id}`, "
-                    "then call again with the same action_id and arguments",
-                    extra={"rule": decision.rule_id},
+            else:
+                # Bound to exactly this call and the state it is asked in; used up when the
+                # action acts (not here: a call refused later must not spend it).
+                s.approved[action_id or ""] = trail.ask(
+                    s, name, action_id or "", args, digest, decision.reason, decision.rule_id
                 )
         return warnings
 

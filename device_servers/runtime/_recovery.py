@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from device_servers.errors import Code, DeviceError, GateRefused, ValidationFailed
+from device_servers.runtime import _trail as trail
 from device_servers.runtime._gate import Gate
 from device_servers.runtime._operations import record
 from device_servers.runtime._runs import RunManager
@@ -36,7 +37,7 @@ class Recovery:
         saved = s.persisted.load()
         if saved is not None:
             s.twin = s.driver.twin_from_snapshot(saved["twin"])
-            s.estop = saved["estop"]
+            s.estop_latch = saved["estop_latch"]
             s.stale_reason = saved["stale_reason"] or RESTART_STALE
         in_doubt = set(s.ledger.mark_pending_in_doubt())
         if saved is not None:
@@ -108,6 +109,23 @@ class Recovery:
         out = record(self.s.driver, cmd, prims, done, "unknown")
         return {**out, "remainder": None, "resolved": False}
 
+    def _late_events(self, entry: Any, happened: int) -> None:
+        """Operations a read back shows happened but whose count and events were never
+        written (the process died between the instrument's effect and the record): recorded
+        now, each event marked ``late``."""
+        expanded = self._expanded(entry)
+        if expanded is None:
+            return
+        _, before, prims, done = expanded
+        twin = before.clone()
+        for prim in prims[:done]:
+            twin.apply(prim)
+        log = entry.run_id or self.s.direct_log
+        for index in range(done, min(happened, len(prims))):
+            _, evs = twin.apply(prims[index])
+            late = [{**e, "data": {**e["data"], "late": True}} for e in evs]
+            self.s.record_operation(entry.action_id, index + 1, log, late)
+
     async def read_back(self) -> dict[str, Any]:
         """Re-read the whole instrument, adopt what it reports, clear staleness."""
         s = self.s
@@ -146,6 +164,7 @@ class Recovery:
                 s.ledger.set_resume_from(entry.action_id, None if point is None else point[0])
                 if point is not None:
                     resumable[entry.action_id] = {"done": point[0], "of": point[1]}
+                    self._late_events(entry, point[0])
                 operations[entry.action_id] = self.operations(entry, point)
             s.persist()
         return {
@@ -164,8 +183,10 @@ class Recovery:
             "state": s.twin.snapshot(),
         }
 
-    def _approved_control(self, name: str, raw: dict[str, Any]) -> str:
-        """The action id of a control command a person approved (consumed: single use)."""
+    def _approved_control(self, name: str, raw: dict[str, Any]) -> tuple[str, Any]:
+        """(action id, granted approval) of a control command a person approved; the gate
+        refuses with APPROVAL_REQUIRED (or why not) otherwise. Not used up here: the caller
+        uses it when the command acts, after its own preconditions held."""
         action_id = raw.get("action_id")
         if not isinstance(action_id, str) or not action_id:
             raise ValidationFailed(
@@ -174,21 +195,28 @@ class Recovery:
                 "pass an action_id; a person approves that id",
             )
         self.gate.check(name, None, False, action_id, args_hash(name, {}), {})
-        self.s.approvals.consume(self.s.id, action_id)
-        return action_id
+        return action_id, self.s.approved.pop(action_id, None)
+
+    def _act(self, approval: Any) -> str | None:
+        """Use the approval up (single use); who granted it."""
+        if approval is None:  # a policy that lets the command through without a person
+            return None
+        return trail.use(self.s, approval).decided_by
 
     async def confirm_state(self, raw: dict[str, Any]) -> dict[str, Any]:
         """A person confirms the twin matches the instrument; clears STATE_STALE (approval)."""
         s = self.s
-        action_id = self._approved_control("confirm_state", raw)
-        if s.estop:
+        if s.estop:  # before the approval is even looked at: a refused call never spends it
             raise GateRefused(
                 Code.ESTOP_ACTIVE,
                 "the emergency stop is active",
                 "a person clears it with reset_estop first",
             )
+        action_id, approval = self._approved_control("confirm_state", raw)
+        by = self._act(approval)
         was, s.stale_reason = s.stale_reason, None
         s.persist()
+        trail.control(s, "confirm_state", {"action_id": action_id}, {"was_stale": was, "by": by})
         return {
             "ok": True,
             "simulated": s.simulated,
@@ -210,6 +238,9 @@ class Recovery:
         s.emit(s.direct_log, "estop", data)
         await s.driver.adapter.abort()
         s.persist()
+        trail.control(
+            s, "emergency_stop", {"reason": reason}, {"estop_latch": s.estop_latch, "ok": True}
+        )
         return {
             "ok": True,
             "simulated": s.simulated,
@@ -220,14 +251,24 @@ class Recovery:
         }
 
     async def reset_estop(self, raw: dict[str, Any]) -> dict[str, Any]:
-        """Clear the e-stop latch; needs a person's approval. The twin stays stale."""
+        """Clear the e-stop latch; needs a person's approval of this very e-stop. The twin
+        stays stale until read back."""
         s = self.s
-        # One approval clears one e-stop: a later e-stop needs a person again.
-        action_id = self._approved_control("reset_estop", raw)
+        if not s.estop:
+            raise GateRefused(
+                Code.PRECONDITION_FAILED,
+                "no emergency stop is latched: there is nothing to reset",
+                "ask for a reset only while an e-stop is latched (an approval is bound to it)",
+            )
+        # The approval is bound to the latch it was asked for: one approval clears one e-stop.
+        action_id, approval = self._approved_control("reset_estop", raw)
+        by = self._act(approval)
+        latch = s.estop_latch
         s.estop = False
         s.stale_reason = "emergency stop was reset: read_back before moving"
         s.emit(s.direct_log, "estop_reset", {"instrument": s.id, "action_id": action_id})
         s.persist()
+        trail.control(s, "reset_estop", {"action_id": action_id}, {"estop_latch": latch, "by": by})
         return {
             "ok": True,
             "simulated": s.simulated,

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 import sqlite3
+import time
 from typing import Any
 
 from device_servers.contract import InstrumentBase
 from device_servers.kind import Driver, Twin
 from policies import PolicyEngine
-from state_store import Approvals, DeviceRuns, EventLog, InstrumentState, Ledger
+from state_store import (
+    ApprovalRecord,
+    Approvals,
+    AuditLog,
+    DeviceRuns,
+    EventLog,
+    InstrumentState,
+    Ledger,
+)
 
 YIELD_EVERY = 64  # steps of a long validation between two yields to the event loop
 
@@ -38,12 +49,17 @@ class Status:
         self.ledger = Ledger(conn, self.id)
         self.events = EventLog(conn)
         self.runs = DeviceRuns(conn, self.id)
-        self.approvals = Approvals(conn)
+        self.audit = AuditLog(conn)
+        self.approvals = Approvals(conn, self.audit)
+        rules = json.dumps(policy.describe(), sort_keys=True, default=str)
+        self.policy_hash = hashlib.sha256(rules.encode()).hexdigest()
+        # Granted approvals the gate let through, used up when their action acts.
+        self.approved: dict[str, ApprovalRecord] = {}
         self.persisted = InstrumentState(conn, self.id)
         self.simulated = config.simulated
         self.twin: Twin = driver.initial_twin()
         self.stale_reason: str | None = None
-        self.estop = False
+        self.estop_latch = 0  # the latched e-stop's number; 0: none
         self.lock = asyncio.Lock()
         self.active_run: str | None = None
         # Runs asked to stop (cancel_run or the e-stop): they stop before their next step,
@@ -52,9 +68,21 @@ class Status:
         # Events of commands called directly (outside a run) go to this log.
         self.direct_log = f"{self.id}:direct"
 
+    @property
+    def estop(self) -> bool:
+        return self.estop_latch != 0
+
+    @estop.setter
+    def estop(self, latched: bool) -> None:
+        if not latched:
+            self.estop_latch = 0
+        elif not self.estop_latch:
+            # A new e-stop: its own number (microseconds), never one an approval was asked for.
+            self.estop_latch = time.time_ns() // 1000
+
     def persist(self) -> None:
         """Save the twin and the latches, so a restarted server starts from them."""
-        self.persisted.save(self.twin.snapshot(full=True), self.stale_reason, self.estop)
+        self.persisted.save(self.twin.snapshot(full=True), self.stale_reason, self.estop_latch)
 
     def record_operation(
         self, action_id: str, done: int, log: str, events: list[dict[str, Any]]

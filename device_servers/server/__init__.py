@@ -25,7 +25,7 @@ from device_servers import strict
 from device_servers.contract import COMMON_TOOLS, CommandResult
 from device_servers.errors import Code, DeviceError
 from device_servers.kind import kind_of
-from device_servers.runtime import InstrumentRuntime
+from device_servers.runtime import CALLER, InstrumentRuntime
 from device_servers.server._common_tools import Handler, NoArgs, common_tools, estop_arguments
 from device_servers.server._prompts import Prompts
 from device_servers.server._resources import resource_json, resources, templates
@@ -143,8 +143,26 @@ class DeviceServer:
             ),
         )
 
+    def _caller(self) -> str:
+        """Who this request comes from, as its MCP session says (for the audit trail)."""
+        try:
+            ctx = self.server.request_context
+        except LookupError:
+            return "client:direct"
+        params = getattr(ctx.session, "client_params", None)
+        name = params.clientInfo.name if params is not None else "unknown"
+        over = "@http" if getattr(ctx, "request", None) is not None else ""
+        return f"client:{strict.clean_text(str(name))[:64]}{over}"
+
     async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         """Dispatch one tool call; every failure becomes a structured error."""
+        token = CALLER.set(self._caller())
+        try:
+            return await self._call(name, arguments)
+        finally:
+            CALLER.reset(token)
+
+    async def _call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         arguments = arguments or {}
         if name == "emergency_stop":  # never refused, whatever else came with it
             return _result(await self.rt.emergency_stop(**estop_arguments(arguments)))

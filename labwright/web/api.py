@@ -230,7 +230,10 @@ class Api:
 
     async def grant_action(self, request: Request, person: Person) -> Any:
         body = await body_of(request)
-        granted = self.ops.grant_action(person, text(body, "instrument"), text(body, "action_id"))
+        shown = text(body, "args_hash", required=False) or None  # the hash the page showed
+        granted = self.ops.grant_action(
+            person, text(body, "instrument"), text(body, "action_id"), shown
+        )
         return {"granted": granted}
 
     async def estop(self, request: Request, person: Person) -> Any:

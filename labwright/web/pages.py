@@ -75,7 +75,12 @@ class Pages:
             model = await page_model(self.ops, run_id, self.geometry)
         except OperationError as exc:
             return HTMLResponse(f"<p>{exc.code}: no such run</p>", exc.status)
-        return self._render("run.html", person, m=model)
+        obs = (model["run"].get("question") or {}).get("observation") or {}
+        asked = (obs.get("instrument"), obs.get("action_id"))  # the record the run waits on
+        pending = [
+            p for p in self.ops.pending_actions() if (p["instrument"], p["action_id"]) == asked
+        ]
+        return self._render("run.html", person, m=model, pending=pending)
 
     async def login(self, request: Request) -> Response:
         try:

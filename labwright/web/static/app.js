@@ -70,7 +70,7 @@ function wireLogin() {
   }
   $$("button.grant").forEach((b) => b.addEventListener("click", async () => {
     try {
-      await api("POST", "/api/actions/approve", { instrument: b.dataset.instrument, action_id: b.dataset.action });
+      await api("POST", "/api/actions/approve", { instrument: b.dataset.instrument, action_id: b.dataset.action, args_hash: b.dataset.hash });
       location.reload();
     } catch (e) { b.textContent = e.message; }
   }));
