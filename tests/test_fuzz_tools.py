@@ -195,13 +195,14 @@ def check_answer(name: str, args: dict[str, Any], result: Any) -> dict[str, Any]
         assert isinstance(error["defined"], bool) and isinstance(error["retriable"], bool)
         assert isinstance(error["fix_hint"], str) and error["fix_hint"], (name, args, error)
         assert isinstance(error["detail"], str)
-        outcome = f"{name}: {error['code']}"
+        kind = str(error["code"])
     else:
-        outcome = f"{name}: ok{'' if payload.get('dry_run', True) else ' (executed)'}"
+        kind = f"ok{'' if payload.get('dry_run', True) else ' (executed)'}"
+    outcome = f"{name}: {kind}"
     event(
         outcome if name in tool_properties()["lh1"] or name in ("move_plate", "shake") else "other"
     )
-    CALLS.add(outcome.split(":")[1].strip())
+    CALLS.add(kind)
     return dict(payload)
 
 
