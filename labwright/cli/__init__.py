@@ -1,6 +1,7 @@
 """The ``labwright`` command: the root imports its leaves and registers their commands.
 
-- ``instrument``: serve, check, simulate, approve-action, approvals, world, audit
+- ``instrument``: serve, check, simulate, world, audit
+- ``approvals``: approvals, approve-action, reset-estop (a person's decisions at an instrument)
 - ``task``: run, approve, reject, resume, runs, show, events (the task agent)
 - ``evaluate``: eval; ``demo``: demo; ``people``: people add/list/rotate/remove
 - ``lab``: lab up/down/status (long-lived instrument servers)
@@ -17,6 +18,7 @@ import sys
 
 import typer
 
+from labwright.cli import approvals as _approvals
 from labwright.cli import demo as _demo
 from labwright.cli import evaluate as _evaluate
 from labwright.cli import instrument as _instrument
@@ -34,9 +36,9 @@ app = typer.Typer(
 app.command()(_instrument.serve)
 app.command()(_instrument.check)
 app.command()(_instrument.simulate)
-app.command("approve-action")(_instrument.approve_action)
-app.command("reset-estop")(_instrument.reset_estop)
-app.command()(_instrument.approvals)
+app.command("approve-action")(_approvals.approve_action)
+app.command("reset-estop")(_approvals.reset_estop)
+app.command()(_approvals.approvals)
 app.command()(_instrument.world)
 app.command()(_demo.demo)
 app.command()(_instrument.audit)
