@@ -224,7 +224,13 @@ def test_an_instrument_s_pending_action_is_approved_then_an_escalation_is_answer
         run = http.get(f"/api/runs/{run_id}").json()
         assert run["question"]["about"] == "approval_required"
         pending = http.get("/api/actions").json()["pending"]
-        assert any(p["action_id"] == run["question"]["observation"]["action_id"] for p in pending)
+        asked = [
+            p for p in pending if p["action_id"] == run["question"]["observation"]["action_id"]
+        ]
+        assert asked and {"args", "args_hash", "state", "requested_by"} <= set(asked[0])
+        other = {"instrument": asked[0]["instrument"], "action_id": asked[0]["action_id"]}
+        swapped = http.post("/api/actions/approve", json={**other, "args_hash": "0" * 64})
+        assert swapped.status_code == 409 and code(swapped) == "ACTION_ID_REUSED"
         with web_lab.client("operator") as op:
             refused = op.post(f"/api/runs/{run_id}/approve-action")
             assert refused.status_code == 403 and code(refused) == "FORBIDDEN"
