@@ -136,19 +136,25 @@ def _side_effect_package(tmp: Path) -> tuple[Path, Path]:
     return tmp / "sitepkgs", marker
 
 
-def test_a_class_path_is_refused_before_its_module_runs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path, marker = _side_effect_package(tmp_path)
+def _not_a_backend(tmp: Path, monkeypatch: pytest.MonkeyPatch, **backend: Any) -> tuple[Path, Path]:
+    """A lab whose liquid handler names the side-effect package's class (and its marker)."""
+    path, marker = _side_effect_package(tmp)
     monkeypatch.syspath_prepend(str(path))
 
     def patch(lab: dict[str, Any]) -> None:
         lab["instruments"][0]["backend"] = {
             "type": "pylabrobot",
             "class_path": "labbackends.drivers.NotABackend",
+            **backend,
         }
 
-    lab_file = lab_with(tmp_path, patch)
+    return lab_with(tmp, patch), marker
+
+
+def test_a_class_path_is_refused_before_its_module_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lab_file, marker = _not_a_backend(tmp_path, monkeypatch)
     for command in ("check", "serve"):
         status, err = cli(
             capsys, command, *(["lh1"] if command == "serve" else []), "--config", str(lab_file)
@@ -160,17 +166,8 @@ def test_a_class_path_is_refused_before_its_module_runs(
 def test_an_allowed_package_is_imported_and_type_checked_by_check(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path, marker = _side_effect_package(tmp_path)
-    monkeypatch.syspath_prepend(str(path))
-
-    def patch(lab: dict[str, Any]) -> None:
-        lab["instruments"][0]["backend"] = {
-            "type": "pylabrobot",
-            "class_path": "labbackends.drivers.NotABackend",
-            "allowed_packages": ["labbackends"],
-        }
-
-    status, err = cli(capsys, "check", "--config", str(lab_with(tmp_path, patch)))
+    lab_file, marker = _not_a_backend(tmp_path, monkeypatch, allowed_packages=["labbackends"])
+    status, err = cli(capsys, "check", "--config", str(lab_file))
     assert status == 2 and "LiquidHandlerBackend" in err
     assert marker.exists()  # allowed, so imported: and then found not to be a backend
 
