@@ -19,14 +19,12 @@ the log can no longer vouch for any run. Each :class:`ChainProblem` names the ``
 row where it was found (``None`` where the row is gone), so a reader sees which breaks touch
 the run directly.
 
-Someone able to write the file can recompute every hash after an edit and the head, so each
-append is also anchored outside the database (``anchor.py``); ``verify`` compares the two and
-reports rows cut off with their head, a rewritten or moved head, rows written around the log.
+Whoever can write the file can rehash it and the head, so a SQLite log is also anchored
+outside the database (``anchor.py``), which ``verify`` compares with the chain.
 
-Appending: the new row links to the head (not merely to the last row left), so an append
-after a truncation still shows the gap. It runs in ``BEGIN IMMEDIATE`` (inside a caller's
-transaction, a savepoint), so writers in different processes never fork the chain. Cost per
-append: two one-row reads, one INSERT, one head upsert, two anchor lines.
+Appending links the new row to the head (a gap after a truncation still shows), in ``BEGIN
+IMMEDIATE`` (a savepoint inside a caller's transaction): writers never fork the chain. Cost
+per append: two one-row reads, one INSERT, one head upsert, two anchor lines.
 """
 
 from __future__ import annotations
@@ -132,11 +130,8 @@ class AuditEntry:
 
 @dataclass(frozen=True)
 class ChainProblem:
-    """One place where the chain is broken.
-
-    ``seq`` is the row (or, for ``head_mismatch``, the head's recorded seq) where the break was
-    found; ``run_id`` is that row's stored run, or ``None`` when the row is gone.
-    """
+    """One break: ``seq`` is its row (``head_mismatch``: the head's seq); ``run_id`` that row's
+    stored run, or ``None`` when the row is gone."""
 
     seq: int
     kind: ProblemKind
@@ -180,13 +175,19 @@ class VerifyReport:
         return tuple(p for p in self.problems if p.run_id == self.run_id)
 
 
+def _database_file(conn: Any) -> str:
+    """The SQLite file of the log ("": in memory, or PostgreSQL, checked without an anchor)."""
+    sqlite = isinstance(conn, sqlite3.Connection)
+    return str(conn.execute("PRAGMA database_list").fetchone()[2]) if sqlite else ""
+
+
 class AuditLog:
     """The lab's audit log. Share one instance per connection; appends are serialized."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
         self._lock = threading.Lock()
-        self.anchor = Anchor.beside(conn.execute("PRAGMA database_list").fetchone()[2])
+        self.anchor = Anchor.beside(_database_file(conn))
 
     def append(
         self,

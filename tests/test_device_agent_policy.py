@@ -87,26 +87,44 @@ def stages_with(celsius: Any) -> list[dict[str, Any]]:
     return [first, {**second, "steps": [*second["steps"], {"celsius": celsius, "hold_s": 30}]}]
 
 
+# (command, arguments, what the server answers when asked directly): a number written as
+# text is refused by the server's strict inputs (INVALID_ARGUMENT) before its gate looks.
 DENIED = [
-    pytest.param("run_profile", {"stages": stages_with(105)}, id="one nested step at 105 C"),
-    pytest.param("run_profile", {"stages": stages_with(2)}, id="one nested step at 2 C"),
-    pytest.param("run_profile", {"stages": stages_with("105")}, id="105 C written as text"),
-    pytest.param("run_profile", {"stages": PCR, "lid_celsius": 115}, id="the lid above 110 C"),
-    pytest.param("set_block_temperature", {"celsius": "120"}, id="a hold written as text"),
+    pytest.param(
+        "run_profile", {"stages": stages_with(105)}, "POLICY_DENIED", id="one nested step at 105 C"
+    ),
+    pytest.param(
+        "run_profile", {"stages": stages_with(2)}, "POLICY_DENIED", id="one nested step at 2 C"
+    ),
+    pytest.param(
+        "run_profile",
+        {"stages": stages_with("105")},
+        "INVALID_ARGUMENT",
+        id="105 C written as text",
+    ),
+    pytest.param(
+        "run_profile",
+        {"stages": PCR, "lid_celsius": 115},
+        "POLICY_DENIED",
+        id="the lid above 110 C",
+    ),
+    pytest.param(
+        "set_block_temperature", {"celsius": "120"}, "INVALID_ARGUMENT", id="a hold written as text"
+    ),
 ]
 
 
-@pytest.mark.parametrize(("command", "args"), DENIED)
+@pytest.mark.parametrize(("command", "args", "server_code"), DENIED)
 async def test_the_device_agent_denies_what_the_gate_denies_before_any_call(
-    bench: Bench, command: str, args: dict[str, Any]
+    bench: Bench, command: str, args: dict[str, Any], server_code: str
 ) -> None:
     obs = await bench.agent.execute(step(command, **args), RUN)
     assert not obs.ok and obs.error is not None
     assert obs.error["code"] == "POLICY_DENIED" and obs.error["source"] == "device_agent"
     assert bench.untouched()
-    # The server's own gate, asked directly, refuses the same call: the two lines agree.
+    # The server, asked directly, refuses the same call too: the two lines agree.
     direct = await execute(bench.raw, command, "direct-1", **args)
-    assert error_code(direct) == "POLICY_DENIED"
+    assert error_code(direct) == server_code
     assert bench.world.status(TC)["cycles_done"] == 0
 
 
@@ -114,9 +132,15 @@ async def test_a_profile_within_the_rules_passes_the_agent_and_reaches_the_serve
     bench: Bench,
 ) -> None:
     assert bench.agent.check_policy(step("run_profile", stages=PCR, lid_celsius=105)) is None
-    obs = await bench.agent.execute(step("set_block_temperature", celsius="4"), RUN)
+    # Within the limits as text too, but the server takes numbers only as JSON numbers.
+    assert bench.agent.check_policy(step("set_block_temperature", celsius="4")) is None
+    as_text = await bench.agent.execute(step("set_block_temperature", celsius="4"), RUN)
+    assert not as_text.ok and as_text.error is not None
+    assert as_text.error["code"] == "INVALID_ARGUMENT"
+    assert bench.world.status(TC)["block_target"] is None
+    obs = await bench.agent.execute(step("set_block_temperature", celsius=4), RUN)
     assert obs.ok, obs.error
-    assert bench.rec.calls[0] == "set_block_temperature"
+    assert bench.rec.calls.count("set_block_temperature") == 2  # both reached the server
     assert bench.world.status(TC)["block_target"] == 4
 
 
