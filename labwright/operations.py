@@ -23,7 +23,7 @@ import functools
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from state_store import ApprovalError, Approvals, AuditLog, NotPending, TaskRuns
+from state_store import ApprovalError, Approvals, AuditLog, TaskRuns
 from state_store.people import People, Person
 from state_store.task_runs import STATUSES
 
@@ -253,9 +253,7 @@ class Operations:
         """Grant the pending record whose ``args_hash`` was shown (else ACTION_ID_REUSED)."""
         try:
             record = Approvals(self.runner.lab_conn).grant(instrument, action_id, person, args_hash)
-        except NotPending as exc:
-            raise OperationError("NOT_WAITING", str(exc)) from exc
-        except ApprovalError as exc:
+        except ApprovalError as exc:  # NOT_WAITING, or ACTION_ID_REUSED: another was shown
             raise OperationError(exc.code, str(exc)) from exc
         self.audit.append(
             run_id=LAB,
@@ -273,18 +271,12 @@ class Operations:
         obs = question.get("observation") or {}
         if question.get("about") != "approval_required":
             raise OperationError("NOT_WAITING", f"run {run_id} is not waiting on an instrument")
-        wanted = [
-            r
-            for r in self.pending_actions()
-            if r["instrument"] == obs.get("instrument") and r["action_id"] == obs.get("action_id")
-        ]
-        if not wanted:
+        asked = (obs.get("instrument"), obs.get("action_id"))
+        if not any((r["instrument"], r["action_id"]) == asked for r in self.pending_actions()):
             raise OperationError("NOT_WAITING", f"no pending instrument approval for {run_id}")
-        shown = ((obs.get("error") or {}).get("extra") or {}).get("approval") or {}
-        granted = [
-            self.grant_action(person, r["instrument"], r["action_id"], shown.get("args_hash"))
-            for r in wanted
-        ]
+        extra = (obs.get("error") or {}).get("extra") or {}
+        shown = (extra.get("approval") or {}).get("args_hash")  # what the question showed
+        granted = [self.grant_action(person, str(asked[0]), str(asked[1]), shown)]
         answer = {"decision": "approved", "granted": [r["action_id"] for r in granted]}
         return await self._resume(person, run_id, answer)
 

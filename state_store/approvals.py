@@ -64,6 +64,8 @@ class ApprovalConflict(ApprovalError):
 class NotPending(ApprovalError):
     """Nothing pending to decide under that action id (unknown, decided, used or void)."""
 
+    code = "NOT_WAITING"
+
 
 @dataclass(frozen=True)
 class ApprovalRecord:
