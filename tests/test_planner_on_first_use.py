@@ -17,7 +17,8 @@ before = "agents.task.planning.rules" in sys.modules
 planner.tools = ["described"]  # set on the rule planner itself
 replan = planner.replan
 from agents.task.planning.rules import RulePlanner
-print(before, callable(replan), planner.tools == ["described"], type(planner._planner()) is RulePlanner)
+described = planner.tools == ["described"]
+print(before, callable(replan), described, type(planner._planner()) is RulePlanner)
 """
 
 
