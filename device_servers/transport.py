@@ -19,15 +19,17 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-from mcp.server.transport_security import TransportSecuritySettings
 
 from device_servers.contract import InstrumentBase
 from device_servers.errors import ConfigurationError
 from device_servers.factory import open_runtime
 from device_servers.server import build_server
+
+if TYPE_CHECKING:  # Starlette comes with it: only HTTP serving needs it
+    from mcp.server.transport_security import TransportSecuritySettings
 
 
 def _claim_stdout() -> Any:
@@ -103,6 +105,8 @@ def security_settings(
         if default_port:
             hosts.append(name)
     origins = [f"{scheme}://{h}" for h in hosts] + list(allowed_origins)
+    from mcp.server.transport_security import TransportSecuritySettings
+
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )

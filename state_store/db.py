@@ -10,8 +10,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-import sqlite_utils
-
 T = TypeVar("T")
 
 _SCHEMA: dict[str, tuple[dict[str, type], list[str] | str]] = {
@@ -207,16 +205,34 @@ def open_sqlite(
     return conn
 
 
+_SQL_TYPES = {str: "TEXT", int: "INTEGER", float: "REAL"}
+# The indexes the tables were created with (names as sqlite-utils gave them).
+_TABLE_INDEXES = (
+    'CREATE UNIQUE INDEX IF NOT EXISTS "idx_device_runs_instrument_run_key"'
+    ' ON "device_runs" ("instrument", "run_key")',
+    'CREATE INDEX IF NOT EXISTS "idx_audit_log_run_id_seq" ON "audit_log" ("run_id", "seq")',
+    'CREATE INDEX IF NOT EXISTS "idx_runs_status_created_at" ON "runs" ("status", "created_at")',
+)
+
+
+def table_ddl(name: str, columns: dict[str, type], pk: list[str] | str) -> str:
+    """``CREATE TABLE IF NOT EXISTS`` for one table of :data:`_SCHEMA` (a single integer key
+    is the rowid, as before)."""
+    keys = [pk] if isinstance(pk, str) else pk
+    parts = [
+        f'"{col}" {_SQL_TYPES[kind]}' + (" PRIMARY KEY" if keys == [col] else "")
+        for col, kind in columns.items()
+    ]
+    if len(keys) > 1:
+        parts.append("PRIMARY KEY (" + ", ".join(f'"{k}"' for k in keys) + ")")
+    return f'CREATE TABLE IF NOT EXISTS "{name}" ({", ".join(parts)})'
+
+
 def _create_tables(conn: sqlite3.Connection) -> None:
-    db = sqlite_utils.Database(conn)
+    # Plain DDL: sqlite-utils loaded click and pluggy into every instrument server for this.
     for name, (columns, pk) in _SCHEMA.items():
-        db[name].create(columns, pk=pk, if_not_exists=True)  # type: ignore[union-attr]
-    db["device_runs"].create_index(  # type: ignore[union-attr]
-        ["instrument", "run_key"], unique=True, if_not_exists=True
-    )
-    db["audit_log"].create_index(["run_id", "seq"], if_not_exists=True)  # type: ignore[union-attr]
-    db["runs"].create_index(["status", "created_at"], if_not_exists=True)  # type: ignore[union-attr]
-    for ddl in (*_INDEXES, *_TRIGGERS):
+        conn.execute(table_ddl(name, columns, pk))
+    for ddl in (*_TABLE_INDEXES, *_INDEXES, *_TRIGGERS):
         conn.execute(ddl)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import anyio
+import httpx
 import pytest
 from conftest import labwright, write_lab
 
@@ -65,25 +66,7 @@ def test_lab_up_serves_in_the_background_run_attaches_and_lab_down_stops_it(
     )
 
 
-def test_a_server_started_from_another_version_of_the_lab_file_is_not_attached(
-    tmp_path: Path,
-) -> None:
-    lab_file = write_lab(tmp_path)
-    lab = load(lab_file)
-    assert labwright("lab", "up", "-c", str(lab_file)).returncode == 0
-    try:
-        lab_file.write_text(lab_file.read_text() + "# a changed lab file\n")
-        with pytest.raises(LabServersStale):
-            attached(list(lab.instruments), lab_file, lab.state_path)
-        status = labwright("lab", "status", "-c", str(lab_file))
-        assert "lh1        stale" in status.stdout
-        run = labwright("run", "add 50 uL of dye to plate_1 A2", "--yes", "-c", str(lab_file))
-        assert run.returncode == 2 and "lab down" in run.stderr and "Traceback" not in run.stderr
-    finally:
-        assert labwright("lab", "down", "-c", str(lab_file)).returncode == 0
-
-
-async def test_the_lab_server_answers_a_real_session_with_its_token_and_refuses_without(
+async def test_the_lab_server_needs_its_token_and_an_older_lab_file_is_not_attached(
     tmp_path: Path,
 ) -> None:
     lab_file = write_lab(tmp_path)
@@ -96,11 +79,17 @@ async def test_the_lab_server_answers_a_real_session_with_its_token_and_refuses_
                 state = structured(await session.call_tool("get_state", {}))
         assert state["ok"] is True and state["state"]["kind"] == "liquid_handler"
         [record] = LabServers(lab.state_path).all()
-        import httpx
-
         async with httpx.AsyncClient() as http:
             refused = await http.post(record.url, json={}, headers={"Accept": "application/json"})
         assert refused.status_code == 401
+
+        lab_file.write_text(lab_file.read_text() + "# a changed lab file\n")
+        with pytest.raises(LabServersStale):
+            attached(list(lab.instruments), lab_file, lab.state_path)
+        status = labwright("lab", "status", "-c", str(lab_file))
+        assert "lh1        stale" in status.stdout
+        run = labwright("run", "add 50 uL of dye to plate_1 A2", "--yes", "-c", str(lab_file))
+        assert run.returncode == 2 and "lab down" in run.stderr and "Traceback" not in run.stderr
     finally:
         assert labwright("lab", "down", "-c", str(lab_file)).returncode == 0
 

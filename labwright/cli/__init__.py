@@ -33,7 +33,12 @@ app = typer.Typer(
     help="Labwright: drive laboratory instruments safely.",
 )
 
-app.command()(_instrument.serve)
+# serve's options are read by labwright.serving (argparse), which `python -m labwright serve`
+# reaches without loading the CLI: this command hands it every argument, --help included.
+app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)(_instrument.serve)
 app.command()(_instrument.check)
 app.command()(_instrument.simulate)
 app.command("approve-action")(_approvals.approve_action)

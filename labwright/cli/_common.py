@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 
 from device_servers.lab import ConfigError, LabConfig, load
+from labwright._text import one_line
 from policies.safe_yaml import YamlError, read_yaml
 
 err = Console(stderr=True)
@@ -24,17 +25,11 @@ ConfigOpt = typer.Option(
 
 
 def printable(text: str) -> str:
-    """``text`` safe to show on one terminal line: control characters (line breaks, escape
-    sequences) and lone surrogates as escapes, rich markup taken literally."""
+    """``text`` safe to show on one terminal line (:func:`labwright._text.one_line`), rich
+    markup taken literally."""
     from rich.markup import escape
 
-    shown = "".join(
-        ch
-        if ch.isprintable() and not 0xD800 <= ord(ch) <= 0xDFFF
-        else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-        for ch in text
-    )
-    return escape(shown)
+    return escape(one_line(text))
 
 
 def error_line(message: str) -> None:

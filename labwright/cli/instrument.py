@@ -26,55 +26,16 @@ from labwright.cli._common import (
 )
 
 
-def serve(
-    instrument: str = typer.Argument(..., help="Instrument id from the lab file."),
-    config: Path | None = ConfigOpt,
-    transport: str = typer.Option("stdio", help="stdio or http."),
-    host: str = typer.Option("127.0.0.1", help="HTTP bind address."),
-    port: int = typer.Option(8765, min=1, max=65535, help="HTTP port."),
-    token: str | None = typer.Option(
-        None, envvar="LABWRIGHT_TOKEN", help="Bearer token required over HTTP."
-    ),
-    allow_origin: list[str] = typer.Option([], help="Extra allowed Origin (HTTP)."),
-    allow_host: list[str] = typer.Option(
-        [], help="Extra allowed Host name (HTTP), e.g. the name clients use for 0.0.0.0."
-    ),
-    tls_cert: Path | None = typer.Option(None, help="TLS certificate file (PEM) for HTTPS."),
-    tls_key: Path | None = typer.Option(None, help="TLS private key file (PEM) for HTTPS."),
-) -> None:
-    """Serve one instrument as an MCP server (stdio by default)."""
-    from device_servers.errors import ConfigurationError
-    from device_servers.transport import TransportRefused, serve_http, serve_stdio
-    from policies import PolicyError
+def serve(ctx: typer.Context) -> None:
+    """Serve one instrument as an MCP server (stdio by default); `labwright serve --help`
+    lists its options."""
+    from labwright.serving import main
 
-    lab = lab_of(config)
-    inst = instrument_of(lab, instrument)
     try:
-        if transport == "stdio":
-            import asyncio
-
-            asyncio.run(serve_stdio(inst, lab.db_path, lab.world_path))
-        elif transport == "http":
-            serve_http(
-                inst,
-                lab.db_path,
-                lab.world_path,
-                host=host,
-                port=port,
-                token=token,
-                allowed_origins=allow_origin,
-                allowed_hosts=allow_host,
-                tls_cert=tls_cert,
-                tls_key=tls_key,
-            )
-        else:
-            fail(f"--transport must be stdio or http, not {transport!r}")
-    except TransportRefused as exc:
-        fail(str(exc))
-    except (ConfigurationError, PolicyError) as exc:
-        config_problem(lab, inst, exc)
-    except KeyboardInterrupt:
-        pass
+        status = main(list(ctx.args))
+    except SystemExit as exc:  # its one-line usage errors and --help
+        status = exc.code if isinstance(exc.code, int) else 2
+    raise typer.Exit(status)
 
 
 def check(config: Path | None = ConfigOpt) -> None:
