@@ -76,6 +76,35 @@ def test_the_issue_request_is_planned_with_moves_lid_profile_and_hold() -> None:
     assert result.steps[3].expect == {"facts": {"cycles_done": 35}}
 
 
+def without_heater_shaker() -> LabView:
+    return LAB.model_copy(
+        update={"instruments": {k: v for k, v in LAB.instruments.items() if k != "hs1"}}
+    )
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "run 35 cycles of 95 C for 15 s, 60 C for 30 s on plate_1, then hold at 4 C",
+        "plate_1: 95 C for 2 min, then 30 cycles of 95 C 10 s, 60 C 30 s, then hold at 4 C",
+    ],
+)
+def test_holds_and_first_stages_of_a_profile_need_no_heater_shaker(request_: str) -> None:
+    # Parts of the programme said as their own clauses ('then hold at 4 C', a first
+    # '95 C for 2 min') are the thermocycler's; a lab without a heater-shaker plans them.
+    result = plan(request_, without_heater_shaker())
+    assert isinstance(result, Plan), result
+    assert all(not c.startswith("hs1.") for c in commands(result))
+    assert commands(result)[-1] == "tc1.set_block_temperature"
+    assert result.steps[-1].args == {"celsius": 4}
+
+
+def test_a_lone_incubation_still_needs_a_heater_shaker() -> None:
+    result = plan("incubate plate_1 at 37 C for 10 minutes", without_heater_shaker())
+    assert isinstance(result, Refusal), result
+    assert result.code == "missing_instrument"
+
+
 def test_a_whole_pcr_programme_has_its_initial_cycled_and_final_stages() -> None:
     result = plan(
         "PCR on plate_2: initial denaturation at 95 C for 3 min, 30 cycles of 95 C for 15 s, "

@@ -20,6 +20,7 @@ clause. Every step is checked against the instruments' policy rules the lab view
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 from agents.task.planning import _coverage, _policy
@@ -78,9 +79,10 @@ class RulePlanner:
             )
             p.blanks = [b for f, _ in read_in if f for b in f.ents.blanks]
             _not_a_lab_request(request, read_in)
-            _instruments_first(read_in, p)
+            composed = _compose(read_in)  # a hold after a profile is the thermocycler's
+            _instruments_first(composed, p)
             waiting: list[int] = []  # trace items whose moves are pending (same tip onwards)
-            for frame, family in _compose(read_in):
+            for frame, family in composed:
                 clause = frame.clause
                 if family.name != "transfer":
                     transfer.flush(p)
@@ -236,7 +238,7 @@ def _not_a_lab_request(request: str, read_in: list[tuple[Frame | None, Family | 
         )
 
 
-def _instruments_first(read_in: list[tuple[Frame | None, Family | None]], p: Planning) -> None:
+def _instruments_first(read_in: Sequence[tuple[Frame | None, Family | None]], p: Planning) -> None:
     """A request that needs an instrument the lab lacks is refused for that, whatever else
     it asks ("RT step at 50 C, then 40 cycles of 95 C / 60 C": there is no thermocycler)."""
     for frame, family in read_in:
