@@ -18,12 +18,12 @@ from typing import Any, cast
 import anyio
 from conftest import write_lab
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.types import Command
 from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
 
 from agents.device.agent import DeviceAgent
+from agents.task.checkpointer import CompactSqliteSaver
 from agents.task.graph import DURABILITY, compile_graph
 from agents.task.planning.models import (
     Clarification,
@@ -338,12 +338,13 @@ async def task_lab(
 async def process(
     config: LabConfig, checkpoints: Path, wrap: SessionWrap | None = None
 ) -> AsyncIterator[TaskLab]:
-    """One task-agent process: started runtimes, sessions, agents, a graph on the checkpoints."""
+    """One task-agent process: started runtimes, sessions, agents, a graph on the checkpoints
+    (the runner's own saver: a write is one transaction, never left open by a cancelled branch)."""
     world = SimWorld(config.world_path)
     try:
         async with (
             served_lab(config, wrap) as agents,
-            AsyncSqliteSaver.from_conn_string(str(checkpoints)) as saver,
+            CompactSqliteSaver.from_conn_string(str(checkpoints)) as saver,
         ):
             yield TaskLab(config, agents, world, compile_graph(saver))
     finally:
