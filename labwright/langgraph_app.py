@@ -35,17 +35,10 @@ async def lab_context() -> TaskContext:
     async with _LOCK:
         if _RUNNER is None:
             from agents.task.planning import make_planner
+            from labwright.lab_runner import runner_for
 
             lab = load(os.environ.get("LABWRIGHT_CONFIG") or None)
-            assert lab.source is not None
-            runner = TaskRunner(
-                list(lab.instruments),
-                lab.source,
-                lab.db_path,
-                make_planner(None),
-                env={"LABWRIGHT_STATE_DIR": str(lab.state_path)},
-                state_url=lab.state_url,
-            )
+            runner = runner_for(lab, make_planner(None))
             await _STACK.enter_async_context(runner)
             _RUNNER = runner
         return _RUNNER.context

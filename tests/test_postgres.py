@@ -106,21 +106,13 @@ def _remote_lab(tmp: Path, name: str, url: str, pg_url: str) -> Path:
 async def _plan_and_approve_here(lab_file: Path, request: str, run_id: str) -> str:
     """This process: plan the run, then record the local operator's signed approval only."""
     from agents.task.planning import make_planner
-    from agents.task.runner import TaskRunner
     from labwright.identity import people_for
+    from labwright.lab_runner import runner_for
     from labwright.operations import Operations
     from state_store import local_operator
 
     lab = load(lab_file)
-    assert lab.source is not None
-    runner = TaskRunner(
-        list(lab.instruments),
-        lab.source,
-        lab.db_path,
-        make_planner(None),
-        env={"LABWRIGHT_STATE_DIR": str(lab.state_path)},
-        state_url=lab.state_url,
-    )
+    runner = runner_for(lab, make_planner(None))
     async with runner:
         ops = Operations(runner, people_for(lab, runner.conn))
         waiting = await ops.create(local_operator(), request, run_id)

@@ -35,19 +35,9 @@ def exit_code(status: str) -> int:
 
 def _runner(lab: LabConfig, model: str | None, console: Console) -> Any:
     from agents.task.planning import make_planner
-    from agents.task.runner import TaskRunner
+    from labwright.lab_runner import runner_for
 
-    assert lab.source is not None
-    return TaskRunner(
-        list(lab.instruments),
-        lab.source,
-        lab.db_path,
-        make_planner(model),
-        env={"LABWRIGHT_STATE_DIR": str(lab.state_path)},
-        model=model,
-        progress=Progress(console),
-        state_url=lab.state_url,
-    )
+    return runner_for(lab, make_planner(model), model=model, progress=Progress(console))
 
 
 # --------------------------------------------------------------------------- driving

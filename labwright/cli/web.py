@@ -70,25 +70,15 @@ async def _serve(
     import uvicorn
 
     from agents.task.planning import make_planner
-    from agents.task.runner import TaskRunner
     from labwright.identity import people_for
+    from labwright.lab_runner import runner_for
     from labwright.operations import Operations
     from labwright.web import create_app
     from labwright.web.hub import Hub
     from labwright.web.model import lab_geometry
 
-    assert lab.source is not None
     hub = Hub()
-    runner = TaskRunner(
-        list(lab.instruments),
-        lab.source,
-        lab.db_path,
-        make_planner(model),
-        env={"LABWRIGHT_STATE_DIR": str(lab.state_path)},
-        model=model,
-        progress=hub.progress,
-        state_url=lab.state_url,
-    )
+    runner = runner_for(lab, make_planner(model), model=model, progress=hub.progress)
     async with runner:
         people = people_for(lab, runner.conn)
         ops = Operations(runner, people, background=True)

@@ -130,15 +130,9 @@ def _each_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
     for m in frame.ents.liquids:
         if not _EACH_BEFORE.search(frame.text[: m.start]) or m.name not in p.world.liquids:
             continue
-        holders = [
-            (lw, w)
-            for (lw, w), mix in p.world.contents.items()
-            if mix.get(m.name, 0) > 0 and p.world.well_volume(lw, w) > 0
-        ]
-        plates = {lw for lw, _ in holders}
-        if len(plates) == 1 and len(holders) > 1:
-            wells = sorted((w for _, w in holders), key=lambda w: (w[0], int(w[1:])))
-            return holders[0][0], wells
+        found = _holders_on_one_plate(m.name, p)
+        if found is not None and len(found[1]) > 1:
+            return found
     return None
 
 
@@ -149,16 +143,23 @@ def _onto_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
             continue
         if not _ONTO.search(frame.text[: m.start]) or m.name not in p.world.liquids:
             continue
-        holders = [
-            (lw, w)
-            for (lw, w), mix in p.world.contents.items()
-            if mix.get(m.name, 0) > 0 and p.world.well_volume(lw, w) > 0
-        ]
-        plates = {lw for lw, _ in holders}
-        if len(plates) == 1:
-            wells = sorted((w for _, w in holders), key=lambda w: (w[0], int(w[1:])))
-            return holders[0][0], wells
+        found = _holders_on_one_plate(m.name, p)
+        if found is not None:
+            return found
     return None
+
+
+def _holders_on_one_plate(liquid: str, p: r.Planning) -> tuple[str, list[str]] | None:
+    """The plate and wells (in row order) that hold ``liquid`` now, when they are all on one
+    plate."""
+    holders = [
+        (lw, w)
+        for (lw, w), mix in p.world.contents.items()
+        if mix.get(liquid, 0) > 0 and p.world.well_volume(lw, w) > 0
+    ]
+    if len({lw for lw, _ in holders}) != 1:
+        return None
+    return holders[0][0], sorted((w for _, w in holders), key=lambda w: (w[0], int(w[1:])))
 
 
 def _fits_nowhere(frame: Frame, p: r.Planning) -> None:
