@@ -3,6 +3,7 @@ client session connected in memory to the instrument's server."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -11,6 +12,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 import yaml
 from mcp import ClientSession
@@ -124,6 +126,49 @@ async def call(session: ClientSession, tool: str, **args: Any) -> dict[str, Any]
     assert json.loads(result.content[0].text) == payload  # type: ignore[union-attr]
     assert bool(result.isError) == (payload["ok"] is False)
     return dict(payload)
+
+
+@contextlib.asynccontextmanager
+async def served_instrument(
+    tmp_path: Path, entry: dict[str, Any], place: str | None = None
+) -> AsyncIterator[tuple[ClientSession, InstrumentRuntime, SimWorld, Path]]:
+    """The test lab plus the instrument ``entry`` (its lab-file entry), served over MCP. With
+    ``place``, plate_1 sits there (the world says so) and the server has read it back."""
+
+    def patch(data: dict[str, Any]) -> None:
+        data["instruments"].append(entry)
+
+    lab_file = write_lab(tmp_path, patch)
+    lab = load(lab_file)
+    world = SimWorld(lab.world_path)
+    if place is not None:
+        world.place_plate("plate_1", place)
+    async with (
+        open_runtime(lab.instrument(entry["id"]), lab.db_path, lab.world_path) as rt,
+        create_connected_server_and_client_session(build_server(rt)) as session,
+    ):
+        if place is not None:
+            assert (await call(session, "read_back"))["ok"] is True
+        yield session, rt, world, lab_file
+
+
+async def execute(session: ClientSession, tool: str, action_id: str, **args: Any) -> dict[str, Any]:
+    """An executed (not dry-run) call under ``action_id``."""
+    return await call(session, tool, **args, dry_run=False, action_id=action_id)
+
+
+async def finished_run(session: ClientSession, run_id: str, timeout: float = 20) -> dict[str, Any]:
+    """Poll run_events (as a client would) until the run is over; return status and events."""
+    events: list[dict[str, Any]] = []
+    seq = 0
+    with anyio.fail_after(timeout):
+        while True:
+            page = await call(session, "run_events", run_id=run_id, since_seq=seq)
+            events += page["events"]
+            seq = page["next_seq"]
+            if page["status"] not in ("pending", "running") and not page["events"]:
+                return {"status": page["status"], "events": events}
+            await anyio.sleep(0.02)
 
 
 def error_code(payload: dict[str, Any]) -> str:

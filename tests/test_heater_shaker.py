@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from _servers import STARTUP_S, StdioTrace, server_env
-from conftest import ROOT, call, error_code, labwright, write_lab
+from conftest import ROOT, call, error_code, execute, finished_run, labwright, served_instrument
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
@@ -53,28 +53,9 @@ async def served(
 
     With ``plate``, plate_1 physically sits on the holder and the server has read it back.
     """
-
-    def patch(data: dict[str, Any]) -> None:
-        data["instruments"].append(
-            {"id": HS, "kind": "heater_shaker", "time_scale": 600, "command_timeout_s": 2, **fields}
-        )
-
-    lab_file = write_lab(tmp_path, patch)
-    lab = load(lab_file)
-    world = SimWorld(lab.world_path)
-    if plate:
-        world.place_plate(PLATE, HOLDER)
-    async with (
-        open_runtime(lab.instrument(HS), lab.db_path, lab.world_path) as rt,
-        create_connected_server_and_client_session(build_server(rt)) as session,
-    ):
-        if plate:
-            assert (await call(session, "read_back"))["ok"] is True
-        yield session, rt, world, lab_file
-
-
-async def execute(session: ClientSession, tool: str, action_id: str, **args: Any) -> dict[str, Any]:
-    return await call(session, tool, **args, dry_run=False, action_id=action_id)
+    entry = {"id": HS, "kind": "heater_shaker", "time_scale": 600, "command_timeout_s": 2, **fields}
+    async with served_instrument(tmp_path, entry, HOLDER if plate else None) as served_:
+        yield served_
 
 
 async def state(session: ClientSession) -> dict[str, Any]:
@@ -100,20 +81,6 @@ async def wait_until(check: Callable[[], Any], timeout: float = 5) -> None:
     with anyio.fail_after(timeout):
         while not check():
             await anyio.sleep(0.01)
-
-
-async def finished_run(session: ClientSession, run_id: str, timeout: float = 10) -> dict[str, Any]:
-    """Poll run_events (as a client would) until the run is over; return status and events."""
-    events: list[dict[str, Any]] = []
-    seq = 0
-    with anyio.fail_after(timeout):
-        while True:
-            page = await call(session, "run_events", run_id=run_id, since_seq=seq)
-            events += page["events"]
-            seq = page["next_seq"]
-            if page["status"] not in ("pending", "running") and not page["events"]:
-                return {"status": page["status"], "events": events}
-            await anyio.sleep(0.02)
 
 
 def types_of(events: list[dict[str, Any]]) -> list[str]:

@@ -14,7 +14,15 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import call, error_code, labwright, write_lab
+from conftest import (
+    call,
+    error_code,
+    execute,
+    finished_run,
+    labwright,
+    served_instrument,
+    write_lab,
+)
 from mcp import ClientSession
 from mcp.shared.memory import create_connected_server_and_client_session
 
@@ -49,42 +57,9 @@ async def served(
 ) -> AsyncIterator[tuple[ClientSession, InstrumentRuntime, SimWorld, Path]]:
     """The test lab plus a fast thermocycler, served over MCP. With ``plate``, plate_1 sits on
     the block (the world says so) and the server has read it back."""
-
-    def patch(data: dict[str, Any]) -> None:
-        data["instruments"].append(
-            {"id": TC, "kind": "thermocycler", "time_scale": 600, "command_timeout_s": 2, **fields}
-        )
-
-    lab_file = write_lab(tmp_path, patch)
-    lab = load(lab_file)
-    world = SimWorld(lab.world_path)
-    if plate:
-        world.place_plate(PLATE, BLOCK)
-    async with (
-        open_runtime(lab.instrument(TC), lab.db_path, lab.world_path) as rt,
-        create_connected_server_and_client_session(build_server(rt)) as session,
-    ):
-        if plate:
-            assert (await call(session, "read_back"))["ok"] is True
-        yield session, rt, world, lab_file
-
-
-async def execute(session: ClientSession, tool: str, action_id: str, **args: Any) -> dict[str, Any]:
-    return await call(session, tool, **args, dry_run=False, action_id=action_id)
-
-
-async def finished_run(session: ClientSession, run_id: str, timeout: float = 20) -> dict[str, Any]:
-    """Poll run_events (as a client would) until the run is over; return status and events."""
-    events: list[dict[str, Any]] = []
-    seq = 0
-    with anyio.fail_after(timeout):
-        while True:
-            page = await call(session, "run_events", run_id=run_id, since_seq=seq)
-            events += page["events"]
-            seq = page["next_seq"]
-            if page["status"] not in ("pending", "running") and not page["events"]:
-                return {"status": page["status"], "events": events}
-            await anyio.sleep(0.02)
+    entry = {"id": TC, "kind": "thermocycler", "time_scale": 600, "command_timeout_s": 2, **fields}
+    async with served_instrument(tmp_path, entry, BLOCK if plate else None) as served_:
+        yield served_
 
 
 def profile_run(**args: Any) -> dict[str, Any]:
