@@ -117,16 +117,7 @@ def call(url: str, tool: str, **args: Any) -> dict[str, Any]:
 def crash_mid_step(server: Server, argv: list[str], delay: float) -> harness.Segment:
     """The task process runs; ``delay`` after its first step the server and it are killed."""
     seg = harness.Segment(argv)
-    proc = subprocess.Popen(
-        argv,
-        cwd=ROOT,
-        env=harness._env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
+    proc = harness.spawn(argv)
     started = threading.Event()
 
     def reader() -> None:
@@ -153,16 +144,7 @@ def resume_pressing_estop(server: Server, argv: list[str]) -> tuple[harness.Segm
     """``resume``; as it completes an in-doubt action, a person presses the e-stop."""
     seg = harness.Segment(argv)
     pressed = threading.Event()
-    proc = subprocess.Popen(
-        argv,
-        cwd=ROOT,
-        env=harness._env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
+    proc = harness.spawn(argv)
 
     def reader() -> None:
         assert proc.stdout is not None

@@ -133,6 +133,21 @@ class Segment:
     seconds: float = 0.0
 
 
+def spawn(argv: list[str], stdin: int = subprocess.DEVNULL) -> subprocess.Popen[str]:
+    """One labwright process in its own process group (the task process and its servers, so
+    a kill takes them all), its output and errors merged on one text pipe."""
+    return subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        stdin=stdin,
+        text=True,
+        start_new_session=True,
+    )
+
+
 def run_segment(
     argv: list[str],
     kill_after_s: float | None,
@@ -146,16 +161,7 @@ def run_segment(
     polled every 5 ms once a step was dispatched) as soon as ``kill_when()`` holds."""
     seg = Segment(argv)
     t0 = time.monotonic()
-    proc = subprocess.Popen(
-        argv,
-        cwd=ROOT,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,  # its own process group: the task process and its servers
-    )
+    proc = spawn(argv)
     started = threading.Event()
     if not after_first_step:
         started.set()
@@ -541,16 +547,7 @@ def kill_while_waiting_for_approval(directory: Path, request: str, rng: random.R
     cfg = ("-c", str(lab))
     db = load(lab).db_path
     primary, secondary = pty.openpty()  # a terminal on stdin: `run` asks and waits
-    proc = subprocess.Popen(
-        labwright_argv("run", request, "--run-id", RUN_ID, *cfg),
-        cwd=ROOT,
-        env=_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        stdin=secondary,
-        text=True,
-        start_new_session=True,
-    )
+    proc = spawn(labwright_argv("run", request, "--run-id", RUN_ID, *cfg), stdin=secondary)
     os.close(secondary)
     lines: list[str] = []
     thread = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)
