@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from agents.task.planning import _social
 from agents.task.planning._normalise import Normalised, unquote
 
 Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
@@ -222,10 +223,23 @@ def split(norm: Normalised) -> list[Clause]:
     clauses: list[Clause] = []
     for text, how, label, sentence, heading in pieces:
         said = unquote(text.strip(" ,.;:!?-"), norm.quoted, '"')
-        cleaned = _LEAD.sub("", text.strip(" ,.;:!?-")).strip(" ,.;:!?-")
+        cleaned = _polite_off(text.strip(" ,.;:!?-"))
         if cleaned:
             clauses.append(Clause(len(clauses), cleaned, said, how, label, sentence, heading))
     return clauses
+
+
+def _polite_off(text: str) -> str:
+    """A clause without its lead-ins ("please", "would it be possible to") and its trailing
+    hedges ("..., if that's ok"); a clause that is all pleasantry stays as it is."""
+    if _social.is_pleasantry(text):
+        return text
+    for _ in range(3):
+        before = text
+        text = _social.strip(_LEAD.sub("", text).strip(" ,.;:!?-")).strip(" ,.;:!?-")
+        if text == before:
+            break
+    return text
 
 
 def _split_actions(text: str) -> list[tuple[Join, str]]:

@@ -297,10 +297,22 @@ def instrument(kind: str, p: Planning, frame: Frame | None = None) -> str:
         return named[0]
     label, found = KIND_LABEL.get(kind, kind), world.lab.of_kind(kind)
     if not found:
-        raise Refuse(f"the lab has no {label}", "missing_instrument")
+        raise Refuse(lacks(kind, world), "missing_instrument")
     if len(found) > 1:
         raise Ask(f"Which {label}?", ["instrument"], [i.id for i in found])
     return found[0].id
+
+
+def lacks(kind: str, world: World) -> str:
+    """Why a request for an instrument kind the lab lacks is refused, naming what it has."""
+    has = ", ".join(
+        f"{i.id} ({KIND_LABEL.get(i.kind, i.kind)})"
+        for i in world.lab.instruments.values()
+        if i.kind != "liquid_handler"
+    )
+    return f"the lab has no {KIND_LABEL.get(kind, kind)}" + (
+        f"; it has {has}: name one of them if it will do" if has else ""
+    )
 
 
 def place_of(instrument_id: str, world: World) -> str:

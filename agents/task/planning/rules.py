@@ -47,7 +47,7 @@ from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, transfer
 from agents.task.planning.families import thermocycle as thermo
-from agents.task.planning.families.context import CANCEL, REMARK
+from agents.task.planning.families.context import CANCEL, REMARK, pleasantry
 from agents.task.planning.models import Clarification, LabView, Plan, Refusal, TraceItem
 from agents.task.planning.replan import replan_rest
 
@@ -210,6 +210,12 @@ def _not_a_lab_request(request: str, read_in: list[tuple[Frame | None, Family | 
         fam is not None and fam.name != "context" for _, fam in read_in
     ):
         raise Refuse("you asked for nothing to be done", "nothing_to_do")
+    if read_in and all(f is not None and pleasantry(f.text) for f, _ in read_in):
+        raise Refuse(
+            "this is a greeting or a thank-you, not a request for the lab's instruments: I plan "
+            "liquid handling, incubation, reading and plate moves",
+            "not_a_lab_request",
+        )
     if _QUESTION.match(request) and not any(
         fam is not None and fam.name not in ("context",) for _, fam in read_in
     ):
@@ -242,6 +248,8 @@ def _instruments_first(read_in: Sequence[tuple[Frame | None, Family | None]], p:
     """A request that needs an instrument the lab lacks is refused for that, whatever else
     it asks ("RT step at 50 C, then 40 cycles of 95 C / 60 C": there is no thermocycler)."""
     for frame, family in read_in:
+        if frame is not None and family is not None and family.name != "context":
+            _named_instruments(frame, p)
         if frame is not None and family is not None and family.name == "thermocycle":
             thermo.require(frame, p)
         needs = {"read": "plate_reader", "incubate": "heater_shaker"}
@@ -251,6 +259,24 @@ def _instruments_first(read_in: Sequence[tuple[Frame | None, Family | None]], p:
                 kind == "heater_shaker" and p.world.lab.of_kind("incubator")
             ):
                 r.instrument(kind, p, frame)  # refuses: the lab has none
+
+
+_NOT_THIS = re.compile(
+    r"\b(?:instead\s+of|rather\s+than|not|no|without)\s+(?:the\s+|an?\s+)?$", re.IGNORECASE
+)
+
+
+def _named_instruments(frame: Frame, p: Planning) -> None:
+    """An instrument named by its kind ("in the incubator", "on the magnet") that the lab does
+    not have is refused, naming what it has: another instrument is never put in its place
+    (an incubator is not a heater-shaker)."""
+    taken = [(m.start, m.end) for m in frame.ents.liquids + frame.ents.labware]
+    for kind, iid, start, end in frame.ents.instruments:
+        if iid or p.world.lab.of_kind(kind) or any(a < end and start < b for a, b in taken):
+            continue
+        if _NOT_THIS.search(frame.text[:start]):
+            continue  # "on the shaker instead of the incubator"
+        raise Refuse(r.lacks(kind, p.world), "missing_instrument")
 
 
 def _settle(trace: list[TraceItem], waiting: list[int], p: Planning) -> None:

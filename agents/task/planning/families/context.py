@@ -18,6 +18,7 @@ from agents.task.planning._entities import TIP_POLICIES, Entities, blank_note
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
+from agents.task.planning._social import is_pleasantry
 from agents.task.planning.families import Family
 
 _FLAGS = re.IGNORECASE
@@ -29,6 +30,13 @@ PLEASANTRY = re.compile(
     r"(?:\s+(?:team|folks|all|everyone|labwright|robot|there))?[\s!.:)]*$",
     _FLAGS,
 )
+
+
+def pleasantry(text: str) -> bool:
+    """Only social words ("thanks!", "Hope you're well", "Many thanks, Sam")."""
+    return bool(PLEASANTRY.match(text)) or is_pleasantry(text)
+
+
 _STATE = re.compile(
     r"\b(?:already|currently|contains?|holds?|has|have|had|is|are|was|were|pre-?filled|pre-?loaded|"
     r"loaded|sitting|sits|there'?s|there\s+(?:is|are))\b",
@@ -105,7 +113,7 @@ def tips_only(ents: Entities) -> bool:
 
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
-    if PLEASANTRY.match(text) or CANCEL.match(text):
+    if pleasantry(text) or CANCEL.match(text):
         return 100
     if REMARK.search(text) and not ents.labware and not ents.wellsets:
         return 67
@@ -133,7 +141,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     text = frame.text
     if CANCEL.match(text):
         raise Refuse("you asked for nothing to be done", "nothing_to_do")
-    if PLEASANTRY.match(text):
+    if pleasantry(text):
         frame.extra["kind"] = "pleasantry"
         return "a pleasantry: nothing to do"
     if REMARK.search(text) and not frame.ents.labware and not frame.ents.wellsets:

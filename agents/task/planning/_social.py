@@ -1,0 +1,142 @@
+"""The social words around a lab request: greetings, thanks, praise, apologies, hedges, sign-offs.
+
+People write to Labwright as they write to a colleague ("Hi! Hope you're well. Could you ...?
+Thanks so much, Sam"). These words ask for nothing, so they must neither become a clause the
+planner "did not understand" nor hide one that asks for something. Three things here:
+
+- :data:`PLEASANTRY` matches a clause made only of such phrases (one or several, joined by
+  commas or "and"), with an optional name after a sign-off ("Many thanks, Sam"). A clause
+  with any other word does not match, so no action can be taken for a pleasantry.
+- :data:`LEAD` matches the polite openings before a verb ("would it be possible to",
+  "what I need is", "go ahead and").
+- :data:`TAIL` matches the hedges after what is asked ("..., if that's ok", "... when you get
+  a moment", "... for me please").
+"""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+
+_YOU = r"(?:you(?:'re|\s+are)|u\s+r|ur)"
+_MOMENT = r"(?:a\s+)?(?:chance|moment|minute|sec(?:ond)?|spare\s+minute|bit\s+of\s+time)"
+_NICE = (
+    r"(?:amazing|awesome|great|lovely|brilliant|perfect|wonderful|fantastic|fab|super|"
+    r"(?:super\s+|really\s+|very\s+)?helpful|much\s+appreciated|a\s+(?:big\s+|huge\s+)?help|"
+    r"ideal|excellent|grand)"
+)
+# One social phrase, as a regex alternation (no anchors).
+_PHRASE = "|".join(
+    [
+        # greetings
+        r"(?:hi|hello|hey|hiya|heya|yo|greetings|howdy|dear\s+(?:labwright|robot|team|all))"
+        r"(?:\s+(?:there|team|folks|all|everyone|guys|y'?all|labwright|robot|again))*",
+        r"(?:good\s+)?(?:morning|afternoon|evening|day)(?:\s+(?:team|folks|all|everyone|there))?",
+        # how someone is
+        r"(?:i\s+)?hope\s+(?:" + _YOU + r"(?:\s+doing)?|all\s+is|everything\s+is|things\s+are|"
+        r"your\s+(?:day|week|morning|afternoon|shift)\s+is(?:\s+going)?|this\s+finds\s+you)"
+        r"\s+(?:well|good|great|fine|ok(?:ay)?|going\s+well)(?:\s+today)?",
+        r"how\s+(?:are\s+you|is\s+it\s+going|are\s+things)(?:\s+doing)?(?:\s+today)?|how'?s\s+it\s+going",
+        # thanks
+        r"(?:(?:many|big|huge)\s+)?(?:thanks?|thank\s+you|thx|tnx|ty|cheers|ta|merci|danke)"
+        r"(?:\s+(?:so|very|a|again|in\s+advance|much|a\s+lot|a\s+bunch|a\s+ton|heaps|loads|"
+        r"kindly|mate|buddy|friend|for\s+(?:this|that|the\s+help|your\s+help|helping)))*",
+        r"(?:(?:really|much|greatly|very\s+much)\s+)?appreciated?(?:\s+(?:it|this|that|"
+        r"your\s+help))?(?:\s+(?:so|very|a\s+lot|much))*",
+        r"i\s+(?:really\s+|truly\s+)?appreciate\s+(?:it|this|that|the\s+help|your\s+help)"
+        r"(?:\s+(?:a\s+lot|so\s+much|very\s+much))?",
+        r"(?:please\s+and\s+)?thank\s+you(?:\s+(?:so|very)\s+much)?",
+        # praise
+        _YOU + r"\s+(?:a\s+(?:star|legend|lifesaver|life\s+saver|gem|hero)|the\s+best|amazing|"
+        r"awesome|great|brilliant)",
+        r"(?:that|this|it)(?:'d|\s+would|'ll|\s+will)\s+be\s+" + _NICE,
+        _NICE,
+        r"(?:ok(?:ay)?|cool|nice|good|great|sounds\s+good|done|that'?s\s+(?:it|all)|"
+        r"that\s+is\s+(?:it|all)|all\s+good|no\s+problem|np)",
+        # apologies
+        r"(?:so\s+)?(?:sorry|apologies)(?:\s+(?:to\s+(?:bother|trouble|pester|bug)\s+you|"
+        r"for\s+(?:the\s+)?(?:late|short|last[\s-]minute)\s+(?:notice|request)|"
+        r"for\s+(?:the\s+)?(?:trouble|bother|hassle|rush|inconvenience)|again|in\s+advance))*",
+        # hedges about time and manner
+        r"(?:there'?s\s+)?no\s+(?:rush|hurry|pressure|stress)(?:\s+(?:on\s+(?:this|it)|at\s+all))?",
+        r"no\s+worries(?:\s+if\s+not)?",
+        r"(?:when|whenever)\s+(?:you\s+(?:get|have|find)\s+" + _MOMENT + r"|you\s+can|"
+        r"(?:it'?s\s+)?convenient|(?:you'?re\s+)?free|possible)",
+        r"if\s+(?:that'?s|that\s+is|it'?s|it\s+is)\s+(?:ok(?:ay)?|alright|all\s+right|fine|"
+        r"possible|not\s+too\s+much\s+trouble)",
+        r"if\s+(?:possible|you\s+(?:can|could|don'?t\s+mind|do\s+not\s+mind|have\s+time|"
+        r"get\s+" + _MOMENT + r"))",
+        r"at\s+your\s+(?:convenience|earliest\s+convenience)|asap|"
+        r"as\s+soon\s+as\s+(?:possible|you\s+can)",
+        r"(?:just\s+)?(?:go\s+ahead|carry\s+on|go\s+for\s+it)",
+        r"(?:a\s+)?quick\s+(?:one|favou?r|request|thing|job|ask)|one\s+more\s+thing|"
+        r"(?:a\s+)?small\s+(?:favou?r|request)",
+        # sign-offs
+        r"(?:best|kind|warm|many)?\s*regards|best(?:\s+wishes)?|all\s+the\s+best|"
+        r"talk\s+(?:soon|later)|see\s+(?:you|ya)(?:\s+(?:soon|later|tomorrow))?|bye|ttyl|xo+|"
+        r"have\s+a\s+(?:good|great|nice)\s+(?:one|day|evening|weekend)",
+        r"please|pls|plz|kindly|(?:for\s+me)|(?:please\s+)?and\s+thanks?",
+    ]
+)
+# What may trail an asked-for action: hedges, thanks, "for me" - never a word that could be
+# part of the action ("for 1 day", "until done").
+_TRAILING = "|".join(
+    [
+        r"(?:please\s+and\s+)?(?:(?:many|big|huge)\s+)?(?:thanks?|thank\s+you|thx|ty|cheers|ta)"
+        r"(?:\s+(?:so|very|a|again|in\s+advance|much|a\s+lot|a\s+bunch|a\s+ton|heaps|loads))*",
+        r"(?:(?:really|much|greatly)\s+)?appreciated",
+        r"please|pls|plz|for\s+me|if\s+possible|asap|as\s+soon\s+as\s+(?:possible|you\s+can)",
+        r"(?:there'?s\s+)?no\s+(?:rush|hurry|pressure)(?:\s+(?:on\s+(?:this|it)|at\s+all))?",
+        r"no\s+worries(?:\s+if\s+not)?",
+        r"(?:when|whenever)\s+(?:you\s+(?:get|have|find)\s+" + _MOMENT + r"|you\s+can|"
+        r"(?:it'?s\s+)?convenient|you'?re\s+free)",
+        r"if\s+(?:that'?s|that\s+is|it'?s|it\s+is)\s+(?:ok(?:ay)?|alright|all\s+right|fine|"
+        r"possible|not\s+too\s+much\s+trouble)",
+        r"if\s+you\s+(?:can|could|don'?t\s+mind|do\s+not\s+mind|have\s+time)",
+        r"at\s+your\s+(?:earliest\s+)?convenience",
+    ]
+)
+# A signature is a name, never a lab verb ("Thanks, Read" is not signed by Read).
+_VERB = (
+    r"(?:add|transfer|dispense|aliquot|pipett?e|put|place|fill|move|mix|shake|incubate|heat|"
+    r"read|measure|dilute|pool|spot|stamp|remove|discard|run|cycle|wash|spin|seal|load|set|"
+    r"hold|wait|stop|start|repeat|do|take|bring|return|send|combine|copy|cool|warm)\b"
+)
+# "Many thanks, Sam" / "cheers - Kim"
+_SIGNED = rf"(?:\s*,?\s*(?:[-—–]\s*)?(?!{_VERB})(?-i:[A-Z][a-z]+)\.?)?"
+PLEASANTRY = re.compile(
+    rf"^\s*(?:{_PHRASE})(?:[\s,!.:;)-]+(?:and\s+)?(?:{_PHRASE}))*{_SIGNED}"
+    r"[\s!.:)]*$",
+    _FLAGS,
+)
+LEAD = re.compile(
+    r"^(?:(?:would|will|is|was)\s+it\s+be\s+(?:possible|ok(?:ay)?)\s+(?:for\s+you\s+)?to|"
+    r"is\s+it\s+possible\s+(?:for\s+you\s+)?to|(?:would|could)\s+you\s+be\s+able\s+to|"
+    r"are\s+you\s+able\s+to|(?:any|is\s+there\s+any)\s+chance\s+(?:you\s+)?(?:could|can)|"
+    r"i\s+(?:was|am)\s+wondering\s+if\s+you\s+(?:could|can|would)|"
+    r"do\s+you\s+think\s+you\s+(?:could|can)|"
+    r"(?:so\s+)?(?:basically|essentially)|what\s+(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)"
+    r"\s+(?:is|are)(?:\s+(?:to|for\s+you\s+to))?|"
+    r"(?:could|can|may)\s+(?:we|i\s+ask\s+you\s+to|i\s+get\s+you\s+to)|"
+    r"(?:i\s+)?(?:need|want)\s+you\s+to|maybe|perhaps)\b[\s,:-]*",
+    _FLAGS,
+)
+TAIL = re.compile(
+    rf"(?:[\s,;-]+(?:and\s+)?(?:{_TRAILING})\b)+{_SIGNED}[\s!.?)]*$",
+    _FLAGS,
+)
+
+
+def is_pleasantry(text: str) -> bool:
+    """A clause made only of social words: nothing to do for it."""
+    return not any(ch.isdigit() for ch in text) and bool(PLEASANTRY.match(text))
+
+
+def strip(text: str) -> str:
+    """``text`` without its polite opening and its trailing hedges (never the whole of it)."""
+    out = LEAD.sub("", text, count=1)
+    tail = TAIL.search(out)
+    if tail and tail.start() > 0:
+        out = out[: tail.start()]
+    return out if out.strip() else text
