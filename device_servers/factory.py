@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING
 
 from device_servers.contract import InstrumentBase
 from device_servers.kind import Driver, kind_of
-from device_servers.sim.world import SimWorld
 from policies import PolicyEngine, PolicyError, build_engine
 
 if TYPE_CHECKING:
     from device_servers.runtime import InstrumentRuntime
+    from device_servers.sim.world import SimWorld  # a simulation needs no world (nor SQLite)
 
 
 def make_driver(
@@ -47,6 +47,7 @@ def make_policy(config: InstrumentBase) -> PolicyEngine:
 
 def make_runtime(config: InstrumentBase, db_path: Path, world_path: Path) -> InstrumentRuntime:
     from device_servers.runtime import InstrumentRuntime
+    from device_servers.sim.world import SimWorld
     from state_store import connect
 
     world = SimWorld(world_path) if config.simulated else None

@@ -16,6 +16,12 @@ from pathlib import Path
 from typing import Any
 
 
+def default_cache_dir() -> Path:
+    """Derived data that is safe to delete (deck geometry): $XDG_CACHE_HOME/labwright."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "labwright"
+
+
 def cached_geometry(
     cache_dir: Path, name: str, key: Any, build: Callable[[], dict[str, Any]]
 ) -> dict[str, Any]:

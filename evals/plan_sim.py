@@ -12,7 +12,6 @@ temperature, readings, plate moves, and the wells' final volumes.
 from __future__ import annotations
 
 import asyncio
-import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,17 +24,13 @@ from agents.task.planning.models import LabView, Plan
 from agents.task.simulate import split_by_instrument
 from device_servers.errors import DeviceError
 from device_servers.factory import make_driver
+from device_servers.geometry_cache import default_cache_dir
 from device_servers.lab import LabConfig, load
 from device_servers.runtime import Assume, Trial, parse_protocol, simulate_protocol
 from device_servers.runtime._gate import denied, policy_request
 from device_servers.sim.world import SimWorld
 from evals import thermo_facts
 from policies import PolicyEngine, Verdict, build_engine
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "labwright"
 
 
 @dataclass
@@ -53,8 +48,9 @@ class SimLab:
         # The plate mover asks the world's sensors whether a place is free, as it does in a
         # server's dry run: an empty world in a temporary directory answers for a fresh lab.
         world = SimWorld(Path(tempfile.mkdtemp(prefix="labwright-plan-")) / "world.db")
+        cache = default_cache_dir()
         drivers = {
-            i.id: make_driver(i, world if i.kind == "plate_mover" else None, cache_dir=cache_dir())
+            i.id: make_driver(i, world if i.kind == "plate_mover" else None, cache_dir=cache)
             for i in config.instruments
         }
         engines = {

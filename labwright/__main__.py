@@ -1,16 +1,17 @@
 """``python -m labwright``: how servers are spawned, and the CLI.
 
-``serve`` goes straight to :mod:`labwright.serving` (no typer, rich or task agent loaded);
-everything else is the ``labwright`` command.
+The lean commands (``serve``, ``simulate``: :mod:`labwright.entry`) run without loading
+typer or the task agent; everything else is the ``labwright`` command.
 """
 
 import sys
 
-if sys.argv[1:2] == ["serve"]:
-    from labwright.serving import main as serve
+from labwright.entry import run_lean
 
-    sys.exit(serve(sys.argv[2:]))
+status = run_lean(sys.argv[1:])
+if status is not None:
+    sys.exit(status)
 
-from labwright.cli import main
+from labwright.cli import main  # noqa: E402  (only for the commands that are not lean)
 
 main()

@@ -191,6 +191,22 @@ def labwright(
     )
 
 
+def modules_imported_by(*args: str) -> set[str]:
+    """Every module ``python -X importtime -m labwright ARGS`` imports (stdin closed), by
+    name. ``importlib.import_module`` calls are not logged: only import statements."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "labwright", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [x for x in proc.stderr.splitlines() if x.startswith("import time:")]
+    return {x.rsplit("|", 1)[1].strip() for x in lines[1:]}
+
+
 @pytest.fixture(scope="session")
 def web_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """One ``labwright web`` server on the example lab, shared by the API and page tests

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from conftest import ROOT, labwright, write_lab
+from conftest import ROOT, labwright, modules_imported_by, write_lab
 
 from agents.device.agent import structured
 from agents.mcp_client import client_for
@@ -40,27 +40,7 @@ NOT_ON_THE_SERVER_PATH = (
 
 
 def imported_by_a_server_life(lab_file: Path) -> set[str]:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-X",
-            "importtime",
-            "-m",
-            "labwright",
-            "serve",
-            "lh1",
-            "-c",
-            str(lab_file),
-        ],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    lines = [x for x in proc.stderr.splitlines() if x.startswith("import time:")]
-    return {x.rsplit("|", 1)[1].strip() for x in lines[1:]}
+    return modules_imported_by("serve", "lh1", "-c", str(lab_file))
 
 
 def test_a_server_imports_what_serving_needs_and_nothing_of_the_cli_or_the_agents(

@@ -26,6 +26,9 @@ from labwright.cli import lab as _lab
 from labwright.cli import people as _people
 from labwright.cli import task as _task
 from labwright.cli import web as _web
+from labwright.entry import INTERNAL_ERROR, not_utf8
+
+__all__ = ["INTERNAL_ERROR", "app", "main", "run"]
 
 app = typer.Typer(
     add_completion=False,
@@ -40,7 +43,11 @@ app.command(
     add_help_option=False,
 )(_instrument.serve)
 app.command()(_instrument.check)
-app.command()(_instrument.simulate)
+# So are simulate's, by labwright.simulating (what `labwright simulate` runs without the CLI).
+app.command(
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)(_instrument.simulate)
 app.command("approve-action")(_approvals.approve_action)
 app.command("reset-estop")(_approvals.reset_estop)
 app.command()(_approvals.approvals)
@@ -60,19 +67,6 @@ app.add_typer(_people.people_app, name="people")
 app.add_typer(_lab.lab_app, name="lab")
 
 
-INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug of ours, never the user's input
-
-
-def _not_utf8(argv: list[str]) -> str | None:
-    """The first argument that was not valid UTF-8 (Python keeps such bytes as surrogates)."""
-    for i, arg in enumerate(argv, 1):
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError:
-            return f"argument {i} is not valid UTF-8 text"
-    return None
-
-
 def run(argv: list[str] | None = None) -> int:
     """The ``labwright`` command on ``argv``; returns the exit status.
 
@@ -83,7 +77,7 @@ def run(argv: list[str] | None = None) -> int:
     from labwright.cli._common import err, error_line, printable
 
     argv = sys.argv[1:] if argv is None else argv
-    problem = _not_utf8(argv)
+    problem = not_utf8(argv)
     if problem is not None:
         error_line(problem)
         return 2

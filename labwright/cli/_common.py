@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -11,7 +10,7 @@ from rich.console import Console
 
 from device_servers.lab import ConfigError, LabConfig, load
 from labwright._text import one_line
-from policies.safe_yaml import YamlError, read_yaml
+from labwright.simulating import Unreadable, instrument_problem, read_protocol
 
 err = Console(stderr=True)
 out = Console()
@@ -63,24 +62,12 @@ def instrument_of(lab: LabConfig, instrument: str | None) -> Any:
 
 def config_problem(lab: LabConfig, inst: Any, exc: Exception) -> NoReturn:
     """Fail naming the lab file and the instrument whose configuration cannot be used."""
-    index = next(i for i, x in enumerate(lab.instruments) if x.id == inst.id)
-    fail(f"{lab.source}: instruments[{index}] ({inst.id}): {exc}")
-
-
-def cache_dir() -> Path:
-    """Derived data that is safe to delete (deck geometry): $XDG_CACHE_HOME/labwright."""
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "labwright"
+    fail(instrument_problem(lab, inst, exc))
 
 
 def load_protocol(path: Path) -> dict[str, Any]:
     """A protocol file (YAML or JSON) as a dict."""
     try:
-        data = read_yaml(path)
-    except OSError as exc:
-        fail(f"{path}: cannot read: {exc.strerror or exc}")
-    except YamlError as exc:
-        fail(f"{path}: not valid YAML or JSON: {exc}")
-    if not isinstance(data, dict):
-        fail(f"{path}: a protocol is a mapping {{name, steps: [{{command, args}}]}}")
-    return data
+        return read_protocol(path)
+    except Unreadable as exc:
+        fail(str(exc))

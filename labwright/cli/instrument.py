@@ -3,11 +3,8 @@ audit."""
 
 from __future__ import annotations
 
-import json
-import time
-from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.markup import escape
@@ -15,13 +12,9 @@ from rich.table import Table
 
 from labwright.cli._common import (
     ConfigOpt,
-    cache_dir,
     config_problem,
-    err,
     fail,
-    instrument_of,
     lab_of,
-    load_protocol,
     out,
 )
 
@@ -29,13 +22,7 @@ from labwright.cli._common import (
 def serve(ctx: typer.Context) -> None:
     """Serve one instrument as an MCP server (stdio by default); `labwright serve --help`
     lists its options."""
-    from labwright.serving import main
-
-    try:
-        status = main(list(ctx.args))
-    except SystemExit as exc:  # its one-line usage errors and --help
-        status = exc.code if isinstance(exc.code, int) else 2
-    raise typer.Exit(status)
+    _forward("serve", ctx)
 
 
 def check(config: Path | None = ConfigOpt) -> None:
@@ -58,84 +45,18 @@ def check(config: Path | None = ConfigOpt) -> None:
         )
 
 
-def simulate(
-    protocol: Path = typer.Argument(..., help="Protocol file (YAML or JSON)."),
-    config: Path | None = ConfigOpt,
-    instrument: str | None = typer.Option(None, help="Instrument id (default: the protocol's)."),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON report."),
-) -> None:
-    """Simulate a protocol on the twin of the configured lab (nothing moves, no server)."""
-    from pydantic import ValidationError
+def simulate(ctx: typer.Context) -> None:
+    """Simulate a protocol on the twin of the configured lab (nothing moves, no server);
+    `labwright simulate --help` lists its options."""
+    _forward("simulate", ctx)
 
-    from device_servers.contract import Protocol
-    from device_servers.errors import ConfigurationError, DeviceError, pydantic_detail
-    from device_servers.factory import make_driver, make_policy
-    from device_servers.runtime import dry_run_check, parse_protocol, simulate_protocol
-    from policies import PolicyError
 
-    started = time.perf_counter()
-    lab = lab_of(config)
-    data = load_protocol(protocol)
-    inst = instrument_of(lab, instrument or data.get("instrument"))
-    try:
-        driver = make_driver(inst, None, cache_dir=cache_dir())
-        twin = driver.initial_twin()
-        policy = make_policy(inst)
-    except (ConfigurationError, PolicyError) as exc:
-        config_problem(lab, inst, exc)
-    try:
-        name = Protocol.model_validate(data).name
-    except ValidationError as exc:
-        fail(f"{protocol}: {pydantic_detail(exc)}")
-    sim_start = time.perf_counter()
-    counts: Counter[str] = Counter()
-    moved: Counter[str] = Counter()
-    warnings: list[str] = []
-    report: dict[str, Any] = {"protocol": name, "instrument": inst.id, "simulated": True}
-    report["warnings"] = warnings
-    try:
-        # The runtime's own parsing, dry-run gate (policy) and simulation, without a server.
-        _, cmds = parse_protocol(driver, data)
-        _, per_step = simulate_protocol(
-            driver, twin, cmds, dry_run_check(policy, inst.id, driver, warnings)
-        )
-    except DeviceError as exc:
-        report.update(ok=False, error=exc.to_payload())
-    else:
-        for _, events in per_step:
-            for ev in events:
-                counts[ev["type"]] += 1
-                if ev["type"] == "liquid_transferred" and ev["data"]["op"] == "dispense":
-                    for liquid, vol in ev["data"]["liquids"].items():
-                        moved[liquid] += vol
-        report.update(
-            ok=True,
-            steps=len(cmds),
-            events=dict(counts),
-            dispensed_ul={k: round(v, 3) for k, v in moved.items()},
-        )
-    report["simulate_ms"] = round((time.perf_counter() - sim_start) * 1000, 3)
-    report["total_ms"] = round((time.perf_counter() - started) * 1000, 3)
-    if as_json:
-        print(json.dumps(report))
-    elif report["ok"]:
-        out.print(
-            f"[green]simulation ok[/] {name} on {inst.id}: {report['steps']} steps, "
-            f"{counts['tip_picked_up']} tips, {counts['liquid_transferred']} liquid moves, "
-            f"{report['simulate_ms']} ms (simulated: nothing moved)"
-        )
-        for liquid, vol in sorted(moved.items()):
-            out.print(f"  dispensed {liquid}: {vol:.1f} uL")
-        for warning in warnings:
-            out.print(f"  [yellow]warning:[/] {warning}", highlight=False)
-    else:
-        e = report["error"]
-        err.print(
-            f"[bold red]simulation failed[/] {e['code']}: {e['detail']}\n  fix: {e['fix_hint']}",
-            highlight=False,
-        )
-    if not report["ok"]:
-        raise typer.Exit(1)
+def _forward(command: str, ctx: typer.Context) -> NoReturn:
+    """Run a lean command (:mod:`labwright.entry`) on this command's arguments, --help too."""
+    from labwright.entry import run_lean
+
+    status = run_lean([command, *ctx.args])
+    raise typer.Exit(2 if status is None else status)
 
 
 def world(

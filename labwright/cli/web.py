@@ -16,8 +16,9 @@ from typing import Any
 
 import typer
 
+from device_servers.geometry_cache import default_cache_dir
 from device_servers.lab import LabConfig
-from labwright.cli._common import ConfigOpt, cache_dir, err, fail, lab_of, out
+from labwright.cli._common import ConfigOpt, err, fail, lab_of, out
 
 DEMO_REQUEST = (
     "make a 2-fold serial dilution of dye across row A of plate_1, 100 uL final volume, "
@@ -84,7 +85,7 @@ async def _serve(
         ops = Operations(runner, people, background=True)
         ops.listeners.append(hub.notice)
         app = create_app(
-            ops, hub, lab_geometry(lab, cache_dir()), lab_name=lab.lab, allowed_hosts=hosts
+            ops, hub, lab_geometry(lab, default_cache_dir()), lab_name=lab.lab, allowed_hosts=hosts
         )
         server = uvicorn.Server(
             uvicorn.Config(
