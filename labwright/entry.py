@@ -13,22 +13,13 @@ import os
 import sys
 from importlib import import_module
 
+from labwright._text import INTERNAL_ERROR, bug, not_utf8
+
 # command -> module whose ``main(argv) -> int`` runs it. A server's own errors stay
 # tracebacks in its log; a person's command says a bug in one line (see run_lean).
 LEAN = {"serve": "labwright.serving", "simulate": "labwright.simulating"}
 ONE_LINE_BUGS = frozenset({"simulate"})
 EXIT_BAD_INPUT = 2
-INTERNAL_ERROR = 70  # EX_SOFTWARE: a bug of ours, never the user's input
-
-
-def not_utf8(argv: list[str]) -> str | None:
-    """The first argument that was not valid UTF-8 (Python keeps such bytes as surrogates)."""
-    for i, arg in enumerate(argv, 1):
-        try:
-            arg.encode("utf-8")
-        except UnicodeEncodeError:
-            return f"argument {i} is not valid UTF-8 text"
-    return None
 
 
 def _say(markup: str) -> None:
@@ -62,12 +53,7 @@ def run_lean(argv: list[str]) -> int | None:
             raise
         from rich.markup import escape
 
-        from labwright._text import one_line
-
-        _say(
-            f"[bold red]internal error:[/] {escape(one_line(f'{type(exc).__name__}: {exc}'))} "
-            "(a bug in Labwright: LABWRIGHT_DEBUG=1 shows where)"
-        )
+        _say(f"[bold red]internal error:[/] {escape(bug(exc))}")
         return INTERNAL_ERROR
 
 

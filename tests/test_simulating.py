@@ -42,6 +42,9 @@ NOT_ON_THE_SIMULATE_PATH = {
     "langchain_core",
     "mcp",
     "httpx",
+    "state_store",
+    "asyncio",
+    "sqlite3",
 }
 
 

@@ -1,13 +1,14 @@
-"""The adapter a kind plugs in: the seam to the instrument, simulated or real."""
+"""The adapter a kind plugs in: the seam to the instrument, simulated or real.
+
+asyncio and anyio are imported where an adapter is built or acts: simulating a protocol
+imports this module (every driver names its adapter) but never builds one.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypeVar
-
-import anyio
 
 from device_servers.adapter_support import (
     backend_class,
@@ -70,6 +71,8 @@ class AdapterBase(Generic[ConfigT]):
         self._backend: Any = None
         self._frontend: Any = None
         self._ready = False
+        import asyncio
+
         self.aborting = asyncio.Event()
 
     # ------------------------------------------------------------------ construction
@@ -151,6 +154,8 @@ class AdapterBase(Generic[ConfigT]):
         if sim is not None:
             sim.abort()
             return
+        import anyio
+
         with stdout_to_stderr(), contextlib.suppress(Exception):
             with anyio.fail_after(self.config.command_timeout_s):
                 await self.hardware_abort()
@@ -160,6 +165,8 @@ class AdapterBase(Generic[ConfigT]):
 
     async def hardware_read(self, read: Callable[[], Awaitable[T]]) -> T | None:
         """A read of a hardware instrument within the command timeout; None if it fails."""
+        import anyio
+
         try:
             with stdout_to_stderr(), anyio.fail_after(self.config.command_timeout_s):
                 return await read()
@@ -172,6 +179,8 @@ class AdapterBase(Generic[ConfigT]):
         when it runs out)."""
         sim = self.sim
         wait, runs_out = sim.spend(seconds) if sim is not None else (seconds, False)
+        import anyio
+
         with anyio.move_on_after(wait):
             await self.aborting.wait()
             raise Aborted()
@@ -187,6 +196,8 @@ class AdapterBase(Generic[ConfigT]):
         simulation checks. The wall clock still ends a simulation stuck in host code, with
         room for a loaded machine (``SIM_HOST_SLACK``).
         """
+        import anyio
+
         self.aborting.clear()
         limit = timeout_s or self.timeout(prim)
         sim = self.sim

@@ -18,6 +18,7 @@ import sys
 
 import typer
 
+from labwright._text import INTERNAL_ERROR, bug, not_utf8
 from labwright.cli import approvals as _approvals
 from labwright.cli import demo as _demo
 from labwright.cli import evaluate as _evaluate
@@ -26,7 +27,6 @@ from labwright.cli import lab as _lab
 from labwright.cli import people as _people
 from labwright.cli import task as _task
 from labwright.cli import web as _web
-from labwright.entry import INTERNAL_ERROR, not_utf8
 
 __all__ = ["INTERNAL_ERROR", "app", "main", "run"]
 
@@ -98,10 +98,7 @@ def run(argv: list[str] | None = None) -> int:
         if os.environ.get("LABWRIGHT_DEBUG"):
             raise
         err.print(
-            f"[bold red]internal error:[/] {printable(f'{type(exc).__name__}: {exc}')} "
-            "(a bug in Labwright: LABWRIGHT_DEBUG=1 shows where)",
-            highlight=False,
-            soft_wrap=True,
+            f"[bold red]internal error:[/] {printable(bug(exc))}", highlight=False, soft_wrap=True
         )
         return INTERNAL_ERROR
     return status if isinstance(status, int) else 0

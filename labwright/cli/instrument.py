@@ -3,6 +3,7 @@ audit."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -22,7 +23,9 @@ from labwright.cli._common import (
 def serve(ctx: typer.Context) -> None:
     """Serve one instrument as an MCP server (stdio by default); `labwright serve --help`
     lists its options."""
-    _forward("serve", ctx)
+    from labwright import serving
+
+    _forward(serving.main, ctx)
 
 
 def check(config: Path | None = ConfigOpt) -> None:
@@ -48,15 +51,19 @@ def check(config: Path | None = ConfigOpt) -> None:
 def simulate(ctx: typer.Context) -> None:
     """Simulate a protocol on the twin of the configured lab (nothing moves, no server);
     `labwright simulate --help` lists its options."""
-    _forward("simulate", ctx)
+    from labwright import simulating
+
+    _forward(simulating.main, ctx)
 
 
-def _forward(command: str, ctx: typer.Context) -> NoReturn:
-    """Run a lean command (:mod:`labwright.entry`) on this command's arguments, --help too."""
-    from labwright.entry import run_lean
-
-    status = run_lean([command, *ctx.args])
-    raise typer.Exit(2 if status is None else status)
+def _forward(main: Callable[[list[str]], int], ctx: typer.Context) -> NoReturn:
+    """Run a lean command's ``main`` (:mod:`labwright.entry`) on this command's arguments,
+    ``--help`` included."""
+    try:
+        status = main(list(ctx.args))
+    except SystemExit as exc:  # its one-line usage errors and --help
+        status = exc.code if isinstance(exc.code, int) else 2
+    raise typer.Exit(status)
 
 
 def world(
