@@ -11,6 +11,12 @@ it reads on a timeout, so a stdio server or client would load an HTTP client it 
 httpx is deferred too. ``httpx/__init__.py`` imports httpx's own command-line client (click,
 rich, pygments) whenever those are installed; it gets a stand-in whose ``main`` loads the
 real one when run.
+``langchain_core`` imports ``langsmith.run_trees`` whenever LangGraph is imported, and that
+imports one submodule of ``langsmith.types`` (LangSmith's generated API models) whose
+``__init__`` builds some 150 modules of pydantic classes: about 0.1 s of every task process,
+though nothing traces. ``langsmith.types`` is deferred (with ``langsmith``, its parent, whose
+own ``__init__`` is a table of names it imports when asked): the submodule is imported as
+usual, and ``langsmith.types.Run`` is there when someone asks for it.
 
 :func:`install` puts each such package in ``sys.modules`` as the module the import system
 would make (its ``__path__`` set, so submodules import as usual) whose ``__init__`` code runs
@@ -25,7 +31,7 @@ import sys
 import types
 from typing import Any
 
-PACKAGES = ("mcp", "mcp.server", "langgraph_sdk", "httpx")
+PACKAGES = ("mcp", "mcp.server", "langgraph_sdk", "httpx", "langsmith", "langsmith.types")
 
 
 class _Deferred(types.ModuleType):
