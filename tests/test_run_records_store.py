@@ -33,6 +33,46 @@ def test_an_unknown_reference_or_a_changed_value_is_refused(tmp_path: Path) -> N
         blobs.get(ref)
 
 
+def test_a_part_of_a_value_is_read_as_the_whole_value_has_it_and_checked_as_strictly(
+    tmp_path: Path,
+) -> None:
+    blobs = Blobs(connect(tmp_path / "lab.sqlite"))
+    value = {
+        "ok": True,
+        "failed": False,
+        "error": None,
+        "steps": 3,
+        "duration_s": 1.5,
+        "summary": "dispensed",
+        "timeline": {"steps": [{"step": "s1", "after": []}, {"step": "s2", "after": ["s1"]}]},
+    }
+    ref = blobs.put("simulation", value)
+    for keys in (
+        ["ok"],
+        ["failed"],
+        ["error"],
+        ["steps"],
+        ["duration_s"],
+        ["summary"],
+        ["timeline"],
+        ["timeline", "steps"],
+    ):
+        part = blobs.part(ref, *keys)
+        whole: object = value
+        for key in keys:
+            whole = whole[key]  # type: ignore[index]
+        assert part == whole and type(part) is type(whole)
+    assert blobs.part(ref, "missing") is None and blobs.part(ref, "timeline", "missing") is None
+    assert blobs.part(ref, "ok", "deeper") is None
+    blobs.conn.execute(
+        "UPDATE task_blobs SET body = replace(body, '\"s2\"', '\"s9\"') WHERE ref = ?", (ref,)
+    )
+    with pytest.raises(BlobError):
+        blobs.part(ref, "timeline", "steps")
+    with pytest.raises(BlobError):
+        blobs.part(content_hash("never stored"), "ok")
+
+
 def obs(step_id: str, ok: bool = True, **extra: object) -> dict[str, object]:
     return {"step_id": step_id, "action_id": f"run-1/{step_id}/cmd", "ok": ok, **extra}
 

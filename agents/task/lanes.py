@@ -90,8 +90,8 @@ def unfinished(state: TaskState, ctx: TaskContext) -> list[int]:
 def depends_on(state: TaskState, ctx: TaskContext, plan: Plan) -> dict[str, list[str]]:
     """Step id -> the steps it waits for: the timeline's dependencies, or the step before it
     when the run is sequential (or the timeline does not know the step)."""
-    sim = ctx.records.get(state.get("schedule_ref")) or {}
-    known = {s["step"]: list(s["after"]) for s in (sim.get("timeline") or {}).get("steps", [])}
+    timeline = ctx.records.part(state.get("schedule_ref"), "timeline", "steps") or []
+    known = {s["step"]: list(s["after"]) for s in timeline}
     out: dict[str, list[str]] = {}
     for i, step in enumerate(plan.steps):
         before = [plan.steps[i - 1].id] if i else []

@@ -30,6 +30,7 @@ class RunRecords:
         self.log = ObservationLog(conn)
         self._plans: dict[str, Plan] = {}
         self._values: dict[str, Any] = {}
+        self._parts: dict[tuple[str, tuple[str, ...]], Any] = {}
 
     @classmethod
     def in_memory(cls) -> RunRecords:
@@ -63,6 +64,20 @@ class RunRecords:
         if ref not in self._values:
             self._values[ref] = self.blobs.get(ref)
         return self._values[ref]
+
+    def part(self, ref: str | None, *keys: str) -> Any:
+        """``get(ref)[keys[0]][keys[1]]...`` (None for None or a missing key), decoding only
+        that part of the stored value (:meth:`state_store.blobs.Blobs.part`)."""
+        if ref is None:
+            return None
+        if ref in self._values:
+            value = self._values[ref]
+            for key in keys:
+                value = value.get(key) if isinstance(value, dict) else None
+            return value
+        if (ref, keys) not in self._parts:
+            self._parts[(ref, keys)] = self.blobs.part(ref, *keys)
+        return self._parts[(ref, keys)]
 
     # ---------------------------------------------------------------- observations
     def record(self, run_id: str, seq: int, obs: Observation, lane: str = LANE) -> None:
