@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -94,8 +94,12 @@ class LabClient:
         self.connections = connections
 
     @contextlib.asynccontextmanager
-    async def session(self, name: str) -> AsyncIterator[Any]:
-        """An initialized ``ClientSession`` to instrument ``name``, open until the block ends."""
+    async def session(
+        self, name: str, on_connected: Callable[[], object] | None = None
+    ) -> AsyncIterator[Any]:
+        """An initialized ``ClientSession`` to instrument ``name``, open until the block ends
+        (``on_connected`` is called once the server process is spawned or the HTTP client
+        made, before the session is initialized)."""
         from mcp.client.session import ClientSession
 
         if name not in self.connections:
@@ -123,6 +127,8 @@ class LabClient:
                 read, write, _ = await stack.enter_async_context(
                     streamable_http_client(conn["url"], http_client=http)
                 )
+            if on_connected is not None:
+                on_connected()
             session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
             yield session

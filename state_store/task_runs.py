@@ -94,6 +94,21 @@ class TaskRuns:
             self.conn.execute("SELECT 1 FROM runs WHERE run_id=?", (run_id,)).fetchone() is not None
         )
 
+    def instruments(self, run_id: str) -> builtins.list[str]:
+        """The instruments the steps of the run's recorded plan are for, sorted (none before
+        it has a plan). On SQLite the plan's JSON is read by SQLite, not decoded here."""
+        if isinstance(self.conn, sqlite3.Connection):
+            rows = self.conn.execute(
+                "SELECT DISTINCT json_extract(s.value, '$.instrument') FROM runs,"
+                " json_each(runs.plan, '$.steps') AS s WHERE runs.run_id = ?"
+                " AND json_valid(runs.plan)",
+                (run_id,),
+            )
+            return sorted(str(r[0]) for r in rows if r[0] is not None)
+        run = self.get(run_id)
+        steps = (run.plan or {}).get("steps") if run is not None else None
+        return sorted({str(s["instrument"]) for s in steps or [] if s.get("instrument")})
+
     def update(self, run_id: str, **fields: Any) -> TaskRun:
         """Change some of status, planner, model, summary, plan, report, error; the run as it
         is now.

@@ -80,3 +80,21 @@ async def test_a_resumed_run_starts_only_the_servers_of_the_steps_it_has_left(
             # An instrument not used yet is reached when asked: the e-stop gets there.
             assert (await again.context.agents["hs1"].call("emergency_stop"))["ok"] is True
             assert serving() == {"lh1", "hs1"}
+
+
+async def test_a_warmed_runner_has_started_those_servers_before_anything_asks(
+    tmp_path: Path,
+) -> None:
+    lab = load(task_lab_file(tmp_path))
+    assert lab.source is not None
+    planner = FakePlanner(make_plan(transfer("s1", ["A1"])))
+    # A resumed run's instruments; a name the lab does not have is left alone.
+    warm = ["arm1", "lh1", "not-in-this-lab"]
+    runner = TaskRunner(list(lab.instruments), lab.source, lab.db_path, planner, warm=warm)
+    with anyio.fail_after(120):
+        async with runner:
+            assert serving() == {"arm1", "lh1"}  # spawned while the graph was compiled
+            state = await runner.context.agents["lh1"].state()
+            assert state["kind"] == "liquid_handler"
+            assert serving() == {"arm1", "lh1"}  # the warmed session is the one used
+    assert serving() == set()

@@ -129,3 +129,17 @@ def test_exists_and_write_answer_without_decoding_the_run(runs: TaskRuns) -> Non
         runs.write("nope", status="done")
     with pytest.raises(ValueError):
         runs.write("r1", request="something else")
+
+
+def test_instruments_are_those_of_the_recorded_plan_read_without_decoding_it(
+    runs: TaskRuns,
+) -> None:
+    run = runs.create("fill, then read")
+    assert runs.instruments(run.run_id) == [] and runs.instruments("no-such-run") == []
+    steps = [
+        {"id": "s1", "instrument": "lh1", "command": "transfer", "args": {}},
+        {"id": "s2", "instrument": "arm1", "command": "move_plate", "args": {}},
+        {"id": "s3", "instrument": "lh1", "command": "transfer", "args": {}},
+    ]
+    runs.write(run.run_id, plan={"steps": steps})
+    assert runs.instruments(run.run_id) == ["arm1", "lh1"]

@@ -8,26 +8,23 @@ crash. Whatever process resumes a run rebuilds this context; the state is in the
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import functools
+import gc
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import aiosqlite
-from langgraph.types import Command
-from mcp.types import CallToolResult, ListToolsResult
 
 from agents.device.agent import DeviceAgent
 from agents.mcp_client import client_for
-from agents.task.checkpointer import CompactSqliteSaver
-from agents.task.graph import DURABILITY, compile_graph
 from agents.task.planning.models import Planner
 from agents.task.records import RunRecords
+from agents.task.sessions import OnFirstUse, Sessions
 from agents.task.state import TaskContext
 from device_servers.contract import InstrumentBase
 from policies import build_engine
@@ -57,19 +54,6 @@ class Outcome:
         return self.interrupt is not None
 
 
-class OnFirstUse:
-    """A device agent's MCP session that is opened the first time the agent calls."""
-
-    def __init__(self, opener: Callable[[], Awaitable[Any]]) -> None:
-        self._opener = opener
-
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
-        return cast(CallToolResult, await (await self._opener()).call_tool(name, arguments))
-
-    async def list_tools(self) -> ListToolsResult:
-        return cast(ListToolsResult, await (await self._opener()).list_tools())
-
-
 class TaskRunner:
     """Device agents + checkpointed task graph for one lab."""
 
@@ -84,6 +68,7 @@ class TaskRunner:
         model: str | None = None,
         progress: Callable[[str, dict[str, Any]], None] | None = None,
         state_url: str | None = None,
+        warm: list[str] | None = None,
     ) -> None:
         self.instruments = instruments
         self.config_path = config_path
@@ -106,13 +91,16 @@ class TaskRunner:
         self.records = RunRecords(self.conn)
         self.signer = ApprovalSigner(self.conn)
         self.answers = PendingAnswers(self.conn)
+        self.warm = list(warm or [])  # sessions to start at once (a resumed run's instruments)
         self._stack = contextlib.AsyncExitStack()
 
     async def __aenter__(self) -> TaskRunner:
-        self._client = client_for(
+        client = client_for(
             self.instruments, self.config_path, self.env, state_dir=self.db_path.parent
         )
-        self._open_sessions()
+        self.sessions = Sessions(client, self._stack)
+        # Their servers start while this process imports and compiles the graph below.
+        await self.sessions.warm(self.warm)
         agents: dict[str, DeviceAgent] = {}
         policies = {}
         for inst in self.instruments:
@@ -121,11 +109,14 @@ class TaskRunner:
                 kind, inst.policy.rules_file, inst.policy.rules, inst.policy.protected_labware
             )
             policies[inst.id] = policy
-            session = OnFirstUse(functools.partial(self._session, inst.id))
+            session = OnFirstUse(functools.partial(self.sessions.get, inst.id))
             agents[inst.id] = DeviceAgent(
                 inst.id, kind, session, policy, audit=self.audit, progress=self.progress
             )
+        from agents.task.graph import compile_graph  # LangGraph: after the servers started
+
         self.graph = compile_graph(await self._checkpointer())
+        _freeze_once()
         self.context = TaskContext(
             agents=agents,
             planner=self.planner,
@@ -151,6 +142,8 @@ class TaskRunner:
             )
             await saver.setup()
             return saver
+        from agents.task.checkpointer import CompactSqliteSaver
+
         conn = await self._stack.enter_async_context(aiosqlite.connect(str(self.db_path)))
         # At-most-once lives in the servers' ledgers (synchronous=FULL). Checkpoints survive a
         # process crash in WAL mode with NORMAL sync; a step re-run after losing one asks the
@@ -158,63 +151,15 @@ class TaskRunner:
         await conn.execute("PRAGMA synchronous=NORMAL")
         return CompactSqliteSaver(conn)
 
-    def _open_sessions(self) -> None:
-        """Sessions open on first use: one per instrument, each in its own task (its context
-        entered and left there) until the runner closes or that server is restarted.
-
-        A resumed run starts only the servers of the instruments it still uses (after 10,000
-        steps on the liquid handler, a last move of the arm starts the arm's server alone):
-        every server started is a process importing its drivers, on the same CPUs.
-        """
-        self._holders: dict[str, tuple[asyncio.Event, asyncio.Task[None]]] = {}
-        self._sessions: dict[str, asyncio.Future[Any]] = {}
-
-        async def close() -> None:
-            for stop, _ in self._holders.values():
-                stop.set()
-            await asyncio.gather(*(t for _, t in self._holders.values()), return_exceptions=True)
-
-        self._stack.push_async_callback(close)
-
-    async def _session(self, name: str) -> Any:
-        """``name``'s session, its server started (or reached) the first time it is asked."""
-        if name not in self._sessions:
-            self._sessions[name] = self._hold(name)
-        return await asyncio.shield(self._sessions[name])
-
     async def open_all(self) -> None:
         """Start every instrument's server now (they start side by side)."""
-        await asyncio.gather(*(self._session(inst.id) for inst in self.instruments))
-
-    def _hold(self, name: str) -> asyncio.Future[Any]:
-        """Open ``name``'s session in a task of its own; the future gets the session."""
-        stop = asyncio.Event()
-        got: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-
-        async def hold() -> None:
-            try:
-                async with self._client.session(name) as session:
-                    got.set_result(session)
-                    await stop.wait()
-            except BaseException as exc:
-                if not got.done():
-                    got.set_exception(exc)
-                else:
-                    raise
-
-        self._holders[name] = (stop, asyncio.create_task(hold()))
-        return got
+        await self.sessions.open_all(inst.id for inst in self.instruments)
 
     async def restart_server(self, instrument: str) -> None:
         """Start one instrument's server again (its process died) and bind its device agent
         to the new session. The new server recovers on its own start: its twin is stale and
         an action left pending is in doubt until the instrument is read back."""
-        held = self._holders.get(instrument)
-        if held is not None:
-            held[0].set()
-            await asyncio.gather(held[1], return_exceptions=True)
-        self._sessions[instrument] = self._hold(instrument)
-        await self._session(instrument)
+        await self.sessions.restart(instrument)
         self.context.agents[instrument].forget_state()
 
     async def _superstep_budget(self, config: dict[str, Any]) -> int:
@@ -273,6 +218,8 @@ class TaskRunner:
                 options = [e.args for e in self.audit.entries(run_id) if e.tool == "run_options"]
                 sequential = bool(options and options[0].get("sequential"))
                 return await self._drive(run_id, _first(run_id, run.request, sequential))
+        from langgraph.types import Command
+
         return await self._drive(run_id, None if answer is None else Command(resume=answer))
 
     async def answer_of(
@@ -322,6 +269,8 @@ class TaskRunner:
         )
 
     async def _drive(self, run_id: str, graph_input: Any) -> Outcome:
+        from agents.task.graph import DURABILITY
+
         config: dict[str, Any] = {"configurable": {"thread_id": run_id}}
         config["recursion_limit"] = await self._superstep_budget(config)
         self.runs.write(run_id, status="running")
@@ -345,6 +294,20 @@ class TaskRunner:
             fields["report"] = out.report
         self.runs.write(run_id, **fields)
         return out
+
+
+def _freeze_once() -> None:
+    """Move what the process has imported so far out of the garbage collector's generations,
+    the first time a runner starts in it: modules, classes and the compiled graph live as long
+    as the process, and each full collection scanned them all again (a resumed run's loading
+    of a 10,000-step plan took twice as long for it)."""
+    global _FROZEN
+    if not _FROZEN:
+        _FROZEN = True
+        gc.freeze()
+
+
+_FROZEN = False
 
 
 def planner_name(planner: Any) -> str:

@@ -33,23 +33,30 @@ def exit_code(status: str) -> int:
     return 4 if status in REFUSED else EXIT.get(status, 1)
 
 
-def _runner(lab: LabConfig, model: str | None, console: Console) -> Any:
+def _runner(
+    lab: LabConfig, model: str | None, console: Console, warm: list[str] | None = None
+) -> Any:
     from agents.task.planning import make_planner
     from labwright.lab_runner import runner_for
 
-    return runner_for(lab, make_planner(model), model=model, progress=Progress(console))
+    return runner_for(lab, make_planner(model), model=model, progress=Progress(console), warm=warm)
 
 
 # --------------------------------------------------------------------------- driving
 @contextlib.asynccontextmanager
 async def operations(
-    lab: LabConfig, model: str | None, console: Console, token: str | None = None
+    lab: LabConfig,
+    model: str | None,
+    console: Console,
+    token: str | None = None,
+    warm: list[str] | None = None,
 ) -> AsyncIterator[tuple[Any, Any]]:
-    """The lab's operations over a started runner, and the person the CLI acts as."""
+    """The lab's operations over a started runner (``warm``: instruments whose servers start
+    at once), and the person the CLI acts as."""
     from labwright.identity import cli_person, people_for
     from labwright.operations import Operations
 
-    async with _runner(lab, model, console) as runner:
+    async with _runner(lab, model, console, warm) as runner:
         people = people_for(lab, runner.conn)
         try:
             person = cli_person(people, token)
@@ -168,11 +175,16 @@ def _answer(
     from state_store import TaskRuns
 
     # Before any instrument server is started for it.
-    if not has_records(lab) or not TaskRuns(task_db(lab)).exists(run_id):
+    runs = TaskRuns(task_db(lab)) if has_records(lab) else None
+    if runs is None or not runs.exists(run_id):
         fail(f"no task run {run_id!r} (see `labwright runs`)")
+    # A run that goes on uses its plan's instruments: their servers start side by side while
+    # this process loads the task graph and the run, not one by one at their first call.
+    goes_on = answer is None or answer["decision"] not in ("reject", "abort")
+    warm = runs.instruments(run_id) if goes_on else []
 
     async def go() -> Any:
-        async with operations(lab, model, out, token) as (ops, person):
+        async with operations(lab, model, out, token, warm) as (ops, person):
             current = await ops.runner.outcome(run_id)
             if answer is None:
                 outcome = await ops.resume(person, run_id)
