@@ -8,18 +8,23 @@ refused with one line, `lab down` stops it.
 
 from __future__ import annotations
 
+import sqlite3
+import sys
 from pathlib import Path
 
 import anyio
 import httpx
 import pytest
-from conftest import labwright, write_lab
+from conftest import ROOT, labwright, write_lab
 
 from agents.device.agent import structured
 from agents.mcp_client import LabServersStale, attached, client_for, connections
 from device_servers.lab import load
 from device_servers.sim.world import SimWorld
 from state_store.lab_servers import LabServers, is_running
+
+sys.path.insert(0, str(ROOT / "bench"))
+import crash_harness as harness
 
 pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 
@@ -98,3 +103,47 @@ def test_lab_down_with_nothing_up_says_so(tmp_path: Path) -> None:
     lab_file = write_lab(tmp_path)
     down = labwright("lab", "down", "-c", str(lab_file))
     assert down.returncode == 0 and "nothing to stop" in down.stdout
+
+
+def _finished_actions(db: Path) -> list[str]:
+    conn = sqlite3.connect(db)
+    try:
+        sql = "SELECT action_id FROM actions WHERE finished_at IS NOT NULL ORDER BY started_at"
+        return [r[0] for r in conn.execute(sql)]
+    except sqlite3.OperationalError:  # the server has not made its tables yet
+        return []
+    finally:
+        conn.close()
+
+
+def test_a_run_killed_mid_way_resumes_on_the_lab_servers_through_labwright_resume(
+    tmp_path: Path,
+) -> None:
+    # The liquid handler alone, 20 ms per operation: a serial dilution of 16 steps.
+    lab_file = harness.write_lab(tmp_path, delay_s=0.02)
+    lab = load(lab_file)
+    assert labwright("lab", "up", "-c", str(lab_file)).returncode == 0
+    try:
+        [record] = LabServers(lab.state_path).all()
+        run = harness.labwright_argv(
+            "run", harness.QUICK_REQUEST, "--yes", "--run-id", "r1", "-c", str(lab_file)
+        )
+        # kill -9 of the task process once three actions are done on the lab's server.
+        killed = harness.run_segment(
+            run, None, True, kill_when=lambda: len(_finished_actions(lab.db_path)) >= 3
+        )
+        assert killed.killed and is_running(record)
+        before = _finished_actions(lab.db_path)
+
+        resumed = labwright("resume", "r1", "-c", str(lab_file), timeout=300)
+        # The lab's server holds lh1's serve lock: a resume that started a server of its own
+        # instead of attaching would have been refused (exit 2), not done.
+        assert resumed.returncode == 0, resumed.stdout[-2000:] + resumed.stderr[-2000:]
+        status = labwright("runs", "-c", str(lab_file)).stdout
+        assert "r1" in status and "done" in status
+        after = _finished_actions(lab.db_path)
+        assert after[: len(before)] == before and len(after) > len(before)
+        assert len(after) == len(set(after))  # no action carried out twice
+        assert is_running(record) and LabServers(lab.state_path).all() == [record]
+    finally:
+        assert labwright("lab", "down", "-c", str(lab_file)).returncode == 0
