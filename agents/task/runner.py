@@ -16,23 +16,24 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import aiosqlite
-
-from agents.device.agent import DeviceAgent
 from agents.mcp_client import client_for
-from agents.task.planning.models import Planner
-from agents.task.records import RunRecords
 from agents.task.sessions import OnFirstUse, Sessions
-from agents.task.state import TaskContext
-from device_servers.contract import InstrumentBase
-from policies import build_engine
 from state_store import AuditLog, TaskRuns, connect
 from state_store.answers import PendingAnswers
 from state_store.people import Person, local_operator
 from state_store.signoff import ApprovalSigner
 from state_store.task_db import open_task_db
+
+if TYPE_CHECKING:
+    from agents.device.agent import DeviceAgent
+    from agents.task.planning.models import Planner
+    from device_servers.contract import InstrumentBase
+
+# The device agents, their policies and the graph (pydantic models, the MCP types, LangGraph)
+# are imported in TaskRunner.__aenter__, once the servers a resumed run needs are starting:
+# a resume's servers start while this process imports them, not after.
 
 WAITING = {"approval": "waiting_approval", "escalation": "waiting_person"}
 RECURSION_FLOOR = 1_000
@@ -86,6 +87,8 @@ class TaskRunner:
         if not state_url:
             # The task side's records need no fsync per row: see __aenter__.
             self.conn.execute("PRAGMA synchronous=NORMAL")
+        from agents.task.records import RunRecords
+
         self.runs = TaskRuns(self.conn)
         self.audit = AuditLog(self.conn)
         self.records = RunRecords(self.conn)
@@ -101,6 +104,10 @@ class TaskRunner:
         self.sessions = Sessions(client, self._stack)
         # Their servers start while this process imports and compiles the graph below.
         await self.sessions.warm(self.warm)
+        from agents.device.agent import DeviceAgent
+        from agents.task.state import TaskContext
+        from policies import build_engine
+
         agents: dict[str, DeviceAgent] = {}
         policies = {}
         for inst in self.instruments:
@@ -142,6 +149,8 @@ class TaskRunner:
             )
             await saver.setup()
             return saver
+        import aiosqlite
+
         from agents.task.checkpointer import CompactSqliteSaver
 
         conn = await self._stack.enter_async_context(aiosqlite.connect(str(self.db_path)))

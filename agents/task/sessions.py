@@ -18,11 +18,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
-from mcp.types import CallToolResult, ListToolsResult
+if TYPE_CHECKING:
+    from mcp.types import CallToolResult, ListToolsResult
 
-from agents.mcp_client import LabClient
+    from agents.mcp_client import LabClient
 
 
 class OnFirstUse:
@@ -32,10 +33,12 @@ class OnFirstUse:
         self._opener = opener
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
-        return cast(CallToolResult, await (await self._opener()).call_tool(name, arguments))
+        result: CallToolResult = await (await self._opener()).call_tool(name, arguments)
+        return result
 
     async def list_tools(self) -> ListToolsResult:
-        return cast(ListToolsResult, await (await self._opener()).list_tools())
+        result: ListToolsResult = await (await self._opener()).list_tools()
+        return result
 
 
 class Sessions:
