@@ -89,6 +89,9 @@ _NEW_ACTION = re.compile(
     + ACTION_VERBS
     + r")\b)"
     r"|(?:\s*:|\s+-)\s+(?=(?:first\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
+    # "..., serial 1:2 transfers of 100 uL from A1 to A7": a dilution's carrying steps
+    r"|\s*,\s*(?:and\s+)?(?=(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:serial|step-?wise)\s+"
+    r"(?:(?:\d+-fold|1:\d+|\d+x)\s+)?transfers?\b)"
     r"|\s*:\s+(?=[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?|with|(?:pre-?)?filled|receives?|into|to|->)\b)",
     _FLAGS,
 )

@@ -182,7 +182,10 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             prev is not None
             and family.name == "mix"
             and prev[1].name in ("transfer", "chain", "dilution")
-            and frame.clause.joined in _FOLDS_INTO_TRANSFER
+            and (
+                frame.clause.joined in _FOLDS_INTO_TRANSFER
+                or (frame.clause.joined == "semicolon" and prev[1].name in ("chain", "dilution"))
+            )  # "...; 100 uL final; mix 5x": the dilution's mixing
             and frame.clause.sentence == prev[0].clause.sentence
             and not frame.places
         ):

@@ -78,7 +78,7 @@ _SINGLE = re.compile(
 )
 _REPLICATES = re.compile(
     r"\bin\s+(duplicate|triplicate|quadruplicate)s?\b|\b(duplicate|triplicate|quadruplicate)s\b"
-    r"|\b(triplicate|quadruplicate)\b"
+    r"|\b(triplicate|quadruplicate)\b|(?<=\()\s*(duplicate)\b|\b(duplicate)(?=\s*[),;])"
     r"|\b(\d|two|three|four|five|six)\s+(?:replicates?|repeats|copies)\b|\bn\s*=\s*(\d)\b",
     _FLAGS,
 )
@@ -271,9 +271,9 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ents.fold = qty.fold(plain)
     ents.steps = qty.steps(plain)
     if rep := _REPLICATES.search(text):
-        word = (rep.group(1) or rep.group(2) or rep.group(3) or "").lower()
+        word = next((g for g in rep.groups()[:5] if g), "").lower()
         ents.replicates = _REPLICATE_WORDS.get(word) or int(
-            qty.number(rep.group(4) or rep.group(5) or "1")
+            qty.number(rep.group(6) or rep.group(7) or "1")
         )
     ents.tips = next((name for name, rx in TIP_POLICIES if rx.search(plain)), None)
     if _MULTI.search(plain):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agents.task.planning._clauses import ACTION_VERBS, Clause
-from agents.task.planning._entities import Entities, blank_note, extract, split_blanks
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities, extract, split_blanks
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
@@ -37,35 +37,6 @@ def _names_plate(frame: Frame) -> bool:
     lex = frame.extra.get("lex")
     label = frame.clause.label or ""
     return isinstance(lex, Lexicon) and bool(label) and bool(lex.labware_mentions(label)[0])
-
-
-_VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
-
-
-_FIRST_WELL = re.compile(r"\b(?:the\s+)?(?:first|top)\s+(?:well|standard|point)\b", re.IGNORECASE)
-
-
-def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool:
-    """A verbless piece of a dilution sentence that says more about it ("2-fold", "A1 to A11",
-    "A12 blank", "100 uL final"), not a filling step of its own ("diluent 100 uL in B1..H1")."""
-    if frame is None or frame.clause.sentence != header.clause.sentence:
-        return False
-    if frame.clause.joined not in ("comma", "semicolon", "and") or _VERB_START.match(frame.text):
-        return False
-    if family is not None and family.name not in ("transfer", "dilution", "context"):
-        return False
-    ents = frame.ents
-    if _FIRST_WELL.search(frame.text) and not ents.wellsets and not ents.labware:
-        return True  # "..., 150 uL dye in the first well": how much stock starts the chain
-    fills = [q for q in frame.volumes if q is not frame.final and q is not frame.total]
-    if fills and (ents.liquids or frame.final is None):
-        return False
-    if family is not None and family.name == "context" and not blank_note(ents):
-        return False
-    return bool(
-        ents.fold or frame.final or frame.total or ents.blanks or blank_note(ents)
-        or (ents.wellsets and not ents.volumes())
-    )  # fmt: skip
 
 
 _LEAD_IN = re.compile(r"^(?:for|at|with|using|in)\b", re.IGNORECASE)
@@ -100,32 +71,6 @@ def _lead_ins(
                 continue
         out.append((frame, family))
         i += 1
-    return out
-
-
-def _merge_fragments(
-    read_in: list[tuple[Frame | None, Family | None]], lex: Lexicon, norm: Normalised
-) -> list[tuple[Frame | None, Family | None]]:
-    """Join the verbless pieces of a serial-dilution sentence to it, read as one clause."""
-    out: list[tuple[Frame | None, Family | None]] = []
-    for frame, family in read_in:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev[0] is not None
-            and prev[1] is not None
-            and prev[1].name == "dilution"
-            and _fragment(frame, family, prev[0])
-        ):
-            assert frame is not None
-            head = prev[0]
-            joined = replace(head.clause, text=f"{head.clause.text}, {frame.clause.text}")
-            merged, fam = _read(joined, lex, norm.quoted)
-            if merged is not None and fam is not None and fam.name == "dilution":
-                merged.extra["folded"] = [*_folded(head), frame.clause]
-                out[-1] = (merged, fam)
-                continue
-        out.append((frame, family))
     return out
 
 
@@ -226,7 +171,7 @@ def _read(
         frame = read(clause, ents, "?")
         frame.extra["lex"], frame.extra["quoted"] = lex, quoted
         return frame, None
-    if family.name in ("dilution", "context"):
+    if family.name in ("dilution", "context", "chain"):
         split_blanks(ents)
     frame = _reframe(clause, ents, family, lex, quoted)
     return frame, family

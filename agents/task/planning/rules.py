@@ -33,10 +33,10 @@ from agents.task.planning._headings import _TAKES, _fill, _heading
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._pieces import _merge_fragments
 from agents.task.planning._reading import (
     _folded,
     _lead_ins,
-    _merge_fragments,
     _read,
     _recipe_fills,
     _split_pairs,

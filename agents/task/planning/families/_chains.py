@@ -22,6 +22,22 @@ DOWN = re.compile(
 _STARTING = re.compile(
     r"\b(?:starting|beginning|start)\s+(?:at|in|from|with)\s+([A-Pa-p]\d{1,2})\b", _FLAGS
 )
+# "7 points plus a blank", "6 standards and 2 blanks", "then two blanks": blanks after the points
+_TAIL_BLANKS = re.compile(
+    r"(?:\b(?:plus|and|with|then|followed\s+by)|\+|,)\s+(?:(a|an|one|two|three|four|\d)\s+)?"
+    r"(?:(?:buffer|diluent|zero)[\s-]+(?:only\s+)?)?blanks?\b(?!\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b|columns?\b|cols?\b))",
+    _FLAGS,
+)
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+
+
+def tail_blanks(text: str) -> int:
+    """How many blanks follow the points of a dilution along its line (0: none said so)."""
+    m = _TAIL_BLANKS.search(text)
+    if m is None:
+        return 0
+    word = (m.group(1) or "a").lower()
+    return _COUNTS.get(word) or int(word)
 
 
 def direction(frame: Frame) -> bool | None:
@@ -56,6 +72,41 @@ def clip(line: list[str], span: list[str]) -> list[str]:
         return [w for w in line if w[0] in rows] if len(rows) > 1 else line
     cols = {w[1:] for w in span}
     return [w for w in line if w[1:] in cols] if len(cols) > 1 else line
+
+
+def _replicate_lanes(
+    areas: list[WellSet], frame: Frame, rows: int, cols: int
+) -> tuple[list[str], bool] | None:
+    """ "A1-A8 in duplicate (rows A and B)": the line repeated in each row (or column) named.
+
+    The wells of the line crossed with the lanes, and whether the chains run down columns."""
+    n = frame.ents.replicates or 1
+    if n < 2 or len(areas) > 2:
+        return None
+    if len(areas) == 1:  # "8 points in duplicate, columns 1-2": one chain down each column
+        kinds = {part.kind for part in areas[0].parts}
+        wells = areas[0].expand(rows, cols)
+        if kinds == {"cols"} and len({w[1:] for w in wells}) == n:
+            return wells, True
+        if kinds == {"rows"} and len({w[0] for w in wells}) == n:
+            return wells, False
+        return None
+    for line_set, lanes in (areas, areas[::-1]):
+        line_wells = line_set.expand(rows, cols)
+        lane_wells = lanes.expand(rows, cols)
+        kinds = {part.kind for part in lanes.parts}
+        if kinds == {"rows"} and len({w[0] for w in line_wells}) == 1:
+            letters = sorted({w[0] for w in lane_wells})
+            return [f"{r}{w[1:]}" for r in letters for w in line_wells], False
+        if kinds == {"cols"} and len({w[1:] for w in line_wells}) == 1:
+            numbers = sorted({int(w[1:]) for w in lane_wells})
+            return [f"{w[0]}{c}" for c in numbers for w in line_wells], True
+        if kinds == {"cols"} and len({w[1:] for w in lane_wells}) == n:
+            # "duplicate, columns 1 and 2: ... from row A to row G": down each column named
+            return [w for w in lane_wells if w in set(line_wells)], True
+        if kinds == {"rows"} and len({w[0] for w in lane_wells}) == n:
+            return [w for w in lane_wells if w in set(line_wells)], False
+    return None
 
 
 def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None) -> list[list[str]]:
@@ -105,6 +156,8 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         # "rows A and B ... from column 1 to column 10": where they cross
         in_cols = {w for a in by_cols for w in a.expand(view.rows, view.cols)}
         wells = [w for a in by_rows for w in a.expand(view.rows, view.cols) if w in in_cols]
+    if (crossed := _replicate_lanes(areas, frame, view.rows, view.cols)) is not None:
+        wells, down = crossed
     key = (lambda w: (int(w[1:]), w[0])) if down else (lambda w: (w[0], int(w[1:])))
     found: dict[object, list[str]] = {}
     for w in sorted(dict.fromkeys(wells), key=key):
@@ -120,9 +173,11 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         # "5 steps": five transfers (six wells); "8 points": eight wells.
         wells_n = (
             steps
-            if re.search(r"\bpoints?\b|\bconcentrations?\b|\bwells?\b", frame.text, _FLAGS)
+            if re.search(
+                r"\bpoints?\b|\bconcentrations?\b|\bwells?\b|\bstandards?\b", frame.text, _FLAGS
+            )
             else steps + 1
-        )
+        ) + tail_blanks(frame.text)  # the blanks after the points are in the line too
         if wells_n > max(len(c) for c in out):
             raise Refuse(
                 f"a {steps}-step dilution does not fit in {max(len(c) for c in out)} wells",

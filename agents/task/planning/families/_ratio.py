@@ -83,6 +83,8 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         for m in frame.liquids
         if not (diluent_at and m.start >= diluent_at.start() and m.start < diluent_at.end())
     ]
+    if not named and frame.liquid is not None:
+        named = [frame.liquid]  # "Standards in triplicate: rows A-C, 2-fold ...": the label's
     if not named:
         raise Ask("Which liquid should I dilute?", ["liquid"], r.liquids(p.world))
     return r.liquid(named[0], p)

@@ -26,7 +26,7 @@ _FLAGS = re.IGNORECASE
 MIX_CYCLES = 3
 CHAIN_WORDS = re.compile(
     r"\band\s+so\s+on\b|\bon\s+down\b|\b(?:on\s+)?down\s+to\b|\beach\s+step\b|\bper\s+step\b|\bstep\s+by\s+step\b"
-    r"|\bcolumn\s+to\s+column\b|\brow\s+to\s+row\b|\bserial\s+transfers?\b|\bonwards?\b|\bchain\b"
+    r"|\bcolumn\s+to\s+column\b|\brow\s+to\s+row\b|\bserial\s+(?:(?:1:\d+|\d+-fold|\d+x)\s+)?transfers?\b|\bonwards?\b|\bchain\b"
     r"|\bsuccessive(?:ly)?\b|\b(?:moving|carrying|carry|passing)\b|\bmoved\s+each\b"
     r"|\bsteps?\s+of\s+\d|-fold\s+steps\b|\d\s*(?:u[lL]|µ[lL])\s+steps?\b"
     r"|\b(?:continue|carry\s+on|keep\s+going|proceed)\s+(?:down\s+|across\s+|along\s+)?(?:to|until|through)\b",
@@ -40,6 +40,8 @@ _STARTING = re.compile(
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     chain = any(w.chain for w in ents.wellsets)
+    if chain and ents.fold is not None and ents.liquids:
+        return None  # "2-fold serial dilution of dye along A1 -> B1 -> C1": the whole dilution
     if ents.volumes() and (chain or (CHAIN_WORDS.search(text) and not ents.liquids)):
         return 92
     if re.match(r"^serially\s+(?:dilute|transfer|carry)\b", text, _FLAGS) and (

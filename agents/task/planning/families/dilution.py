@@ -75,14 +75,20 @@ _LAST_BLANK = re.compile(
 )
 
 
+def _curve_label(label: str) -> bool:
+    """ "Standard curve:", "Standards in triplicate:", "Serial dilution:": a label that says
+    the clauses under it make a dilution series."""
+    return bool(
+        _CURVE.search(label)
+        or re.search(r"\b(?:serial|dilution\s+series|standards|stds)\b", label, _FLAGS)
+    )
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if _CURVE.search(text):
         return 85
-    label = clause.label or ""
-    if (_CURVE.search(label) or re.search(r"\b(?:serial|dilution\s+series)\b", label, _FLAGS)) and (
-        ents.fold is not None
-    ):
+    if _curve_label(clause.label or "") and ents.fold is not None:
         return 85  # "Standard curve: stock 2-fold in diluent across row B, ..."
     if _DILUTE.search(text) and (
         _SERIAL.search(text) or (ents.wellsets and any(w.chain for w in ents.wellsets))
@@ -122,7 +128,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         _SERIAL.search(frame.text)
         or any(w.chain for w in frame.ents.wellsets)
         or _CURVE.search(frame.text)
-        or _CURVE.search(label)
+        or _curve_label(label)
         or _SERIAL.search(label)
         or (fold is not None and fold[1] == "fold" and _ALONG.search(frame.text))
     )
@@ -157,6 +163,25 @@ def _chain_only(frame: Frame, p: r.Planning) -> str:
     )
 
 
+def _without_blanks(
+    frame: Frame, chains: list[list[str]], plate: str, p: r.Planning
+) -> tuple[list[list[str]], list[str]]:
+    """The chains without their blank wells, and those blanks (diluent only): the last n wells
+    ("7 points plus a blank", "the last well is a blank") and the named blanks at a chain's end
+    ("A1 to H1 with H1 as the blank")."""
+    view = p.world.labware(plate)
+    named = {w for b in p.blanks for w in b.expand(view.rows, view.cols)}
+    n = geometry.tail_blanks(frame.text) or (1 if _LAST_BLANK.search(frame.text) else 0)
+    kept, blanks = [], []
+    for chain in chains:
+        body, tail = chain[: len(chain) - n], chain[len(chain) - n :]
+        while body and body[-1] in named:
+            tail.insert(0, body.pop())
+        kept.append(body)
+        blanks += tail
+    return kept, blanks
+
+
 def _serial(frame: Frame, p: r.Planning) -> str:
     world = p.world
     k = _fold(frame)
@@ -167,8 +192,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     place = frame.dest if not frame.dest.empty else frame.head
     plate = r.labware(place, p, "dilute across")
     chains = geometry.chains_of(frame, plate, p)
-    last_blank = [c[-1] for c in chains] if _LAST_BLANK.search(frame.text) else []
-    chains = [c[:-1] for c in chains] if last_blank else chains  # "..., last well is a blank"
+    chains, last_blank = _without_blanks(frame, chains, plate, p)
     if any(len(c) < 2 for c in chains):
         raise Refuse("a serial dilution needs at least two wells", "nothing_to_do")
     step_q = next((q for q in frame.volumes if _STEP_VOLUME.search(frame.text[: q.start])), None)

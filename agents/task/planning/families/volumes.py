@@ -36,7 +36,7 @@ _EMPTYING = re.compile(
     _FLAGS,
 )
 _TOP_UP = re.compile(
-    r"^(?:top(?:\s+(?:up|off))?|bring|fill\s+up|make\s+up|adjust)\b|\btop\s+(?:up|off)\b|\bup\s+to\s+\d",
+    r"^(?:top(?:\s+(?:up|off))?(?!\s+(?:standard|std|well|point|concentration|row|of)s?\b)|bring|fill\s+up|make\s+up|adjust)\b|\btop\s+(?:up|off)\b|\bup\s+to\s+\d",
     _FLAGS,
 )
 

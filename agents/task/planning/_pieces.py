@@ -1,0 +1,114 @@
+"""Stage 5a of the rule planner: the pieces of one serial-dilution sentence, read as one.
+
+"2-fold, A1 to A11, A12 blank, 100 uL final", "..., 180 uL buffer per well, transfer 20 uL",
+"6 points of 1:2, then 2 blanks, 100 uL each", and the chain written under a dilution heading
+("2-fold serial dilution: A1 -> A2 -> A3, 100 uL in each well, dye into buffer") are parts of
+the dilution they follow, not clauses of their own.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from agents.task.planning._clauses import ACTION_VERBS
+from agents.task.planning._entities import blank_note
+from agents.task.planning._frames import Frame
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._normalise import Normalised
+from agents.task.planning._reading import _folded, _read
+from agents.task.planning.families import Family
+
+_VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
+
+
+_FIRST_WELL = re.compile(r"\b(?:the\s+)?(?:first|top)\s+(?:well|standard|point)\b", re.IGNORECASE)
+
+
+_STEP_ONLY = re.compile(
+    r"^(?:transfer|carry|move|pass)\s+[\d.]+\s*uL(?:\s+(?:each|per|every)\s+(?:step|time|transfer))?$",
+    re.IGNORECASE,
+)
+_BLANKS_AFTER = re.compile(r"^(?:a|an|one|two|three|four|\d)\s+blanks?\b", re.IGNORECASE)
+
+
+def _unsized(header: Frame) -> bool:
+    return header.volume is None and header.final is None and header.total is None
+
+
+def _completes(frame: Frame | None, family: Family | None, header: Frame) -> bool:
+    """ "2-fold serial dilution: A1 -> A2 -> A3, 100 uL in each well, dye into buffer": the
+    chain under a dilution heading that names the stock is the whole dilution."""
+    return (
+        frame is not None
+        and family is not None
+        and family.name == "chain"
+        and header.clause.heading
+        and header.ents.fold is not None
+        and not header.places
+        and bool(frame.ents.liquids)
+        and any(w.chain for w in frame.ents.wellsets)
+    )
+
+
+def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool:
+    """A verbless piece of a dilution sentence that says more about it ("2-fold", "A1 to A11",
+    "A12 blank", "100 uL final"), not a filling step of its own ("diluent 100 uL in B1..H1")."""
+    if frame is None or frame.clause.sentence != header.clause.sentence:
+        return False
+    ents = frame.ents
+    if (
+        _STEP_ONLY.match(frame.text)
+        and frame.clause.joined in ("comma", "and")
+        and not frame.places
+        and not ents.liquids
+        and header.ents.fold is not None
+    ):
+        return True  # "..., 180 uL buffer per well, transfer 20 uL": what each step carries
+    if frame.clause.joined == "then" and _BLANKS_AFTER.match(frame.text):
+        return True  # "6 points of 1:2, then 2 blanks, 100 uL each"
+    if frame.clause.joined not in ("comma", "semicolon", "and") or _VERB_START.match(frame.text):
+        return False
+    if family is not None and family.name not in ("transfer", "dilution", "context"):
+        return False
+    if _FIRST_WELL.search(frame.text) and not ents.wellsets and not ents.labware:
+        return True  # "..., 150 uL dye in the first well": how much stock starts the chain
+    fills = [q for q in frame.volumes if q is not frame.final and q is not frame.total]
+    bare = not (ents.liquids or ents.wellsets or ents.labware) and len(fills) == 1
+    if fills and (ents.liquids or frame.final is None) and not (bare and _unsized(header)):
+        return False  # (a bare "100 uL each" says the volume of a dilution that has none)
+    if family is not None and family.name == "context" and not blank_note(ents):
+        return False
+    return bool(
+        ents.fold or frame.final or frame.total or ents.blanks or blank_note(ents)
+        or (ents.wellsets and not ents.volumes())
+    )  # fmt: skip
+
+
+def _merge_fragments(
+    read_in: list[tuple[Frame | None, Family | None]], lex: Lexicon, norm: Normalised
+) -> list[tuple[Frame | None, Family | None]]:
+    """Join the verbless pieces of a serial-dilution sentence to it, read as one clause."""
+    out: list[tuple[Frame | None, Family | None]] = []
+    for frame, family in read_in:
+        prev = out[-1] if out else None
+        if (
+            prev is not None
+            and prev[0] is not None
+            and prev[1] is not None
+            and prev[1].name == "dilution"
+            and (_fragment(frame, family, prev[0]) or _completes(frame, family, prev[0]))
+        ):
+            assert frame is not None
+            head = prev[0]
+            sep = ", then " if frame.clause.joined == "then" else ", "
+            joined = replace(
+                head.clause, text=f"{head.clause.text}{sep}{frame.clause.text}", heading=False
+            )
+            merged, fam = _read(joined, lex, norm.quoted)
+            if merged is not None and fam is not None and fam.name == "dilution":
+                merged.extra["folded"] = [*_folded(head), frame.clause]
+                out[-1] = (merged, fam)
+                continue
+        out.append((frame, family))
+    return out

@@ -1,0 +1,125 @@
+"""Serial dilutions and standard curves as people lay them out: blanks after the points,
+replicates in named rows or columns, chains under a dilution heading, and the stages' pieces
+that read them (the tail-blank count, the replicate lanes, the replicate words)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.task.planning._entities import extract
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning.families._chains import tail_blanks
+from agents.task.planning.models import Plan
+from agents.task.planning.rules import RulePlanner
+from evals.plan_sim import simulate
+from evals.planning import Labs
+
+LABS = Labs()
+
+
+def _final(request: str, lab: str = "standard") -> dict[str, float]:
+    """The wells' final volumes after planning ``request`` and simulating it on the lab's twins."""
+    result = RulePlanner().plan(request, LABS[lab].view)
+    assert isinstance(result, Plan), result
+    sim = simulate(LABS[lab], result)
+    assert sim.ok, sim.error
+    return {f"{p}:{w}": v for p, wells in sim.final.items() for w, v in wells.items()}
+
+
+def _moves(request: str, lab: str = "standard") -> set[tuple[str, str | None]]:
+    result = RulePlanner().plan(request, LABS[lab].view)
+    assert isinstance(result, Plan), result
+    return {(op.src, op.dst) for op in simulate(LABS[lab], result).ops}
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("7 points plus a blank", 1),
+        ("6 standards and 2 blanks", 2),
+        ("6 points of 1:2, then two blanks", 2),
+        ("6 points + 2 blanks", 2),
+        ("with blanks in G12 and H12", 0),
+        ("from A1 to G1, blank H1", 0),
+        ("H1 is the blank", 0),
+    ],
+)
+def test_blanks_said_after_the_points_are_counted_and_named_blanks_are_not(
+    text: str, count: int
+) -> None:
+    assert tail_blanks(text) == count
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Standard curve: dye, 7 standards plus a blank down column 1 of plate_1, 2-fold, 100 uL",
+        "standards: 2-fold series of dye in buffer in plate_1 A1 to H1 with H1 as the blank, "
+        "100 uL final",
+        "Set up a standard curve of dye down column 1 of plate_1: 7 points of 1:2, then a blank, "
+        "100 uL each",
+    ],
+)
+def test_the_blank_after_a_curve_holds_diluent_only_and_no_dilution_reaches_it(
+    request_text: str,
+) -> None:
+    final = _final(request_text)
+    assert final["plate_1:H1"] == pytest.approx(100)
+    assert final["plate_1:G1"] == pytest.approx(100)
+    moves = _moves(request_text)
+    assert ("plate_1:G1", "plate_1:H1") not in moves
+    assert ("reservoir:A2", "plate_1:H1") in moves
+
+
+def test_a_curve_in_duplicate_runs_along_each_row_named_over_the_span_written() -> None:
+    request = (
+        "Prepare a 2-fold standard curve of dye in plate_2 A1-A8 in duplicate (rows A and B), "
+        "100 uL final, A8 and B8 blank"
+    )
+    moves = _moves(request)
+    assert ("plate_2:A6", "plate_2:A7") in moves and ("plate_2:B6", "plate_2:B7") in moves
+    assert not any(dst and dst.endswith(("A9", "B9", "A12")) for _, dst in moves)
+    final = _final(request)
+    assert final["plate_2:A8"] == final["plate_2:B8"] == pytest.approx(100)
+
+
+def test_replicates_equal_to_the_columns_named_run_down_those_columns() -> None:
+    moves = _moves(
+        "standard curve with 8 points in duplicate, dye 2-fold in buffer, plate_1 columns 1-2, "
+        "100 uL"
+    )
+    assert ("plate_1:G1", "plate_1:H1") in moves and ("plate_1:G2", "plate_1:H2") in moves
+    assert ("plate_1:A1", "plate_1:A2") not in moves
+
+
+def test_a_chain_under_a_dilution_heading_that_names_the_stock_is_the_whole_dilution() -> None:
+    final = _final(
+        "2-fold serial dilution: plate_1 A1 -> A2 -> A3 -> A4 -> A5, 100 uL in each well, "
+        "dye into buffer"
+    )
+    assert [final[f"plate_1:A{c}"] for c in range(1, 6)] == pytest.approx([100] * 5)
+
+
+def test_a_bare_step_volume_after_a_dilution_is_what_each_step_carries() -> None:
+    moves = _moves(
+        "serially dilute dye 1:10 down column 2 of plate_2 (A2-F2), 180 uL buffer per well, "
+        "transfer 20 uL"
+    )
+    assert ("plate_2:E2", "plate_2:F2") in moves
+    assert ("plate_2:F2", None) not in moves  # the steps are spelled out: F2 keeps its excess
+
+
+@pytest.mark.parametrize(
+    ("text", "replicates"),
+    [
+        ("Std curve (duplicate, columns 1 and 2)", 2),
+        ("rows A and B, duplicate; 100 uL", 2),
+        ("in triplicate", 3),
+        ("duplicate plate_1 into plate_2", None),
+    ],
+)
+def test_duplicate_as_a_word_in_a_list_is_a_replicate_count_but_not_as_a_verb(
+    text: str, replicates: int | None
+) -> None:
+    ents = extract(text, Lexicon(LABS["standard"].view), ())
+    assert ents.replicates == replicates
