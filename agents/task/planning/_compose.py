@@ -278,8 +278,8 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
 _SAME_VOLUME = re.compile(r"\b(?:the\s+)?same\s+(?:volume|amount)\b", re.IGNORECASE)
 _FRESH_IN = re.compile(
     r"^(?:and\s+)?(?:(?:add|put(?:\s+back)?|dispense|refill\s+with|replace\s+with|top\s+up\s+with)\s+)?"
-    r"(?P<v>(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL))\s+(?:of\s+)?(?:the\s+)?(?:fresh|new)"
-    r"(?:\s+(?P<what>media|medium))?\s*(?:in|back(?:\s+in)?|added)?\W*$",
+    r"(?P<v>(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL))\s+(?:of\s+)?(?:the\s+)?(?:(?:fresh|new)"
+    r"(?:\s+(?P<what>media|medium))?\s*(?:in|back(?:\s+in)?|added)?|in|back(?:\s+in)?|added)\W*$",
     re.IGNORECASE,
 )
 

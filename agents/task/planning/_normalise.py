@@ -54,6 +54,8 @@ _ARROW = re.compile(
     r"\s*(?:-+>|=+>)\s*|(?<=\b[A-Pa-p]\d)\s*>\s*(?=[\w-]*\s*[A-Pa-p]\d)"
     r"|(?<=\b[A-Pa-p]\d\d)\s*>\s*(?=[\w-]*\s*[A-Pa-p]\d)"
 )  # "A3 > A1": a well to a well
+# "A1 to B1 to C1 to D1": three or more wells joined by "to" are a chain, as with arrows.
+_TO_CHAIN = re.compile(r"\b[A-Pa-p]\d{1,2}(?:\s+to\s+[A-Pa-p]\d{1,2}\b){2,}")
 _SPACES = re.compile(r"[ ]{2,}")
 _UNIT_DOT = re.compile(
     r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b)"
@@ -100,6 +102,7 @@ def normalise(request: str) -> Normalised:
     text = _QUOTES.sub(hold, text)
     text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)
     text = _ARROW.sub(" -> ", text)
+    text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
     text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
     lines = [
         _SPACES.sub(" ", _units(line)).strip() for line in text.replace("\r", "\n").split("\n")

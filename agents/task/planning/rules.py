@@ -42,6 +42,7 @@ from agents.task.planning._reading import (
     _split_pairs,
     _trailing_plate,
 )
+from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
@@ -70,6 +71,7 @@ class RulePlanner:
                 raise Refuse("the request is empty: there is nothing to do", "nothing_to_do")
             read_in = _lead_ins([_read(c, lex, norm.quoted) for c in clauses], lex, norm)
             read_in = _merge_fragments(read_in, lex, norm)
+            read_in = refills(read_in, lex, norm)
             read_in = _split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)

@@ -41,6 +41,31 @@ _TOP_UP = re.compile(
 )
 
 
+_REACH = re.compile(
+    r"\b(?:so\s+(?:that\s+)?|until\s+)[^,;]*?\b(?:reach(?:es)?|is\s+at|are\s+at|holds?|contains?)"
+    r"\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d"
+    r"|\bbring(?:ing)?\s+(?:each|every|all|them|it)\b[^,;]{0,30}\bto\s+\d",
+    _FLAGS,
+)
+_SHARE = re.compile(
+    r"\b(half|a\s+third|one\s+third|two\s+thirds|a\s+quarter|one\s+quarter|three\s+quarters"
+    r"|(\d+(?:\.\d+)?)\s*%)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?(?:old\s+|spent\s+)?"
+    r"(?:medium|media|volume|liquid|supernatant|buffer)\b",
+    _FLAGS,
+)
+_SHARES = {"half": 0.5, "third": 1 / 3, "thirds": 2 / 3, "quarter": 0.25, "quarters": 0.75}
+
+
+def _share(text: str) -> float | None:
+    """ "half of the medium" -> 0.5, "50% of the media" -> 0.5 (None: no share said)."""
+    m = _SHARE.search(text)
+    if m is None:
+        return None
+    if m.group(2):
+        return float(m.group(2)) / 100
+    return _SHARES[m.group(1).split()[-1].lower()]
+
+
 _AS_WELL = re.compile(r"\b(?:as\s+well|too|also)\b", _FLAGS)
 _NORMALISE = re.compile(r"\bnormali[sz](?:e|ation)\b", _FLAGS)
 # "Normalise dna_plate column 1 to 80 uL with water": every well brought to one volume.
@@ -77,8 +102,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         _WASH.fullmatch((clause.label or "").strip()) and ents.volumes()
     ):
         return 74  # "wash A1:H2 three times with 200 uL wash buffer"
-    if _NORMALISE_TO.search(text) and not clause.heading:
-        return 73
+    if _NORMALISE_TO.search(text) and not clause.heading and len(ents.volumes()) < 3:
+        return 73  # (with a list of volumes, well by well, the list says what to add)
     if _NORMALISE.search(text) and not ents.volumes() and not clause.heading:
         return 72  # "normalise the DNA to 10 ng/uL": to what volumes?
     if _DISCARD.search(text) and (ents.volumes() or ents.vague or ents.bare):
@@ -87,6 +112,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70
     if _TOP_UP.search(text) and (ents.volumes() or ents.vague):
         return 72
+    if _REACH.search(text) and ents.volumes():
+        return 72  # "add water to column 1 so each well reaches 60 uL": the difference
     return None
 
 
@@ -167,9 +194,9 @@ def build(frame: Frame, p: r.Planning) -> str:
             ["volume"],
             ["A1 5 uL, B1 10 uL, ...", "top up to a final volume"],
         )
-    if (_TOP_UP.search(frame.text) or _NORMALISE_TO.search(frame.text)) and not _DISCARD.search(
-        frame.text
-    ):
+    if (
+        _TOP_UP.search(frame.text) or _NORMALISE_TO.search(frame.text) or _REACH.search(frame.text)
+    ) and not _DISCARD.search(frame.text):
         return _top_up(frame, p)
     return _discard(frame, p)
 
@@ -178,9 +205,14 @@ def _exchange(frame: Frame, p: r.Planning) -> str:
     """V of what the wells hold out to waste (a tip per well), then V of fresh liquid in."""
     world = p.world
     plate, wells = _wells(frame, p, "exchange the medium in")
-    volume = r.quantity(
-        frame.volume, frame, "How many uL should I exchange in each well?", "volume"
-    )
+    share = _share(frame.text)
+    held_ul = {round(world.well_volume(plate, w), 4) for w in wells}
+    if frame.volume is None and share is not None and len(held_ul) == 1 and min(held_ul) > 0:
+        volume = round(share * min(held_ul), 4)  # "replace half of the medium": of what it holds
+    else:
+        volume = r.quantity(
+            frame.volume, frame, "How many uL should I exchange in each well?", "volume"
+        )
     r.positive_volume(volume, f"{volume:g} uL")
     held = {k for w in wells for k, v in world.contents.get((plate, w), {}).items() if v > 0}
     fresh = [m for m in frame.liquids if m.name in world.liquids and m.name not in held]

@@ -1,0 +1,58 @@
+"""Stage 5b of the rule planner: a removal and its refill, read together.
+
+"Aspirate the media to waste and replace with 150 uL fresh medium in cell_plate column 1": the
+wells are named once, after both actions, and "replace with" adds (the removal is the clause
+before it), so the removal takes the refill's wells and the refill is an addition.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from agents.task.planning._frames import Frame
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._normalise import Normalised
+from agents.task.planning._reading import _read
+from agents.task.planning.families import Family
+
+_REFILL = re.compile(
+    r"^(?:and\s+)?(?:replace|refill|replenish|top\s+(?:up|off))\s+(?:it\s+|them\s+|the\s+wells?\s+)?with\b",
+    re.IGNORECASE,
+)
+
+Read = list[tuple[Frame | None, Family | None]]
+
+
+def _place_text(frame: Frame) -> str | None:
+    """The text of the first place the clause names ("cell_plate column 1")."""
+    for _, place in frame.places:
+        spans = [(m.start, m.end) for m in (place.labware, place.wells) if m is not None]
+        if spans:
+            return frame.text[min(a for a, _ in spans) : max(b for _, b in spans)]
+    return None
+
+
+def refills(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
+    """A placeless removal followed by "replace with ..." that names the wells: both there."""
+    out: Read = list(read_in)
+    for i in range(len(out) - 1):
+        (first, fam), (second, _) = out[i], out[i + 1]
+        if (
+            first is None
+            or second is None
+            or fam is None
+            or fam.name != "volumes"
+            or first.places
+            or first.clause.sentence != second.clause.sentence
+            or not (m := _REFILL.match(second.text))
+            or (where := _place_text(second)) is None
+        ):
+            continue
+        taken = _read(replace(first.clause, text=f"{first.clause.text} from {where}"), lex,
+                      norm.quoted)  # fmt: skip
+        added = _read(replace(second.clause, text="add" + second.clause.text[m.end() :]), lex,
+                      norm.quoted)  # fmt: skip
+        if taken[1] is not None and added[1] is not None:
+            out[i], out[i + 1] = taken, added
+    return out

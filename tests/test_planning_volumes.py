@@ -1,0 +1,107 @@
+"""Top-ups, normalisation lists and media changes as people write them: "so each well reaches
+60 uL", "bring each to 20 uL", "normalise to 50 uL using the volumes below: ...", "aspirate the
+media and replace with 150 uL fresh medium in <wells>", "(75 uL out, 75 uL in)", "replace half
+of the medium"; and the normaliser's "A1 to B1 to C1" chain."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.task.planning._normalise import normalise
+from agents.task.planning.families.volumes import _share
+from agents.task.planning.models import Plan
+from agents.task.planning.rules import RulePlanner
+from evals.plan_sim import simulate
+from evals.planning import Labs
+
+LABS = Labs()
+
+
+def _ops(request: str, lab: str) -> list[tuple[str, str | None, float]]:
+    result = RulePlanner().plan(request, LABS[lab].view)
+    assert isinstance(result, Plan), result
+    sim = simulate(LABS[lab], result)
+    assert sim.ok, sim.error
+    return [(op.src, op.dst, round(op.volume, 3)) for op in sim.ops]
+
+
+def test_three_wells_joined_by_to_are_a_chain_and_two_are_a_range() -> None:
+    assert normalise("carry 40 uL from A1 to B1 to C1 to D1").text == (
+        "carry 40 uL from A1 -> B1 -> C1 -> D1"
+    )
+    assert normalise("spot A1 into A1 to A4").text == "spot A1 into A1 to A4"
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "add water to dna_plate column 1 so each well reaches 60 uL",
+        "pipette water into dna_plate column 1 until each holds 60 uL",
+    ],
+)
+def test_a_volume_each_well_should_reach_is_a_top_up_by_the_difference(request_text: str) -> None:
+    ops = _ops(request_text, "samples")
+    assert ("reservoir:A1", "dna_plate:A1", 40.0) in ops  # the column holds 20 uL each
+    assert all(v == 40.0 for _, _, v in ops)
+
+
+def test_bring_each_to_a_volume_tops_up_the_wells_just_filled() -> None:
+    ops = _ops(
+        "transfer 5 uL from dna_plate A1, 8 uL from B1 and 10 uL from C1 into dest_plate A1, B1, "
+        "C1, then add water to bring each to 20 uL",
+        "samples",
+    )
+    water = {dst: v for src, dst, v in ops if src == "reservoir:A1"}
+    assert water == {"dest_plate:A1": 15.0, "dest_plate:B1": 12.0, "dest_plate:C1": 10.0}
+
+
+def test_a_list_of_volumes_under_a_normalisation_target_is_what_is_added() -> None:
+    ops = _ops(
+        "Normalise to 50 uL with water using the volumes below: dna_plate A1 30 uL, A2 15 uL, "
+        "B1 30 uL",
+        "samples",
+    )
+    assert sorted(ops) == sorted(
+        [
+            ("reservoir:A1", "dna_plate:A1", 30.0),
+            ("reservoir:A1", "dna_plate:A2", 15.0),
+            ("reservoir:A1", "dna_plate:B1", 30.0),
+        ]
+    )
+
+
+def test_a_removal_takes_the_wells_its_refill_names_and_the_refill_only_adds() -> None:
+    ops = _ops(
+        "aspirate the media to waste and replace with 150 uL fresh medium in cell_plate column 1",
+        "cells",
+    )
+    out = [(src, v) for src, dst, v in ops if dst is None]
+    into = [(dst, v) for src, dst, v in ops if src == "reservoir:A1"]
+    assert len(out) == 8 and all(v == 150.0 for _, v in out)
+    assert len(into) == 8 and all(v == 150.0 for _, v in into)
+
+
+def test_a_bare_volume_in_after_one_out_is_the_lab_s_one_medium() -> None:
+    ops = _ops("half media change on cell_plate row A (75 uL out, 75 uL in)", "cells")
+    assert sum(1 for _, dst, _ in ops if dst is None) == 12
+    assert sum(1 for src, _, _ in ops if src == "reservoir:A1") == 12
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [
+        ("replace half of the medium", 0.5),
+        ("exchange 50% of the media", 0.5),
+        ("swap a third of the spent medium", 1 / 3),
+        ("replace the medium", None),
+    ],
+)
+def test_a_share_of_what_the_wells_hold_is_read_as_a_fraction(
+    text: str, share: float | None
+) -> None:
+    assert _share(text) == (pytest.approx(share) if share is not None else None)
+
+
+def test_replacing_half_the_medium_exchanges_half_of_what_each_well_holds() -> None:
+    ops = _ops("replace half of the medium in cell_assay column 4 with fresh media", "assay_dev")
+    assert {v for _, _, v in ops} == {50.0}
