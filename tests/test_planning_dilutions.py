@@ -123,3 +123,14 @@ def test_duplicate_as_a_word_in_a_list_is_a_replicate_count_but_not_as_a_verb(
 ) -> None:
     ents = extract(text, Lexicon(LABS["standard"].view), ())
     assert ents.replicates == replicates
+
+
+def test_a_ratio_dilution_of_wells_that_hold_the_stock_adds_diluent_in_place() -> None:
+    final = _final("dilute the DNA in dna_plate column 3 1:2 with water", "samples")
+    assert final["dna_plate:A3"] == final["dna_plate:H3"] == pytest.approx(100)  # 50 + 50
+    assert final["dna_plate:A2"] == pytest.approx(35)  # untouched
+
+
+def test_an_in_place_dilution_with_an_empty_well_asks_for_the_final_volume() -> None:
+    result = RulePlanner().plan("dilute dna_plate A1-A4 1:3 with buffer", LABS["samples"].view)
+    assert result.kind == "clarification" and "volume" in result.missing

@@ -105,9 +105,12 @@ def _ratio(frame: Frame, p: r.Planning) -> str:
     targets = [pl for role, pl in frame.places if role == "dest"]
     if heads and targets:  # "dilute samples A1-A4 1:2 with buffer into dest_plate A1-A4"
         return _ratio_from(frame, p, k, heads[0], targets[0])
+    final = frame.final or frame.total or frame.volume
+    named = [pl for _, pl in frame.places if pl.labware is not None and pl.wells]
+    if final is None and len(named) == 1:
+        return _in_place(frame, p, k, named[0])
     stock = _stock(frame, p)
     diluent = _diluent(frame, stock, p)
-    final = frame.final or frame.total or frame.volume
     if final is None:
         raise Ask(
             f"In what final volume should each 1:{k:g} dilution be?",
@@ -192,4 +195,37 @@ def _ratio_from(frame: Frame, p: r.Planning, k: float, src: Place, dst: Place) -
     return (
         f"1:{k:g} dilution of {src_lw} {src_wells[0]}..{src_wells[-1]} in {diluent} into {plate} "
         f"{wells[0]}..{wells[-1]}: {fmt(v_dil, 'uL')} {diluent} then {fmt(v_stock, 'uL')} of each"
+    )
+
+
+def _in_place(frame: Frame, p: r.Planning, k: float, place: Place) -> str:
+    """ "Dilute the DNA in dna_plate column 3 1:2 with water": each well already holds the
+    stock, so (k - 1) times what it holds of diluent goes in, mixed after it."""
+    world = p.world
+    plate = r.labware(place, p, "dilute in")
+    wells = r.wells(place, plate, p, "should I dilute", frame)
+    held = [world.well_volume(plate, w) for w in wells]
+    if min(held) <= 0:
+        raise Ask(f"In what final volume should each 1:{k:g} dilution be?", ["volume"], ["100 uL"])
+    stock = next(iter(world.contents.get((plate, wells[0]), {})), "")
+    diluent = _diluent(frame, stock, p)
+    adds = [round(v * (k - 1), 4) for v in held]
+    room = world.labware(plate).well_max_volume_ul
+    if room and max(v * k for v in held) > room + 1e-6:
+        raise Refuse(
+            f"a 1:{k:g} dilution of what {plate} holds needs {fmt(round(max(held) * k, 3), 'uL')} "
+            f"in a well, more than it holds ({fmt(room, 'uL')})",
+            "capacity",
+        )
+    cycles = 0 if frame.ents.no_mix else (frame.ents.mix_times or MIX_CYCLES)
+    channels = frame.ents.channels or p.channels or 1
+    src = r.source_of(diluent, sum(adds), world, {(plate, w) for w in wells})
+    ops = [pip.Op(src, (plate, w), v, cycles) for w, v in zip(wells, adds, strict=True)]
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
+    p.policies_used.append(pip.POLICIES[policy])
+    p.plate, p.wells = plate, wells
+    return (
+        f"1:{k:g} dilution of {stock} in place in {plate} {wells[0]}..{wells[-1]} "
+        f"({len(wells)} wells): {k - 1:g}x what each holds of {diluent} added, mixed {cycles}x"
     )
