@@ -105,3 +105,10 @@ def test_a_share_of_what_the_wells_hold_is_read_as_a_fraction(
 def test_replacing_half_the_medium_exchanges_half_of_what_each_well_holds() -> None:
     ops = _ops("replace half of the medium in cell_assay column 4 with fresh media", "assay_dev")
     assert {v for _, _, v in ops} == {50.0}
+
+
+def test_whole_columns_joined_by_arrows_are_carried_column_to_column() -> None:
+    assert normalise("then column 1 -> column 2 -> column 3, 100 uL each").text == (
+        "then column to column from 1 to 3, 100 uL each"
+    )
+    assert normalise("row A -> row B -> row C").text == "row to row from A to C"

@@ -56,6 +56,21 @@ _ARROW = re.compile(
 )  # "A3 > A1": a well to a well
 # "A1 to B1 to C1 to D1": three or more wells joined by "to" are a chain, as with arrows.
 _TO_CHAIN = re.compile(r"\b[A-Pa-p]\d{1,2}(?:\s+to\s+[A-Pa-p]\d{1,2}\b){2,}")
+# "column 1 -> column 2 -> column 3" (or "col 1 -> 2 -> 3"): whole columns carried one to the
+# next, written as the planner reads it, "column to column from 1 to 3"; rows the same.
+_LINE_CHAIN = re.compile(
+    r"\b(?P<kind>columns?|cols?|rows?)\s*(?P<a>\d{1,2}|[A-Pa-p])\b"
+    r"(?:\s*->\s*(?:(?:columns?|cols?|rows?)\s*)?(?P<b>\d{1,2}|[A-Pa-p])\b){2,}",
+    re.IGNORECASE,
+)
+
+
+def _line_chain(m: re.Match[str]) -> str:
+    kind = "row" if m.group("kind").lower().startswith("row") else "column"
+    last = re.findall(r"(\d{1,2}|[A-Pa-p])\b", m.group(0))[-1]
+    return f"{kind} to {kind} from {m.group('a')} to {last}"
+
+
 _SPACES = re.compile(r"[ ]{2,}")
 _UNIT_DOT = re.compile(
     r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b)"
@@ -102,6 +117,7 @@ def normalise(request: str) -> Normalised:
     text = _QUOTES.sub(hold, text)
     text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)
     text = _ARROW.sub(" -> ", text)
+    text = _LINE_CHAIN.sub(_line_chain, text)
     text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
     text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
     lines = [

@@ -51,6 +51,20 @@ def _completes(frame: Frame | None, family: Family | None, header: Frame) -> boo
     )
 
 
+def _under_heading(frame: Frame | None, family: Family | None, header: Frame) -> bool:
+    """ "Standard curve on assay_384: master mix diluted 2-fold ... A1 to A10": a curve's
+    heading without a fold, and the dilution sentence under it that gives one."""
+    return (
+        frame is not None
+        and family is not None
+        and family.name == "dilution"
+        and header.clause.heading
+        and header.ents.fold is None
+        and frame.ents.fold is not None
+        and not header.ents.volumes()
+    )
+
+
 def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool:
     """A verbless piece of a dilution sentence that says more about it ("2-fold", "A1 to A11",
     "A12 blank", "100 uL final"), not a filling step of its own ("diluent 100 uL in B1..H1")."""
@@ -97,7 +111,11 @@ def _merge_fragments(
             and prev[0] is not None
             and prev[1] is not None
             and prev[1].name == "dilution"
-            and (_fragment(frame, family, prev[0]) or _completes(frame, family, prev[0]))
+            and (
+                _fragment(frame, family, prev[0])
+                or _completes(frame, family, prev[0])
+                or _under_heading(frame, family, prev[0])
+            )
         ):
             assert frame is not None
             head = prev[0]

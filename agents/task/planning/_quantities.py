@@ -95,7 +95,7 @@ _TIMES = re.compile(
     _FLAGS,
 )
 _FOLD = re.compile(
-    rf"(?<![\w.])(\d+(?:\.\d+)?|{_WORDS})\s*-?\s*(?:fold\b|x\s+(?=(?:serial\s+)?dilut))",
+    rf"(?<![\w.])(\d+(?:\.\d+)?|{_WORDS})\s*-?\s*(?:fold\b|x\s+(?=(?:serial\s+)?dilut|serial\b|series\b))",
     _FLAGS,
 )
 _RATIO = re.compile(r"(?<![\w:.])1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.])", _FLAGS)

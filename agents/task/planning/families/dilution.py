@@ -54,6 +54,9 @@ _STEP_VOLUME = re.compile(
 )
 
 
+# "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank": a series, never one
+# ratio dilution repeated in every well.
+_SERIES_WORDS = re.compile(r"\b(?:standards|stds|curves?|points?|blanks?)\b", _FLAGS)
 _ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
 _CURVE = re.compile(r"\b(?:standard|std\.?)\s+curves?\b|\bstandards?\s+series\b", _FLAGS)
 
@@ -131,6 +134,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         or _curve_label(label)
         or _SERIAL.search(label)
         or (fold is not None and fold[1] == "fold" and _ALONG.search(frame.text))
+        or _SERIES_WORDS.search(frame.text)
     )
     if serial or frame.ents.fold is None or (frame.ents.fold[1] == "fold" and frame.ents.steps):
         return _serial(frame, p)
