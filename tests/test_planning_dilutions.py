@@ -134,3 +134,20 @@ def test_a_ratio_dilution_of_wells_that_hold_the_stock_adds_diluent_in_place() -
 def test_an_in_place_dilution_with_an_empty_well_asks_for_the_final_volume() -> None:
     result = RulePlanner().plan("dilute dna_plate A1-A4 1:3 with buffer", LABS["samples"].view)
     assert result.kind == "clarification" and "volume" in result.missing
+
+
+def test_the_last_well_after_a_chain_is_the_chain_s_last_well_not_all_of_them() -> None:
+    moves = _moves(
+        "Add 100 uL buffer to plate_1 A2-A6, then 200 uL dye to A1. Serially dilute 100 uL from "
+        "A1 through A6, mixing 3 times. Throw away 100 uL from the last well."
+    )
+    assert [src for src, dst in moves if dst is None] == ["plate_1:A6"]
+
+
+def test_a_chain_over_a_span_of_columns_runs_along_every_row_filled() -> None:
+    moves = _moves(
+        "add 100 uL buffer to columns 2-4 of plate_2 and 200 uL dye to column 1, serially "
+        "transfer 100 uL from column 1 through column 4"
+    )
+    assert {("plate_2:A3", "plate_2:A4"), ("plate_2:H3", "plate_2:H4")} <= moves
+    assert ("plate_2:A1", "plate_2:B1") not in moves

@@ -74,6 +74,7 @@ class Planning:
     # their wells up to the volume with the liquid (before them when "first").
     fill: Fill | None = None
     blanks: list[Any] = field(default_factory=list)  # blank wells the request names anywhere
+    chain_ends: list[str] = field(default_factory=list)  # the last well of each chain carried
 
 
 @dataclass

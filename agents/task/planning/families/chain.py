@@ -19,6 +19,7 @@ from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
+from agents.task.planning._wellsets import WellSet
 from agents.task.planning.families import Family
 from agents.task.planning.families import _chains as geometry
 
@@ -107,6 +108,8 @@ def lines(frame: Frame, plate: str, header: Frame | None, p: r.Planning) -> list
         wells = areas[0].expand(view.rows, view.cols)
         if len({w[0] for w in wells}) == 1 or len({w[1:] for w in wells}) == 1:
             return [wells]  # "from A3 through A8": one line, in the order written
+    if len(areas) == 1 and not singles and header is None and (spans := _span(areas[0], plate, p)):
+        return spans  # "from column 1 through column 6": along each row the plan filled
     if len(singles) == 1 and not areas and (start := _fullest_in_line(singles[0], plate, p)):
         singles = [start, singles[0]]  # "100 uL carried each step down to H1": from the stock
     if len(singles) >= 2:
@@ -126,6 +129,22 @@ def lines(frame: Frame, plate: str, header: Frame | None, p: r.Planning) -> list
             return [geometry.clip(c, span) for c in found]
         return found
     raise Ask("Which wells should the dilution carry through (e.g. A1 -> B1 -> C1)?", ["wells"], [])
+
+
+def _span(area: WellSet, plate: str, p: r.Planning) -> list[list[str]] | None:
+    """A span of whole columns (or rows): one chain along each row (column) this plan filled
+    in it, or every row (column) when it filled none."""
+    view = p.world.labware(plate)
+    kinds = {part.kind for part in area.parts}
+    wells = area.expand(view.rows, view.cols)
+    filled = {w for (lw, w), _ in p.world.poured if lw == plate and w in set(wells)}
+    if kinds == {"cols"} and len({w[1:] for w in wells}) > 1:
+        rows = sorted({w[0] for w in filled or wells})
+        return [[w for w in sorted(wells, key=lambda w: int(w[1:])) if w[0] == r_] for r_ in rows]
+    if kinds == {"rows"} and len({w[0] for w in wells}) > 1:
+        cols = sorted({int(w[1:]) for w in filled or wells})
+        return [[w for w in sorted(wells) if int(w[1:]) == c] for c in cols]
+    return None
 
 
 def _fullest_in_line(end: str, plate: str, p: r.Planning) -> str | None:
@@ -182,6 +201,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         ]
         pip.emit(world, lh, ops, channels, policy)
     p.plate, p.wells = plate, [w for c in chains for w in c]
+    p.chain_ends = [c[-1] for c in chains]
     p.policies_used.append(pip.POLICIES[policy] + " along the dilution chain")
     mixing = f"mixing {cycles}x after each" if cycles else "no mixing"
     return (

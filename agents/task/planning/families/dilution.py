@@ -310,6 +310,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         ops_out = [pip.Op((plate, c[-1]), None, t) for c in chains]
         pip.emit(world, lh, ops_out, channels, "per_destination")
     p.plate, p.wells = plate, [w for c in chains for w in c]
+    p.chain_ends = [c[-1] for c in chains]
     p.policies_used.append(pip.POLICIES[chain_policy] + " along the chain")
     mixing = f"mixing {cycles}x after each transfer" if cycles else "no mixing"
     first = (

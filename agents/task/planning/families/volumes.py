@@ -66,6 +66,9 @@ def _share(text: str) -> float | None:
     return _SHARES[m.group(1).split()[-1].lower()]
 
 
+_LAST_WELL = re.compile(
+    r"\b(?:the\s+)?(?:last|final|end)\s+(?:wells?|dilutions?|ones?|points?)\b", _FLAGS
+)
 _AS_WELL = re.compile(r"\b(?:as\s+well|too|also)\b", _FLAGS)
 _NORMALISE = re.compile(r"\bnormali[sz](?:e|ation)\b", _FLAGS)
 # "Normalise dna_plate column 1 to 80 uL with water": every well brought to one volume.
@@ -128,6 +131,9 @@ def _place(frame: Frame) -> object:
 def _wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
     place = _place(frame)
     plate = r.labware(place, p, what)  # type: ignore[arg-type]
+    last = _LAST_WELL.search(frame.text)  # "discard 100 uL from the last well": of the chain
+    if getattr(place, "wells", None) is None and p.plate == plate and p.chain_ends and last:
+        return plate, list(p.chain_ends)
     if getattr(place, "wells", None) is None and p.plate == plate and p.wells:
         return plate, list(p.wells)
     if getattr(place, "wells", None) is None and what in (
