@@ -112,3 +112,13 @@ def test_whole_columns_joined_by_arrows_are_carried_column_to_column() -> None:
         "then column to column from 1 to 3, 100 uL each"
     )
     assert normalise("row A -> row B -> row C").text == "row to row from A to C"
+
+
+def test_a_unit_noted_on_a_heading_line_applies_to_the_bare_volumes_under_it() -> None:
+    text = normalise("Normalise dna_plate with water (uL):\nA1 10\nB1 12.5\n\nC1 5").text
+    assert text.splitlines() == [
+        "Normalise dna_plate with water :",
+        "A1 10 uL",
+        "B1 12.5 uL",
+        "C1 5",
+    ]  # a blank line ends the heading's list

@@ -87,14 +87,17 @@ _BARE_AFTER_WELL = re.compile(
 )
 
 
-def _units(line: str) -> str:
+def _units(line: str, carried: str | None = None) -> tuple[str, str | None]:
+    """The line with its bare well volumes given their unit, and the unit a heading carries
+    to the lines under it ("Normalise with water (uL):" then "A1 10", "B1 12.5")."""
     line = _WELL_VOLUME.sub(r"\1 ", line)
     note = _UNIT_NOTE.search(line)
-    if note:
-        unit = note.group(1) or note.group(2)
+    unit = (note.group(1) or note.group(2)) if note else carried
+    if unit:
         line = _BARE_AFTER_WELL.sub(lambda m: f"{m.group(1)} {m.group(2)} {unit}", line)
         line = _UNIT_NOTE.sub(" ", line)
-    return line
+    heading = note is not None and line.rstrip().endswith(":")
+    return line, (unit if heading or (carried and not note) else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,9 +123,10 @@ def normalise(request: str) -> Normalised:
     text = _LINE_CHAIN.sub(_line_chain, text)
     text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
     text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
-    lines = [
-        _SPACES.sub(" ", _units(line)).strip() for line in text.replace("\r", "\n").split("\n")
-    ]
+    lines, carried = [], None
+    for raw in text.replace("\r", "\n").split("\n"):
+        line, carried = _units(raw, carried if raw.strip() else None)
+        lines.append(_SPACES.sub(" ", line).strip())
     return Normalised("\n".join(line for line in lines if line), tuple(quoted))
 
 

@@ -73,7 +73,7 @@ _AS_WELL = re.compile(r"\b(?:as\s+well|too|also)\b", _FLAGS)
 _NORMALISE = re.compile(r"\bnormali[sz](?:e|ation)\b", _FLAGS)
 # "Normalise dna_plate column 1 to 80 uL with water": every well brought to one volume.
 _NORMALISE_TO = re.compile(
-    r"^normali[sz]e\b[^:]*?\bto\s+(?:a\s+)?(?:total|final)?\s*(?:of\s+)?\d+(?:\.\d+)?\s*"
+    r"^normali[sz]e\b[^:]*?\bto\s+(?:a\s+)?(?:total|final)?\s*(?:volume\s+)?(?:of\s+)?\d+(?:\.\d+)?\s*"
     r"(?:u[lL]|µ[lL]|m[lL])\b(?!\s*(?:of|from|into|each|per|/))",
     _FLAGS,
 )
