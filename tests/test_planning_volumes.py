@@ -122,3 +122,18 @@ def test_a_unit_noted_on_a_heading_line_applies_to_the_bare_volumes_under_it() -
         "B1 12.5 uL",
         "C1 5",
     ]  # a blank line ends the heading's list
+
+
+def test_plus_a_liquid_to_a_volume_tops_up_the_wells_just_filled() -> None:
+    ops = _ops(
+        "Normalise pcr_plate column 2: 10 uL of each gDNA into norm_plate column 2, plus water "
+        "to 40 uL",
+        "libprep_dev",
+    )
+    water = [(dst, v) for src, dst, v in ops if src == "res:A2"]
+    assert len(water) == 8 and all(v == 30.0 for _, v in water)
+
+
+def test_dilute_to_a_volume_without_a_factor_is_a_top_up() -> None:
+    ops = _ops("dilute each library in libs_in A1-A3 to 60 uL with TE", "libprep_dev")
+    assert sorted(ops) == [("res:A1", f"libs_in:A{c}", 20.0) for c in (1, 2, 3)]

@@ -66,6 +66,14 @@ def _share(text: str) -> float | None:
     return _SHARES[m.group(1).split()[-1].lower()]
 
 
+_TO_VOLUME = (
+    r"\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b"
+)
+_DILUTE_TO = re.compile(rf"^dilute\b[^,;]*{_TO_VOLUME}(?!\s*(?:of|into|in|each|per)\b)", _FLAGS)
+_LIQUID_TO = re.compile(
+    rf"^(?:(?:and\s+|then\s+)?(?:add|with)\s+)?(?:[\w-]+\s+){{1,3}}?{_TO_VOLUME}\s*(?:each|total|final)?\W*$",
+    _FLAGS,
+)
 _LAST_WELL = re.compile(
     r"\b(?:the\s+)?(?:last|final|end)\s+(?:wells?|dilutions?|ones?|points?)\b", _FLAGS
 )
@@ -117,6 +125,10 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 72
     if _REACH.search(text) and ents.volumes():
         return 72  # "add water to column 1 so each well reaches 60 uL": the difference
+    if ents.fold is None and len(ents.volumes()) == 1 and _DILUTE_TO.search(text):
+        return 74  # "dilute each library in libs A1-A4 to 60 uL with TE": a top-up
+    if len(ents.volumes()) == 1 and ents.liquids and not ents.wellsets and _LIQUID_TO.match(text):
+        return 72  # "..., plus water to 40 uL": the wells just filled, topped up
     return None
 
 
@@ -201,7 +213,11 @@ def build(frame: Frame, p: r.Planning) -> str:
             ["A1 5 uL, B1 10 uL, ...", "top up to a final volume"],
         )
     if (
-        _TOP_UP.search(frame.text) or _NORMALISE_TO.search(frame.text) or _REACH.search(frame.text)
+        _TOP_UP.search(frame.text)
+        or _NORMALISE_TO.search(frame.text)
+        or _REACH.search(frame.text)
+        or _DILUTE_TO.search(frame.text)
+        or _LIQUID_TO.match(frame.text)
     ) and not _DISCARD.search(frame.text):
         return _top_up(frame, p)
     return _discard(frame, p)
