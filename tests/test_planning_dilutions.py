@@ -8,6 +8,7 @@ import pytest
 
 from agents.task.planning._entities import extract
 from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._quantities import fold
 from agents.task.planning.families._chains import tail_blanks
 from agents.task.planning.models import Plan
 from agents.task.planning.rules import RulePlanner
@@ -151,3 +152,18 @@ def test_a_chain_over_a_span_of_columns_runs_along_every_row_filled() -> None:
     )
     assert {("plate_2:A3", "plate_2:A4"), ("plate_2:H3", "plate_2:H4")} <= moves
     assert ("plate_2:A1", "plate_2:B1") not in moves
+
+
+@pytest.mark.parametrize(
+    ("text", "factor"),
+    [("1 part dye with 9 parts buffer", 10.0), ("one part stock to 3 parts diluent", 4.0)],
+)
+def test_parts_of_stock_and_diluent_are_a_ratio(text: str, factor: float) -> None:
+    assert fold(text) == (factor, "ratio")
+
+
+def test_a_ratio_with_a_stock_and_a_diluent_is_a_dilution_even_without_the_word() -> None:
+    final = _final("prepare 1:20 dye in buffer, total 200 uL per well, plate_1 D1:D4")
+    assert final["plate_1:D1"] == pytest.approx(200)
+    moves = _moves("prepare 1:20 dye in buffer, total 200 uL per well, plate_1 D1:D4")
+    assert ("reservoir:A2", "plate_1:D1") in moves  # the buffer, never 200 uL of dye alone

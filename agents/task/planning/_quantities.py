@@ -235,6 +235,9 @@ def fold(text: str) -> tuple[float, str] | None:
         return number(m.group(1)), "fold"
     if m := _RATIO.search(text):
         return float(m.group(1)), "ratio"
+    if m := _PARTS.search(text):  # "1 part stock with 9 parts diluent": 1 in 10
+        first = 1.0 if m.group("p1").lower() == "one" else float(m.group("p1"))
+        return round((first + float(m.group("p2"))) / first, 4), "ratio"
     if m := _FOLD_MORE.search(text):
         if m.group("frac"):
             return float(m.group("frac")), "ratio"  # "1/2 dilutions"
@@ -246,6 +249,11 @@ def fold(text: str) -> tuple[float, str] | None:
     return None
 
 
+_PARTS = re.compile(
+    r"\b(?P<p1>\d+(?:\.\d+)?|one)\s+parts?\b[^,;]{1,40}?\b(?:with|to|and|in|into|plus|\+)\s+"
+    r"(?P<p2>\d+(?:\.\d+)?)\s+parts?\b",
+    re.IGNORECASE,
+)
 _FOLD_MORE = re.compile(
     r"\b1\s*/\s*(?P<frac>\d+(?:\.\d+)?)\s+(?:serial\s+)?dilutions?\b"
     r"|\b(?:dilution\s+)?factor\s+(?:of\s+)?(?P<factor>\d+(?:\.\d+)?)\b"

@@ -68,7 +68,9 @@ def _fold(frame: Frame) -> float:
         raise Ask(
             "How many-fold should each step dilute?", ["fold"], ["2-fold", "3-fold", "10-fold"]
         )
-    k = frame.ents.fold[0]
+    k, how = frame.ents.fold
+    if k == 1 and how == "ratio":
+        k = 2.0  # "1:1 with buffer": one part and one part, never a dilution by 1
     if k <= 1:
         raise Refuse(
             f"a {k:g}-fold dilution does not dilute: the factor must be more than 1", "capacity"

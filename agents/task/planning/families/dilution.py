@@ -57,6 +57,11 @@ _STEP_VOLUME = re.compile(
 # "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank": a series, never one
 # ratio dilution repeated in every well.
 _SERIES_WORDS = re.compile(r"\b(?:standards|stds|curves?|points?|blanks?)\b", _FLAGS)
+# "add 200 uL of 1:10 dye in buffer", "mix 1 part dye with 9 parts buffer": a dilution made here.
+_WITH = re.compile(r"\b(?:in|into|with)\b", _FLAGS)
+_MIXED_IN = re.compile(
+    r"\d\s*u[lL]\s+of\s+(?:an?\s+|the\s+)?(?:1\s*[:/]|\d+\s*-?\s*fold)|\bparts?\b", _FLAGS
+)
 _ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
 _CURVE = re.compile(r"\b(?:standard|std\.?)\s+curves?\b|\bstandards?\s+series\b", _FLAGS)
 
@@ -99,6 +104,12 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 90
     if _DILUTE.search(text) and ents.fold is not None:
         return 80
+    if ents.fold is not None and len(ents.liquids) >= 2 and _MIXED_IN.search(text):
+        return 80  # "200 uL of 1:10 dye in buffer", "1 part dye with 9 parts buffer"
+    if ents.fold is not None and len(ents.liquids) == 2 and _WITH.search(text):
+        return (
+            80  # "prepare 1:20 dye in buffer": one stock and its diluent (three liquids: a recipe)
+        )
     if ents.fold is not None and re.search(r"\bsteps?\b|\bstandards?\b|\bpoints?\b", text, _FLAGS):
         return 78  # "1:10 steps of dye down column 4, A4 to E4 (5 standards)"
     if re.search(r"\b(?:serial|series|titrat\w*)\b", text, _FLAGS) and ents.fold:
