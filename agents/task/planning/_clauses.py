@@ -126,7 +126,7 @@ _INLINE_ITEM = re.compile(
 )
 _HEAD_VERB = re.compile(
     r"^(?:please\s+)?(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array|transfer|move|pool|"
-    r"consolidate|spot|plate|copy)\b(?=.*(?:\b(?:from|into|to)\b|->))",
+    r"consolidate|spot|plate|copy|stamp|replicate)(?:ing|s)?\b(?=.*(?:\b(?:from|into|to)\b|->))",
     _FLAGS,
 )
 

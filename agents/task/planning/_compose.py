@@ -26,7 +26,7 @@ from agents.task.planning._resolve import Planning
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
-from agents.task.planning.families.context import tips_only
+from agents.task.planning.families.context import setting_only, tips_only
 
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
@@ -358,8 +358,14 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             ]
             frame.ents.channels = (stated[-1:] or later[:1] or [None])[0]
     for i, (setting, fam) in enumerate(read_in):
-        if setting is None or fam is None or fam.name != "context" or not tips_only(setting.ents):
+        if setting is None or fam is None or fam.name != "context":
+            continue
+        last = not any(of and of.name in _LIQUID_FAMILIES for _, of in read_in[i + 1 :])
+        if not (tips_only(setting.ents) or (last and setting_only(setting.ents))):
             continue
         for other, of in read_in[:i]:  # "add ...; add ...; new tip each time": all of them
-            if other is not None and of and of.name in _LIQUID_FAMILIES and not other.ents.tips:
-                other.ents.tips = setting.ents.tips
+            if other is None or not of or of.name not in _LIQUID_FAMILIES:
+                continue  # "... Use the multichannel." at the end: what came before it
+            other.ents.tips = other.ents.tips or setting.ents.tips
+            if last:
+                other.ents.channels = other.ents.channels or setting.ents.channels

@@ -14,6 +14,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agents.task.planning._tables import rewrite as rewrite_tables
+
 # A placeholder is a word of its own: «q0», «q1», ...
 PLACEHOLDER = re.compile(r"«q(\d+)»")
 
@@ -110,7 +112,7 @@ class Normalised:
 
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
-    text = unicodedata.normalize("NFC", request).translate(_CHARS)
+    text = rewrite_tables(unicodedata.normalize("NFC", request)).translate(_CHARS)
     quoted: list[str] = []
 
     def hold(m: re.Match[str]) -> str:

@@ -16,11 +16,10 @@ _NOT_UNIT = (
 )
 _NUM = r"\d{1,2}(?![\d.])" + _NOT_UNIT
 _SPAN = r"(?:\s*(?:-|:|to|through|thru|until|till|\.\.)\s*)"
-_NUMLIST = rf"{_NUM}(?:{_SPAN}{_NUM})?(?:\s*(?:,|&|\band\b|\+|\bor\b)\s*{_NUM}(?:{_SPAN}{_NUM})?)*"
+_LISTJOIN = r"\s*(?:,\s*and\b|,|&|\band\b|\+)\s*"  # "1, 2, and 3": the Oxford comma too
+_NUMLIST = rf"{_NUM}(?:{_SPAN}{_NUM})?(?:(?:{_LISTJOIN}|\s*\bor\b\s*){_NUM}(?:{_SPAN}{_NUM})?)*"
 _LETTER = r"[A-Pa-p](?![\w])"
-_LETLIST = (
-    rf"{_LETTER}(?:{_SPAN}{_LETTER})?(?:\s*(?:,|&|\band\b|\+)\s*{_LETTER}(?:{_SPAN}{_LETTER})?)*"
-)
+_LETLIST = rf"{_LETTER}(?:{_SPAN}{_LETTER})?(?:{_LISTJOIN}{_LETTER}(?:{_SPAN}{_LETTER})?)*"
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
 _WORDNUM = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
             "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip

@@ -125,6 +125,19 @@ def _rect(wells: list[str]) -> tuple[int, int, int, int] | None:
     return (r0, c0, h, w) if h * w == len(rc) else None
 
 
+def _tile(small: list[str], big: list[str]) -> list[tuple[str, str]] | None:
+    """(small well, big well) for a rectangle ``big`` tiled by copies of the rectangle
+    ``small`` (an 8x1 column over an 8x4 block: row by row, each copy at its position), in
+    the order ``big`` was written; None when the shapes do not tile."""
+    a, b = _rect(small), _rect(big)
+    if a is None or b is None or b[2] % a[2] or b[3] % a[3] or (a[2] < b[2] and a[3] < b[3]):
+        return None
+    at = {(ord(w[0].upper()) - 65 - a[0], int(w[1:]) - a[1]): w for w in small}
+    return [
+        (at[(ord(w[0].upper()) - 65 - b[0]) % a[2], (int(w[1:]) - b[1]) % a[3]], w) for w in big
+    ]
+
+
 def pair(src: list[str], dst: list[str]) -> list[tuple[str, str]]:
     """Source wells to destination wells: 1 -> n, n -> n in order (two rectangles of one shape
     by position, whichever order each was written in), n -> 1, n -> k*n."""
@@ -136,6 +149,9 @@ def pair(src: list[str], dst: list[str]) -> list[tuple[str, str]]:
         return [(src[0], d) for d in dst]
     if len(dst) == 1:
         return [(s, dst[0]) for s in src]
+    tiled = _tile(src, dst) if len(dst) > len(src) else _tile(dst, src)
+    if tiled is not None:  # a column into columns (spot), columns into a column (pool by row)
+        return tiled if len(dst) > len(src) else [(s, d) for d, s in tiled]
     if len(dst) % len(src) == 0:
         return [(src[j % len(src)], d) for j, d in enumerate(dst)]
     raise Ask(

@@ -55,8 +55,14 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     for role, places in by.items():
         plain = [pl for pl in places if pl.labware is not None and pl.wells is None]
         loose = [pl for pl in places if pl.labware is None and pl.unknown is None and pl.wells]
-        if len(plain) == 1 == len(bare) and loose and len(places) == 1 + len(loose):
-            # "Normalise these libs with EB - A1 10 uL, B1 12 uL": the wells are on libs
+        if (
+            len(plain) == 1
+            and loose
+            and len(places) == 1 + len(loose)
+            and (len(bare) == 1 or (places[0] is plain[0] and not _SAME_WELLS.search(text)))
+        ):
+            # "Normalise these libs with EB - A1 10 uL, B1 12 uL": the wells are on libs;
+            # "from samples to dest_plate, columns 1-4": the columns of dest_plate
             by[role] = [Place(plain[0].labware, pl.wells) for pl in loose]
     if re.match(r"^(?:fill|pre-?fill)", text, _FLAGS) or _GETS.search(text):
         return by["source"], by["head"] + by["dest"]

@@ -91,7 +91,8 @@ CANCEL = re.compile(
 _TIP_FILLER = re.compile(
     r"\b(?:and|between|for|each|every|all|the|of|them|it|please|always|per|after|one|new|a|an|"
     r"samples?|wells?|transfers?|picks?|compounds?|sources?|destinations?|steps?|times?|"
-    r"dispenses?|columns?|rows?|plates?|libraries|library|standards?|everything|throughout)\b",
+    r"dispenses?|columns?|rows?|plates?|libraries|library|standards?|everything|throughout|"
+    r"use|using|just|whole|entire|thing|lot|run|job|process|protocol|fine|ok|okay|is|that|this)\b",
     _FLAGS,
 )
 
@@ -109,6 +110,20 @@ def tips_only(ents: Entities) -> bool:
     rx = next(rx for name, rx in TIP_POLICIES if name == ents.tips)
     rest = rx.sub(" ", ents.text)
     return not re.sub(r"[\s,.;:!()-]+", "", _TIP_FILLER.sub(" ", rest))
+
+
+def setting_only(ents: Entities) -> bool:
+    """A clause that only says how to pipette: tips ("one tip for the whole thing") or the
+    head ("Use the multichannel."), no liquid, volume or wells of its own."""
+    if tips_only(ents):
+        return True
+    return bool(
+        _SETTING.match(ents.text)
+        and (ents.channels or ents.tips)
+        and not ents.volumes()
+        and not ents.wellsets
+        and not ents.liquids
+    )
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:

@@ -215,7 +215,7 @@ def _ops(
     positions = [pl for _, pl in frame.places if pl.labware is None and pl.wells is not None]
     if (
         _SAME_WELLS.search(text)
-        and len(positions) >= 2
+        and positions
         and any(s.labware and not s.wells for s in sources)
         and any(d.labware and not d.wells for d in dests)
     ):

@@ -1,0 +1,105 @@
+"""Tables in a request: a header that names the source, destination and volume columns, and
+the rows under it (comma- or tab-separated, a Markdown table with pipes, or a header in
+parentheses at the end of the line that opens the list: "Cherry-pick from samples to
+dest_plate (source, destination, volume):"). Each row becomes one written pair,
+``source -> destination volume unit``, which the later stages read like any pair list.
+
+A line is a header only when its cells name both a source and a destination; a row only when
+it has as many cells as the header, wells where the header says wells, and a number where it
+says volume. Anything else is left as it was written.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+_SEP = re.compile(r"\s*(?:\t|\||,|;)\s*|\s{2,}")
+_SRC = re.compile(r"\b(?:source|src|from|origin|input)\b", _FLAGS)
+_DST = re.compile(r"\b(?:dest\w*|dst|to|target|output)\b", _FLAGS)
+_LABWARE = re.compile(r"\b(?:plate|labware|slot|rack|container|block)\b", _FLAGS)
+_VOLUME = re.compile(r"\b(?:vol\w*|amount|[uµμ][lL]|m[lL]|microlit\w*)(?!\w)", _FLAGS)
+_ML = re.compile(r"\bm[lL]\b|millilit", _FLAGS)
+_WELL = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}$")
+_NUMBER = re.compile(r"^(\d+(?:\.\d+)?|\.\d+)\s*(?:[uµμ][lL]|m[lL])?$")
+_RULE = re.compile(r"^[\s|:+-]+$")  # a Markdown table's |---|---| line
+_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,2}[.)])\s+")
+_IN_PARENS = re.compile(r"\s*\(([^()]*)\)\s*(:?)\s*$")
+
+
+def _cells(line: str) -> list[str]:
+    body = _ITEM.sub("", line).strip().strip("|").strip()
+    return [c.strip() for c in _SEP.split(body)]
+
+
+def _columns(cells: list[str]) -> list[str] | None:
+    """The role of each header cell (src_lw, src, dst_lw, dst, vol, other), or None."""
+    if any(re.search(r"[\d_]", c) or len(c.split()) > 3 for c in cells):
+        return None  # "from plate_1, to plate_2" is a sentence, not a header
+    roles: list[str] = []
+    for cell in cells:
+        if _SRC.search(cell):
+            roles.append("src_lw" if _LABWARE.search(cell) else "src")
+        elif _DST.search(cell):
+            roles.append("dst_lw" if _LABWARE.search(cell) else "dst")
+        elif _VOLUME.search(cell):
+            roles.append("vol")
+        else:
+            roles.append("other")
+    if roles.count("src") != 1 or roles.count("dst") != 1 or roles.count("vol") > 1:
+        return None
+    return roles
+
+
+def _row(cells: list[str], roles: list[str], unit: str) -> str | None:
+    if len(cells) != len(roles):
+        return None
+    got = dict(zip(roles, cells, strict=True))
+    if not _WELL.match(got["src"]) or not _WELL.match(got["dst"]):
+        return None
+    src = f"{got['src_lw']} {got['src']}" if got.get("src_lw") else got["src"]
+    dst = f"{got['dst_lw']} {got['dst']}" if got.get("dst_lw") else got["dst"]
+    if "vol" not in got:
+        return f"{src} -> {dst}"
+    number = _NUMBER.match(got["vol"])
+    if number is None:
+        return None
+    return f"{src} -> {dst} {number.group(1)} {unit}"
+
+
+def rewrite(text: str) -> str:
+    """``text`` with every table's rows written as pairs (and its header line dropped)."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        own = _columns(_cells(line)) if len(_cells(line)) >= 2 else None
+        parens = _IN_PARENS.search(line) if own is None else None
+        roles = own or (_columns(_cells(parens.group(1))) if parens else None)
+        header = line if own else (parens.group(1) if parens else "")
+        rows: list[str] = []
+        j = i + 1
+        if roles is not None:
+            vol = next((c for c, r in zip(_cells(header), roles, strict=True) if r == "vol"), "")
+            unit = "mL" if _ML.search(vol) else "uL"
+            while j < len(lines) and (_RULE.match(lines[j]) or not lines[j].strip()):
+                j += 1
+            while j < len(lines):
+                if _RULE.match(lines[j]):
+                    j += 1
+                    continue
+                row = _row(_cells(lines[j]), roles, unit)
+                if row is None:
+                    break
+                rows.append(row)
+                j += 1
+        if not rows:
+            out.append(line)
+            i += 1
+            continue
+        if parens is not None:  # "Cherry-pick from samples to dest_plate (source, ...):"
+            out.append(line[: parens.start()].rstrip() + ":")
+        out.extend(f"- {row}" for row in rows)
+        i = j
+    return "\n".join(out)

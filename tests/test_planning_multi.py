@@ -1,0 +1,86 @@
+"""The planner's stages for multichannel work, tip use, picking lists, pooling and spotting:
+tables of pairs, column lists, tiled pairings, and settings said after the work."""
+
+from __future__ import annotations
+
+import pytest
+from test_rule_planner import LAB, plan
+
+from agents.task.planning._normalise import normalise
+from agents.task.planning._tables import rewrite
+from agents.task.planning._wellsets import find_all
+from agents.task.planning.families._pairing import pair
+from agents.task.planning.models import Plan
+
+
+# --------------------------------------------------------------------------- tables of pairs
+def test_a_header_in_parentheses_turns_comma_rows_into_pairs_under_the_heading() -> None:
+    text = "Cherry-pick from src to dst (source, destination, volume):\nA1, B1, 10\nC4, B2, 2.5"
+    assert rewrite(text) == "Cherry-pick from src to dst:\n- A1 -> B1 10 uL\n- C4 -> B2 2.5 uL"
+
+
+def test_a_tab_separated_table_with_its_own_header_line_becomes_one_pair_a_row() -> None:
+    text = "source well\tdest well\tvolume (mL)\nsrc A2\tdst C1\t0.1\nsrc B4\tdst C2\t0.2"
+    assert rewrite(text) == "- src A2 -> dst C1 0.1 mL\n- src B4 -> dst C2 0.2 mL"
+
+
+def test_a_markdown_table_with_plate_columns_names_each_row_s_plates() -> None:
+    text = (
+        "| source plate | source well | dest plate | dest well | uL |\n|---|---|---|---|---|\n"
+        "| p1 | A1 | p2 | H1 | 5 |\n| p1 | A2 | p2 | H2 | 6 |\nthen read p2"
+    )
+    assert rewrite(text) == "- p1 A1 -> p2 H1 5 uL\n- p1 A2 -> p2 H2 6 uL\nthen read p2"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "transfer from plate_1, to plate_2\nA1, B1",  # a sentence with commas, not a header
+        "source, destination, volume\nsee the attached sheet",  # a header without rows
+        "source, destination\nA1, B1, 10",  # a row that does not fit its header
+    ],
+)
+def test_text_that_only_looks_like_a_table_is_left_as_written(text: str) -> None:
+    assert rewrite(text) == text
+
+
+def test_tables_are_rewritten_before_tabs_become_spaces() -> None:
+    norm = normalise("source\tdestination\tvolume (µL)\nplate_1 A1\tplate_2 B1\t20")
+    assert norm.text == "- plate_1 A1 -> plate_2 B1 20 uL"
+
+
+# --------------------------------------------------------------------------- well sets
+def test_a_list_of_columns_with_an_oxford_comma_keeps_its_last_column() -> None:
+    (found,) = find_all("columns 1, 2, and 3")
+    assert found.expand(8, 12)[-1] == "H3" and len(found.expand(8, 12)) == 24
+    (rows,) = find_all("rows A, C, and E")
+    assert {w[0] for w in rows.expand(8, 12)} == {"A", "C", "E"}
+
+
+# --------------------------------------------------------------------------- pairing
+def _column(col: int) -> list[str]:
+    return [f"{r}{col}" for r in "ABCDEFGH"]
+
+
+def test_a_column_spotted_into_a_block_of_columns_pairs_row_by_row() -> None:
+    block = [f"{r}{c}" for r in "ABCDEFGH" for c in range(1, 5)]  # A1..H4, row by row
+    pairs = pair(_column(1), block)
+    assert all(s[0] == d[0] for s, d in pairs) and len(pairs) == 32
+
+
+def test_columns_pooled_into_one_column_pool_each_row_into_its_own_well() -> None:
+    src = [w for c in range(1, 5) for w in _column(c)]
+    pairs = pair(src, _column(12))
+    assert sorted(pairs) == sorted((f"{r}{c}", f"{r}12") for r in "ABCDEFGH" for c in range(1, 5))
+
+
+# --------------------------------------------------------------------------- settings said last
+def test_a_channel_or_tip_setting_said_after_the_work_applies_to_the_work_before_it() -> None:
+    result = plan("Add 50 uL buffer to columns 1-3 of plate_1. Use the multichannel.", LAB)
+    assert isinstance(result, Plan), result
+    dispenses = [s for s in result.steps if s.command == "dispense"]
+    assert len(dispenses) == 3 and all(s.args["channels"] == list(range(8)) for s in dispenses)
+    result = plan("Add 50 uL buffer to plate_1 A1-A6; fresh tip for each one", LAB)
+    assert isinstance(result, Plan) and result.tip_policy.startswith("a fresh tip")
+    result = plan("Add 50 uL buffer to plate_1 A1-A6; one tip for the whole thing", LAB)
+    assert isinstance(result, Plan) and result.tip_policy == "one tip for everything"
