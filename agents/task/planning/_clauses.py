@@ -157,6 +157,7 @@ def _inline_items(line: str) -> str:
     return line
 
 
+_FROM_LEAD = re.compile(r"^\s*(?:from|out\s+of)\s+(?:the\s+)?[\w-]+(?:\s+plate)?\s*,?\s*$", _FLAGS)
 _EACH_VOLUME = re.compile(r"\d\s*(?:u[lL]|ml|mL)\s+(?:each|per\s+(?:well|pick))\b", _FLAGS)
 
 
@@ -224,6 +225,8 @@ def split(norm: Normalised) -> list[Clause]:
                         heading = nxt.lstrip().startswith((":", "- ")) and not re.match(
                             r"-\s*(?:all|everything|both)\s+(?:in|on|of)\b", nxt.lstrip(), _FLAGS
                         )
+                        if h == 0 and len(actions) > 1 and _FROM_LEAD.match(action[1]):
+                            heading = True  # "From samples, pick A3 into ...": the source
                         pieces.append((action[1], how, label, sentence, heading))
     clauses: list[Clause] = []
     for text, how, label, sentence, heading in pieces:
@@ -272,6 +275,8 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         before = text[max((c.end() for c in cuts if c.end() <= m.start()), default=0) : m.start()]
         after = text[m.end() :]
         after = after[: (re.search(r"[,;]", after) or re.search(r"$", after)).start()]  # type: ignore[union-attr]
+        if re.match(r"[A-Pa-p]\d", after) and not _VOLUME.search(before):
+            continue  # "... into e1, e2, e3 with 7, 14 and 21 ul": the volumes of the list
         if _HAS_DEST.search(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
             cuts.append(m)
     cuts.sort(key=lambda m: m.start())

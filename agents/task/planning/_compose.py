@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agents.task.planning._entities import Entities
+from agents.task.planning._entities import Entities, how_said
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._reading import (
@@ -335,6 +335,8 @@ def _preceding(frame: Frame) -> list[object]:
 
 
 _LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix")
+# A tip wish that ends a sentence: ", fresh tips for each column" (for every move said in it).
+_TIPS_LAST = re.compile(r",\s*(?:with\s+|using\s+)?(?:a\s+)?(?:new|fresh|one|same|change)\b[^,]*\btips?\b[^,]*$", re.IGNORECASE)
 _FOR_ALL = re.compile(r"\bfor\s+(?:both|all|each|every\w*)\b|\bthroughout\b", re.IGNORECASE)
 
 
@@ -344,6 +346,14 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
     8-channel for both"); a clause that only says how to use tips works every liquid move
     before it ("...; new tip each time") and, as a setting, after it."""
     liquid = [f for f, fam in read_in if f is not None and fam and fam.name in _LIQUID_FAMILIES]
+    for frame in liquid:  # "Multichannel: 50 uL TMB to all wells, then ...": the label says how
+        channels, tips = how_said(frame.clause.label or "")
+        frame.ents.channels = frame.ents.channels or channels
+        frame.ents.tips = frame.ents.tips or tips
+    for i, frame in enumerate(liquid):  # "..., then ... , fresh tips for each column": all
+        same = [f for f in liquid[i + 1 :] if f.clause.sentence == frame.clause.sentence]
+        if not frame.ents.tips and same and same[-1].ents.tips and _TIPS_LAST.search(same[-1].text):
+            frame.ents.tips = same[-1].ents.tips
     said = [f.ents.channels for f in liquid]
     for i, frame in enumerate(liquid):
         if said[i] is None:

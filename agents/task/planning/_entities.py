@@ -51,7 +51,8 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\bnever\s+reuse|\bdon'?t\s+reuse|\bdo\s+not\s+reuse|\bno\s+tip\s+reuse"
             r"|\btip\s+change\s+(?:between|after)"
             r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
-            r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick)",
+            r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick|library|"
+            r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry|row)",
             _FLAGS,
         ),
     ),
@@ -98,6 +99,13 @@ _HOW = re.compile(
 _ASIDE = re.compile(
     r"\([^()]*\b(?:blanks?|controls?|stays?|remains?|empty|leave|left|untouched|note|"
     r"reference|ntc|so\s+on|etc|e\.g|i\.e)\b[^()]*\)",
+    _FLAGS,
+)
+# "changing tips after every well", "tips changed between each column": when, not where.
+_TIP_SCOPE = re.compile(
+    r"\btips?\b(?:\s+\w+){0,2}?\s+(?:after|between|for|per|at|on|with|into|in)\s+"
+    r"(?:each|every|all|the)\s+(?:single\s+)?(?:one|wells?|transfers?|destinations?|dispenses?|"
+    r"samples?|columns?|rows?|picks?|steps?|times?|aliquots?|replicates?)\b",
     _FLAGS,
 )
 _REFER = re.compile(
@@ -205,6 +213,12 @@ def _blank(text: str, spans: list[tuple[int, int]], fill: str = " ") -> str:
     return text
 
 
+def how_said(text: str) -> tuple[int | None, str | None]:
+    """(channels, tip policy) a piece of text says ("8-channel, fresh tips": 8, per_destination)."""
+    channels = 8 if _MULTI.search(text) else 1 if _SINGLE.search(text) else None
+    return channels, next((name for name, rx in TIP_POLICIES if rx.search(text)), None)
+
+
 def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     """The entities of one clause (``text`` already has its typos fixed)."""
     ents = Entities(text)
@@ -260,6 +274,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     how = [(m.start(), m.end()) for _, rx in TIP_POLICIES for m in rx.finditer(text)]
     how += [(m.start(), m.end()) for rx in (_MULTI, _SINGLE) for m in rx.finditer(text)]
     how += [(m.start(), m.end()) for m in _HOW.finditer(text)]
+    how += [(m.start(), m.end()) for m in _TIP_SCOPE.finditer(text)]
     how += [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
     spans += how
     # Names become a solid mark, not spaces: "A2 to plate_1 A1" must not read as a range.
@@ -275,7 +290,9 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
         ents.replicates = _REPLICATE_WORDS.get(word) or int(
             qty.number(rep.group(6) or rep.group(7) or "1")
         )
-    ents.tips = next((name for name, rx in TIP_POLICIES if rx.search(plain)), None)
+    # liquids stay readable here: "one tip per library" names a liquid as what a tip serves
+    said = _blank(unquoted, [(m.start, m.end) for m in ents.labware + ents.unknown_labware])
+    ents.tips = next((name for name, rx in TIP_POLICIES if rx.search(said)), None)
     if _MULTI.search(plain):
         ents.channels = 8
     elif _SINGLE.search(plain):

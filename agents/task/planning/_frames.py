@@ -30,12 +30,19 @@ _TO = re.compile(
 )
 # "to" that is not a destination: ranges, final volumes, "up to", "in triplicate", ...
 _NOT_TO = re.compile(
-    r"(?:\bup\s+to\b|\bto\s+(?:a\s+)?(?:final|total)\b|\bto\s+(?:a\s+)?\d|\bin\s+(?:a\s+)?\d+(?:\.\d+)?\s*(?:u|m)l"
+    r"(?:\bto\s+(?:re-?array|cherry[\s-]?pick|hit[\s-]?pick|pick|transfer|pool|stamp|copy|spot|be)\b"
+    r"|\bup\s+to\b|\bto\s+(?:a\s+)?(?:final|total)\b|\bto\s+(?:a\s+)?\d|\bin\s+(?:a\s+)?\d+(?:\.\d+)?\s*(?:u|m)l"
     r"|\bin\s+(?:duplicate|triplicate|quadruplicate|total|buffer|diluent)|\bat\s+\d|\bon\s+(?:the\s+)?"
     r"(?:8|eight|multi|single)|\bin\s+(?:rows?|columns?)\s+\w+\s+and\b|\bwells?\s+(?:in|of|on)\b"
     r"|(?<!from\s)\b[A-Pa-p]\d{1,2}\s+(?:to|through|thru)\s+[A-Pa-p]\d{1,2}\b(?!\s*[:\-]\s*[A-Pa-p]\d)"
     r"|\brows?\s+[A-Pa-p]\s+(?:to|through|thru)\s+(?:rows?\s+)?[A-Pa-p]\b"
     r"|\b(?:columns?|cols?)\s+\d{1,2}\s+(?:to|through|thru)\s+(?:columns?\s+|cols?\s+)?\d{1,2}\b)",
+    _FLAGS,
+)
+# "from D1 to D6 into ...": with a destination after it, "D1 to D6" is a range of sources.
+_DEST_AFTER = re.compile(r"\b(?:into|onto)\b|->", _FLAGS)
+_FROM_RANGE = re.compile(
+    r"\bfrom\s+([A-Pa-p]\d{1,2}\s+(?:to|through|thru)\s+[A-Pa-p]\d{1,2})\b(?=.*(?:\b(?:into|onto)\b|->))",
     _FLAGS,
 )
 # A "from" with no destination word after it: the next "W to W" goes from a source to a well.
@@ -67,6 +74,10 @@ _TOTAL_AFTER = re.compile(
 _PER_WELL_AFTER = re.compile(r"^\s*(?:per\s+well|each|/\s*well|a\s+well|into\s+each)\b", _FLAGS)
 _DESCRIBES = re.compile(r"\b(?:each|every|all(?:\s+of)?(?:\s+the)?)\s+$", _FLAGS)
 _DESCRIBED = re.compile(r"(?:e?s)?\s+(?:wells?\s+)?(?:in|of|on)\s", _FLAGS)
+# "A1 in quadruplicate (A1-A4)", "to dest_plate in triplicate (rows A, B and C)": the layout.
+_LAYOUT = re.compile(
+    r"\s*(?:,\s*)?in\s+(?:duplicate|triplicate|quadruplicate)s?\s*\(\s*(?:i\.e\.?,?\s*)?", _FLAGS
+)
 _MIX_VOLUME = re.compile(r"\bmix(?:ing|ed)?\b[^,;.]{0,30}?(?:with|at|using|of|volume)?\s*$", _FLAGS)
 
 
@@ -125,7 +136,9 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
         for m in _NOT_TO.finditer(text)
         if not _SOURCE_THEN_DEST.search(text[: m.start()])  # "from reservoir A1 to A5"
         or not re.match(r"[A-Pa-p]\d", m.group(0))
+        or _DEST_AFTER.search(text[m.end() :])  # "from samples D1 to D6 into dest_plate D12"
     ]
+    blocked += [(m.start(1), m.end(1)) for m in _FROM_RANGE.finditer(text)]
     dests = [m for m in _TO.finditer(text) if not any(a <= m.start() < b for a, b in blocked)]
     for i, m in enumerate(dests):
         located = (
@@ -178,6 +191,11 @@ def assign_places(frame: Frame) -> None:
                 what == "wells"
                 and last.wells is not None
                 and re.fullmatch(r"\s*\(\s*(?:i\.e\.?,?\s*|that\s+is,?\s*)?", between, _FLAGS)
+                and re.match(r"\s*\)", text[end:])
+            ) or (
+                what == "wells"
+                and (last.wells is not None or last.labware is not None)
+                and _LAYOUT.fullmatch(between)
                 and re.match(r"\s*\)", text[end:])
             ):
                 # "every other well of row C (C2, C4 ... C12)": the wells spelled out win

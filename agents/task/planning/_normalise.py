@@ -74,6 +74,23 @@ def _line_chain(m: re.Match[str]) -> str:
 
 
 _SPACES = re.compile(r"[ ]{2,}")
+# "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
+_LABWARE_WELL = re.compile(r"\b([A-Za-z][\w-]*):(?=[A-Pa-p]\d{1,2}\b)")
+# "5/10/15 uL", "A1/A2/A3": a list written with slashes.
+_SLASHED = re.compile(
+    r"\b(?:\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)+(?=\s*(?:u[lL]|m[lL])\b)|[A-Pa-p]\d{1,2}(?:/[A-Pa-p]\d{1,2})+\b)"
+)
+
+
+def _labware_well(m: re.Match[str]) -> str:
+    if re.fullmatch(r"[A-Pa-p]\d{1,2}", m.group(1)):
+        return m.group(0)  # "A1:A12" is a range
+    return f"{m.group(1)} "
+
+
+def _slashed(m: re.Match[str]) -> str:
+    items = m.group(0).split("/")
+    return ", ".join(items[:-1]) + " and " + items[-1]
 _UNIT_DOT = re.compile(
     r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b)"
 )
@@ -124,6 +141,8 @@ def normalise(request: str) -> Normalised:
     text = _ARROW.sub(" -> ", text)
     text = _LINE_CHAIN.sub(_line_chain, text)
     text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
+    text = _LABWARE_WELL.sub(_labware_well, text)
+    text = _SLASHED.sub(_slashed, text)
     text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
     lines, carried = [], None
     for raw in text.replace("\r", "\n").split("\n"):

@@ -283,6 +283,19 @@ def _every_other_well(text: str, found: list[Any]) -> list[Any]:
     return found
 
 
+_PAIRED = re.compile(r"\b[A-Za-z]\d{1,2}\s*(?:->|\binto\b|\bonto\b)", _FLAGS)
+
+
+def _starts_a_pair(text: str, prev_start: int, end: int) -> bool:
+    """'A1 into X A1-A3, A2 into X B1-B3': A2 starts a pair of its own; in 'B2, C5, D9 into
+    X' (no other pair written) D9 ends the list."""
+    if not _PAIR_NEXT.match(text[end:]):
+        return False
+    after = text[end:]
+    after = after[(re.search(r"->|\binto\b|\bonto\b", after, _FLAGS) or re.search("$", after)).end() :]  # type: ignore[union-attr]
+    return bool(_PAIRED.search(text[:prev_start]) or _PAIRED.search(after))
+
+
 def find_all(text: str) -> list[WellSet]:
     """Every well set written in ``text``, in order; neighbours joined by "and" / "," merge."""
     taken = [False] * len(text)
@@ -295,6 +308,7 @@ def find_all(text: str) -> list[WellSet]:
                 kind == "rect"
                 and _FROM_TO.match(text[: m.start()][::-1])
                 and re.search(r"\sto\s", m.group(0), _FLAGS)
+                and not re.search(r"\b(?:into|onto)\b|->", text[m.end() :], _FLAGS)
             ):
                 continue  # "from A1 to B1": a source and a destination, not a range
             for i in range(m.start(), m.end()):
@@ -343,7 +357,7 @@ def find_all(text: str) -> list[WellSet]:
             and not chain
             and not sets[-1].chain
             and _JOIN.match(text[sets[-1].end : start])
-            and not _PAIR_NEXT.match(text[end:])  # "A1-A3, A2 into ...": A2 starts a pair
+            and not _starts_a_pair(text, sets[-1].start, end)
         ):
             prev = sets[-1]
             sets[-1] = WellSet(

@@ -43,12 +43,16 @@ def explicit_pairs(frame: Frame) -> list[tuple[Place, Place, float | None]] | No
     if len(places) > 4 and places[0].wells is None and places[0].labware is not None:
         src_lw = places.pop(0).labware  # "from libs: A1->B1, A2->B2, ..."
     pairs: list[tuple[Place, Place, float | None]] = []
+    # "10 uL A3 -> B1 and 20 uL C6 -> B2": each volume before its pair (else after it)
+    ahead = bool(places) and volume_between(frame, 0, start(places[0])) is not None
     i = 0
     while i + 1 < len(places):
         a, b = places[i], places[i + 1]
         if _CONNECT.match(text[end(a) : start(b)]):
             nxt = start(places[i + 2]) if i + 2 < len(places) else len(text)
-            pairs.append((a, b, volume_between(frame, end(b), nxt)))
+            prev = end(places[i - 1]) if i else 0
+            vol = volume_between(frame, prev, start(a)) if ahead else None
+            pairs.append((a, b, vol if ahead else volume_between(frame, end(b), nxt)))
             if i + 2 < len(places) and not _SEPARATE.match(
                 _without_volumes(frame, end(b), start(places[i + 2]))
             ):
@@ -162,9 +166,28 @@ def pair(src: list[str], dst: list[str]) -> list[tuple[str, str]]:
     )
 
 
-def replicate(dst: list[str], count: int, needed: int, plate: str, p: r.Planning) -> list[str]:
+def _layout(src: list[str], dst: list[str], count: int) -> list[str] | None:
+    """'A1-A4 in triplicate (rows A, B and C)': the replicates' rows (or columns), at the
+    source's columns (or rows); None when the destination is not such a layout."""
+    if len({w[0] for w in dst}) == count and len({w[0] for w in src}) == 1:
+        cols = {w[1:] for w in src}
+        keep = [w for w in dst if w[1:] in cols]
+    elif len({w[1:] for w in dst}) == count and len({w[1:] for w in src}) == 1:
+        rows = {w[0] for w in src}
+        keep = [w for w in dst if w[0] in rows]
+    else:
+        return None
+    return keep if len(keep) == len(src) * count else None
+
+
+def replicate(
+    dst: list[str], count: int, needed: int, plate: str, p: r.Planning, src: list[str]
+) -> list[str]:
     """A destination set written as its first replicate, repeated to its right (or below,
-    when it spans the plate's width); replicate by replicate."""
+    when it spans the plate's width); replicate by replicate. A destination larger than the
+    replicates need is their layout when it is one ("in triplicate (rows A, B and C)")."""
+    if len(src) > 1 and len(dst) > needed and (laid := _layout(src, dst, count)) is not None:
+        return laid
     if len(dst) >= needed:
         return dst
     lw = p.world.labware(plate)

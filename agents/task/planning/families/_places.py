@@ -19,6 +19,7 @@ _SAME_WELLS = re.compile(
 )
 
 
+_POOL = re.compile(r"^(?:pool|combine|consolidate|merge)\b", _FLAGS)
 _HEAD_IS_SOURCE = re.compile(
     r"^(?:transfer|move|pipette|pipet|stamp|replicate|copy|pool|combine|consolidate|spot|"
     r"cherry[\s-]?pick|hit[\s-]?pick|split|take|reformat|array)\b",
@@ -34,6 +35,12 @@ def _resolve_places(
 ) -> list[tuple[str, Place]]:
     """(labware, place) for each place; a place without labware takes the one before it."""
     out: list[tuple[str, Place]] = []
+    places = list(places)
+    for i in range(len(places) - 1, 0, -1):  # "plate_a and plate_b columns 1-6": both plates
+        a, b = places[i - 1], places[i]
+        if a.labware is not None and a.wells is None and b.labware is not None and b.wells:
+            if re.fullmatch(r"\s*(?:,|and|&|\+|,\s*and)\s*", frame.text[a.labware.end : b.labware.start]):
+                places[i - 1] = Place(a.labware, b.wells, a.unknown)
     for place in places:
         if place.labware is None and place.unknown is None and out:
             out.append((out[-1][0], place))
@@ -64,8 +71,18 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
             # "Normalise these libs with EB - A1 10 uL, B1 12 uL": the wells are on libs;
             # "from samples to dest_plate, columns 1-4": the columns of dest_plate
             by[role] = [Place(plain[0].labware, pl.wells) for pl in loose]
-    if re.match(r"^(?:fill|pre-?fill)", text, _FLAGS) or _GETS.search(text):
+    gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"] and by["dest"])
+    if re.match(r"^(?:fill|pre-?fill)", text, _FLAGS) or gets:
         return by["source"], by["head"] + by["dest"]
+    src_plain = [pl for pl in by["source"] if pl.labware is not None and pl.wells is None]
+    if (
+        _HEAD_IS_SOURCE.match(text)
+        and by["head"]
+        and all(pl.labware is None and pl.unknown is None and pl.wells for pl in by["head"])
+        and len(by["source"]) == len(src_plain) == 1
+        and by["dest"]
+    ):  # "Copy columns 1 to 6 from samples onto dest_plate": the columns of samples
+        return [Place(src_plain[0].labware, pl.wells) for pl in by["head"]], by["dest"]
     if not by["source"] and by["head"] and (by["dest"] or _HEAD_IS_SOURCE.match(text)):
         return by["head"], by["dest"]
     if not by["dest"] and by["head"]:
@@ -98,10 +115,12 @@ def _source_wells(
     view = p.world.labware(lw)
     if lane := r.lane_well(frame.text, view.rows, view.cols):
         return lane  # "from trough 2", "from the 2nd trough"
+    if _POOL.match(frame.text) and len(filled) > 1 and len(set(dest_wells)) == 1:
+        return sorted(filled, key=lambda w: (w[0], int(w[1:])))  # "pool all samples into H12"
     if _SAME_WELLS.search(frame.text) or (
         view.rows * view.cols > 12 and dest_wells and all(w in filled for w in dest_wells)
     ):
-        return list(dest_wells)
+        return list(dict.fromkeys(dest_wells))  # the same positions (on every plate named)
     raise Ask(
         f"Which wells of {lw} should the liquid come from?",
         ["source"],

@@ -270,11 +270,17 @@ def _ops(
             elif (
                 place.wells is None
                 and src_sets
-                and (_SAME_WELLS.search(text) or _STAMP.match(text))
+                and (
+                    _SAME_WELLS.search(text)
+                    or _STAMP.match(text)
+                    or _STAMP.match(frame.clause.label or "")
+                )
             ):
                 filled = [
                     w for (lid, w), v in world.volume.items() if lid == src_sets[0][0] and v > 0
                 ]
+                if not filled:
+                    raise Refuse(f"{src_sets[0][0]} holds no liquid to copy", "insufficient_liquid")
                 wells = sorted(filled, key=lambda w: (w[0], int(w[1:])))
             elif place.wells is None and re.match(r"^fill\b", text, _FLAGS) and place.labware:
                 wells = _all(world, lw)  # "fill plate_2 with 200 uL": every well
@@ -293,13 +299,11 @@ def _ops(
     dst_wells = [w for _, ws_ in dest_sets for w in ws_]
     per_well = pairing.per_well_volumes(frame, [pl for _, pl in frame.places])
     each_said = any(_EACH_AFTER.match(text[q.end :]) for q in frame.volumes)
-    if per_well is None and 1 < len(frame.volumes) == len(dst_wells) and not each_said:
+    n_src = sum(len(w or []) for _, w in src_sets)
+    if per_well is None and 1 < len(frame.volumes) in (len(dst_wells), n_src) and not each_said:
         per_well = [q.value for q in frame.volumes]  # "... into A1, A2, A3 at 2, 3 and 4.5 uL"
     volume = None
-    if per_well is None or len(per_well) not in (
-        len(dst_wells),
-        sum(len(w or []) for _, w in src_sets),
-    ):
+    if per_well is None or len(per_well) not in (len(dst_wells), n_src):
         per_well = None
         if frame.volume is None and frame.total is not None:
             volume = frame.total.value / len(dst_wells)
@@ -349,7 +353,12 @@ def _ops(
         p.liquid = liquid
     if frame.ents.replicates and frame.ents.replicates > 1 and len(dest_sets) == 1:
         dst_wells = pairing.replicate(
-            dst_wells, frame.ents.replicates, len(src_wells) * frame.ents.replicates, dst_lw, p
+            dst_wells,
+            frame.ents.replicates,
+            len(src_wells) * frame.ents.replicates,
+            dst_lw,
+            p,
+            src_wells,
         )
         dest_sets = [(dst_lw, dst_wells)]
     if src_lw == dst_lw and set(src_wells) & set(dst_wells) and len(src_wells) == 1:
