@@ -11,6 +11,7 @@ from agents.task.planning._tables import rewrite
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.families._pairing import pair
 from agents.task.planning.models import Plan
+from evals.planning import CORPUS, Labs
 
 
 # --------------------------------------------------------------------------- tables of pairs
@@ -84,3 +85,76 @@ def test_a_channel_or_tip_setting_said_after_the_work_applies_to_the_work_before
     assert isinstance(result, Plan) and result.tip_policy.startswith("a fresh tip")
     result = plan("Add 50 uL buffer to plate_1 A1-A6; one tip for the whole thing", LAB)
     assert isinstance(result, Plan) and result.tip_policy == "one tip for everything"
+
+
+# --------------------------------------------------------------------------- notation
+def test_a_labware_and_its_well_written_with_a_colon_and_slashed_lists_are_read() -> None:
+    assert normalise("10 uL samples:A3 -> dest:B1, A1:A12 stays").text == (
+        "10 uL samples A3 -> dest B1, A1:A12 stays"
+    )
+    assert normalise("Add 5/10/15 uL to A1/A2/A3").text == "Add 5, 10 and 15 uL to A1, A2 and A3"
+
+
+def test_a_range_of_sources_before_into_is_a_range_not_a_source_and_a_destination() -> None:
+    (found,) = find_all("from # D1 to D6 into # D12")[:1]
+    assert found.expand(8, 12) == [f"D{c}" for c in range(1, 7)]
+    assert [w.text for w in find_all("from A1 to B1")] == ["A1", "B1"]
+
+
+def test_a_well_list_before_into_stays_one_list_unless_other_pairs_are_written() -> None:
+    assert [w.text for w in find_all("# B2, C5, D9 into # E1, E2")] == ["B2, C5, D9", "E1, E2"]
+    assert [w.text for w in find_all("A1 into # A1-A3, A2 into # B1-B3")] == [
+        "A1",
+        "A1-A3",
+        "A2",
+        "B1-B3",
+    ]
+
+
+# --------------------------------------------------------------------------- whole plans
+def _pairs(result: object) -> list[tuple[str, str, float]]:
+    assert isinstance(result, Plan), result
+    out = []
+    for s in result.steps:
+        if s.command == "transfer":
+            for d in s.args["destination_wells"]:
+                out.append((s.args["source_well"], d, s.args["volume_ul"]))
+    return out
+
+
+def test_volumes_written_before_each_pair_belong_to_that_pair() -> None:
+    samples = Labs(CORPUS)["samples"].view  # samples: 100 uL in every well
+    result = plan(
+        "Move 10 uL samples:A3 -> dest_plate:B1 and 20 uL samples:C6 -> dest_plate:B2", samples
+    )
+    assert _pairs(result) == [("A3", "B1", 10.0), ("C6", "B2", 20.0)]
+
+
+def test_a_tip_wish_that_ends_a_sentence_and_a_label_say_how_for_every_move() -> None:
+    result = plan(
+        "Multichannel: 50 uL dye to plate_1 columns 1-2, then 50 uL buffer to plate_1 "
+        "columns 1-2, fresh tips for each column",
+        LAB,
+    )
+    assert isinstance(result, Plan), result
+    picks = [s for s in result.steps if s.command == "pick_up_tips"]
+    assert len(picks) == 4 and all(p.args["channels"] == list(range(8)) for p in picks)
+
+
+def test_changing_tips_after_every_well_names_no_wells() -> None:
+    result = plan("Put 20 uL of buffer into plate_2 A1 through A8, changing tips after every well")
+    assert sorted(d for _, d, _ in _pairs(result)) == sorted(f"A{c}" for c in range(1, 9))
+
+
+def test_two_plates_joined_by_and_share_the_wells_written_after_them() -> None:
+    result = plan("Add 100 uL buffer to plate_1 and plate_2 columns 1-2 with the multichannel")
+    assert isinstance(result, Plan), result
+    wells = {(s.args["labware"], w) for s in result.steps if s.command == "dispense"
+             for w in s.args["wells"]}  # fmt: skip
+    assert wells == {(lw, f"{r}{c}") for lw in ("plate_1", "plate_2") for r in "ABCDEFGH"
+                     for c in (1, 2)}  # fmt: skip
+
+
+def test_stamping_from_a_plate_that_holds_nothing_is_refused_with_its_reason() -> None:
+    result = plan("Stamp plate_1 onto plate_2, 10 uL per well", LAB)
+    assert getattr(result, "code", None) == "insufficient_liquid"

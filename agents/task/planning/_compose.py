@@ -336,7 +336,10 @@ def _preceding(frame: Frame) -> list[object]:
 
 _LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix")
 # A tip wish that ends a sentence: ", fresh tips for each column" (for every move said in it).
-_TIPS_LAST = re.compile(r",\s*(?:with\s+|using\s+)?(?:a\s+)?(?:new|fresh|one|same|change)\b[^,]*\btips?\b[^,]*$", re.IGNORECASE)
+_TIPS_LAST = re.compile(
+    r",\s*(?:with\s+|using\s+)?(?:a\s+)?(?:new|fresh|one|same|change)\b[^,]*\btips?\b[^,]*$",
+    re.IGNORECASE,
+)
 _FOR_ALL = re.compile(r"\bfor\s+(?:both|all|each|every\w*)\b|\bthroughout\b", re.IGNORECASE)
 
 

@@ -91,6 +91,8 @@ def _labware_well(m: re.Match[str]) -> str:
 def _slashed(m: re.Match[str]) -> str:
     items = m.group(0).split("/")
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
 _UNIT_DOT = re.compile(
     r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b)"
 )

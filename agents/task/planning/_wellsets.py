@@ -292,7 +292,8 @@ def _starts_a_pair(text: str, prev_start: int, end: int) -> bool:
     if not _PAIR_NEXT.match(text[end:]):
         return False
     after = text[end:]
-    after = after[(re.search(r"->|\binto\b|\bonto\b", after, _FLAGS) or re.search("$", after)).end() :]  # type: ignore[union-attr]
+    joint = re.search(r"->|\binto\b|\bonto\b", after, _FLAGS)
+    after = after[joint.end() :] if joint else ""
     return bool(_PAIRED.search(text[:prev_start]) or _PAIRED.search(after))
 
 

@@ -19,6 +19,7 @@ _SAME_WELLS = re.compile(
 )
 
 
+_AND = re.compile(r"\s*(?:,|and|&|\+|,\s*and)\s*", _FLAGS)
 _POOL = re.compile(r"^(?:pool|combine|consolidate|merge)\b", _FLAGS)
 _HEAD_IS_SOURCE = re.compile(
     r"^(?:transfer|move|pipette|pipet|stamp|replicate|copy|pool|combine|consolidate|spot|"
@@ -38,9 +39,14 @@ def _resolve_places(
     places = list(places)
     for i in range(len(places) - 1, 0, -1):  # "plate_a and plate_b columns 1-6": both plates
         a, b = places[i - 1], places[i]
-        if a.labware is not None and a.wells is None and b.labware is not None and b.wells:
-            if re.fullmatch(r"\s*(?:,|and|&|\+|,\s*and)\s*", frame.text[a.labware.end : b.labware.start]):
-                places[i - 1] = Place(a.labware, b.wells, a.unknown)
+        if (
+            a.labware is not None
+            and a.wells is None
+            and b.labware is not None
+            and b.wells
+            and re.fullmatch(_AND, frame.text[a.labware.end : b.labware.start])
+        ):
+            places[i - 1] = Place(a.labware, b.wells, a.unknown)
     for place in places:
         if place.labware is None and place.unknown is None and out:
             out.append((out[-1][0], place))
