@@ -158,3 +158,24 @@ def test_two_plates_joined_by_and_share_the_wells_written_after_them() -> None:
 def test_stamping_from_a_plate_that_holds_nothing_is_refused_with_its_reason() -> None:
     result = plan("Stamp plate_1 onto plate_2, 10 uL per well", LAB)
     assert getattr(result, "code", None) == "insufficient_liquid"
+
+
+@pytest.mark.parametrize(
+    ("text", "count", "first", "last"),
+    [
+        ("all wells of # except column 12", 88, "A1", "H11"),
+        ("row A but not A1", 11, "A2", "A12"),
+        ("A1-A12, skipping A6", 11, "A1", "A12"),
+        ("the whole plate apart from the outer wells", 60, "B2", "G11"),
+        ("columns 1, 3, 5, ..., 11", 48, "A1", "H11"),
+        ("cols 2, 4 ... 12", 48, "A2", "H12"),
+        ("every third column", 32, "A1", "H10"),
+        ("alternating wells of row B", 6, "B1", "B11"),
+    ],
+)
+def test_exclusions_progressions_and_steps_select_the_wells_meant(
+    text: str, count: int, first: str, last: str
+) -> None:
+    (found,) = find_all(text)
+    wells = found.expand(8, 12)
+    assert (len(wells), wells[0], wells[-1]) == (count, first, last)

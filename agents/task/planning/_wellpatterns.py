@@ -16,8 +16,10 @@ _NOT_UNIT = (
 )
 _NUM = r"\d{1,2}(?![\d.])" + _NOT_UNIT
 _SPAN = r"(?:\s*(?:-|:|to|through|thru|until|till|\.\.)\s*)"
+_LIST_ELLIPSIS = re.compile(r"\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?")
 _LISTJOIN = r"\s*(?:,\s*and\b|,|&|\band\b|\+)\s*"  # "1, 2, and 3": the Oxford comma too
-_NUMLIST = rf"{_NUM}(?:{_SPAN}{_NUM})?(?:(?:{_LISTJOIN}|\s*\bor\b\s*){_NUM}(?:{_SPAN}{_NUM})?)*"
+_NUMJOIN = rf"(?:{_LISTJOIN}|\s*\bor\b\s*|\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?)"
+_NUMLIST = rf"{_NUM}(?:{_SPAN}{_NUM})?(?:{_NUMJOIN}{_NUM}(?:{_SPAN}{_NUM})?)*"
 _LETTER = r"[A-Pa-p](?![\w])"
 _LETLIST = rf"{_LETTER}(?:{_SPAN}{_LETTER})?(?:{_LISTJOIN}{_LETTER}(?:{_SPAN}{_LETTER})?)*"
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
@@ -37,7 +39,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "other",
         re.compile(
-            r"\b(?:every\s+(?:other|second|2nd)|alternate|alternating)\s+(columns?|cols?|rows?)"
+            r"\b(?:every\s+(other|second|2nd|third|3rd|fourth|4th)|(alternate|alternating))\s+(columns?|cols?|rows?)"
             r"(?:\s+(?:of|on|in)\s+(?:the\s+)?#+)?(?:\s*,?\s*(?:starting|beginning)\s+(?:with|at|from|in)\s+(?:columns?|cols?|rows?)?"
             r"\s*(\d{1,2}|[A-Pa-p])\b)?",
             _FLAGS,
@@ -93,6 +95,13 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     ("well", re.compile(rf"\b({_W})\b", _FLAGS)),
 ]
+# "all wells except column 12", "row A but not A1", "..., skipping H12": what is left out.
+_EXCEPT = re.compile(
+    r"^\s*(?:,|\()?\s*(?:(?:on|of|in)\s+(?:the\s+)?#+\s*,?\s*)?(?:but\s+|and\s+)?(?:except(?:\s+for)?"
+    r"|excluding|but\s+not|not|skipping|skip|other\s+than|apart\s+from|leaving\s+out|without|minus"
+    r"|save\s+for)\s+(?:the\s+)?(?:wells?\s+)?$",
+    _FLAGS,
+)
 _JOIN = re.compile(
     r"^\s*(?:,|&|\+|\band\b|\bas well as\b|\bplus\b|,\s*and\b)\s*(?:wells?\s+)?$", _FLAGS
 )
@@ -103,3 +112,39 @@ _THEN_ALTERNATE = re.compile(r"^\s*,?\s*(?:in\s+|at\s+|using\s+|taking\s+)?$", _
 # Read backwards: the text before a range ends in "from" (+ a few words), no "to" between.
 _FROM_TO = re.compile(r"^\s*(?:[^\s]+\s+){0,3}?morf\b(?!.*\bot\b)", _FLAGS)
 _WELL_COUNT = re.compile(r"\b(?:all\s+)?(\d{2,4})\s+wells\b", _FLAGS)
+
+
+def _numbers(text: str) -> list[int]:
+    """'1-3, 5 and 7' / '1, 3, 5, ..., 11' (the step of the last two carried on)."""
+    out: list[int] = []
+    text = _LIST_ELLIPSIS.sub(" ~ ", text)
+    for piece in re.split(r"\s*(?:,|&|\band\b|\+|\bor\b)\s*", text, flags=_FLAGS):
+        if "~" in piece:
+            left, right = (x.strip() for x in piece.split("~", 1))
+            if left:
+                out.append(int(left))
+            step = out[-1] - out[-2] if len(out) >= 2 and out[-1] > out[-2] else 1
+            out.extend(range(out[-1] + step, int(right) + 1, step) if out else [int(right)])
+            continue
+        ends = re.split(_SPAN, piece.strip(), flags=_FLAGS)
+        ends = [e for e in ends if e.strip()]
+        if len(ends) == 2:
+            a, b = int(ends[0]), int(ends[1])
+            out.extend(range(a, b + (1 if b >= a else -1), 1 if b >= a else -1))
+        elif ends:
+            out.append(int(ends[0]))
+    return out
+
+
+def _letters(text: str) -> list[str]:
+    out: list[str] = []
+    for piece in re.split(r"\s*(?:,|&|\band\b|\+)\s*", text, flags=_FLAGS):
+        ends = [
+            e.strip().upper() for e in re.split(_SPAN, piece.strip(), flags=_FLAGS) if e.strip()
+        ]
+        if len(ends) == 2:
+            a, b = ord(ends[0]), ord(ends[1])
+            out.extend(chr(x) for x in range(a, b + (1 if b >= a else -1), 1 if b >= a else -1))
+        elif ends:
+            out.append(ends[0])
+    return out

@@ -21,6 +21,7 @@ from typing import Any
 from agents.task.planning._wellpatterns import (
     _CROSS,
     _ELLIPSIS,
+    _EXCEPT,
     _FROM_TO,
     _JOIN,
     _ORDINAL,
@@ -30,6 +31,8 @@ from agents.task.planning._wellpatterns import (
     _THEN_ALTERNATE,
     _WELL_COUNT,
     _WORDNUM,
+    _letters,
+    _numbers,
 )
 
 _FLAGS = re.IGNORECASE
@@ -133,6 +136,9 @@ def _expand(part: Part, rows: int, cols: int) -> list[str]:
         every = [w for p in a[0] for w in _expand(p, rows, cols)]  # type: ignore[attr-defined]
         begin = every.index(str(a[1])) if a[1] in every else 0
         return every[begin::2]
+    if k == "minus":  # "all wells except column 12"
+        gone = set(w for p in a[1] for w in _expand(p, rows, cols))  # type: ignore[attr-defined]
+        return [w for p in a[0] for w in _expand(p, rows, cols) if w not in gone]  # type: ignore[attr-defined]
     if k == "cross":
         first = [w for p in a[0] for w in _expand(p, rows, cols)]  # type: ignore[attr-defined]
         second = set(w for p in a[1] for w in _expand(p, rows, cols))  # type: ignore[attr-defined]
@@ -149,8 +155,8 @@ def _pick(part: Part, rows: int, cols: int) -> list[int]:
     """1-based indices of the rows or columns a relative selection names."""
     axis, n = str(part.args[0]), cols if part.args[0] == "col" else rows
     if part.kind == "other":
-        start = int(str(part.args[1]))
-        return list(range(start, n + 1, 2))
+        start, step = int(str(part.args[1])), int(str(part.args[2]))
+        return list(range(start, n + 1, step))
     if part.kind == "parity":
         return list(range(1 if part.args[1] == "odd" else 2, n + 1, 2))
     if part.kind == "firstn":
@@ -168,33 +174,6 @@ def _pick(part: Part, rows: int, cols: int) -> list[int]:
     return [n if which < 0 else which]
 
 
-def _numbers(text: str) -> list[int]:
-    out: list[int] = []
-    for piece in re.split(r"\s*(?:,|&|\band\b|\+|\bor\b)\s*", text, flags=_FLAGS):
-        ends = re.split(_SPAN, piece.strip(), flags=_FLAGS)
-        ends = [e for e in ends if e.strip()]
-        if len(ends) == 2:
-            a, b = int(ends[0]), int(ends[1])
-            out.extend(range(a, b + (1 if b >= a else -1), 1 if b >= a else -1))
-        elif ends:
-            out.append(int(ends[0]))
-    return out
-
-
-def _letters(text: str) -> list[str]:
-    out: list[str] = []
-    for piece in re.split(r"\s*(?:,|&|\band\b|\+)\s*", text, flags=_FLAGS):
-        ends = [
-            e.strip().upper() for e in re.split(_SPAN, piece.strip(), flags=_FLAGS) if e.strip()
-        ]
-        if len(ends) == 2:
-            a, b = ord(ends[0]), ord(ends[1])
-            out.extend(chr(x) for x in range(a, b + (1 if b >= a else -1), 1 if b >= a else -1))
-        elif ends:
-            out.append(ends[0])
-    return out
-
-
 def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
     if kind == "rect":
         return Part("rect", (m.group(1).upper(), m.group(2).upper())), None
@@ -207,10 +186,11 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
     if kind == "cols":
         return Part("cols", tuple(_numbers(m.group(1)))), "col"
     if kind == "other":
-        axis = "col" if m.group(1).lower().startswith("col") else "row"
-        start = m.group(2)
+        axis = "col" if m.group(3).lower().startswith("col") else "row"
+        start = m.group(4)
         first = (ord(start.upper()) - 64) if start and start.isalpha() else int(start or 1)
-        return Part("other", (axis, first)), axis
+        step = {"third": 3, "3rd": 3, "fourth": 4, "4th": 4}.get((m.group(1) or "").lower(), 2)
+        return Part("other", (axis, first, step)), axis
     if kind == "parity":
         axis = "col" if m.group(2).lower().startswith("col") else "row"
         return Part("parity", (axis, m.group(1).lower())), axis
@@ -257,7 +237,7 @@ def _chain_wells(text: str) -> list[str]:
 
 
 _OTHER_WELL = re.compile(
-    r"\bevery\s+(?:other|second|2nd)\s+wells?\s+(?:of|in|on|along|across)\s+(?:the\s+)?(?:#+\s+)?",
+    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing))\s+wells?\s+(?:of|in|on|along|across)\s+(?:the\s+)?(?:#+\s+)?",
     _FLAGS,
 )
 _START_AT = re.compile(
@@ -340,6 +320,13 @@ def find_all(text: str) -> list[WellSet]:
             sets[-1] = WellSet(
                 (Part("alternate", (prev.parts, None)),), prev.start, end, text[prev.start : end]
             )
+            continue
+        if sets and not chain and _EXCEPT.match(text[sets[-1].end : start]):
+            prev = sets[-1]  # "every well except H12": the set without those wells
+            sets[-1] = WellSet(
+                (Part("minus", (prev.parts, parts)),), prev.start, end, text[prev.start : end],
+                False, prev.axis,
+            )  # fmt: skip
             continue
         if (
             sets
