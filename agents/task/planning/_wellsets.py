@@ -27,7 +27,6 @@ from agents.task.planning._wellpatterns import (
     _ORDINAL,
     _PAIR_NEXT,
     _PATTERNS,
-    _SPAN,
     _THEN_ALTERNATE,
     _WELL_COUNT,
     _WORDNUM,
