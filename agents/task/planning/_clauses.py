@@ -58,7 +58,8 @@ _PLACE_ONLY = re.compile(
 # ", 200 uL dye into A1" after "100 uL buffer into A2-A12": a second transfer in the same breath.
 _VOLUME_START = re.compile(
     r"\s*(?:,|\band\b)\s*(?:and\s+)?(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
-    r"|[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
+    r"|(?:[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?|(?:columns?|cols?|rows?)\s+[A-Pa-p\d]{1,2})"
+    r"\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
     _FLAGS,
 )
 # ", standard 300 uL into A1" after "sample buffer 150 uL into A2-A8": a liquid, its volume, where.

@@ -49,6 +49,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|(?<!no\s)\btips?\s+(?:are\s+|is\s+)?changed\b"
             r"|\b(?:replace|swap|discard|eject)\s+(?:the\s+)?tips?\s+(?:between|after|each|every|for)"
             r"|\bnever\s+reuse|\bdon'?t\s+reuse|\bdo\s+not\s+reuse|\bno\s+tip\s+reuse"
+            r"|\btips?\s*[:=-]\s*(?:a\s+)?(?:new|fresh)\s+(?:one\s+)?(?:for\s+)?(?:each|every|per)\b"
             r"|\btip\s+change\s+(?:between|after)"
             r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
             r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick|library|"
@@ -63,6 +64,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"tips?\s*(?:set\s+)?(?:for|throughout|across|the\s+whole|all|is\s+fine|is\s+ok|"
             r"the\s+entire|everything|for\s+everything)?"
             r"|\bdon'?t\s+change\s+tips?|\bdo\s+not\s+change\s+tips?|\bno\s+tip\s+changes?"
+            r"|\bno\s+need\s+to\s+change\s+(?:the\s+)?tips?|\bneedn'?t\s+change\s+(?:the\s+)?tips?"
             r"|\bwithout\s+changing\s+tips?|\breuse\s+(?:the\s+)?tips?|\bkeep\s+the\s+(?:same\s+)?tips?"
             r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))",
             _FLAGS,

@@ -145,7 +145,10 @@ _EACH = re.compile(
     r"(?:at\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s*(?:each|per\s+(?:well|pick|transfer|sample))",
     re.IGNORECASE,
 )
-_PICKING = re.compile(r"\b(?:cherry|hit|pick|re-?array|rearray|map)", re.IGNORECASE)
+_PICKING = re.compile(
+    r"\b(?:cherry|hit|pick|re-?array|rearray|map)|\bfrom\s+\S+\s+(?:to|into|->)\s+\S+\s*$",
+    re.IGNORECASE,
+)  # a list under "Cherry-pick ...:" or "From samples to dest_plate:" pairs wells
 _WELL_TO_WELL = re.compile(r"^([A-Pa-p]\d{1,2})\s+(?:to|into)\s+([A-Pa-p]\d{1,2})\b", re.IGNORECASE)
 
 
