@@ -179,3 +179,25 @@ def test_exclusions_progressions_and_steps_select_the_wells_meant(
     (found,) = find_all(text)
     wells = found.expand(8, 12)
     assert (len(wells), wells[0], wells[-1]) == (count, first, last)
+
+
+def test_a_head_the_liquid_handler_lacks_is_refused_never_replaced_by_one_channel() -> None:
+    for said in ("with the 12-channel pipette", "using 16 channels"):
+        result = plan(f"Add 50 uL buffer to plate_1 row A {said}", LAB)
+        assert getattr(result, "code", None) == "missing_instrument", result
+
+
+def test_new_tips_every_column_of_a_384_plate_is_one_set_for_both_passes_of_a_column() -> None:
+    from agents.task.planning._eight import _Batch, groups_8
+
+    odd = _Batch(
+        "res", "p384", list(range(8)), ["A1"] * 8, [f"{r}1" for r in "ACEGIKMO"], 5, 0, None
+    )
+    even = _Batch(
+        "res", "p384", list(range(8)), ["A1"] * 8, [f"{r}1" for r in "BDFHJLNP"], 5, 0, None
+    )
+    nxt = _Batch(
+        "res", "p384", list(range(8)), ["A1"] * 8, [f"{r}2" for r in "ACEGIKMO"], 5, 0, None
+    )
+    assert [len(g) for g in groups_8([odd, even, nxt], "per_column")] == [2, 1]
+    assert [len(g) for g in groups_8([odd, even, nxt], "per_destination")] == [1, 1, 1]

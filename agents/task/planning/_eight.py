@@ -87,6 +87,11 @@ def batches(world: World, ops: list[Op]) -> list[_Batch]:
     return batches
 
 
+def _column(b: _Batch) -> tuple[str | None, str]:
+    """The plate column a batch works in (a 384 column takes two batches: odd, even rows)."""
+    return (b.dst_lw or b.src_lw, (b.dst_wells or b.src_wells)[0][1:])
+
+
 def groups_8(batches: list[_Batch], policy: TipPolicy) -> list[list[_Batch]]:
     groups: list[list[_Batch]] = []
     for b in batches:
@@ -94,7 +99,8 @@ def groups_8(batches: list[_Batch], policy: TipPolicy) -> list[list[_Batch]]:
         new = (
             last is None
             or last.dst_lw is None
-            or policy in ("per_destination", "per_column")
+            or policy == "per_destination"
+            or (policy == "per_column" and _column(last) != _column(b))
             or (policy == "per_source" and (last.src_lw, last.src_wells) != (b.src_lw, b.src_wells))
         )
         if new:

@@ -76,6 +76,12 @@ _MULTI = re.compile(
     r"|\bmultichannel\b|\ball\s+(?:8|eight)\s+channels\b|\bp\d+\s*multi\b|\b8\s+at\s+a\s+time\b",
     _FLAGS,
 )
+# "the 96-channel head", "a 12-channel pipette", "16 channels", "the 96 head": another head.
+_OTHER_HEAD = re.compile(
+    r"\b(\d{1,3})[\s-]?(?:channels?|ch)\b(?!\s*(?:reservoir|trough|plate|block))"
+    r"|\b(96|384)[\s-]?(?:head|tip\s+head)\b",
+    _FLAGS,
+)
 _SINGLE = re.compile(
     r"\bsingle[\s-]?channel\b|\b(?:one|1)[\s-]channel\b|\bone\s+well\s+at\s+a\s+time\b", _FLAGS
 )
@@ -215,10 +221,20 @@ def _blank(text: str, spans: list[tuple[int, int]], fill: str = " ") -> str:
     return text
 
 
+def _channels(text: str) -> int | None:
+    """The channels a piece of text asks for: 8 for "8-channel" / "multichannel", 1 for
+    "single channel", another count as said ("the 96-channel head", "12 channels")."""
+    if _MULTI.search(text):
+        return 8
+    if _SINGLE.search(text):
+        return 1
+    other = _OTHER_HEAD.search(text)
+    return int(other.group(1) or other.group(2)) if other else None
+
+
 def how_said(text: str) -> tuple[int | None, str | None]:
     """(channels, tip policy) a piece of text says ("8-channel, fresh tips": 8, per_destination)."""
-    channels = 8 if _MULTI.search(text) else 1 if _SINGLE.search(text) else None
-    return channels, next((name for name, rx in TIP_POLICIES if rx.search(text)), None)
+    return _channels(text), next((name for name, rx in TIP_POLICIES if rx.search(text)), None)
 
 
 def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
@@ -295,10 +311,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     # liquids stay readable here: "one tip per library" names a liquid as what a tip serves
     said = _blank(unquoted, [(m.start, m.end) for m in ents.labware + ents.unknown_labware])
     ents.tips = next((name for name, rx in TIP_POLICIES if rx.search(said)), None)
-    if _MULTI.search(plain):
-        ents.channels = 8
-    elif _SINGLE.search(plain):
-        ents.channels = 1
+    ents.channels = _channels(plain)
     ents.no_mix = bool(_NO_MIX.search(plain))
     ents.mix = bool(_MIX.search(plain)) and not ents.no_mix
     if ents.mix and (mixed := _MIX.search(plain)):
