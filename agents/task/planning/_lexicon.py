@@ -137,6 +137,10 @@ def _names_rx(
     def one(n: str) -> str:
         if plural and len(n) > 3 and n[-1].lower() == "y" and n[-2].lower() not in "aeiou":
             return f"(?:{spell(n)}{plural}|{spell(n[:-1])}ies)"  # "library" -> "libraries"
+        if plural and len(n) > 4 and n.lower().endswith("ium"):
+            return f"(?:{spell(n)}{plural}|{spell(n[:-2])}a)"  # "medium" -> "media"
+        if plural and len(n) > 4 and n.lower().endswith("dia"):
+            return f"(?:{spell(n)}|{spell(n[:-1])}um)"  # "media" -> "medium"
         return f"{spell(n)}{plural}"
 
     alts = "|".join(f"(?P<{tag}{i}>{one(n)})" for i, n in enumerate(names))
@@ -297,6 +301,8 @@ class Lexicon:
                 continue
             for w in words:
                 owners.setdefault(w.lower(), set()).add(name)
+                if w.lower().endswith("ium"):  # "growth medium": "media" too
+                    owners.setdefault(w.lower()[:-2] + "a", set()).add(name)
         singles = {n.lower() for n in self.liquids.values() if " " not in n}
         return {
             w: next(iter(names))
@@ -319,10 +325,13 @@ class Lexicon:
                 if written.lower() == name.lower():
                     continue  # exact: the regex found it
                 best = closest(written.lower(), [name.lower()])
+                first = closest(written.split()[0].lower(), [name.split()[0].lower()])
                 if (
                     best is not None
                     and best[2]
                     and written.split()[-1].lower()[:3] == name.split()[-1].lower()[:3]
+                    and first is not None
+                    and first[2]  # "blocking buffer" is no typo of "sample buffer"
                 ):
                     out.append(Mention(name, a, b, written, True))
         return out

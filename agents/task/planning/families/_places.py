@@ -138,7 +138,8 @@ _A_PLATE = re.compile(r"\b(?:the|a|this|that|my|our)\s+(?:[\w-]+\s+)?plate\b", _
 
 
 _ONTO = re.compile(
-    r"\b(?:to|onto|into|over|on)\s+(?:the\s+|all\s+(?:of\s+)?the\s+|each\s+of\s+the\s+)?$", _FLAGS
+    r"\b(?:to|onto|into|over|on)\s+(?:the\s+|all\s+(?:of\s+)?the\s+|each\s+of\s+the\s+|each\s+|every\s+|all\s+)?$",
+    _FLAGS,
 )
 
 
@@ -161,6 +162,8 @@ def _each_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
     for m in frame.ents.liquids:
         if not _EACH_BEFORE.search(frame.text[: m.start]) or m.name not in p.world.liquids:
             continue
+        if _ONTO.search(frame.text[: m.start]) and m is not frame.liquid:
+            continue  # "add beads to each library": the libraries receive
         found = _holders_on_one_plate(m.name, p)
         if found is not None and len(found[1]) > 1:
             return found

@@ -337,8 +337,14 @@ def _ops(
                     ["liquid"],
                     r.liquids(world),
                 )
+            if len(written.split()) > 1:  # "blocking buffer" is not the lab's "sample buffer"
+                raise Ask(
+                    f"There is no {written} in the lab: which liquid do you mean?",
+                    ["liquid"],
+                    r.liquids(world),
+                )
             # A name the lab does not know: one of its liquids by that word, else ask.
-            liquid = r.liquid(Mention(written.split()[-1], 0, 0, written, False), p)
+            liquid = r.liquid(Mention(written, 0, 0, written, False), p)
         count = frame.ents.replicates or 1
         per = per_well or [float(volume or 0)] * len(dst_wells)
         need = sum(per) * (count if len(dst_wells) == 1 else 1)
