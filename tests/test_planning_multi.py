@@ -201,3 +201,18 @@ def test_new_tips_every_column_of_a_384_plate_is_one_set_for_both_passes_of_a_co
     )
     assert [len(g) for g in groups_8([odd, even, nxt], "per_column")] == [2, 1]
     assert [len(g) for g in groups_8([odd, even, nxt], "per_destination")] == [1, 1, 1]
+
+
+def test_a_96_well_plate_stamped_into_a_quadrant_of_a_384_well_plate_interleaves() -> None:
+    from agents.task.planning._world import World
+    from agents.task.planning.families._places import _quadrant
+
+    world = World(Labs(CORPUS)["plate384"].view)
+    src = ["A1", "A2", "B1", "H12"]
+    assert _quadrant("into quadrant 1 of x", "sample_plate", src, "assay_384", world) == [
+        "A1", "A3", "C1", "O23"
+    ]  # fmt: skip
+    assert _quadrant("into Q4 of x", "sample_plate", src, "assay_384", world) == [
+        "B2", "B4", "D2", "P24"
+    ]  # fmt: skip
+    assert _quadrant("to assay_384 Q1", "sample_plate", src, "assay_384", world) is None

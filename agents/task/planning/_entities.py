@@ -116,6 +116,9 @@ _TIP_SCOPE = re.compile(
     r"samples?|columns?|rows?|picks?|steps?|times?|aliquots?|replicates?)\b",
     _FLAGS,
 )
+_QUADRANT = re.compile(
+    r"\bquadrant\s*#?\s*[1-4]\b|\bQ[1-4]\b(?=\s+(?:of|on)\b)", _FLAGS
+)  # not a well
 _REFER = re.compile(
     r"\b(it|them|those|these|same\s+wells|the\s+same\s+wells|those\s+wells|these\s+wells|each\s+well"
     r"|every\s+well|the\s+plate|that\s+plate|this\s+plate|the\s+wells|all\s+of\s+them)\b",
@@ -293,6 +296,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     how += [(m.start(), m.end()) for rx in (_MULTI, _SINGLE) for m in rx.finditer(text)]
     how += [(m.start(), m.end()) for m in _HOW.finditer(text)]
     how += [(m.start(), m.end()) for m in _TIP_SCOPE.finditer(text)]
+    how += [(m.start(), m.end()) for m in _QUADRANT.finditer(text)]
     how += [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
     spans += how
     # Names become a solid mark, not spaces: "A2 to plate_1 A1" must not read as a range.

@@ -14,7 +14,7 @@ from agents.task.planning._quantities import fmt
 _FLAGS = re.IGNORECASE
 _SAME_WELLS = re.compile(
     r"\b(?:same\s+(?:positions?|wells?|layout)|matching\s+(?:wells?|positions?)|well[\s-]+to[\s-]+well"
-    r"|1\s*:\s*1|one[\s-]to[\s-]one|corresponding\s+wells?|stamp)\b",
+    r"|1\s*:\s*1|one[\s-]to[\s-]one|corresponding\s+wells?|stamp|quadrant\s*#?\s*[1-4]|Q[1-4](?=\s+(?:of|on)\b))\b",
     _FLAGS,
 )
 
@@ -234,3 +234,20 @@ def _fits(wells: list[str], plate: str, p: r.Planning) -> None:
     for w in wells:
         if ord(w[0]) - 65 >= view.rows or int(w[1:]) > view.cols:
             raise Refuse(f"{w} is not on {plate} ({view.rows}x{view.cols})", "plate_size")
+
+
+_QUADRANT = re.compile(r"\bquadrant\s*#?\s*([1-4])\b|\bQ([1-4])\b(?=\s+(?:of|on)\b)", _FLAGS)
+
+
+def _quadrant(
+    text: str, src_lw: str, src: list[str], dst_lw: str, world: r.World
+) -> list[str] | None:
+    """'Stamp cmpd into quadrant 2 of assay': a 96-well plate's wells onto one quadrant of a
+    384-well plate, well (r, c) to (2r + dr, 2c + dc) with quadrant 1 at A1, 2 at A2, 3 at B1
+    and 4 at B2 (the interleave the 8-channel head reaches on a 384 plate); None otherwise."""
+    m = _QUADRANT.search(text)
+    a, b = world.labware(src_lw), world.labware(dst_lw)
+    if m is None or (a.rows, a.cols, b.rows, b.cols) != (8, 12, 16, 24):
+        return None
+    q = int(m.group(1) or m.group(2)) - 1
+    return [f"{chr(65 + 2 * (ord(w[0]) - 65) + q // 2)}{2 * int(w[1:]) - 1 + q % 2}" for w in src]

@@ -34,6 +34,7 @@ from agents.task.planning.families._places import (
     _fits_nowhere,
     _implicit_sources,
     _onto_liquid,
+    _quadrant,
     _resolve_places,
     _roles,
     _source_wells,
@@ -357,6 +358,8 @@ def _ops(
         src_wells = [well]
         name = f"{liquid} ({src_lw} {well})"
         p.liquid = liquid
+    if len(dest_sets) == 1 and (quad := _quadrant(text, src_lw, src_wells, dst_lw, world)):
+        dest_sets, dst_wells = [(dst_lw, quad)], quad  # "stamp cmpd into quadrant 2 of assay"
     if frame.ents.replicates and frame.ents.replicates > 1 and len(dest_sets) == 1:
         dst_wells = pairing.replicate(
             dst_wells,
