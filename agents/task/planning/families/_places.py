@@ -14,6 +14,7 @@ from agents.task.planning._quantities import fmt
 _FLAGS = re.IGNORECASE
 _SAME_WELLS = re.compile(
     r"\b(?:same\s+(?:positions?|wells?|layout)|matching\s+(?:wells?|positions?)|well[\s-]+to[\s-]+well"
+    r"|well[\s-]+(?:for|by)[\s-]+well|plate[\s-]+to[\s-]+plate|keeping\s+the\s+(?:same\s+)?layout"
     r"|1\s*:\s*1|one[\s-]to[\s-]one|corresponding\s+wells?|stamp|quadrant\s*#?\s*[1-4]|Q[1-4](?=\s+(?:of|on)\b))\b",
     _FLAGS,
 )
@@ -21,8 +22,20 @@ _SAME_WELLS = re.compile(
 
 _AND = re.compile(r"\s*(?:,|and|&|\+|,\s*and)\s*", _FLAGS)
 _POOL = re.compile(r"^(?:pool|combine|consolidate|merge)\b", _FLAGS)
+_STAMP = re.compile(
+    r"^(?:stamp|replicate|copy|duplicate|clone|mirror|reformat|replica[\s-]?plate)\b", _FLAGS
+)
+
+
+def _copies(frame: Frame) -> bool:
+    """The clause (or its label: "Plate-to-plate transfer:") copies a plate's layout."""
+    said = [frame.text, frame.clause.label or ""]
+    return any(_SAME_WELLS.search(t) or _STAMP.match(t) for t in said)
+
+
 _HEAD_IS_SOURCE = re.compile(
-    r"^(?:transfer|move|pipette|pipet|stamp|replicate|copy|pool|combine|consolidate|spot|"
+    r"^(?:transfer|move|pipette|pipet|stamp|replicate|copy|pool|combine|consolidate|spot|duplicate|"
+    r"clone|mirror|replica[\s-]?plate|"
     r"cherry[\s-]?pick|hit[\s-]?pick|split|take|reformat|array)\b",
     _FLAGS,
 )

@@ -28,6 +28,7 @@ from agents.task.planning.families._places import (
     _SAME_WELLS,
     _THE_POOL,
     _all,
+    _copies,
     _each_liquid,
     _expand,
     _fits,
@@ -44,7 +45,7 @@ _FLAGS = re.IGNORECASE
 VERBS = re.compile(
     r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
     r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
-    r"plate\s+out|split|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|"
+    r"plate\s+out|split|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|"
     r"replenish|re-fill|pop)\b",
     _FLAGS,
 )
@@ -57,7 +58,6 @@ _OF_THOSE = re.compile(
 
 _OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)
 _BOTH = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates\b", _FLAGS)
-_STAMP = re.compile(r"^(?:stamp|replicate|copy|duplicate|clone|mirror|reformat)\b", _FLAGS)
 _INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
 
 
@@ -268,15 +268,7 @@ def _ops(
             ):
                 wells = list(src_sets[0][1])  # "to dest_plate": the same positions
                 _fits(wells, lw, p)
-            elif (
-                place.wells is None
-                and src_sets
-                and (
-                    _SAME_WELLS.search(text)
-                    or _STAMP.match(text)
-                    or _STAMP.match(frame.clause.label or "")
-                )
-            ):
+            elif place.wells is None and src_sets and _copies(frame):
                 filled = [
                     w for (lid, w), v in world.volume.items() if lid == src_sets[0][0] and v > 0
                 ]
