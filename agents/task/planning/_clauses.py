@@ -257,7 +257,8 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
     cuts = [
         m
         for m in _NEW_ACTION.finditer(text)
-        if m.start() > 0 and not (":" in m.group(0) and _PLACE_ONLY.match(text[: m.start()]))
+        if m.start() > 0
+        and not ((":" in m.group(0) or "-" in m.group(0)) and _PLACE_ONLY.match(text[: m.start()]))
     ]
     for m in re.finditer(r"\s*:\s+", text):  # "Make a replica of row B: samples B1.. into ..."
         before, after = text[: m.start()], text[m.end() :]

@@ -121,6 +121,40 @@ def _units(line: str, carried: str | None = None) -> tuple[str, str | None]:
     return line, (unit if heading or (carried and not note) else None)
 
 
+_UNIT_HEAD = re.compile(
+    r"(?:,\s*|\()(?:in\s+)?(uL|mL)\)\s*:?\s*$|\(?\s*\b(?:all\s+)?volumes?\s+(?:are\s+)?in\s+(uL|mL)\b\s*\)?",
+    re.IGNORECASE,
+)
+
+
+def _carry_units(lines: list[str]) -> list[str]:
+    """'Cherry-pick (cmpd -> assay, uL):' or a line '(volumes in uL)': the unit of the bare
+    numbers after the wells on the lines of that list."""
+    out = list(lines)
+    for i, line in enumerate(lines):
+        note = _UNIT_HEAD.search(line)
+        if note is None or _BARE_AFTER_WELL.search(line):
+            continue
+        unit = note.group(1) or note.group(2)
+        span = range(i + 1, len(lines)) if line.rstrip().endswith(":") else range(len(lines))
+        for j in span:
+            if j == i:
+                continue
+            if j > i and not _BARE_AFTER_WELL.search(_WELL_VOLUME.sub(r"\1 ", lines[j])):
+                if j > i + 1 or line.rstrip().endswith(":"):
+                    break
+            out[j] = _BARE_AFTER_WELL.sub(
+                lambda m: f"{m.group(1)} {m.group(2)} {unit}", _WELL_VOLUME.sub(r"\1 ", out[j])
+            )
+        closed = ")" if note.group(0).startswith(",") else ""  # "(cmpd -> assay, uL)": keep the plates
+        out[i] = (line[: note.start()].rstrip() + closed + line[note.end() :]).rstrip()
+        if line.rstrip().endswith(":") and not out[i].endswith(":"):
+            out[i] += ":"
+        if not out[i].strip(" :()"):
+            out[i] = ""
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Normalised:
     """A request in one spelling, its quoted spans held aside."""
@@ -147,7 +181,7 @@ def normalise(request: str) -> Normalised:
     text = _SLASHED.sub(_slashed, text)
     text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
     lines, carried = [], None
-    for raw in text.replace("\r", "\n").split("\n"):
+    for raw in _carry_units(text.replace("\r", "\n").split("\n")):
         line, carried = _units(raw, carried if raw.strip() else None)
         lines.append(_SPACES.sub(" ", line).strip())
     return Normalised("\n".join(line for line in lines if line), tuple(quoted))

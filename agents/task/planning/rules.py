@@ -28,6 +28,7 @@ from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose, shared_settings
+from agents.task.planning._fragments import volume_after
 from agents.task.planning._frames import Frame
 from agents.task.planning._headings import _TAKES, _fill, _heading
 from agents.task.planning._lexicon import Lexicon
@@ -72,6 +73,7 @@ class RulePlanner:
             read_in = _lead_ins([_read(c, lex, norm.quoted) for c in clauses], lex, norm)
             read_in = _merge_fragments(read_in, lex, norm)
             read_in = refills(read_in, lex, norm)
+            read_in = volume_after(read_in, lex, norm)
             read_in = _split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)
@@ -125,7 +127,10 @@ class RulePlanner:
                         clause=frame.clause.said, kind=kind, understood=understood, steps=steps
                     )
                 )
+                main = len(trace) - 1
                 for folded in _folded(frame):
+                    if main in waiting:
+                        waiting.append(len(trace))  # its steps come with the main clause's
                     trace.append(
                         TraceItem(
                             clause=folded.said,

@@ -35,7 +35,7 @@ def _copies(frame: Frame) -> bool:
 
 _HEAD_IS_SOURCE = re.compile(
     r"^(?:transfer|move|pipette|pipet|stamp|replicate|copy|pool|combine|consolidate|spot|duplicate|"
-    r"clone|mirror|replica[\s-]?plate|"
+    r"clone|mirror|replica[\s-]?plate|re-?array|"
     r"cherry[\s-]?pick|hit[\s-]?pick|split|take|reformat|array)\b",
     _FLAGS,
 )

@@ -45,7 +45,7 @@ _FLAGS = re.IGNORECASE
 VERBS = re.compile(
     r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
     r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
-    r"plate\s+out|split|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|"
+    r"plate\s+out|split|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|re-?array|"
     r"replenish|re-fill|pop)\b",
     _FLAGS,
 )
