@@ -216,3 +216,25 @@ def test_a_96_well_plate_stamped_into_a_quadrant_of_a_384_well_plate_interleaves
         "B2", "B4", "D2", "P24"
     ]  # fmt: skip
     assert _quadrant("to assay_384 Q1", "sample_plate", src, "assay_384", world) is None
+
+
+def test_a_unit_on_a_list_heading_or_its_own_line_holds_for_the_list_below() -> None:
+    text = "cherrypick list (src -> dst, uL):\nA1 -> A1: 1\nB2 -> A2: 2.5\nthen read dst"
+    assert normalise(text).text == (
+        "cherrypick list (src -> dst):\nA1 -> A1 1 uL\nB2 -> A2 2.5 uL\nthen read dst"
+    )
+    assert normalise("EB into libs:\nA1 10\nA2 20\n(volumes in uL)").text == (
+        "EB into libs:\nA1 10 uL\nA2 20 uL"
+    )
+
+
+def test_a_volume_said_after_its_pairs_joins_them_and_stays_in_the_trace() -> None:
+    samples = Labs(CORPUS)["samples"].view
+    result = plan(
+        "Cherry pick: samples B3 -> dest_plate A12, samples C7 -> dest_plate B12; 15 uL each",
+        samples,
+    )
+    assert _pairs(result) == [("B3", "A12", 15.0), ("C7", "B12", 15.0)]
+    assert isinstance(result, Plan) and any(
+        t.clause == "15 uL each" and t.steps for t in result.trace
+    )

@@ -127,6 +127,11 @@ _UNIT_HEAD = re.compile(
 )
 
 
+def _with_unit(line: str, unit: str) -> str:
+    line = _WELL_VOLUME.sub(r"\1 ", line)
+    return _BARE_AFTER_WELL.sub(lambda m: f"{m.group(1)} {m.group(2)} {unit}", line)
+
+
 def _carry_units(lines: list[str]) -> list[str]:
     """'Cherry-pick (cmpd -> assay, uL):' or a line '(volumes in uL)': the unit of the bare
     numbers after the wells on the lines of that list."""
@@ -136,19 +141,20 @@ def _carry_units(lines: list[str]) -> list[str]:
         if note is None or _BARE_AFTER_WELL.search(line):
             continue
         unit = note.group(1) or note.group(2)
-        span = range(i + 1, len(lines)) if line.rstrip().endswith(":") else range(len(lines))
-        for j in span:
-            if j == i:
-                continue
-            if j > i and not _BARE_AFTER_WELL.search(_WELL_VOLUME.sub(r"\1 ", lines[j])):
-                if j > i + 1 or line.rstrip().endswith(":"):
-                    break
-            out[j] = _BARE_AFTER_WELL.sub(
-                lambda m: f"{m.group(1)} {m.group(2)} {unit}", _WELL_VOLUME.sub(r"\1 ", out[j])
+        heading = line.rstrip().endswith(":")
+        targets = [j for j in range(len(lines)) if j != i]
+        if heading:  # the entries under the heading, up to the first line that is none
+            nxt = [j for j in targets if j > i]
+            end = next(
+                (j for j in nxt if not _BARE_AFTER_WELL.search(_with_unit(lines[j], ""))),
+                len(lines),
             )
-        closed = ")" if note.group(0).startswith(",") else ""  # "(cmpd -> assay, uL)": keep the plates
+            targets = [j for j in nxt if j < end]
+        for j in targets:
+            out[j] = _with_unit(out[j], unit)
+        closed = ")" if note.group(0).startswith(",") else ""  # "(cmpd -> assay, uL)": keep plates
         out[i] = (line[: note.start()].rstrip() + closed + line[note.end() :]).rstrip()
-        if line.rstrip().endswith(":") and not out[i].endswith(":"):
+        if heading and not out[i].endswith(":"):
             out[i] += ":"
         if not out[i].strip(" :()"):
             out[i] = ""
