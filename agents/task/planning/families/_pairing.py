@@ -16,7 +16,10 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
 
 _FLAGS = re.IGNORECASE
-_CONNECT = re.compile(r"^\s*(?:->|to|into|onto|in)\s+(?:the\s+)?(?:wells?\s+)?$", _FLAGS)
+_CONNECT = re.compile(
+    r"^\s*(?:each\s+|apiece\s+|per\s+well\s+)?(?:->|to|into|onto|in)\s+(?:the\s+)?(?:wells?\s+)?$",
+    _FLAGS,
+)
 _SEPARATE = re.compile(r"^\s*(?:[,;]|\band\b|,\s*and\b)", _FLAGS)
 _STOP_TEXT = """
     of the a an some fresh more additional another each per well wells every all into to in
@@ -48,11 +51,13 @@ def explicit_pairs(frame: Frame) -> list[tuple[Place, Place, float | None]] | No
     i = 0
     while i + 1 < len(places):
         a, b = places[i], places[i + 1]
-        if _CONNECT.match(text[end(a) : start(b)]):
+        if _CONNECT.match(_without_volumes(frame, end(a), start(b))):
             nxt = start(places[i + 2]) if i + 2 < len(places) else len(text)
             prev = end(places[i - 1]) if i else 0
             vol = volume_between(frame, prev, start(a)) if ahead else None
-            pairs.append((a, b, vol if ahead else volume_between(frame, end(b), nxt)))
+            inside = volume_between(frame, end(a), start(b))  # "A1-H1 (10 uL each) into B1"
+            after = volume_between(frame, end(b), nxt)
+            pairs.append((a, b, vol if ahead else inside if inside is not None else after))
             if i + 2 < len(places) and not _SEPARATE.match(
                 _without_volumes(frame, end(b), start(places[i + 2]))
             ):
