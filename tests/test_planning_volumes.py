@@ -117,7 +117,7 @@ def test_whole_columns_joined_by_arrows_are_carried_column_to_column() -> None:
 def test_a_unit_noted_on_a_heading_line_applies_to_the_bare_volumes_under_it() -> None:
     text = normalise("Normalise dna_plate with water (uL):\nA1 10\nB1 12.5\n\nC1 5").text
     assert text.splitlines() == [
-        "Normalise dna_plate with water :",
+        "Normalise dna_plate with water:",
         "A1 10 uL",
         "B1 12.5 uL",
         "C1 5",
