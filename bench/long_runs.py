@@ -23,6 +23,13 @@ Figures:
   load on the machine does not inflate (the servers' CPU is not in it), and the CPU time of
   the task process and its four servers together (``/proc``), with the load average.
 
+Other people's load moves wall-clock figures by 2-3x on this machine, so the first and the
+last windows of one run (minutes apart) may see different loads. Beside them: how busy the
+whole machine was in each window (``/proc/stat``), each server's CPU per step, the p50 of a
+100-step window at ten places along the run (growth is a trend, load is noise around it), and
+the same-load comparison: right after the last window, three fresh runs of the same plan
+drive their first 100 steps; the last window against their median p50 is the fair ratio.
+
 ``--max-seconds`` / ``--max-mb`` stop a run early (at the next dispatch), for code whose
 cost grows with the run: the figures then say how far it got.
 
@@ -149,6 +156,29 @@ def tree_cpu_s() -> float:
     return total
 
 
+def machine_jiffies() -> tuple[int, int]:
+    """(busy, total) CPU jiffies of the whole machine since boot (``/proc/stat``): how busy
+    every process on it kept the CPUs between two readings, ours and other people's."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def server_cpu_s() -> dict[str, float]:
+    """CPU seconds of each of this process's ``labwright serve`` children, by instrument."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found: dict[str, float] = {}
+    for task in Path(f"/proc/{os.getpid()}/task").iterdir():
+        with contextlib.suppress(OSError):
+            for pid in (task / "children").read_text().split():
+                with contextlib.suppress(OSError, ValueError, IndexError):
+                    argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                    name = argv[argv.index(b"serve") + 1].decode()
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                    found[name] = (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
 def db_bytes(db: Path) -> tuple[int, int]:
     """(bytes SQLite uses, bytes of the database and WAL files)."""
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -169,11 +199,14 @@ async def drive(
     run_id: str = "bench-long",
     max_seconds: float | None = None,
     max_mb: float | None = None,
+    stop_at: int | None = None,
 ) -> dict[str, Any]:
-    """Drive ``n_done`` steps of an ``n_done + 1``-step plan, then 'crash' before the last."""
+    """Drive ``n_done`` steps of an ``n_done + 1``-step plan, then 'crash' before the last
+    (or before step ``stop_at + 1``: the same plan, only its first steps)."""
     stamps: list[float] = []
     cpu: list[float] = []  # this process's CPU time at each dispatch (robust to a busy machine)
-    tree: dict[int, tuple[float, tuple[float, float, float]]] = {}  # index -> (cpu s, load)
+    tree: dict[int, Mark] = {}  # window edges: CPU, machine and load readings
+    end = n_done if stop_at is None else min(stop_at, n_done)
     sizes: list[tuple[int, int, int]] = []  # (step index, used bytes, file bytes)
     every = max(1, n_done // 10)
     t_start: list[float] = []
@@ -188,13 +221,13 @@ async def drive(
         if index == len(stamps):  # first dispatch of this step (not a retry)
             stamps.append(now)
             cpu.append(time.process_time())
-        if index in (0, WINDOW, n_done - WINDOW, n_done) and index not in tree:
-            tree[index] = (tree_cpu_s(), os.getloadavg())
+        if index in (0, WINDOW, end - WINDOW, end) and index not in tree:
+            tree[index] = mark()
         if not t_start:
             t_start.append(now)
             db.append(lab_db(state_dir))
             sizes.append((index, *db_bytes(db[0])))
-        if index >= n_done:
+        if index >= end:
             sizes.append((index, *db_bytes(db[0])))
             raise _Stop(f"bench crash before step {index + 1}")
         if index and index % every == 0:
@@ -248,34 +281,102 @@ async def drive(
         "cpu_first_mean_ms": statistics.fmean(cpu_cycles[:WINDOW]),
         "cpu_last_mean_ms": statistics.fmean(cpu_cycles[-WINDOW:]),
         "cpu_ratio": statistics.fmean(cpu_cycles[-WINDOW:]) / statistics.fmean(cpu_cycles[:WINDOW]),
-        **_tree_figures(tree, n_done),
+        "series": series(cycles),
+        **_tree_figures(tree, end),
         "loadavg_end": os.getloadavg(),
     }
 
 
-def _tree_figures(
-    tree: dict[int, tuple[float, tuple[float, float, float]]], n_done: int
-) -> dict[str, Any]:
-    """CPU per step of the task process and its servers over the first and last windows."""
-    marks = (0, WINDOW, n_done - WINDOW, n_done)
-    if not all(m in tree for m in marks) or n_done < 2 * WINDOW:
-        return {}
-    first = (tree[WINDOW][0] - tree[0][0]) * 1000 / WINDOW
-    last = (tree[n_done][0] - tree[n_done - WINDOW][0]) * 1000 / WINDOW
+Mark = tuple[float, dict[str, float], tuple[int, int], float]
+
+
+def mark() -> Mark:
+    """At a window's edge: CPU s of this process + its servers, of each server, the machine's
+    busy / total jiffies, the 1-minute load average."""
+    return tree_cpu_s(), server_cpu_s(), machine_jiffies(), os.getloadavg()[0]
+
+
+def window(a: Mark, b: Mark) -> dict[str, Any]:
+    """CPU per step of the task process + its servers, and of each server, between two marks
+    ``WINDOW`` steps apart; how busy the machine was (every process on it) and the load."""
+    busy = (b[2][0] - a[2][0]) / max(1, b[2][1] - a[2][1])
     return {
-        "tree_cpu_first_ms": first,
-        "tree_cpu_last_ms": last,
-        "tree_cpu_ratio": last / first,
-        "load_first": tree[0][1][0],
-        "load_last": tree[n_done][1][0],
+        "tree_cpu_ms": (b[0] - a[0]) * 1000 / WINDOW,
+        "server_cpu_ms": {k: (b[1][k] - v) * 1000 / WINDOW for k, v in a[1].items() if k in b[1]},
+        "machine_busy": busy,  # 0..1 of all CPUs
+        "load": (a[3], b[3]),
     }
 
 
+def series(cycles: list[float], parts: int = 10) -> list[tuple[int, float]]:
+    """(first step, p50 ms) of a ``WINDOW``-step window at ``parts`` places along the run:
+    growth with the run shows as a trend, other people's load as noise around it."""
+    if len(cycles) < 2 * WINDOW:
+        return []
+    starts = [round(i * (len(cycles) - WINDOW) / (parts - 1)) for i in range(parts)]
+    return [(i, statistics.median(cycles[i : i + WINDOW])) for i in starts]
+
+
+def _tree_figures(tree: dict[int, Mark], end: int) -> dict[str, Any]:
+    """CPU per step of the task process and its servers over the first and last windows."""
+    marks = (0, WINDOW, end - WINDOW, end)
+    if not all(m in tree for m in marks) or end < 2 * WINDOW:
+        return {}
+    first, last = window(tree[0], tree[WINDOW]), window(tree[end - WINDOW], tree[end])
+    return {
+        "tree_cpu_first_ms": first["tree_cpu_ms"],
+        "tree_cpu_last_ms": last["tree_cpu_ms"],
+        "tree_cpu_ratio": last["tree_cpu_ms"] / first["tree_cpu_ms"],
+        "window_first": first,
+        "window_last": last,
+        "load_first": tree[0][3],
+        "load_last": tree[end][3],
+    }
+
+
+async def fresh_first_window(
+    n_done: int, log: Callable[[str], None], repeats: int = 3
+) -> dict[str, Any]:
+    """The first ``WINDOW`` steps of the same ``n_done + 1``-step plan on a fresh state, run
+    ``repeats`` times right after a long run's last ones: windows a minute or two apart, at
+    about the same load on the machine (the long run's own first window was minutes earlier).
+    The median of the repeats is what the last window is compared with."""
+    windows = []
+    for k in range(repeats):
+        with tempfile.TemporaryDirectory(prefix="labwright-bench-fresh-") as tmp:
+            log(f"long run: fresh run {k + 1}/{repeats} of the same plan, its first {WINDOW} steps")
+            r = await drive(Path(tmp), n_done, log, run_id="bench-fresh", stop_at=2 * WINDOW)
+        windows.append({"first": r["first"], "window_first": r.get("window_first", {})})
+    p50s = [w["first"]["p50_ms"] for w in windows]
+    cpus = [w["window_first"]["tree_cpu_ms"] for w in windows if w["window_first"]]
+    busy = [w["window_first"]["machine_busy"] for w in windows if w["window_first"]]
+    return {
+        "p50_ms": statistics.median(p50s),
+        "p50s_ms": p50s,
+        "tree_cpu_ms": statistics.median(cpus) if cpus else None,
+        "machine_busy": busy,
+        "windows": windows,
+    }
+
+
+def pair(long: dict[str, Any], fresh: dict[str, Any]) -> dict[str, Any]:
+    """The long run's last window against the fresh runs' first (median; same load), wall
+    and CPU."""
+    out = {"ratio_p50": long["last"]["p50_ms"] / fresh["p50_ms"]}
+    if "window_last" in long and fresh.get("tree_cpu_ms"):
+        out["tree_cpu_ratio"] = long["window_last"]["tree_cpu_ms"] / fresh["tree_cpu_ms"]
+    return out
+
+
 async def bench_long(n_done: int, log: Callable[[str], None], **limits: Any) -> dict[str, Any]:
-    """One driven run of ``n_done`` steps in a fresh state directory."""
+    """One driven run of ``n_done`` steps in a fresh state directory, then the first steps of
+    fresh runs of the same plan (the same-load comparison)."""
     with tempfile.TemporaryDirectory(prefix="labwright-bench-long-") as tmp:
         log(f"long run: {n_done} cheap steps through the task graph (4 stdio servers)")
-        return await drive(Path(tmp), n_done, log, **limits)
+        result = await drive(Path(tmp), n_done, log, **limits)
+    if not result["stopped_early"] and n_done >= 2 * WINDOW:
+        result["fresh"] = await fresh_first_window(n_done, log)
+    return result
 
 
 def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, str, str, str]]:
@@ -343,6 +444,68 @@ def rows(results: dict[int, dict[str, Any]]) -> list[tuple[str, str, str, str]]:
                     "-",
                 )
             )
+        if "window_last" in r:
+            first, last = r["window_first"], r["window_last"]
+            out.append(
+                (
+                    "  machine busy (every process) in the first / last window",
+                    f"{first['machine_busy']:.0%} / {last['machine_busy']:.0%}",
+                    "figure",
+                    "-",
+                )
+            )
+            for name in sorted(set(first["server_cpu_ms"]) & set(last["server_cpu_ms"])):
+                a, b = first["server_cpu_ms"][name], last["server_cpu_ms"][name]
+                if not a:  # a server the steps do not call (the arm moves only at the end)
+                    continue
+                out.append(
+                    (
+                        f"  {name} server CPU per step, first / last (ratio)",
+                        f"{a:.1f} / {b:.1f} ms ({b / a if a else float('nan'):.2f})",
+                        "figure",
+                        "-",
+                    )
+                )
+        if r.get("series"):
+            out.append(
+                (
+                    f"  per-step p50 over {WINDOW} steps, at 10 places along the run",
+                    " ".join(f"{ms:.1f}" for _, ms in r["series"]) + " ms",
+                    "figure",
+                    "-",
+                )
+            )
+        fresh = r.get("fresh")
+        if fresh:
+            paired = pair(r, fresh)
+            runs = ", ".join(f"{ms:.1f}" for ms in fresh["p50s_ms"])
+            out.append(
+                (
+                    f"  same load: last {WINDOW} / first {WINDOW} of fresh runs right after, p50",
+                    f"{r['last']['p50_ms']:.1f} / {fresh['p50_ms']:.1f} ms "
+                    f"({paired['ratio_p50']:.2f})",
+                    f"<= {TARGET_RATIO}",
+                    "yes" if paired["ratio_p50"] <= TARGET_RATIO else "NO",
+                )
+            )
+            busy = " ".join(f"{b:.0%}" for b in fresh["machine_busy"])
+            out.append(
+                (
+                    f"  the fresh runs' p50 (median of {len(fresh['p50s_ms'])}); machine busy",
+                    f"{runs} ms; {busy}",
+                    "figure",
+                    "-",
+                )
+            )
+            if "tree_cpu_ratio" in paired:
+                out.append(
+                    (
+                        "  same load: task + servers CPU per step, last / fresh runs' first",
+                        f"{paired['tree_cpu_ratio']:.2f}",
+                        "figure",
+                        "-",
+                    )
+                )
     return out
 
 
