@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -181,10 +182,20 @@ def verify(simulate: Path, protocol: Path) -> None:
         )
 
 
-def time_runs(simulate: Path, protocol: Path, repeat: int) -> list[float]:
+def child_cpu_s() -> float:
+    """User + system CPU seconds of this process's finished children."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def time_runs(
+    simulate: Path, protocol: Path, repeat: int, cpu: list[float] | None = None
+) -> list[float]:
+    """Wall seconds of each run (and, into ``cpu``, each run's CPU seconds)."""
     runs: list[float] = []
     env = clean_env()
     for i in range(repeat):
+        cpu0 = child_cpu_s()
         start = time.perf_counter()
         proc = subprocess.run(
             [str(simulate), str(protocol)],
@@ -201,6 +212,8 @@ def time_runs(simulate: Path, protocol: Path, repeat: int) -> list[float]:
                 f"{last_line(proc.stderr)}"
             )
         runs.append(elapsed)
+        if cpu is not None:
+            cpu.append(child_cpu_s() - cpu0)
         log(f"run {i + 1}/{repeat}: {elapsed:.2f} s")
     return runs
 
@@ -234,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
             protocol = write_protocol(Path(tmp))
             log(f"verifying {TRANSFERS}-transfer protocol (untimed run)")
             verify(simulate, protocol)
-            runs = time_runs(simulate, protocol, args.repeat)
+            cpu: list[float] = []
+            runs = time_runs(simulate, protocol, args.repeat, cpu)
     except PeerError as exc:
         log(f"error: {exc}")
         return 1
@@ -253,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
             "median_s": round(median, 4),
             "min_s": round(fastest, 4),
             "runs": [round(r, 4) for r in runs],
+            "cpu_median_s": round(statistics.median(cpu), 4),
         }
         print(json.dumps(result))
     else:

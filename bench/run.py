@@ -43,6 +43,7 @@ import io
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -246,11 +247,14 @@ def bench_cli(reps: int, env: dict[str, str], bytecode_cache: bool) -> dict[str,
         else:
             env["PYTHONDONTWRITEBYTECODE"] = "1"
             env.pop("PYTHONPYCACHEPREFIX", None)
-        times, report = [], {}
+        times, cpu, report = [], [], {}
         for i in range(reps + 1):  # the first run is untimed: verification and warm caches
+            used = resource.getrusage(resource.RUSAGE_CHILDREN)
             t0 = time.perf_counter()
             proc = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=REPO)
             elapsed = time.perf_counter() - t0
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu_s = after.ru_utime + after.ru_stime - used.ru_utime - used.ru_stime
             if proc.returncode != 0:
                 raise RuntimeError(f"labwright simulate exited {proc.returncode}: {proc.stderr}")
             if i == 0:
@@ -260,8 +264,10 @@ def bench_cli(reps: int, env: dict[str, str], bytecode_cache: bool) -> dict[str,
                     raise RuntimeError(f"labwright simulate did not do 96 transfers: {report}")
             else:
                 times.append(elapsed)
+                cpu.append(cpu_s)
     return {
         "median_s": statistics.median(times),
+        "cpu_median_s": statistics.median(cpu),
         "min_s": min(times),
         "runs": [round(t, 4) for t in times],
         "reported_simulate_ms": report.get("simulate_ms"),
@@ -568,6 +574,17 @@ def main(argv: list[str] | None = None) -> int:
                 yes(ratio_nopyc >= TARGET_PEER_RATIO),
             )
         )
+        if peer.get("cpu_median_s"):
+            ratio_cpu = peer["cpu_median_s"] / cli["cpu_median_s"]
+            results["peer_ratio_cpu"] = ratio_cpu
+            rows.append(
+                (
+                    "  same in CPU time (user + system; less moved by other people's load)",
+                    f"{peer['cpu_median_s']:.3f} / {cli['cpu_median_s']:.3f} s = {ratio_cpu:.2f}x",
+                    "figure",
+                    "-",
+                )
+            )
     for key, label, target in (
         ("get_run", "MCP get_run (unknown id)", True),
         ("get_state", "MCP get_state", False),

@@ -9,6 +9,7 @@ each option is defined once).
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from importlib import import_module
@@ -19,6 +20,8 @@ from labwright._text import INTERNAL_ERROR, bug, not_utf8
 # tracebacks in its log; a person's command says a bug in one line (see run_lean).
 LEAN = {"serve": "labwright.serving", "simulate": "labwright.simulating"}
 ONE_LINE_BUGS = frozenset({"simulate"})
+# Commands whose process ends as soon as they return, with nothing left to collect or close.
+FREEZE_AT_EXIT = frozenset({"simulate"})
 EXIT_BAD_INPUT = 2
 
 
@@ -42,6 +45,17 @@ def run_lean(argv: list[str]) -> int | None:
     if problem is not None:
         _say(f"[bold red]error:[/] {problem}")
         return EXIT_BAD_INPUT
+    try:
+        return _run(argv, module)
+    finally:
+        if argv[0] in FREEZE_AT_EXIT:
+            # The process ends next: hand what it built (pydantic's validators, every module)
+            # to the permanent generation, so the interpreter's teardown does not walk all of
+            # it once more (~30 ms of a simulation's ~0.2 s here). The exit is the usual one.
+            gc.freeze()
+
+
+def _run(argv: list[str], module: str) -> int:
     try:
         return int(import_module(module).main(argv[1:]))
     except SystemExit as exc:  # one-line usage errors, --help, a failed simulation
