@@ -71,6 +71,26 @@ def _resolve_places(
     return out
 
 
+_FOLLOWING = re.compile(r"\bthe\s+following\b[^:]*:\s*", _FLAGS)
+
+
+def _following(text: str, by: dict[str, list[Place]]) -> None:
+    """'Hit-pick the following samples from samples into dest_plate column 12: B3, C7': the
+    wells listed after the colon are what "the following" names - the source plate's."""
+    m = _FOLLOWING.search(text)
+    dests, sources = by["dest"], by["source"]
+    if m is None or not dests or len(sources) != 1 or sources[0].wells is not None:
+        return
+    last = dests[-1]
+    if last.labware is not None or last.wells is None or last.wells.start < m.end():
+        return
+    plate = sources[0].labware
+    if plate is None:
+        return
+    by["source"] = [Place(plate, dests.pop().wells)]
+    by["head"] = [h for h in by["head"] if not (h.labware and h.labware.name == plate.name)]
+
+
 def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     """(sources, destinations) of a clause by the roles of its places and its verb."""
     text = frame.text
@@ -90,6 +110,7 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
             # "Normalise these libs with EB - A1 10 uL, B1 12 uL": the wells are on libs;
             # "from samples to dest_plate, columns 1-4": the columns of dest_plate
             by[role] = [Place(plain[0].labware, pl.wells) for pl in loose]
+    _following(text, by)
     gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"] and by["dest"])
     if re.match(r"^(?:fill|pre-?fill)", text, _FLAGS) or gets:
         return by["source"], by["head"] + by["dest"]

@@ -42,6 +42,12 @@ _STATE = re.compile(
     r"loaded|sitting|sits|there'?s|there\s+(?:is|are))\b",
     _FLAGS,
 )
+# "..., multichannel is fine", "same tip is ok": how to pipette, not a fact about the lab.
+_FINE = re.compile(
+    r"\b(?:multi[\s-]?channel|8[\s-]?channel|single[\s-]?channel|(?:the\s+)?same\s+tips?|one\s+tip|"
+    r"either|that|this|it)\s+(?:is|'s)\s+(?:fine|ok(?:ay)?|good|enough)\b",
+    _FLAGS,
+)
 _IMPERATIVE = re.compile(
     r"^(?:transfer|add|dispense|distribute|aliquot|pipette|put|place|fill|move|bring|return|mix|"
     r"shake|incubate|heat|read|measure|make|prepare|dilute|serially|pool|combine|spot|stamp|"
@@ -126,8 +132,19 @@ def setting_only(ents: Entities) -> bool:
     )
 
 
+# "Could you make me a replicate plate?" before the sentence that says how: the goal.
+GOAL = re.compile(
+    r"^(?:make|prepare|create|set\s+up|do|need|want)\s+(?:me\s+|us\s+)?(?:a|an|one|two|\d)\s+"
+    r"(?:replicate|replica|copy|daughter|duplicate|mirror|stamped|cherry[\s-]?pick(?:ed)?|pooled?)"
+    r"\s*(?:plates?|copy|copies|list)?\s*$",
+    _FLAGS,
+)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
+    if GOAL.match(text) and not ents.volumes():
+        return 66
     if pleasantry(text) or CANCEL.match(text):
         return 100
     if REMARK.search(text) and not ents.labware and not ents.wellsets:
@@ -144,7 +161,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70  # "...; one tip per pick", "Change tips between wells."
     if (
         not _IMPERATIVE.match(text)
-        and _STATE.search(text)
+        and _STATE.search(_FINE.sub(" ", text))
         and (ents.labware or ents.wellsets or ents.liquids)
         and not (_FILL_WITH.search(text) and not re.search(r"\balready\b", text, _FLAGS))
     ):
@@ -165,6 +182,9 @@ def build(frame: Frame, p: r.Planning) -> str:
     if _LAYOUT_SETTING.match(text):
         frame.extra["kind"] = "setting"
         return "a setting for what follows: the same well positions"
+    if GOAL.match(text):
+        frame.extra["kind"] = "setting"
+        return "the goal: the clauses after it say how"
     if _ALL_IN.match(text) and len(frame.ents.labware) == 1 and not frame.ents.wellsets:
         frame.extra["kind"] = "setting"  # "..., A2 25 uL - all in dna_plate"
         return f"the plate of the pieces before it: {frame.ents.labware[0].name}"

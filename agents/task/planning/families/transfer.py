@@ -56,6 +56,7 @@ _OF_THOSE = re.compile(
 )
 
 
+_PICK = re.compile(r"^(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array)", _FLAGS)
 _OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)
 _BOTH = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates\b", _FLAGS)
 _INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
@@ -350,6 +351,9 @@ def _ops(
         src_wells = [well]
         name = f"{liquid} ({src_lw} {well})"
         p.liquid = liquid
+    if len(dest_sets) == 1 and 1 < len(src_wells) < len(dst_wells) and _PICK.match(text):
+        dst_wells = dst_wells[: len(src_wells)]  # "hit-pick B3, C7, E2 into column 12": in order
+        dest_sets = [(dst_lw, dst_wells)]
     if len(dest_sets) == 1 and (quad := _quadrant(text, src_lw, src_wells, dst_lw, world)):
         dest_sets, dst_wells = [(dst_lw, quad)], quad  # "stamp cmpd into quadrant 2 of assay"
     if frame.ents.replicates and frame.ents.replicates > 1 and len(dest_sets) == 1:
