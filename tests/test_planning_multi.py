@@ -238,3 +238,26 @@ def test_a_volume_said_after_its_pairs_joins_them_and_stays_in_the_trace() -> No
     assert isinstance(result, Plan) and any(
         t.clause == "15 uL each" and t.steps for t in result.trace
     )
+
+
+def test_picks_listed_after_the_following_fill_the_destination_in_order() -> None:
+    samples = Labs(CORPUS)["samples"].view
+    result = plan(
+        "Hit-pick the following samples from samples into dest_plate column 12 (20 uL each): "
+        "B3, C7, E2",
+        samples,
+    )
+    assert _pairs(result) == [("B3", "A12", 20.0), ("C7", "B12", 20.0), ("E2", "C12", 20.0)]
+
+
+def test_a_goal_said_before_its_steps_is_a_setting_and_a_fine_head_no_lab_fact() -> None:
+    samples = Labs(CORPUS)["samples"].view
+    result = plan(
+        "Could you make me a replicate plate? 10 uL from each well of samples into the same "
+        "position on dest_plate, multichannel is fine.",
+        samples,
+    )
+    assert isinstance(result, Plan), result
+    assert [t.kind for t in result.trace][:1] == ["setting"]
+    assert len({(s.args["labware"], w) for s in result.steps if s.command == "dispense"
+                for w in s.args["wells"]}) == 96  # fmt: skip
