@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agents.task.planning._entities import Entities, how_said
+from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._reading import (
@@ -26,7 +26,6 @@ from agents.task.planning._resolve import Planning
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
-from agents.task.planning.families.context import setting_only, tips_only
 
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
@@ -332,53 +331,3 @@ def _fold_mix(transfer: Frame, mix: Frame) -> None:
 def _preceding(frame: Frame) -> list[object]:
     more = frame.extra.get("preceding")
     return more if isinstance(more, list) else []
-
-
-_LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix")
-# A tip wish that ends a sentence: ", fresh tips for each column" (for every move said in it).
-_TIPS_LAST = re.compile(
-    r",\s*(?:with\s+|using\s+)?(?:a\s+)?(?:new|fresh|one|same|change)\b[^,]*\btips?\b[^,]*$",
-    re.IGNORECASE,
-)
-_FOR_ALL = re.compile(r"\bfor\s+(?:both|all|each|every\w*)\b|\bthroughout\b", re.IGNORECASE)
-
-
-def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
-    """A head said once in a sentence works its liquid moves after it ("15 uL ... with the
-    multichannel, 5 uL ... into the same wells"), and before it too when it says so ("...,
-    8-channel for both"); a clause that only says how to use tips works every liquid move
-    before it ("...; new tip each time") and, as a setting, after it."""
-    liquid = [f for f, fam in read_in if f is not None and fam and fam.name in _LIQUID_FAMILIES]
-    for frame in liquid:  # "Multichannel: 50 uL TMB to all wells, then ...": the label says how
-        channels, tips = how_said(frame.clause.label or "")
-        frame.ents.channels = frame.ents.channels or channels
-        frame.ents.tips = frame.ents.tips or tips
-    for i, frame in enumerate(liquid):  # "..., then ... , fresh tips for each column": all
-        same = [f for f in liquid[i + 1 :] if f.clause.sentence == frame.clause.sentence]
-        if not frame.ents.tips and same and same[-1].ents.tips and _TIPS_LAST.search(same[-1].text):
-            frame.ents.tips = same[-1].ents.tips
-    said = [f.ents.channels for f in liquid]
-    for i, frame in enumerate(liquid):
-        if said[i] is None:
-            before = [j for j in range(i) if liquid[j].clause.sentence == frame.clause.sentence]
-            stated = [said[j] for j in before if said[j] is not None]
-            later = [
-                said[j]
-                for j in range(i + 1, len(liquid))
-                if liquid[j].clause.sentence == frame.clause.sentence
-                and said[j] is not None
-                and _FOR_ALL.search(liquid[j].text)
-            ]
-            frame.ents.channels = (stated[-1:] or later[:1] or [None])[0]
-    for i, (setting, fam) in enumerate(read_in):
-        if setting is None or fam is None or fam.name != "context":
-            continue
-        last = not any(of and of.name in _LIQUID_FAMILIES for _, of in read_in[i + 1 :])
-        if not (tips_only(setting.ents) or (last and setting_only(setting.ents))):
-            continue
-        for other, of in read_in[:i]:  # "add ...; add ...; new tip each time": all of them
-            if other is None or not of or of.name not in _LIQUID_FAMILIES:
-                continue  # "... Use the multichannel." at the end: what came before it
-            other.ents.tips = other.ents.tips or setting.ents.tips
-            if last:
-                other.ents.channels = other.ents.channels or setting.ents.channels

@@ -27,7 +27,7 @@ from agents.task.planning import _coverage, _policy
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause, split
-from agents.task.planning._compose import EXAMPLES, _compose, shared_settings
+from agents.task.planning._compose import EXAMPLES, _compose
 from agents.task.planning._fragments import volume_after
 from agents.task.planning._frames import Frame
 from agents.task.planning._headings import _TAKES, _fill, _heading
@@ -45,6 +45,7 @@ from agents.task.planning._reading import (
 )
 from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
+from agents.task.planning._settings import shared_settings
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, transfer
