@@ -171,6 +171,11 @@ def test_stamping_from_a_plate_that_holds_nothing_is_refused_with_its_reason() -
         ("cols 2, 4 ... 12", 48, "A2", "H12"),
         ("every third column", 32, "A1", "H10"),
         ("alternating wells of row B", 6, "B1", "B11"),
+        ("A1-12", 12, "A1", "A12"),
+        ("row A, wells 1-6", 6, "A1", "A6"),
+        ("wells 1-12 of row B", 12, "B1", "B12"),
+        ("A through D of column 3", 4, "A3", "D3"),
+        ("column 3, A-D", 4, "A3", "D3"),
     ],
 )
 def test_exclusions_progressions_and_steps_select_the_wells_meant(

@@ -36,6 +36,29 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     ("rect", re.compile(rf"\b({_W}){_SPAN}({_W})\b", _FLAGS)),
+    # "A1-12", "row A, wells 1-6", "wells 1-12 of row A", "row B (1-12)": part of one row
+    (
+        "rowpart",
+        re.compile(
+            rf"\b(?P<r>[A-Pa-p])(?P<a>\d{{1,2}})\s*(?:-|to|through|thru)\s*(?P<b>{_NUM})(?![\w:])"
+            rf"|\brow\s+(?P<r2>[A-Pa-p])\s*(?:,\s*|\(\s*)(?:wells?\s+|columns?\s+|cols?\s+)?"
+            rf"(?P<a2>\d{{1,2}})\s*(?:-|to|through|thru)\s*(?P<b2>{_NUM})\)?"
+            rf"|\bwells?\s+(?P<a3>\d{{1,2}})\s*(?:-|to|through|thru)\s*(?P<b3>{_NUM})\s+(?:of|in|on)\s+row\s+"
+            r"(?P<r3>[A-Pa-p])\b",
+            _FLAGS,
+        ),
+    ),
+    # "A through D of column 3", "column 3, A-D", "column 3 (A-D)": part of one column
+    (
+        "colpart",
+        re.compile(
+            r"\b(?P<x>[A-Pa-p])\s*(?:-|to|through|thru)\s*(?P<y>[A-Pa-p])\s+(?:of|in|on)\s+col(?:umn)?\s+"
+            r"(?P<c>\d{1,2})\b"
+            r"|\bcol(?:umn)?\s+(?P<c2>\d{1,2})\s*(?:,\s*|\(\s*)(?P<x2>[A-Pa-p])\s*(?:-|to|through|thru)\s*"
+            r"(?P<y2>[A-Pa-p])\b\)?",
+            _FLAGS,
+        ),
+    ),
     (
         "other",
         re.compile(

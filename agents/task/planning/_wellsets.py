@@ -176,6 +176,15 @@ def _pick(part: Part, rows: int, cols: int) -> list[int]:
 def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
     if kind == "rect":
         return Part("rect", (m.group(1).upper(), m.group(2).upper())), None
+    if kind in ("rowpart", "colpart"):  # "A1-12", "column 3, A-D": a rectangle in one line
+        g = {k: v for k, v in m.groupdict().items() if v}
+        if kind == "rowpart":
+            row = (g.get("r") or g.get("r2") or g.get("r3") or "A").upper()
+            a, b = (g.get(k) or g.get(k + "2") or g.get(k + "3") for k in ("a", "b"))
+            return Part("rect", (f"{row}{a}", f"{row}{b}")), None
+        col = g.get("c") or g.get("c2")
+        x, y = ((g.get(k) or g.get(k + "2") or "A").upper() for k in ("x", "y"))
+        return Part("rect", (f"{x}{col}", f"{y}{col}")), None
     if kind == "rowspan":
         return Part("rows", tuple(_letters(f"{m.group(1)}-{m.group(2)}"))), "row"
     if kind == "colspan":
