@@ -78,7 +78,7 @@ _HAS_DEST = re.compile(
     _FLAGS,
 )
 # "X, after filling Y": Y happens first.
-_AFTER = re.compile(r"\s*,?\s+after\s+(?=\w+ing\b)", _FLAGS)
+_AFTER = re.compile(r"\s*,?\s+after\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)  # an -ing with its object
 _NEXT_DEST = re.compile(
     r"\b(?:to|into|in|onto|gets?|moved|carried|transferred|each\s+step|per\s+step)\b|->|[A-Pa-p]\d",
     _FLAGS,

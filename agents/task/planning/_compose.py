@@ -324,6 +324,7 @@ def _fold_mix(transfer: Frame, mix: Frame) -> None:
     ents.mix, ents.no_mix = True, False
     ents.mix_times = mix.ents.mix_times or mix.ents.times or ents.mix_times
     ents.tips = ents.tips or mix.ents.tips
+    ents.channels = ents.channels or mix.ents.channels  # "..., mix 5 times, 8-channel"
     transfer.mix_volume = mix.mix_volume or mix.volume or transfer.mix_volume
     transfer.extra["folded"] = [*_folded(transfer), mix.clause]
 
