@@ -24,7 +24,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
         "per_source",
         re.compile(
             r"\b(?:one|a|new|fresh|separate|clean)\s+tips?\s+(?:per|for\s+each|for\s+every|each)\s+"
-            r"(?:source|input|sample\s+well\s+you\s+take\s+from)\b(?:\s+wells?)?"
+            r"(?:source|input|sample\s+well\s+you\s+take\s+from|liquid|reagent|solution)\b(?:\s+wells?)?"
             r"|\bchange\s+(?:the\s+)?tips?\s+(?:when(?:ever)?|each\s+time)\s+the\s+source\s+changes",
             _FLAGS,
         ),
@@ -65,7 +65,8 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"the\s+entire|everything|for\s+everything)?"
             r"|\bdon'?t\s+change\s+tips?|\bdo\s+not\s+change\s+tips?|\bno\s+tip\s+changes?"
             r"|\bno\s+need\s+to\s+change\s+(?:the\s+)?tips?|\bneedn'?t\s+change\s+(?:the\s+)?tips?"
-            r"|\bwithout\s+changing\s+tips?|\breuse\s+(?:the\s+)?tips?|\bkeep\s+the\s+(?:same\s+)?tips?"
+            r"|\bwithout\s+changing\s+tips?|\bre-?use\s+(?:the\s+)?tips?|\bkeep\s+the\s+(?:same\s+)?tips?"
+            r"|\btips?\s+(?:can|may)\s+be\s+re-?used"
             r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))",
             _FLAGS,
         ),
