@@ -133,7 +133,7 @@ def _expand(part: Part, rows: int, cols: int) -> list[str]:
                 if ((r, c) in edge) == (k == "outer")]  # fmt: skip
     if k == "alternate":
         every = [w for p in a[0] for w in _expand(p, rows, cols)]  # type: ignore[attr-defined]
-        begin = every.index(str(a[1])) if a[1] in every else 0
+        begin = every.index(str(a[1])) if a[1] in every else 1 if a[1] == "even" else 0
         return every[begin::2]
     if k == "minus":  # "all wells except column 12"
         gone = set(w for p in a[1] for w in _expand(p, rows, cols))  # type: ignore[attr-defined]
@@ -245,7 +245,8 @@ def _chain_wells(text: str) -> list[str]:
 
 
 _OTHER_WELL = re.compile(
-    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing))\s+wells?\s+(?:of|in|on|along|across)\s+(?:the\s+)?(?:#+\s+)?",
+    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(odd|even)(?:-numbered)?)\s+wells?\s+"
+    r"(?:of|in|on|along|across)\s+(?:the\s+)?(?:#+\s+)?",
     _FLAGS,
 )
 _START_AT = re.compile(
@@ -264,7 +265,7 @@ def _every_other_well(text: str, found: list[Any]) -> list[Any]:
         start, end, part, _axis, chain = found[nxt]
         parts = part if isinstance(part, tuple) else (part,)
         begin = _START_AT.match(text[end:])
-        first = begin.group(1).upper() if begin else None
+        first = begin.group(1).upper() if begin else (m.group(1) or "").lower() or None
         found[nxt] = (start, end, Part("alternate", (parts, first)), None, chain)
         if begin:  # the starting well is not a well set of its own
             found = [f for f in found if not (end <= f[0] < end + begin.end())]

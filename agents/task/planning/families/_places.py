@@ -20,6 +20,18 @@ _SAME_WELLS = re.compile(
 )
 
 
+_OF_THOSE = re.compile(
+    r"\bof\s+(?:both|each|these|those|the\s+(?:two|same)|all)\s+(?:of\s+the\s+)?columns\b", _FLAGS
+)
+
+
+_OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)
+_BOTH = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates\b", _FLAGS)
+_PICK = re.compile(r"^(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array)", _FLAGS)
+_REST = re.compile(
+    r"\b(?:to|into|in)\s+(?:all\s+)?(?:the\s+)?(?:rest|remaining\s+wells|remainder|others|other\s+wells)\b",
+    _FLAGS,
+)
 _AND = re.compile(r"\s*(?:,|and|&|\+|,\s*and)\s*", _FLAGS)
 _POOL = re.compile(r"^(?:pool|combine|consolidate|merge)\b", _FLAGS)
 _STAMP = re.compile(

@@ -23,8 +23,13 @@ from agents.task.planning.families import Family
 from agents.task.planning.families import _pairing as pairing
 from agents.task.planning.families._places import (
     _A_PLATE,
+    _BOTH,
     _EACH_AFTER,
     _GETS,
+    _OF_EACH,
+    _OF_THOSE,
+    _PICK,
+    _REST,
     _SAME_WELLS,
     _THE_POOL,
     _all,
@@ -51,14 +56,6 @@ VERBS = re.compile(
 )
 _LABEL_VERBS = re.compile(r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense", _FLAGS)
 MIX_CYCLES = 3
-_OF_THOSE = re.compile(
-    r"\bof\s+(?:both|each|these|those|the\s+(?:two|same)|all)\s+(?:of\s+the\s+)?columns\b", _FLAGS
-)
-
-
-_PICK = re.compile(r"^(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array)", _FLAGS)
-_OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)
-_BOTH = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates\b", _FLAGS)
 _INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
 
 
@@ -198,6 +195,8 @@ def _ops(
     if dests and _BOTH.search(text) and all(d.labware is None for d in dests) and dests[0].wells:
         view_sets = [(lw, world.labware(lw)) for lw in r.work_plates(world)]
         dest_sets = [(lw, dests[0].wells.expand(v.rows, v.cols)) for lw, v in view_sets]
+    elif not dests and _REST.search(text) and p.plate and p.wells:  # "... and buffer to the rest"
+        dest_sets = [(p.plate, [w for w in _all(world, p.plate) if w not in p.wells])]
     elif not dests and (frame.ents.refers_back or _SAME_WELLS.search(text)) and p.plate and p.wells:
         dest_sets = [(p.plate, list(p.wells))]  # "to the same wells", "into them"
     elif not dests and p.head_wells and not frame.places:
