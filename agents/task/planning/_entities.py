@@ -50,7 +50,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:replace|swap|discard|eject)\s+(?:the\s+)?tips?\s+(?:between|after|each|every|for)"
             r"|\bnever\s+reuse|\bdon'?t\s+reuse|\bdo\s+not\s+reuse|\bno\s+tip\s+reuse"
             r"|\btips?\s*[:=-]\s*(?:a\s+)?(?:new|fresh)\s+(?:one\s+)?(?:for\s+)?(?:each|every|per)\b"
-            r"|\btip\s+change\s+(?:between|after)"
+            r"|\btip\s+changes?\s+(?:between|after)|\b(?:1|one|a|new)\s+tips?\s*/\s*(?:well|destination|transfer)"
             r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
             r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick|library|"
             r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry|row)",
@@ -113,7 +113,7 @@ _ASIDE = re.compile(
 # "changing tips after every well", "tips changed between each column": when, not where.
 _TIP_SCOPE = re.compile(
     r"\btips?\b(?:\s+\w+){0,2}?\s+(?:after|between|for|per|at|on|with|into|in)\s+"
-    r"(?:each|every|all|the)\s+(?:single\s+)?(?:one|wells?|transfers?|destinations?|dispenses?|"
+    r"(?:(?:each|every|all|the)\s+)?(?:single\s+)?(?:one|wells?|transfers?|destinations?|dispenses?|"
     r"samples?|columns?|rows?|picks?|steps?|times?|aliquots?|replicates?)\b",
     _FLAGS,
 )
@@ -300,6 +300,8 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     how += [(m.start(), m.end()) for m in _QUADRANT.finditer(text)]
     how += [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
     spans += how
+    # "change tip between samples": a word in a tip phrase names no place, even a plate's name
+    ents.labware = [m for m in ents.labware if not any(a <= m.start < b for a, b in how)]
     # Names become a solid mark, not spaces: "A2 to plate_1 A1" must not read as a range.
     ents.marked = _blank(text, spans, "#")
     ents.wellsets = ws.find_all(ents.marked)
