@@ -266,3 +266,11 @@ def test_a_goal_said_before_its_steps_is_a_setting_and_a_fine_head_no_lab_fact()
     assert [t.kind for t in result.trace][:1] == ["setting"]
     assert len({(s.args["labware"], w) for s in result.steps if s.command == "dispense"
                 for w in s.args["wells"]}) == 96  # fmt: skip
+
+
+def test_a_form_of_fields_becomes_one_sentence_under_its_heading() -> None:
+    form = "Stamp:\n- source: samples\n- destination: dest_plate\n- volume: 10 uL\n- 8-channel"
+    assert rewrite(form) == "Stamp from samples to dest_plate, 10 uL, 8-channel"
+    picks = "Cherry-pick\nsource plate: s\ndest plate: d\nA1 -> B1 10 uL"
+    assert rewrite(picks) == "Cherry-pick from s to d:\nA1 -> B1 10 uL"
+    assert rewrite("source: s\nsee the sheet") == "source: s\nsee the sheet"  # no destination

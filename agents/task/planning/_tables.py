@@ -67,8 +67,57 @@ def _row(cells: list[str], roles: list[str], unit: str) -> str | None:
     return f"{src} -> {dst} {number.group(1)} {unit}"
 
 
+# "source plate: samples", "- destination: dest_plate", "volume = 10 uL": a form's fields.
+_FIELD = re.compile(
+    r"^\s*(?:[-*+]\s+)?(?P<key>source(?:\s+(?:plate|labware))?|src|from|origin|"
+    r"dest(?:ination)?(?:\s+(?:plate|labware))?|dst|to|target|volume(?:\s+per\s+well)?|vol|"
+    r"liquid|reagent|wells?|columns?|rows?|channels?|pipette|head|tips?)\s*[:=]\s*(?P<value>\S.*?)\s*$",
+    _FLAGS,
+)
+_KEYS = {"src": "source", "from": "source", "origin": "source", "dst": "dest", "to": "dest",
+         "target": "dest", "destination": "dest", "vol": "volume"}  # fmt: skip
+_BULLET = re.compile(r"^\s*[-*+]\s+(?P<value>\S.*?)\s*$")
+
+
+def _form(lines: list[str], i: int) -> tuple[str, int] | None:
+    """Lines i.. that fill in a form (a source and a destination at least), as one sentence
+    under the heading before them, and the index after the form."""
+    fields: dict[str, str] = {}
+    extra: list[str] = []
+    j = i
+    while j < len(lines):
+        m = _FIELD.match(lines[j])
+        if m:
+            key = m.group("key").lower().split()[0]
+            key = _KEYS.get(key, key)
+            fields[key] = m.group("value").rstrip(" .;,")
+        elif (b := _BULLET.match(lines[j])) and fields:
+            extra.append(b.group("value").rstrip(" .;,"))
+        else:
+            break
+        j += 1
+    if "source" not in fields or "dest" not in fields:
+        return None
+    head = lines[i - 1].strip().rstrip(":").strip() if i else ""
+    said = f"{head or 'Transfer'} from {fields.pop('source')} to {fields.pop('dest')}"
+    more = [f"{k} {v}" if k in ("wells", "well", "columns", "column", "rows", "row") else v
+            for k, v in fields.items()] + extra  # fmt: skip
+    return ", ".join([said, *more]), j
+
+
 def rewrite(text: str) -> str:
-    """``text`` with every table's rows written as pairs (and its header line dropped)."""
+    """``text`` with every table's rows written as pairs (and its header line dropped), and a
+    form's fields ("source: X", "destination: Y", "volume: 10 uL") as one sentence."""
+    lines = text.split("\n")
+    for i in range(len(lines)):
+        if i < len(lines) and (form := _form(lines, i)) is not None:
+            said, end = form
+            if end < len(lines) and re.search(r"[A-Pa-p]\d", lines[end]):
+                said += ":"  # pairs follow: they are the form's items
+            start = i - 1 if i and not _FIELD.match(lines[i - 1]) else i
+            lines[start:end] = [said]
+            break
+    text = "\n".join(lines)
     lines = text.split("\n")
     out: list[str] = []
     i = 0
