@@ -8,7 +8,8 @@ import pytest
 
 from agents.task.planning._entities import extract
 from agents.task.planning._lexicon import Lexicon
-from agents.task.planning._quantities import fold
+from agents.task.planning._quantities import fold, steps
+from agents.task.planning._series import series
 from agents.task.planning.families._chains import tail_blanks
 from agents.task.planning.models import Plan
 from agents.task.planning.rules import RulePlanner
@@ -167,3 +168,36 @@ def test_a_ratio_with_a_stock_and_a_diluent_is_a_dilution_even_without_the_word(
     assert final["plate_1:D1"] == pytest.approx(200)
     moves = _moves("prepare 1:20 dye in buffer, total 200 uL per well, plate_1 D1:D4")
     assert ("reservoir:A2", "plate_1:D1") in moves  # the buffer, never 200 uL of dye alone
+
+
+@pytest.mark.parametrize(
+    ("text", "factor", "points", "blanks"),
+    [
+        ("1000, 500, 250, 125, 62.5, 31.25, 15.6 and 0 down column 1", 2.0, 7, 1),
+        ("standards at 1000, 333, 111, 37, 12.3 ng/mL across row B", 3.0, 5, 0),
+        ("100, 10, 1, 0.1 uM", 10.0, 4, 0),
+    ],
+)
+def test_a_series_said_by_its_concentrations_gives_its_factor_points_and_blanks(
+    text: str, factor: float, points: int, blanks: int
+) -> None:
+    found = series(text)
+    assert found is not None
+    assert (found.fold, found.points, found.blanks) == (factor, points, blanks)
+
+
+@pytest.mark.parametrize(
+    "text", ["columns 1, 2, 3 and 4", "A1, B1, C1, D1 get 40, 20, 10, 5 uL", "1000, 700, 200 ng/mL"]
+)
+def test_numbers_that_are_not_a_constant_ratio_series_are_not_one(text: str) -> None:
+    assert series(text) is None
+
+
+def test_a_concentration_range_with_its_factor_counts_the_points_across_units() -> None:
+    found = series("from 10 mM down to 10 uM in 10-fold steps", 10.0)
+    assert found is not None and found.points == 4
+
+
+def test_n_fold_steps_is_a_factor_not_a_step_count() -> None:
+    assert steps("in 10-fold steps") is None
+    assert steps("six two-fold steps") == 6

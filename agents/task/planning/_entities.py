@@ -16,6 +16,7 @@ from agents.task.planning import _wellsets as ws
 from agents.task.planning._lexicon import Lexicon, Mention
 from agents.task.planning._normalise import PLACEHOLDER
 from agents.task.planning._quantities import Quantity
+from agents.task.planning._series import Series, series
 
 _FLAGS = re.IGNORECASE
 
@@ -188,6 +189,7 @@ class Entities:
     mix_times: int | None = None  # the count said with the mixing ("mix 5x", "mixing twice")
     fold: tuple[float, str] | None = None
     steps: int | None = None
+    series: Series | None = None  # "1000, 500, 250 ng/mL and 0": a dilution by its concentrations
     replicates: int | None = None
     tips: str | None = None
     channels: int | None = None
@@ -310,6 +312,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ents.times = qty.times(plain)
     ents.fold = qty.fold(plain)
     ents.steps = qty.steps(plain)
+    ents.series = series(plain, ents.fold[0] if ents.fold else None)
     if rep := _REPLICATES.search(text):
         word = next((g for g in rep.groups()[:5] if g), "").lower()
         ents.replicates = _REPLICATE_WORDS.get(word) or int(
@@ -329,7 +332,8 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ents.bare = [
         b
         for b in qty.bare_numbers(_blank(without_ratio, [(w.start, w.end) for w in ents.wellsets]))
-        if not re.fullmatch(r"[1-9]", b) or not ents.times
+        if (not re.fullmatch(r"[1-9]", b) or not ents.times)
+        and not (ents.series and b in ents.series.numbers)
     ]
     ents.refers_back = bool(_REFER.search(plain))
     return ents

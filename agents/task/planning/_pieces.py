@@ -29,7 +29,9 @@ _STEP_ONLY = re.compile(
     r"^(?:transfer|carry|move|pass)\s+[\d.]+\s*uL(?:\s+(?:each|per|every)\s+(?:step|time|transfer))?$",
     re.IGNORECASE,
 )
-_BLANKS_AFTER = re.compile(r"^(?:a|an|one|two|three|four|\d)\s+blanks?\b", re.IGNORECASE)
+_BLANKS_AFTER = re.compile(
+    r"^(?:a|an|one|two|three|four|\d)\s+(?:[\w-]+\s+)?blanks?\b", re.IGNORECASE
+)
 
 
 def _unsized(header: Frame) -> bool:

@@ -100,7 +100,7 @@ _FOLD = re.compile(
 )
 _RATIO = re.compile(r"(?<![\w:.])1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.])", _FLAGS)
 _STEPS = re.compile(
-    rf"(?<![\w.:/])({_COUNT[1:-1]})\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
+    rf"(?<![\w.:/])({_COUNT[1:-1]})(?![\d.])\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
     r"(?:steps?|points?|dilutions?|concentrations?|wells?|standards?)\b",
     _FLAGS,
 )

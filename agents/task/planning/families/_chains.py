@@ -25,10 +25,17 @@ _STARTING = re.compile(
 # "7 points plus a blank", "6 standards and 2 blanks", "then two blanks": blanks after the points
 _TAIL_BLANKS = re.compile(
     r"(?:\b(?:plus|and|with|then|followed\s+by)|\+|,)\s+(?:(a|an|one|two|three|four|\d)\s+)?"
-    r"(?:(?:buffer|diluent|zero)[\s-]+(?:only\s+)?)?blanks?\b(?!\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b|columns?\b|cols?\b))",
+    r"(?:(?!the\b|[A-Pa-p]\d{1,2}\b|rows?\b|columns?\b|cols?\b|\d)[\w-]+[\s-]+(?:only\s+)?)?blanks?\b(?!\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b|columns?\b|cols?\b))",
     _FLAGS,
 )
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+
+
+def blanks_after(frame: Frame) -> int:
+    """The blanks after a dilution's points: said ("plus a blank") or a trailing 0 of its
+    concentrations ("1000, 500, ... and 0")."""
+    said = frame.ents.series.blanks if frame.ents.series else 0
+    return tail_blanks(frame.text) or said
 
 
 def tail_blanks(text: str) -> int:
@@ -173,11 +180,12 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         # "5 steps": five transfers (six wells); "8 points": eight wells.
         wells_n = (
             steps
-            if re.search(
+            if frame.ents.series is not None
+            or re.search(
                 r"\bpoints?\b|\bconcentrations?\b|\bwells?\b|\bstandards?\b", frame.text, _FLAGS
             )
             else steps + 1
-        ) + tail_blanks(frame.text)  # the blanks after the points are in the line too
+        ) + blanks_after(frame)  # the blanks after the points are in the line too
         if wells_n > max(len(c) for c in out):
             raise Refuse(
                 f"a {steps}-step dilution does not fit in {max(len(c) for c in out)} wells",

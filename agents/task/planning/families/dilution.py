@@ -96,6 +96,13 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if _CURVE.search(text):
         return 85
+    if ents.series is not None and (
+        _curve_label(clause.label or "")
+        or _CURVE.search(text)
+        or _SERIES_WORDS.search(text)
+        or ents.liquids
+    ):
+        return 85  # "Standard curve (ng/mL): 1000, 500, 250, ... and 0 down column 1"
     if _curve_label(clause.label or "") and ents.fold is not None:
         return 85  # "Standard curve: stock 2-fold in diluent across row B, ..."
     if _DILUTE.search(text) and (
@@ -186,7 +193,7 @@ def _without_blanks(
     ("A1 to H1 with H1 as the blank")."""
     view = p.world.labware(plate)
     named = {w for b in p.blanks for w in b.expand(view.rows, view.cols)}
-    n = geometry.tail_blanks(frame.text) or (1 if _LAST_BLANK.search(frame.text) else 0)
+    n = geometry.blanks_after(frame) or (1 if _LAST_BLANK.search(frame.text) else 0)
     kept, blanks = [], []
     for chain in chains:
         body, tail = chain[: len(chain) - n], chain[len(chain) - n :]
@@ -339,4 +346,13 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     )
 
 
-FAMILY = Family("dilution", detect, build)
+def _read_series(frame: Frame) -> None:
+    """A series said by its concentrations gives the factor and the points."""
+    found = frame.ents.series
+    if found is not None and frame.ents.fold is None:
+        frame.ents.fold = (found.fold, "fold")
+    if found is not None and frame.ents.steps is None:
+        frame.ents.steps = found.points
+
+
+FAMILY = Family("dilution", detect, build, _read_series)
