@@ -201,3 +201,21 @@ def test_a_concentration_range_with_its_factor_counts_the_points_across_units() 
 def test_n_fold_steps_is_a_factor_not_a_step_count() -> None:
     assert steps("in 10-fold steps") is None
     assert steps("six two-fold steps") == 6
+
+
+def test_the_next_step_written_out_and_so_on_carries_the_chain_to_its_end() -> None:
+    moves = _moves(
+        "Put 200 uL standard in std_curve A1. Add 100 uL assay diluent to B1-H1. Transfer 100 uL "
+        "from A1 to B1, mix, then B1 to C1 and so on down to G1. H1 gets diluent only.",
+        "elisa_dev",
+    )
+    assert ("std_curve:F1", "std_curve:G1") in moves
+    assert ("std_curve:G1", "std_curve:H1") not in moves
+
+
+def test_std_is_the_lab_s_standard_where_it_has_one() -> None:
+    final = _final(
+        "stds in duplicate, 2-fold, 8 points down std_curve columns 3 and 4, 100 uL final",
+        "elisa_dev",
+    )
+    assert final["std_curve:A3"] == final["std_curve:H4"] == pytest.approx(100)

@@ -116,7 +116,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             prev is not None
             and prev[1].name == "transfer"
             and (cont := _CONTINUE.match(frame.text))
-            and (chained := _continue_chain(prev[0], cont.group(1)))
+            and (chained := _continue_chain(prev[0], cont.group(1) or cont.group(2)))
         ):
             out[-1] = chained  # "transfer 100 uL from A1 to A2, mix, and continue to A8"
             out[-1][0].extra["folded"] = [*_folded(prev[0]), frame.clause]
@@ -233,7 +233,11 @@ _SAME = re.compile(
 _CONTINUE = re.compile(
     r"^(?:and\s+)?(?:then\s+)?(?:continue|carry\s+on|keep\s+going|proceed|go\s+on|repeat)"
     r"(?:\s+(?:the\s+same|like\s+that|this\s+way|down|across|along|(?:down|across|along)\s+the\s+(?:row|column)))*"
-    r"\s+(?:to|until|through|up\s+to|as\s+far\s+as)\s+(?:well\s+)?([A-Pa-p]\d{1,2})\b",
+    r"\s+(?:to|until|through|up\s+to|as\s+far\s+as)\s+(?:well\s+)?([A-Pa-p]\d{1,2})\b"
+    # "..., then B1 to C1 and so on down to G1": the next step written out, then the rest
+    r"|^(?:and\s+)?(?:then\s+)?(?:from\s+)?[A-Pa-p]\d{1,2}\s+(?:to|into|->)\s+[A-Pa-p]\d{1,2}\s*,?\s*"
+    r"(?:and\s+)?(?:so\s+on|etc\.?)\s+(?:(?:down|across|along)\s+)?(?:to|until|through)\s+"
+    r"([A-Pa-p]\d{1,2})\b",
     re.IGNORECASE,
 )
 

@@ -136,6 +136,7 @@ _WELLS = (
 )
 _BLANK_AFTER = re.compile(
     rf"(?<![\w#])(?P<w>{_WELLS})\s*(?:\(\s*)?(?:=|:|-)?\s*(?:is|are|as|stays?\s+as|remains?\s+as|will\s+be"
+    r"|gets?|receives?"
     r"|serves?\s+as|left\s+as|kept\s+as)?\s*(?:the\s+|a\s+|our\s+)?(?:zero[\s-](?:standards?|#+)|blanks?\b"
     r"|(?:#+|buffer|diluent|[\w-]+\s+buffer)\s+only\b|buffer[\s-]only\b|no[\s-]stock\b)(?:\s*wells?)?\)?",
     _FLAGS,

@@ -81,6 +81,11 @@ def clip(line: list[str], span: list[str]) -> list[str]:
     return [w for w in line if w[1:] in cols] if len(cols) > 1 else line
 
 
+def _in_line(a: list[str], b: list[str]) -> bool:
+    """Both on one row, or both on one column."""
+    return len({w[0] for w in a + b}) == 1 or len({w[1:] for w in a + b}) == 1
+
+
 def _replicate_lanes(
     areas: list[WellSet], frame: Frame, rows: int, cols: int
 ) -> tuple[list[str], bool] | None:
@@ -171,7 +176,11 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         found.setdefault(int(w[1:]) if down else w[0], []).append(w)
     out = list(found.values())
     if len(singles) >= 2:  # "down column 1 from A1 to G1": the span between them
-        out = [clip(c, line(singles[0], singles[-1])) for c in out]
+        span = line(singles[0], singles[-1])
+        if len(out) == 1 and not set(span) <= set(out[0]) and _in_line(span, out[0]):
+            out = [span]  # "top std in A12, ... down to G12 with diluent in B12-H12"
+        else:
+            out = [clip(c, span) for c in out]
     if (m := _STARTING.search(frame.text)) is not None:
         start = m.group(1).upper()
         out = [c[c.index(start) :] if start in c else c for c in out]
