@@ -137,3 +137,14 @@ def test_plus_a_liquid_to_a_volume_tops_up_the_wells_just_filled() -> None:
 def test_dilute_to_a_volume_without_a_factor_is_a_top_up() -> None:
     ops = _ops("dilute each library in libs_in A1-A3 to 60 uL with TE", "libprep_dev")
     assert sorted(ops) == [("res:A1", f"libs_in:A{c}", 20.0) for c in (1, 2, 3)]
+
+
+def test_a_12_well_culture_plate_is_a_plate_not_a_reservoir() -> None:
+    ops = _ops("Change the medium in plate12 row A: remove 1 mL and add 1 mL fresh complete DMEM",
+               "culture_dev")  # fmt: skip
+    assert {src for src, dst, _ in ops if dst is None} == {f"plate12:A{c}" for c in range(1, 5)}
+
+
+def test_volume_in_after_volume_out_is_never_a_second_removal() -> None:
+    ops = _ops("media exchange on plate12: 1.5 mL out, 1.5 mL in", "culture_dev")
+    assert sum(v for src, _, v in ops if src == "media_trough:A1") == pytest.approx(12 * 1500)

@@ -287,13 +287,16 @@ _FRESH_IN = re.compile(
 )
 
 
+_MEDIUM = re.compile(r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|f-?12|growth)\b", re.I)
+
+
 def _fresh_in(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
     """'120 uL fresh in' after '120 uL out': the lab's one medium into the same wells."""
     m = _FRESH_IN.match(frame.text)
     lex = prev.extra.get("lex")
     if m is None or not hasattr(lex, "liquids"):
         return None
-    media = [n for n in lex.liquids.values() if re.search(r"\b(?:media|medium)\b", n, re.I)]
+    media = [n for n in lex.liquids.values() if _MEDIUM.search(n)]
     if len(media) != 1:
         return None
     return _reread(replace(frame.clause, text=f"add {m['v']} {media[0]} to the same wells"), prev)
@@ -304,6 +307,8 @@ def _continues(frame: Frame, family: Family) -> bool:
     ents = frame.ents
     if family.name in ("chain", "volumes") and ents.liquids:
         return False  # a liquid of its own: not more of the same removal or carrying
+    if family.name == "volumes" and re.search(r"\b(?:in|back|added)\W*$", frame.text):
+        return False  # "1.5 mL in" after "1.5 mL out" adds: never a second removal
     if family.name in ("transfer", "chain", "volumes"):
         return bool(ents.volumes() or ents.wellsets)
     if family.name in ("move", "read", "incubate", "mix"):

@@ -93,9 +93,12 @@ def plates(world: World) -> list[str]:
 
 
 def work_plates(world: World) -> list[str]:
-    """Plates that receive liquid: not reservoirs or troughs (a dozen wells or fewer)."""
+    """Plates that receive liquid: not reservoirs or troughs (one row or one column of wells;
+    a 6- or 12-well culture plate, 2x3 or 3x4, is a plate)."""
     found = [
-        lw.id for lw in world.lab.labware.values() if lw.kind == "plate" and lw.rows * lw.cols > 12
+        lw.id
+        for lw in world.lab.labware.values()
+        if lw.kind == "plate" and lw.rows > 1 and lw.cols > 1
     ]
     return found or plates(world)
 

@@ -87,6 +87,7 @@ _NORMALISE_TO = re.compile(
 )
 
 
+_MEDIUM = re.compile(r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|f-?12|growth)\b", _FLAGS)
 _EXCHANGE = re.compile(
     r"^(?:change|replace|exchange|refresh|swap|renew)\b(?=.*\b(?:media|medium|buffer|supernatant)\b)",
     _FLAGS,
@@ -241,7 +242,7 @@ def _exchange(frame: Frame, p: r.Planning) -> str:
     if fresh:
         liquid = r.liquid(fresh[-1], p)
     else:
-        media = [n for n in world.liquids if re.search(r"\b(?:media|medium)\b", n, _FLAGS)]
+        media = [n for n in world.liquids if _MEDIUM.search(n)]
         if len(media) != 1:
             raise Ask("Which fresh liquid should go in?", ["liquid"], r.liquids(world))
         liquid = media[0]
