@@ -219,3 +219,12 @@ def test_std_is_the_lab_s_standard_where_it_has_one() -> None:
         "elisa_dev",
     )
     assert final["std_curve:A3"] == final["std_curve:H4"] == pytest.approx(100)
+
+
+def test_one_tip_for_the_chain_carries_the_whole_chain_with_one_tip() -> None:
+    request = "2-fold serial dilution of dye in buffer across plate_1 row A, 100 uL final, one tip"
+    result = RulePlanner().plan(request + " for the whole thing", LABS["standard"].view)
+    assert isinstance(result, Plan)
+    sim = simulate(LABS["standard"], result)
+    chain = [op for op in sim.ops if op.src.startswith("plate_1") and op.dst]
+    assert len(chain) == 11 and len({op.tip for op in chain}) == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
@@ -202,3 +203,30 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
             )
         out = [c[:wells_n] for c in out]
     return out
+
+
+def carry(
+    p: r.Planning,
+    plate: str,
+    chains: list[list[str]],
+    step: tuple[float, int, float | None],
+    channels: int,
+    policy: pip.TipPolicy,
+) -> None:
+    """Carry ``step`` (volume, mixing cycles, mixing volume) along the chains, one transfer
+    of every chain at a time; with one tip for everything, the whole chain is one tip use."""
+    t, cycles, mix_volume = step
+    lh = p.world.labware(plate).instrument
+    moves = [
+        [
+            pip.Op((plate, c[i]), (plate, c[i + 1]), t, cycles, mix_volume)
+            for c in chains
+            if i + 1 < len(c)
+        ]
+        for i in range(max(len(c) for c in chains) - 1)
+    ]
+    if policy == "once":
+        pip.emit(p.world, lh, [op for ops in moves for op in ops], channels, policy, ordered=True)
+        return
+    for ops in moves:
+        pip.emit(p.world, lh, ops, channels, policy)

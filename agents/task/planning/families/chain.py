@@ -189,17 +189,10 @@ def build(frame: Frame, p: r.Planning) -> str:
     r.within(cycles or 1, "mix_repetitions", None, world, "mixing", "times")
     mix_volume = frame.mix_volume.value if frame.mix_volume else None
     channels = ents.channels or (said.channels if said else None) or p.channels or 1
-    lh = world.labware(plate).instrument
     tips = ents.tips or (said.tips if said else None) or p.tips or "per_destination"
     policy: pip.TipPolicy = tips if tips in pip.POLICIES else "per_destination"  # type: ignore[assignment]
     steps = max(len(c) for c in chains) - 1
-    for i in range(steps):
-        ops = [
-            pip.Op((plate, c[i]), (plate, c[i + 1]), t, cycles, mix_volume)
-            for c in chains
-            if i + 1 < len(c)
-        ]
-        pip.emit(world, lh, ops, channels, policy)
+    geometry.carry(p, plate, chains, (t, cycles, mix_volume), channels, policy)
     p.plate, p.wells = plate, [w for c in chains for w in c]
     p.chain_ends = [c[-1] for c in chains]
     p.policies_used.append(pip.POLICIES[policy] + " along the dilution chain")

@@ -316,13 +316,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         if cycles
         else (tips or "per_destination")
     )
-    for i in range(max(len(c) for c in chains) - 1):
-        ops = [
-            pip.Op((plate, c[i]), (plate, c[i + 1]), t, cycles, mix_volume)
-            for c in chains
-            if i + 1 < len(c)
-        ]
-        pip.emit(world, lh, ops, channels, chain_policy)  # type: ignore[arg-type]
+    geometry.carry(p, plate, chains, (t, cycles, mix_volume), channels, chain_policy)  # type: ignore[arg-type]
     stated_final = frame.final is not None or step_q is None
     if stated_final:  # every well at the final volume: the last one's excess goes to waste
         ops_out = [pip.Op((plate, c[-1]), None, t) for c in chains]
