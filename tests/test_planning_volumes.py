@@ -148,3 +148,17 @@ def test_a_12_well_culture_plate_is_a_plate_not_a_reservoir() -> None:
 def test_volume_in_after_volume_out_is_never_a_second_removal() -> None:
     ops = _ops("media exchange on plate12: 1.5 mL out, 1.5 mL in", "culture_dev")
     assert sum(v for src, _, v in ops if src == "media_trough:A1") == pytest.approx(12 * 1500)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    ["QS dna_plate column 1 to 50 uL with water", "fill dna_plate column 1 to 50 uL with water"],
+)
+def test_qs_and_fill_to_a_volume_top_up_by_the_difference(request_text: str) -> None:
+    ops = _ops(request_text, "samples")
+    assert len(ops) == 8 and all(v == 30.0 for _, _, v in ops)
+
+
+def test_every_well_that_has_the_dna_is_only_the_wells_that_hold_something() -> None:
+    ops = _ops("top up every well of dna_plate that has DNA to 80 uL with water", "samples")
+    assert len(ops) == 24

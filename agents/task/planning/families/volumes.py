@@ -36,7 +36,8 @@ _EMPTYING = re.compile(
     _FLAGS,
 )
 _TOP_UP = re.compile(
-    r"^(?:top(?:\s+(?:up|off))?(?!\s+(?:standard|std|well|point|concentration|row|of)s?\b)|bring|fill\s+up|make\s+up|adjust)\b|\btop\s+(?:up|off)\b|\bup\s+to\s+\d",
+    r"^(?:q\.?s\.?\b|fill\b(?=[^,;]*\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d)|"
+    r"top(?:\s+(?:up|off))?(?!\s+(?:standard|std|well|point|concentration|row|of)s?\b)|bring|fill\s+up|make\s+up|adjust)\b|\btop\s+(?:up|off)\b|\bup\s+to\s+\d",
     _FLAGS,
 )
 
@@ -72,6 +73,11 @@ _TO_VOLUME = (
 _DILUTE_TO = re.compile(rf"^dilute\b[^,;]*{_TO_VOLUME}(?!\s*(?:of|into|in|each|per)\b)", _FLAGS)
 _LIQUID_TO = re.compile(
     rf"^(?:(?:and\s+|then\s+)?(?:add|with)\s+)?(?:[\w-]+\s+){{1,3}}?{_TO_VOLUME}\s*(?:each|total|final)?\W*$",
+    _FLAGS,
+)
+_HOLDING = re.compile(
+    r"\b(?:that|which)\s+(?:already\s+)?(?:has|have|hold|holds|contain|contains)\b|\bcontaining\b"
+    r"|\b(?:non-?empty|filled|occupied)\s+wells\b",
     _FLAGS,
 )
 _LAST_WELL = re.compile(
@@ -160,6 +166,8 @@ def _wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
         if held:
             return plate, held
     wells = r.wells(place, plate, p, f"should I {what}", frame)  # type: ignore[arg-type]
+    if _HOLDING.search(frame.text):  # "every well of dna_plate that has DNA": those wells only
+        wells = [w for w in wells if p.world.well_volume(plate, w) > 0] or wells
     if (
         frame.ents.refers_back
         and _AS_WELL.search(frame.text)
