@@ -228,3 +228,13 @@ def test_one_tip_for_the_chain_carries_the_whole_chain_with_one_tip() -> None:
     sim = simulate(LABS["standard"], result)
     chain = [op for op in sim.ops if op.src.startswith("plate_1") and op.dst]
     assert len(chain) == 11 and len({op.tip for op in chain}) == 1
+
+
+def test_the_well_a_dilution_starts_from_is_its_stock_not_the_liquid_named_for_diluting() -> None:
+    moves = _moves(
+        "serially dilute sample_plate A1 1:3 in water down assay_384 column 1, 8 points, 15 uL "
+        "per well",
+        "plate384",
+    )
+    assert ("sample_plate:A1", "assay_384:A1") in moves
+    assert ("reservoir:A2", "assay_384:B1") in moves  # water, the diluent

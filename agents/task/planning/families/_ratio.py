@@ -231,3 +231,41 @@ def _in_place(frame: Frame, p: r.Planning, k: float, place: Place) -> str:
         f"1:{k:g} dilution of {stock} in place in {plate} {wells[0]}..{wells[-1]} "
         f"({len(wells)} wells): {k - 1:g}x what each holds of {diluent} added, mixed {cycles}x"
     )
+
+
+def held_stock(
+    frame: Frame, p: r.Planning, chain_place: Place
+) -> tuple[str, list[str], str] | None:
+    """ "Serially dilute sample_plate A1 1:3 in water down assay_384 column 1": the wells a
+    clause names as what is diluted, when they hold one liquid (its labware, wells, liquid)."""
+    world = p.world
+    for role, place in frame.places:
+        if role not in ("head", "source") or place is chain_place:
+            continue
+        if place.labware is None or not place.labware.sure or place.wells is None:
+            continue
+        lw = place.labware.name
+        view = world.labware(lw)
+        wells = place.wells.expand(view.rows, view.cols)
+        names = {n for w in wells for n, v in world.contents.get((lw, w), {}).items() if v > 0}
+        if len(names) == 1 and all(world.well_volume(lw, w) > 0 for w in wells):
+            return lw, wells, names.pop()
+    return None
+
+
+def stock_sources(
+    held: tuple[str, list[str], str] | None, firsts: list[str], default: tuple[str, str]
+) -> list[tuple[str, str]]:
+    """Where each chain's stock comes from: the one well named, or one named well per chain."""
+    if held is None:
+        return [default] * len(firsts)
+    lw, wells, _ = held
+    if len(wells) == 1:
+        return [(lw, wells[0])] * len(firsts)
+    if len(wells) == len(firsts):
+        return [(lw, w) for w in wells]
+    raise Ask(
+        f"{len(wells)} wells of {lw} to start {len(firsts)} dilution chains: which starts which?",
+        ["wells"],
+        [],
+    )

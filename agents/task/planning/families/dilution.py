@@ -22,6 +22,7 @@ the order written. A ratio dilution puts V / k of stock and V - V / k of diluent
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
@@ -39,6 +40,8 @@ from agents.task.planning.families._ratio import (
     _fold,
     _ratio,
     _stock,
+    held_stock,
+    stock_sources,
 )
 
 _FLAGS = re.IGNORECASE
@@ -204,16 +207,26 @@ def _without_blanks(
     return kept, blanks
 
 
+def _without_held(frame: Frame, held: tuple[str, list[str], str] | None, plate: str) -> Frame:
+    """The frame without the stock's own wells on the dilution's plate ("a series of
+    sample_plate A1-H1 across sample_plate columns 1-6": the chains are the columns)."""
+    if held is None or held[0] != plate:
+        return frame
+    kept = [w for w in frame.ents.wellsets if w.expand(16, 24) != held[1]]
+    return replace(frame, ents=replace(frame.ents, wellsets=kept))
+
+
 def _serial(frame: Frame, p: r.Planning) -> str:
     world = p.world
     k = _fold(frame)
-    stock = _stock(frame, p)
+    place = frame.dest if not frame.dest.empty else frame.head
+    held = held_stock(frame, p, place)  # "serially dilute sample_plate A1 ... down assay column 1"
+    stock = held[2] if held is not None else _stock(frame, p)
     diluent = _diluent(frame, stock, p)
     if diluent == stock:
         raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
-    place = frame.dest if not frame.dest.empty else frame.head
     plate = r.labware(place, p, "dilute across")
-    chains = geometry.chains_of(frame, plate, p)
+    chains = geometry.chains_of(_without_held(frame, held, plate), plate, p)
     chains, last_blank = _without_blanks(frame, chains, plate, p)
     if any(len(c) < 2 for c in chains):
         raise Refuse("a serial dilution needs at least two wells", "nothing_to_do")
@@ -303,11 +316,20 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     )
     if not prefilled:
         firsts = [c[0] for c in chains]
-        s_src = r.source_of(stock, (final + t) * len(firsts), world, on_plate)
+        s_srcs = stock_sources(
+            held,
+            firsts,
+            r.source_of(stock, (final + t) * len(firsts), world, on_plate)
+            if held is None
+            else ("", ""),
+        )
         pip.emit(
             world,
             lh,
-            [pip.Op(s_src, (plate, w), round(final + t, 4)) for w in firsts],
+            [
+                pip.Op(s, (plate, w), round(final + t, 4))
+                for s, w in zip(s_srcs, firsts, strict=True)
+            ],
             channels,
             pip.policy_used([], tips),
         )
