@@ -162,3 +162,10 @@ def test_qs_and_fill_to_a_volume_top_up_by_the_difference(request_text: str) -> 
 def test_every_well_that_has_the_dna_is_only_the_wells_that_hold_something() -> None:
     ops = _ops("top up every well of dna_plate that has DNA to 80 uL with water", "samples")
     assert len(ops) == 24
+
+
+def test_a_volume_per_step_written_with_a_slash_is_a_volume() -> None:
+    assert (
+        normalise("chain A1 -> A2 -> A3, 100 uL/step").text
+        == "chain A1 -> A2 -> A3, 100 uL per step"
+    )

@@ -73,6 +73,8 @@ def _line_chain(m: re.Match[str]) -> str:
     return f"{kind} to {kind} from {m.group('a')} to {last}"
 
 
+# "100 uL/step", "20 uL/transfer": a volume for each of something, written "per".
+_PER = re.compile(r"(\d\s*(?:u[lL]|m[lL]))\s*/\s*(steps?|transfers?|points?|dilutions?|samples?)\b")
 _SPACES = re.compile(r"[ ]{2,}")
 # "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
 _LABWARE_WELL = re.compile(r"\b([A-Za-z][\w-]*):(?=[A-Pa-p]\d{1,2}\b)")
@@ -181,6 +183,7 @@ def normalise(request: str) -> Normalised:
     text = _QUOTES.sub(hold, text)
     text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)
     text = _ARROW.sub(" -> ", text)
+    text = _PER.sub(r"\1 per \2", text)
     text = _LINE_CHAIN.sub(_line_chain, text)
     text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
     text = _LABWARE_WELL.sub(_labware_well, text)
