@@ -169,3 +169,9 @@ def test_a_volume_per_step_written_with_a_slash_is_a_volume() -> None:
         normalise("chain A1 -> A2 -> A3, 100 uL/step").text
         == "chain A1 -> A2 -> A3, 100 uL per step"
     )
+
+
+def test_a_removal_that_leaves_a_volume_takes_only_what_is_above_it() -> None:
+    ops = _ops("take cell_plate row B down to 50 uL, then refill to 150 uL with medium", "cells")
+    assert {v for _, dst, v in ops if dst is None} == {100.0}  # 150 held, 50 kept
+    assert {v for src, _, v in ops if src == "reservoir:A1"} == {100.0}  # refilled to 150

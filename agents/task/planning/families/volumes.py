@@ -36,7 +36,7 @@ _EMPTYING = re.compile(
     _FLAGS,
 )
 _TOP_UP = re.compile(
-    r"^(?:q\.?s\.?\b|fill\b(?=[^,;]*\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d)|"
+    r"^(?:q\.?s\.?\b|(?:re-?)?fill\b(?=[^,;]*\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d)|"
     r"top(?:\s+(?:up|off))?(?!\s+(?:standard|std|well|point|concentration|row|of)s?\b)|bring|fill\s+up|make\s+up|adjust)\b|\btop\s+(?:up|off)\b|\bup\s+to\s+\d",
     _FLAGS,
 )
@@ -73,6 +73,12 @@ _TO_VOLUME = (
 _DILUTE_TO = re.compile(rf"^dilute\b[^,;]*{_TO_VOLUME}(?!\s*(?:of|into|in|each|per)\b)", _FLAGS)
 _LIQUID_TO = re.compile(
     rf"^(?:(?:and\s+|then\s+)?(?:add|with)\s+)?(?:[\w-]+\s+){{1,3}}?{_TO_VOLUME}\s*(?:each|total|final)?\W*$",
+    _FLAGS,
+)
+# "leaving 30 uL in each well", "down to 50 uL", "to a residual of 20 uL": what stays behind
+_RESIDUAL = re.compile(
+    r"\b(?:leaving|leave|keep(?:ing)?|down\s+to|residual(?:\s+volume)?\s+of)\s+(?:only\s+|just\s+|about\s+)?"
+    r"(?P<v>\d+(?:\.\d+)?)\s*(?P<u>u[lL]|µ[lL]|m[lL])\b",
     _FLAGS,
 )
 _HOLDING = re.compile(
@@ -114,6 +120,10 @@ def _verb_first(ents: Entities) -> bool:
 
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
+    if _RESIDUAL.search(text) and (
+        _DISCARD.search(text) or re.match(r"^(?:take|bring|reduce)\b", text, _FLAGS)
+    ):
+        return 95  # "take cell_plate row B down to 50 uL": a removal, never a dilution chain
     if _EXCHANGE.match(text) and not clause.heading:
         return 73  # "Replace 500 uL of the medium in wells24 row A with fresh growth medium"
     if (_WASH.match(text) and _verb_first(ents)) or (
@@ -274,6 +284,10 @@ def _exchange(frame: Frame, p: r.Planning) -> str:
 def _discard(frame: Frame, p: r.Planning) -> str:
     world = p.world
     plate, wells = _wells(frame, p, "take liquid from")
+    if (left := _RESIDUAL.search(frame.text)) is not None:
+        return _down_to(
+            frame, p, plate, wells, float(left["v"]) * (1000 if left["u"][0] in "mM" else 1)
+        )
     if frame.volume is None and frame.total is None and _EMPTYING.search(frame.text):
         return _empty(frame, p, plate, wells)
     volume = r.quantity(
@@ -291,6 +305,25 @@ def _discard(frame: Frame, p: r.Planning) -> str:
         f"take {fmt(volume, 'uL')} out of {plate} {wells[0]}..{wells[-1]} "
         f"({len(wells)} wells) to waste, "
         f"a new tip for every well ({'8 channels' if channels == 8 else '1 channel'})"
+    )
+
+
+def _down_to(frame: Frame, p: r.Planning, plate: str, wells: list[str], keep: float) -> str:
+    """ "Remove the medium leaving 30 uL", "take row B down to 50 uL": what each well holds
+    above the volume it keeps, to waste."""
+    world = p.world
+    ops = [pip.Op((plate, w), None, round(world.well_volume(plate, w) - keep, 4)) for w in wells]
+    ops = [o for o in ops if o.volume > 1e-6]
+    if not ops:
+        raise Refuse(
+            f"{plate} holds no more than {fmt(keep, 'uL')} in those wells", "nothing_to_do"
+        )
+    channels = frame.ents.channels or p.channels or 1
+    pip.emit(world, world.labware(plate).instrument, ops, channels, "per_destination")
+    p.plate, p.wells = plate, wells
+    return (
+        f"take {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) down to {fmt(keep, 'uL')} "
+        "each (the rest to waste, a new tip for every well)"
     )
 
 
