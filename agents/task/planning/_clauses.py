@@ -94,7 +94,7 @@ _NEW_ACTION = re.compile(
     r"|\s*,?\s+plus\s+(?=(?:[\w-]+\s+){1,3}?to\s+(?:a\s+)?(?:final\s+|total\s+)?\d)"
     # "..., serial 1:2 transfers of 100 uL from A1 to A7": a dilution's carrying steps
     r"|\s*,\s*(?:and\s+)?(?=(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:serial|step-?wise)\s+"
-    r"(?:(?:\d+-fold|1:\d+|\d+x)\s+)?transfers?\b)"
+    r"(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:transfers?\b|dilution\s+(?=from|across|down|along)))"
     r"|\s*:\s+(?=[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?|with|(?:pre-?)?filled|receives?|into|to|->)\b)",
     _FLAGS,
 )

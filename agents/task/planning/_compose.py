@@ -22,6 +22,7 @@ from agents.task.planning._reading import (
     _reframe,
     _reread,
 )
+from agents.task.planning._refill import _fresh_in
 from agents.task.planning._resolve import Planning
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
@@ -83,8 +84,11 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
                 header.extra["defer"] = True
             else:
                 header.extra["chain_only"] = True
+        elif "transfer" in names and header.ents.fold is None and len(header.ents.volumes()) == 1:
+            header.extra["chain_only"] = True  # "..., serial dilution ... with 100 uL transfers"
     if any(f.extra.get("chain_only") for f in headers):
-        # The carrying steps come after the wells are filled.
+        # The carrying steps come after the wells are filled (with the mixing said after them).
+        read_in = _mix_into_chain(read_in)
         read_in = [x for x in read_in if not (x[0] and x[0].extra.get("chain_only"))] + [
             x for x in read_in if x[0] and x[0].extra.get("chain_only")
         ]
@@ -194,6 +198,26 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
     return _fills_first(out)
 
 
+def _mix_into_chain(
+    read_in: list[tuple[Frame | None, Family | None]],
+) -> list[tuple[Frame | None, Family | None]]:
+    out: list[tuple[Frame | None, Family | None]] = []
+    for frame, family in read_in:
+        prev = out[-1][0] if out else None
+        if (
+            prev is not None
+            and prev.extra.get("chain_only")
+            and frame is not None
+            and family is not None
+            and family.name == "mix"
+            and not frame.places
+        ):
+            _fold_mix(prev, frame)  # "..., serial dilution ... with 100 uL transfers, mix 3x"
+            continue
+        out.append((frame, family))
+    return out
+
+
 def _wells_named(frame: Frame) -> set[str]:
     found: set[str] = set()
     for w in frame.ents.wellsets:
@@ -279,27 +303,6 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
 
 
 _SAME_VOLUME = re.compile(r"\b(?:the\s+)?same\s+(?:volume|amount)\b", re.IGNORECASE)
-_FRESH_IN = re.compile(
-    r"^(?:and\s+)?(?:(?:add|put(?:\s+back)?|dispense|refill\s+with|replace\s+with|top\s+up\s+with)\s+)?"
-    r"(?P<v>(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL))\s+(?:of\s+)?(?:the\s+)?(?:(?:fresh|new)"
-    r"(?:\s+(?P<what>media|medium))?\s*(?:in|back(?:\s+in)?|added)?|in|back(?:\s+in)?|added)\W*$",
-    re.IGNORECASE,
-)
-
-
-_MEDIUM = re.compile(r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|f-?12|growth)\b", re.I)
-
-
-def _fresh_in(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
-    """'120 uL fresh in' after '120 uL out': the lab's one medium into the same wells."""
-    m = _FRESH_IN.match(frame.text)
-    lex = prev.extra.get("lex")
-    if m is None or not hasattr(lex, "liquids"):
-        return None
-    media = [n for n in lex.liquids.values() if _MEDIUM.search(n)]
-    if len(media) != 1:
-        return None
-    return _reread(replace(frame.clause, text=f"add {m['v']} {media[0]} to the same wells"), prev)
 
 
 def _continues(frame: Frame, family: Family) -> bool:

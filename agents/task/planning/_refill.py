@@ -13,7 +13,7 @@ from dataclasses import replace
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import _read
+from agents.task.planning._reading import _read, _reread
 from agents.task.planning.families import Family
 
 _REFILL = re.compile(
@@ -56,3 +56,26 @@ def refills(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         if taken[1] is not None and added[1] is not None:
             out[i], out[i + 1] = taken, added
     return out
+
+
+_FRESH_IN = re.compile(
+    r"^(?:and\s+)?(?:(?:add|put(?:\s+back)?|dispense|refill\s+with|replace\s+with|top\s+up\s+with)\s+)?"
+    r"(?P<v>(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL))\s+(?:of\s+)?(?:the\s+)?(?:(?:fresh|new)"
+    r"(?:\s+(?P<what>media|medium))?\s*(?:in|back(?:\s+in)?|added)?|in|back(?:\s+in)?|added)\W*$",
+    re.IGNORECASE,
+)
+
+
+_MEDIUM = re.compile(r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|f-?12|growth)\b", re.I)
+
+
+def _fresh_in(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
+    """'120 uL fresh in' after '120 uL out': the lab's one medium into the same wells."""
+    m = _FRESH_IN.match(frame.text)
+    lex = prev.extra.get("lex")
+    if m is None or not hasattr(lex, "liquids"):
+        return None
+    media = [n for n in lex.liquids.values() if _MEDIUM.search(n)]
+    if len(media) != 1:
+        return None
+    return _reread(replace(frame.clause, text=f"add {m['v']} {media[0]} to the same wells"), prev)

@@ -163,15 +163,17 @@ def build(frame: Frame, p: r.Planning) -> str:
 
 
 def _chain_only(frame: Frame, p: r.Planning) -> str:
-    """The carrying steps of a serial dilution whose wells the clauses before filled."""
-    k = _fold(frame)
+    """The carrying steps of a serial dilution whose wells the clauses before filled: the
+    volume each step carries as said ("with 100 uL transfers"), else from the fold."""
     place = frame.dest if not frame.dest.empty else frame.head
     plate = r.labware(place, p, "dilute across")
     chains = geometry.chains_of(frame, plate, p)
     diluent = p.world.well_volume(plate, chains[0][1])
-    if diluent <= 0:
+    said = frame.volume if frame.ents.fold is None and len(frame.volumes) == 1 else None
+    if said is None and diluent <= 0:
         raise Ask("How much should each step carry?", ["volume"], [])
-    t = round(diluent / (k - 1), 4)
+    k = (diluent + said.value) / said.value if said is not None else _fold(frame)
+    t = said.value if said is not None else round(diluent / (k - 1), 4)
     cycles = 0 if frame.ents.no_mix else (frame.ents.mix_times or MIX_CYCLES)
     channels = frame.ents.channels or p.channels or 1
     lh = p.world.labware(plate).instrument
