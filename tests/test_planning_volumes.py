@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from agents.task.planning._normalise import normalise
-from agents.task.planning.families.volumes import _share
+from agents.task.planning.families._amounts import share as share_of
 from agents.task.planning.models import Plan
 from agents.task.planning.rules import RulePlanner
 from evals.plan_sim import simulate
@@ -99,7 +99,7 @@ def test_a_bare_volume_in_after_one_out_is_the_lab_s_one_medium() -> None:
 def test_a_share_of_what_the_wells_hold_is_read_as_a_fraction(
     text: str, share: float | None
 ) -> None:
-    assert _share(text) == (pytest.approx(share) if share is not None else None)
+    assert share_of(text) == (pytest.approx(share) if share is not None else None)
 
 
 def test_replacing_half_the_medium_exchanges_half_of_what_each_well_holds() -> None:
@@ -175,3 +175,8 @@ def test_a_removal_that_leaves_a_volume_takes_only_what_is_above_it() -> None:
     ops = _ops("take cell_plate row B down to 50 uL, then refill to 150 uL with medium", "cells")
     assert {v for _, dst, v in ops if dst is None} == {100.0}  # 150 held, 50 kept
     assert {v for src, _, v in ops if src == "reservoir:A1"} == {100.0}  # refilled to 150
+
+
+def test_an_equal_volume_adds_to_each_well_what_it_holds() -> None:
+    ops = _ops("add the same volume of buffer to each well of dna_plate column 2", "samples")
+    assert len(ops) == 8 and {v for _, _, v in ops} == {35.0}

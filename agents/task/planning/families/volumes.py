@@ -19,6 +19,7 @@ from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
+from agents.task.planning.families import _amounts as am
 
 _FLAGS = re.IGNORECASE
 _WASH = re.compile(r"^(?:wash|rinse)(?:\b|ing\b|es\b)(?:\s+(?:step|\d+))?", _FLAGS)
@@ -48,37 +49,12 @@ _REACH = re.compile(
     r"|\bbring(?:ing)?\s+(?:each|every|all|them|it)\b[^,;]{0,30}\bto\s+\d",
     _FLAGS,
 )
-_SHARE = re.compile(
-    r"\b(half|a\s+third|one\s+third|two\s+thirds|a\s+quarter|one\s+quarter|three\s+quarters"
-    r"|(\d+(?:\.\d+)?)\s*%)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?(?:old\s+|spent\s+)?"
-    r"(?:medium|media|volume|liquid|supernatant|buffer)\b",
-    _FLAGS,
-)
-_SHARES = {"half": 0.5, "third": 1 / 3, "thirds": 2 / 3, "quarter": 0.25, "quarters": 0.75}
-
-
-def _share(text: str) -> float | None:
-    """ "half of the medium" -> 0.5, "50% of the media" -> 0.5 (None: no share said)."""
-    m = _SHARE.search(text)
-    if m is None:
-        return None
-    if m.group(2):
-        return float(m.group(2)) / 100
-    return _SHARES[m.group(1).split()[-1].lower()]
-
-
 _TO_VOLUME = (
     r"\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b"
 )
 _DILUTE_TO = re.compile(rf"^dilute\b[^,;]*{_TO_VOLUME}(?!\s*(?:of|into|in|each|per)\b)", _FLAGS)
 _LIQUID_TO = re.compile(
     rf"^(?:(?:and\s+|then\s+)?(?:add|with)\s+)?(?:[\w-]+\s+){{1,3}}?{_TO_VOLUME}\s*(?:each|total|final)?\W*$",
-    _FLAGS,
-)
-# "leaving 30 uL in each well", "down to 50 uL", "to a residual of 20 uL": what stays behind
-_RESIDUAL = re.compile(
-    r"\b(?:leaving|leave|keep(?:ing)?|down\s+to|residual(?:\s+volume)?\s+of)\s+(?:only\s+|just\s+|about\s+)?"
-    r"(?P<v>\d+(?:\.\d+)?)\s*(?P<u>u[lL]|µ[lL]|m[lL])\b",
     _FLAGS,
 )
 _HOLDING = re.compile(
@@ -120,7 +96,7 @@ def _verb_first(ents: Entities) -> bool:
 
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
-    if _RESIDUAL.search(text) and (
+    if am.RESIDUAL.search(text) and (
         _DISCARD.search(text) or re.match(r"^(?:take|bring|reduce)\b", text, _FLAGS)
     ):
         return 95  # "take cell_plate row B down to 50 uL": a removal, never a dilution chain
@@ -140,6 +116,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70
     if _TOP_UP.search(text) and (ents.volumes() or ents.vague):
         return 72
+    if am.EQUAL.search(text) and not ents.volumes() and ents.liquids:
+        return 72  # "add an equal volume of water to dna_plate column 3": what each holds
     if _REACH.search(text) and ents.volumes():
         return 72  # "add water to column 1 so each well reaches 60 uL": the difference
     if ents.fold is None and len(ents.volumes()) == 1 and _DILUTE_TO.search(text):
@@ -231,6 +209,9 @@ def build(frame: Frame, p: r.Planning) -> str:
             ["volume"],
             ["A1 5 uL, B1 10 uL, ...", "top up to a final volume"],
         )
+    if am.EQUAL.search(frame.text) and not frame.ents.volumes():
+        plate, wells = _wells(frame, p, "add to")
+        return am.equal(frame, p, plate, wells)
     if (
         _TOP_UP.search(frame.text)
         or _NORMALISE_TO.search(frame.text)
@@ -246,7 +227,7 @@ def _exchange(frame: Frame, p: r.Planning) -> str:
     """V of what the wells hold out to waste (a tip per well), then V of fresh liquid in."""
     world = p.world
     plate, wells = _wells(frame, p, "exchange the medium in")
-    share = _share(frame.text)
+    share = am.share(frame.text)
     held_ul = {round(world.well_volume(plate, w), 4) for w in wells}
     if frame.volume is None and share is not None and len(held_ul) == 1 and min(held_ul) > 0:
         volume = round(share * min(held_ul), 4)  # "replace half of the medium": of what it holds
@@ -284,8 +265,8 @@ def _exchange(frame: Frame, p: r.Planning) -> str:
 def _discard(frame: Frame, p: r.Planning) -> str:
     world = p.world
     plate, wells = _wells(frame, p, "take liquid from")
-    if (left := _RESIDUAL.search(frame.text)) is not None:
-        return _down_to(
+    if (left := am.RESIDUAL.search(frame.text)) is not None:
+        return am.down_to(
             frame, p, plate, wells, float(left["v"]) * (1000 if left["u"][0] in "mM" else 1)
         )
     if frame.volume is None and frame.total is None and _EMPTYING.search(frame.text):
@@ -305,25 +286,6 @@ def _discard(frame: Frame, p: r.Planning) -> str:
         f"take {fmt(volume, 'uL')} out of {plate} {wells[0]}..{wells[-1]} "
         f"({len(wells)} wells) to waste, "
         f"a new tip for every well ({'8 channels' if channels == 8 else '1 channel'})"
-    )
-
-
-def _down_to(frame: Frame, p: r.Planning, plate: str, wells: list[str], keep: float) -> str:
-    """ "Remove the medium leaving 30 uL", "take row B down to 50 uL": what each well holds
-    above the volume it keeps, to waste."""
-    world = p.world
-    ops = [pip.Op((plate, w), None, round(world.well_volume(plate, w) - keep, 4)) for w in wells]
-    ops = [o for o in ops if o.volume > 1e-6]
-    if not ops:
-        raise Refuse(
-            f"{plate} holds no more than {fmt(keep, 'uL')} in those wells", "nothing_to_do"
-        )
-    channels = frame.ents.channels or p.channels or 1
-    pip.emit(world, world.labware(plate).instrument, ops, channels, "per_destination")
-    p.plate, p.wells = plate, wells
-    return (
-        f"take {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) down to {fmt(keep, 'uL')} "
-        "each (the rest to waste, a new tip for every well)"
     )
 
 

@@ -1,0 +1,80 @@
+"""How much a removal or an addition moves when the request says it by what the wells hold:
+"leaving 30 uL", "down to 50 uL", "an equal volume of water", "double the volume", "half (50%)
+of the medium"."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _pipetting as pip
+from agents.task.planning import _resolve as r
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import fmt
+
+_FLAGS = re.IGNORECASE
+# "leaving 30 uL in each well", "down to 50 uL", "to a residual of 20 uL": what stays behind
+RESIDUAL = re.compile(
+    r"\b(?:leaving|leave|keep(?:ing)?|down\s+to|residual(?:\s+volume)?\s+of)\s+(?:only\s+|just\s+|about\s+)?"
+    r"(?P<v>\d+(?:\.\d+)?)\s*(?P<u>u[lL]|µ[lL]|m[lL])\b",
+    _FLAGS,
+)
+EQUAL = re.compile(
+    r"\b(?:an?\s+)?(?:equal|the\s+same)\s+volume\s+of\b|^double\s+the\s+volume\b", _FLAGS
+)
+SHARE = re.compile(
+    r"\b(half|a\s+third|one\s+third|two\s+thirds|a\s+quarter|one\s+quarter|three\s+quarters"
+    r"|(\d+(?:\.\d+)?)\s*%)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?(?:old\s+|spent\s+)?"
+    r"(?:medium|media|volume|liquid|supernatant|buffer)\b",
+    _FLAGS,
+)
+_SHARES = {"half": 0.5, "third": 1 / 3, "thirds": 2 / 3, "quarter": 0.25, "quarters": 0.75}
+
+
+def share(text: str) -> float | None:
+    """ "half of the medium" -> 0.5, "50% of the media" -> 0.5 (None: no share said)."""
+    m = SHARE.search(text)
+    if m is None:
+        return None
+    if m.group(2):
+        return float(m.group(2)) / 100
+    return _SHARES[m.group(1).split()[-1].lower()]
+
+
+def equal(frame: Frame, p: r.Planning, plate: str, wells: list[str]) -> str:
+    """ "Add an equal volume of water to column 3", "double the volume with buffer": into each
+    well as much as it holds."""
+    world = p.world
+    liquid = r.liquid(frame.liquid, p) if frame.liquid else None
+    if liquid is None:
+        raise Ask("Which liquid should I add?", ["liquid"], r.liquids(world))
+    adds = [(w, round(world.well_volume(plate, w), 4)) for w in wells]
+    if not any(v > 0 for _, v in adds):
+        raise Ask(f"{plate} {wells[0]}.. hold nothing: how many uL should go in?", ["volume"], [])
+    src = r.source_of(liquid, sum(v for _, v in adds), world, {(plate, w) for w in wells})
+    ops = [pip.Op(src, (plate, w), v) for w, v in adds if v > 0]
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    pip.emit(
+        world, world.labware(plate).instrument, ops, frame.ents.channels or p.channels or 1, policy
+    )
+    p.plate, p.wells = plate, wells
+    return f"add to each of {plate} {wells[0]}..{wells[-1]} as much {liquid} as it holds"
+
+
+def down_to(frame: Frame, p: r.Planning, plate: str, wells: list[str], keep: float) -> str:
+    """ "Remove the medium leaving 30 uL", "take row B down to 50 uL": what each well holds
+    above the volume it keeps, to waste."""
+    world = p.world
+    ops = [pip.Op((plate, w), None, round(world.well_volume(plate, w) - keep, 4)) for w in wells]
+    ops = [o for o in ops if o.volume > 1e-6]
+    if not ops:
+        raise Refuse(
+            f"{plate} holds no more than {fmt(keep, 'uL')} in those wells", "nothing_to_do"
+        )
+    channels = frame.ents.channels or p.channels or 1
+    pip.emit(world, world.labware(plate).instrument, ops, channels, "per_destination")
+    p.plate, p.wells = plate, wells
+    return (
+        f"take {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) down to {fmt(keep, 'uL')} "
+        "each (the rest to waste, a new tip for every well)"
+    )
