@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from agents.task.planning._clauses import split
 from agents.task.planning._normalise import normalise
 from agents.task.planning.families._amounts import share as share_of
 from agents.task.planning.models import Plan
@@ -180,3 +181,8 @@ def test_a_removal_that_leaves_a_volume_takes_only_what_is_above_it() -> None:
 def test_an_equal_volume_adds_to_each_well_what_it_holds() -> None:
     ops = _ops("add the same volume of buffer to each well of dna_plate column 2", "samples")
     assert len(ops) == 8 and {v for _, _, v in ops} == {35.0}
+
+
+def test_a_liquid_to_a_volume_after_a_comma_is_a_top_up_of_its_own() -> None:
+    texts = [c.text for c in split(normalise("A1 3 uL, A2 6 uL from libs_in, TE to 30 uL"))]
+    assert texts[-1] == "TE to 30 uL"

@@ -90,8 +90,10 @@ _NEW_ACTION = re.compile(
     + ACTION_VERBS
     + r")\b)"
     r"|(?:\s*:|\s+-)\s+(?=(?:first\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
-    # "10 uL of each DNA into dest column 2, plus water to 40 uL": a top-up of its own
+    # "10 uL of each DNA into dest column 2, plus water to 40 uL" / "..., TE to 30 uL": a top-up
     r"|\s*,?\s+plus\s+(?=(?:[\w-]+\s+){1,3}?to\s+(?:a\s+)?(?:final\s+|total\s+)?\d)"
+    r"|\s*,\s*(?=(?:[\w-]+\s+){1,2}?to\s+(?:a\s+)?(?:final\s+|total\s+)?\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])"
+    r"\s*(?:each|final|total)?\s*$)"
     # "..., serial 1:2 transfers of 100 uL from A1 to A7": a dilution's carrying steps
     r"|\s*,\s*(?:and\s+)?(?=(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:serial|step-?wise)\s+"
     r"(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:transfers?\b|dilution\s+(?=from|across|down|along)))"
