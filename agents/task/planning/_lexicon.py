@@ -173,7 +173,7 @@ class Lexicon:
         known = set(self.labware) | set(self.liquids) | set(self.instruments)
         if any(re.search(r"\bstandards?\b", n, re.IGNORECASE) for n in self.liquids.values()):
             # "top std 200 uL", "stds in duplicate": the lab's standard, abbreviated
-            text = re.sub(r"\bstd(s?)\b\.?", r"standard\1", text, flags=re.IGNORECASE)
+            text = re.sub(r"\bstd(s?)\b", r"standard\1", text, flags=re.IGNORECASE)
         first = re.match(r"[A-Za-z]{3,4}\b", text)
         if first and first.group(0).lower() not in _SHORT_VERBS:
             low = first.group(0).lower()
