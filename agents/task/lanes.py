@@ -87,15 +87,28 @@ def unfinished(state: TaskState, ctx: TaskContext) -> list[int]:
     return [i for i, s in enumerate(plan.steps) if where[s.id][1] >= lanes.get(where[s.id][0], 0)]
 
 
-def depends_on(state: TaskState, ctx: TaskContext, plan: Plan) -> dict[str, list[str]]:
-    """Step id -> the steps it waits for: the timeline's dependencies, or the step before it
-    when the run is sequential (or the timeline does not know the step)."""
-    timeline = ctx.records.part(state.get("schedule_ref"), "timeline", "steps") or []
-    known = {s["step"]: list(s["after"]) for s in timeline}
+@functools.lru_cache(maxsize=8)
+def _timeline_after(records: RunRecords, schedule_ref: str | None) -> dict[str, list[str]]:
+    """Step id -> the steps it waits for, from the timeline of the report stored under
+    ``schedule_ref`` (reports by hash never change)."""
+    timeline = records.part(schedule_ref, "timeline", "steps") or []
+    return {s["step"]: list(s["after"]) for s in timeline}
+
+
+def depends_on(
+    state: TaskState, ctx: TaskContext, plan: Plan, indices: list[int]
+) -> dict[str, list[str]]:
+    """Step id -> the steps it waits for, for the steps at ``indices`` of the plan: the
+    timeline's dependencies, or the step before it when the run is sequential (or the
+    timeline does not know the step)."""
+    known = (
+        {} if state.get("sequential") else _timeline_after(ctx.records, state.get("schedule_ref"))
+    )
     out: dict[str, list[str]] = {}
-    for i, step in enumerate(plan.steps):
+    for i in indices:
+        step = plan.steps[i]
         before = [plan.steps[i - 1].id] if i else []
-        out[step.id] = before if state.get("sequential") else known.get(step.id, before)
+        out[step.id] = known.get(step.id, before)
     return out
 
 
@@ -119,7 +132,7 @@ async def dispatch(
         return Command(goto="report", update={"status": "done", "step": len(plan.steps)})
     window = todo[: max(1, ctx.window)]
     sent = {plan.steps[i].id for i in window}
-    after = depends_on(state, ctx, plan)
+    after = depends_on(state, ctx, plan, window)
     number = int(state.get("wave", 0)) + 1
     run_id = state["run_id"]
     for key in [k for k in ctx.waves if k[0] == run_id]:
