@@ -107,7 +107,11 @@ class TaskRuns:
             return sorted(str(r[0]) for r in rows if r[0] is not None)
         run = self.get(run_id)
         steps = (run.plan or {}).get("steps") if run is not None else None
-        return sorted({str(s["instrument"]) for s in steps or [] if s.get("instrument")})
+        if not isinstance(steps, list):
+            return []
+        return sorted(
+            {str(s["instrument"]) for s in steps if isinstance(s, dict) and s.get("instrument")}
+        )
 
     def update(self, run_id: str, **fields: Any) -> TaskRun:
         """Change some of status, planner, model, summary, plan, report, error; the run as it

@@ -19,6 +19,7 @@ from device_servers.lab import load
 from device_servers.sim.world import SimWorld
 from state_store import AuditLog, TaskRuns
 from state_store.answers import PendingAnswers
+from state_store.blobs import Blobs
 from state_store.people import NotAuthenticated, People
 from state_store.pg import PgConnection, translate
 from state_store.signoff import ApprovalSigner
@@ -44,6 +45,15 @@ def test_runs_audit_people_keys_and_answers_work_unchanged_on_postgres(pg_url: s
     with pytest.raises(sqlite3.IntegrityError):
         runs.create("again", run_id="r1")
     assert runs.update("r1", status="done", plan={"steps": [1]}).plan == {"steps": [1]}
+    assert runs.instruments("r1") == [] and runs.instruments("r2") == []
+    steps = [{"id": "s1", "instrument": "lh1"}, {"id": "s2", "instrument": "arm1"}]
+    runs.write("r2", plan={"steps": steps})
+    assert runs.instruments("r2") == ["arm1", "lh1"]
+    blobs = Blobs(conn)
+    ref = blobs.put("simulation", {"ok": True, "timeline": {"steps": [{"step": "s1"}]}})
+    assert (
+        blobs.part(ref, "timeline", "steps") == [{"step": "s1"}] and blobs.part(ref, "ok") is True
+    )
     assert [r.run_id for r in runs.list()] == ["r2", "r1"]
     assert [r.run_id for r in runs.list(status="done")] == ["r1"]
 
