@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agents.device.agent import Observation
-from agents.task.planning.models import Plan
 from state_store.blobs import Blobs
 from state_store.observations import ObservationLog
+
+if TYPE_CHECKING:  # the models are imported where they are used: a runner makes its records
+    # before it starts its servers (agents.task.runner), and they load pydantic and the MCP
+    # types
+    from agents.device.agent import Observation
+    from agents.task.planning.models import Plan
 
 LANE = "main"  # the lane of a run's steps dispatched one after another
 
@@ -48,6 +52,8 @@ class RunRecords:
     def plan(self, ref: str) -> Plan:
         plan = self._plans.get(ref)
         if plan is None:
+            from agents.task.planning.models import Plan
+
             plan = self._plans[ref] = Plan.model_validate(self.blobs.get(ref))
         return plan
 
@@ -95,6 +101,8 @@ class RunRecords:
         found = self.log.get(run_id, lane, seq)
         if found is None:
             raise LookupError(f"run {run_id} has no observation {seq} in lane {lane}")
+        from agents.device.agent import Observation
+
         body = dict(found.body)
         ref = body.pop("state_ref", None)
         return Observation.model_validate({**body, "state": self.blobs.get(ref) if ref else {}})
