@@ -6,10 +6,19 @@ from __future__ import annotations
 import pytest
 from test_rule_planner import LAB
 
+from agents.task.planning import _entity_coverage as entity_coverage
 from agents.task.planning import _social
 from agents.task.planning._clauses import split
+from agents.task.planning._entities import extract
+from agents.task.planning._frames import read
+from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
-from agents.task.planning.models import Clarification, Plan, Refusal
+from agents.task.planning._outcomes import Ask
+from agents.task.planning._tables import programme_tables
+from agents.task.planning._world import World
+from agents.task.planning.families import _profile as profile
+from agents.task.planning.families import thermocycle
+from agents.task.planning.models import Clarification, Plan, PlanStep, Refusal, TraceItem
 from agents.task.planning.rules import RulePlanner
 
 
@@ -127,3 +136,113 @@ def test_the_lab_own_instruments_are_still_used(request_text: str) -> None:
     assert isinstance(out, Plan | Clarification)
     assert isinstance(out, Plan), out
     assert {s.instrument for s in out.steps} >= {"hs1"}
+
+
+# --------------------------------------------------------------------------- per-entity coverage
+def test_a_second_speed_and_time_in_one_clause_is_asked_about_never_dropped() -> None:
+    out = RulePlanner().plan(
+        "shake plate_1 at 37 C for 5 min at 500 rpm and at 800 rpm for 1 min", LAB
+    )
+    assert isinstance(out, Clarification) and out.missing == ["speed"]
+
+
+def test_a_second_liquid_with_its_own_volume_is_its_own_transfer() -> None:
+    plan = RulePlanner().plan("put 30 uL buffer in plate_1 A1 with 10 uL dye", LAB)
+    assert isinstance(plan, Plan)
+    moved = [(s.args["source_well"], s.args["volume_ul"]) for s in plan.steps]
+    assert moved == [("A2", 30.0), ("A1", 10.0)]
+
+
+def test_a_liquid_named_with_a_volume_that_no_step_draws_is_asked_about() -> None:
+    norm = normalise("add 30 uL buffer and 10 uL dye to plate_1 A1")
+    clause = split(norm)[0]
+    frame = read(clause, extract(clause.text, Lexicon(LAB), norm.quoted), "transfer")
+    step = PlanStep(
+        id="s1",
+        instrument="lh1",
+        command="transfer",
+        args={"source": "reservoir", "source_well": "A2", "destination": "plate_1",
+              "destination_wells": ["A1"], "volume_ul": 30.0},
+    )  # fmt: skip
+    item = TraceItem(clause=clause.said, understood="transfer 30 uL of buffer", steps=["s1"])
+    with pytest.raises(Ask) as asked:
+        entity_coverage.check(frame, item, [step], World(LAB))
+    assert asked.value.missing == ["liquid"]
+    entity_coverage.check(frame, item.model_copy(update={"understood": "30 uL buffer, 10 uL dye"}),
+                          [step], World(LAB))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "transfer 50 uL of dye to plate_1 A1 and mix 5 times with 30 uL",
+        "add 10 uL of dye to plate_1 A1 (the well with 100 uL buffer already)",
+        "shake plate_1 at 600 rpm for 2 minutes",
+        "incubate plate_1 at 37 C for 1 hour",
+        "read plate_1 at 450 nm",
+    ],
+)
+def test_what_a_clause_uses_is_not_asked_about(request_text: str) -> None:
+    assert isinstance(RulePlanner().plan(request_text, LAB), Plan)
+
+
+# --------------------------------------------------------------------------- programmes
+def test_a_programme_table_reads_as_one_line() -> None:
+    table = (
+        "Step | Temp | Time | Cycles\n"
+        "Initial denaturation | 95 C | 3 min | 1\n"
+        "Denaturation | 95 C | 15 s | 35\n"
+        "Annealing | 60 C | 30 s | 35\n"
+        "Final extension | 72 C | 5 min | 1\n"
+        "Hold | 4 C | forever |"
+    )
+    assert programme_tables(table) == (
+        "Initial denaturation 95 C 3 min; 35 cycles of 95 C 15 s, 60 C 30 s; "
+        "Final extension 72 C 5 min; hold at 4 C"
+    )
+
+
+def test_a_markdown_table_with_units_in_its_header_reads_as_one_line() -> None:
+    table = (
+        "| Stage | Temp (C) | Time (s) | Cycles |\n|---|---|---|---|\n| Denature | 95 | 10 | 40 |\n"
+    )
+    assert programme_tables(table).startswith("40 cycles of 95 C 10 s")
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        "Well | Volume\nA1 | 10 uL\nA2 | 20 uL",  # not a programme: left as it is
+        "plate_1 | plate_2",  # one row
+    ],
+)
+def test_a_table_that_is_not_a_programme_is_left_as_written(table: str) -> None:
+    assert programme_tables(table) == table
+
+
+def test_semicolons_inside_brackets_do_not_split_a_clause() -> None:
+    assert _texts("35 cycles of [95 C, 15 s; 60 C, 30 s]; 72 C, 5 min") == [
+        "35 cycles of [95 C, 15 s; 60 C, 30 s]",
+        "72 C, 5 min",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "stages"),
+    [
+        ("95 C 5 min; 25 cycles of: 94 C 30 s, 60 C 40 s", [(1, 1), (25, 2)]),
+        ("95 C 3 min, then 35 cycles of denaturation at 95 C for 30 s, annealing at 57 C for 30 s",
+         [(1, 1), (35, 2)]),
+        ("95 C 3 min | 35 cycles: 95 C 15 s, 60 C 30 s | 72 C 5 min", [(1, 1), (35, 2), (1, 1)]),
+        ("95 C 3 min, 35 cycles then 72 C 5 min", [(35, 1), (1, 1)]),  # a trailing count
+    ],
+)  # fmt: skip
+def test_a_count_repeats_the_steps_after_it_whatever_names_them(
+    text: str, stages: list[tuple[int, int]]
+) -> None:
+    assert [(st.repeats, len(st.steps)) for st in profile.parse(text).stages] == stages
+
+
+def test_a_part_label_is_read_with_its_part() -> None:
+    items = split(normalise("PCR on rxn_plate\n- Lid: 105 C\n- Hold: 4 C\n- Notes: 4 C"))
+    assert [thermocycle.part_text(c) for c in items[1:]] == ["Lid 105 C", "Hold 4 C", "4 C"]

@@ -208,7 +208,7 @@ def split(norm: Normalised) -> list[Clause]:
             joined: Join = ("item" if item else "start") if k == 0 else "sentence"
             if (after := _AFTER.search(part)) is not None:
                 part = f"{part[after.end() :]}; {part[: after.start()]}"
-            semis = _SEMI.split(part)
+            semis = _outside_brackets(part)
             if _semicolon_heading(semis):
                 head = semis.pop(0).strip(" :")
                 pieces.append((head, joined, label, sentence, True))
@@ -238,6 +238,17 @@ def split(norm: Normalised) -> list[Clause]:
         if cleaned:
             clauses.append(Clause(len(clauses), cleaned, said, how, label, sentence, heading))
     return clauses
+
+
+def _outside_brackets(text: str) -> list[str]:
+    """Split at semicolons, never inside brackets ("35 cycles of [95 C, 15 s; 60 C, 30 s]")."""
+    pieces, depth, last = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([") - (ch in ")]")
+        if ch == ";" and depth <= 0:
+            pieces.append(text[last:i].strip())
+            last = i + 1
+    return [*pieces, text[last:].strip()] if depth == 0 else _SEMI.split(text)
 
 
 def _polite_off(text: str) -> str:

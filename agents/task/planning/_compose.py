@@ -150,18 +150,21 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             prev is not None
             and prev[1].name == "thermocycle"
             and (
-                thermo.is_hold(frame.text)
-                or (thermo.HOLD.match(frame.text) and frame.duration is None)
+                thermo.is_hold(thermo.part_text(frame.clause))
+                or (thermo.HOLD.match(thermo.part_text(frame.clause)) and frame.duration is None)
             )
         ):
+            if (held := prev[0].extra.get("hold")) is not None:  # "4 C, hold": both said it
+                more = prev[0].extra.get("continued")
+                prev[0].extra["continued"] = [*(more if isinstance(more, list) else []), held]
             prev[0].extra["hold"] = frame.clause  # "..., then hold at 4 C"
             prev[0].extra["folded"] = [*_folded(prev[0]), frame.clause]
             continue
         if (
             prev is not None
             and prev[1].name == "thermocycle"
-            and thermo.is_continuation(frame.text)
-            and not thermo.is_hold(frame.text)
+            and thermo.is_continuation(thermo.part_text(frame.clause))
+            and not thermo.is_hold(thermo.part_text(frame.clause))
         ):  # "..., then 72 C for 7 min": more of the profile
             more = prev[0].extra.get("continued")
             prev[0].extra["continued"] = [*(more if isinstance(more, list) else []), frame.clause]

@@ -14,6 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agents.task.planning._programme_tables import programme_tables
 from agents.task.planning._tables import rewrite as rewrite_tables
 
 # A placeholder is a word of its own: «q0», «q1», ...
@@ -189,6 +190,7 @@ def normalise(request: str) -> Normalised:
     text = _LABWARE_WELL.sub(_labware_well, text)
     text = _SLASHED.sub(_slashed, text)
     text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
+    text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
     lines, carried = [], None
     for raw in _carry_units(text.replace("\r", "\n").split("\n")):
         line, carried = _units(raw, carried if raw.strip() else None)

@@ -78,6 +78,11 @@ _PAIR_GAP = re.compile(r"\s*(?:of\s+)?(?:the\s+)?(?:fresh\s+)?$", re.IGNORECASE)
 
 
 _DEST_PHRASE = re.compile(r"\b(?:to|into|in|onto)\s+(?=\S)", re.IGNORECASE)
+_JOINED = re.compile(
+    r"(?P<dest>\s+(?:to|into|in|onto)\s+[^,;]+?)?\s*,?\s*(?:and\s+(?:also\s+)?|with\s+|plus\s+|"
+    r"along\s+with\s+|together\s+with\s+|as\s+well\s+as\s+|&\s+)",
+    re.IGNORECASE,
+)
 
 
 def _split_pairs(
@@ -111,16 +116,28 @@ def _split_pairs(
             if pairs
             else []
         )
+        # "put 30 uL buffer in A1 with 10 uL dye", "fill A1 with 50 uL buffer plus 20 uL dye"
+        between = (
+            _JOINED.fullmatch(text[pairs[0][1].end : pairs[1][0].start])
+            if len(pairs) == 2
+            else None
+        )
         if (
             len(pairs) < 2
             or len(pairs) != len(frame.ents.liquids)
             or len({m.name for _, m in pairs}) != len(pairs)
             or len(frame.ents.quantities) != len(pairs)
-            or not dest
+            or not (dest or between)
         ):
             out.append((frame, family))
             continue
         head, tail = text[: pairs[0][0].start], text[pairs[-1][1].end :]
+        if not dest and between is not None:
+            tail = (
+                f" {between.group('dest').strip()}{tail}".rstrip()
+                if between.group("dest")
+                else tail
+            )
         diluting = bool(re.match(r"^dilute\b", head, re.IGNORECASE))
         if diluting:
             head = "add " + head[len("dilute") :].lstrip()

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from agents.task.planning import _coverage, _policy
+from agents.task.planning import _entity_coverage as entities
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause, split
@@ -87,6 +88,7 @@ class RulePlanner:
             composed = _compose(read_in)  # a hold after a profile is the thermocycler's
             _instruments_first(composed, p)
             waiting: list[int] = []  # trace items whose moves are pending (same tip onwards)
+            read_as: list[tuple[Frame, int]] = []  # each frame and its trace item
             for frame, family in composed:
                 clause = frame.clause
                 if family.name != "transfer":
@@ -123,6 +125,7 @@ class RulePlanner:
                     waiting.append(len(trace))
                     frame.extra["kind"] = "action"
                 kind = "action" if waiting and waiting[-1] == len(trace) else _kind(frame, steps)
+                read_as.append((frame, len(trace)))
                 trace.append(
                     TraceItem(
                         clause=frame.clause.said, kind=kind, understood=understood, steps=steps
@@ -142,6 +145,10 @@ class RulePlanner:
             transfer.flush(p)
             _settle(trace, waiting, p)
             _fill(p, trace)
+            by_id = {s.id: s for s in p.world.steps}
+            for frame, at in read_as:
+                clause = frame.clause
+                entities.check(frame, trace[at], [by_id[i] for i in trace[at].steps], p.world)
             if not p.world.steps:
                 raise Refuse(
                     "nothing to do: " + "; ".join(t.understood for t in trace), "nothing_to_do"

@@ -65,7 +65,7 @@ _HOLD = re.compile(
     r"\b(?:hold|keep|store|cool|leave|chill|park)\w*\b"
     r"(?:\s+(?:it|them|the\s+plate|the\s+block|\w+_\w+|at|on|to|down\s+to|the\s+block\s+at))*"
     rf"\s*[:=@]?\s+(?P<c>-?{_N}){_DEG}?(?!\s*(?:/|{_N}|for\b))"
-    rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*|[(\[]\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
+    rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*|[(\[]\s*|,\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
     r"|until\b|hold\s+forever\b)",
     _FLAGS,
 )
@@ -73,7 +73,9 @@ NO_HOLD = re.compile(r"\bno\s+(?:final\s+)?hold\b|\bwithout\s+(?:a\s+)?(?:final\
 _LEAD = re.compile(
     rf"\b(?P<n>{COUNT_N})\s*(?:x|×)(?=\s*[(\[]|\s*\d)"
     rf"|\b(?P<m>{COUNT_N})\s*-?\s*(?:cycles?|cyles?|cylces?|rounds?|repeats?|times)"
-    r"\s*(?:of\b|:|through\b|with\b|at\b|-)?(?=\s*(?:[(\[]|-?\d))",
+    r"\s*(?:(?:consisting\s+)?of\b\s*:?|:|through\b|with\b|at\b|-|as\s+follows\s*:?)?"
+    r"(?:\s*(?:denatur\w*|melt\w*|anneal\w*|exten\w*|elongat\w*)(?:\s+(?:at|for))?\s*:?)?"
+    r"(?=\s*(?:[(\[]|-?\d))",
     _FLAGS,
 )
 _TRAIL = re.compile(
@@ -97,7 +99,7 @@ CYCLED = re.compile(
     _FLAGS,
 )
 _BOUNDARY = re.compile(
-    r";|\n|\.(?=\s|$)|\b(?:then|followed\s+by|after(?:wards)?|final(?:ly)?|initial(?:ly)?|first|"
+    r";|\n|\||\.(?=\s|$)|\b(?:then|followed\s+by|after(?:wards)?|final(?:ly)?|initial(?:ly)?|first|"
     r"last|end(?:ing)?\s+with|at\s+the\s+end)\b",
     _FLAGS,
 )

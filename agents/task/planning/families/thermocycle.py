@@ -95,6 +95,26 @@ _LID_ONLY = re.compile(
 )
 
 
+_PART_LABEL = re.compile(
+    r"^(?:(?:initial|final|first|last|pre-?)\s+)?(?:heated\s+)?(?:lid|hold|denatur\w*|anneal\w*|"
+    r"exten\w*|elongat\w*|melt\w*|hot\s+start|activation|inactivation|cycl\w*|stage\s*\w*|"
+    r"step\s*\w*|\d+\s*(?:x|cycles?))(?:\s+temp(?:erature)?)?$",
+    _FLAGS,
+)
+_FOLLOWING = re.compile(
+    r"\b(?:run|do|perform|use|start|set\s+up)\b.*\b(?:the\s+following|as\s+follows|"
+    r"this\s+(?:program(?:me)?|profile|protocol|cycling))\b",
+    _FLAGS,
+)
+
+
+def part_text(clause: Clause) -> str:
+    """A clause with its label when the label names a part of a programme ("Lid: 105 C",
+    "Hold: 4 C", "Initial denaturation: 98 C, 30 s")."""
+    label = (clause.label or "").strip()
+    return f"{label} {clause.text}" if label and _PART_LABEL.match(label) else clause.text
+
+
 def is_continuation(text: str) -> bool:
     """A clause of only temperatures and times ('72 C for 5 min', 'final extension 72 C 5 min')."""
     rest = text
@@ -118,6 +138,10 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         any(q.kind == "temperature" for q in ents.quantities) or _NAMED.search(text)
     ):
         return 75
+    if prof.parse(text).lid_c is not None or (
+        _FOLLOWING.search(text) and (named or _NAMED.search(text) or "lid" in text.lower())
+    ):
+        return 78  # "lid temperature 105 C; ...", "run the following on rxn_plate (lid 103 C)"
     if any(rx.search(text) for rx in _OTHER.values()):
         return 74
     return None
@@ -144,10 +168,12 @@ def require(frame: Frame, p: r.Planning) -> None:
 def _profile_text(frame: Frame) -> str:
     """The clause and the clauses compose joined to it ('then 72 C 5 min', 'hold at 4 C')."""
     more, first = frame.extra.get("continued"), frame.extra.get("preceding")
-    parts = [c.text for c in first] if isinstance(first, list) else []
-    parts += [frame.text] + ([c.text for c in more] if isinstance(more, list) else [])
+    parts = [part_text(c) for c in first] if isinstance(first, list) else []
+    own = part_text(frame.clause)
+    parts += [own if own.endswith(frame.text) else frame.text]
+    parts += [part_text(c) for c in more] if isinstance(more, list) else []
     held = frame.extra.get("hold")
-    return "; then ".join(parts + ([held.text] if isinstance(held, Clause) else []))
+    return "; then ".join(parts + ([part_text(held)] if isinstance(held, Clause) else []))
 
 
 def _checked(profile: prof.Profile, tc: str, world: r.World) -> None:

@@ -1,0 +1,108 @@
+"""The per-entity coverage check: what a clause names is used by the steps planned for it.
+
+The clause-level check (:mod:`._coverage`) sees that every clause has steps; it cannot see
+that half of a clause was left out ("shake at 500 rpm for 5 min and at 800 rpm for 1 min"
+planned as one shake; "put 30 uL buffer in A1 with 10 uL dye" planned as the buffer alone).
+Here every speed, duration, temperature and wavelength a clause names must be a number one of
+its steps carries, and every liquid named with its own volume ("10 uL dye") must be drawn by
+one of its steps (or named in what the clause was read as); else the planner asks about it.
+
+Volumes and wells are not checked one by one: a volume is often a target the steps derive
+others from (final and total volumes, ratios, passes, normalisation), and a written well is
+often something said about the plate ("A12 is the blank"); checked that way, the check asked
+about plans that were right (measured on the corpus).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask
+from agents.task.planning._world import World
+from agents.task.planning.models import PlanStep, TraceItem
+
+_FLAGS = re.IGNORECASE
+# "the wells with 100 uL cells": what a place holds, not a liquid to move.
+_CONTENT = re.compile(
+    r"\b(?:with|containing|holding|that\s+(?:has|have|hold|contain)s?|already|of\s+the|"
+    r"(?:pre-?)?filled\s+with|(?:has|have|holds?|contains?))\s+(?:the\s+)?$",
+    _FLAGS,
+)
+_KINDS = ("speed", "duration", "temperature", "wavelength")  # volumes: see the module doc
+
+
+def _numbers(value: Any) -> Iterator[float]:
+    """Every number in a step's arguments, however deep."""
+    if isinstance(value, bool):
+        return
+    if isinstance(value, int | float):
+        yield float(value)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _numbers(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _numbers(v)
+
+
+def _used(value: float, numbers: list[float], kind: str) -> bool:
+    if any(abs(value - n) < 1e-6 * max(1.0, abs(value)) for n in numbers):
+        return True
+    # a time said in minutes or hours may be held in those units
+    return kind == "duration" and any(
+        abs(value / 60 - n) < 1e-6 or abs(value / 3600 - n) < 1e-6 for n in numbers
+    )
+
+
+def _source_liquids(steps: list[PlanStep], world: World) -> set[str]:
+    """The liquids the lab held, before the plan, in the wells these steps draw from."""
+    found: set[str] = set()
+    for step in steps:
+        source = step.args.get("source") or (
+            step.args.get("labware") if step.command == "aspirate" else None
+        )
+        wells = step.args.get("source_well") or step.args.get("wells") or []
+        wells = [wells] if isinstance(wells, str) else wells
+        labware = world.lab.labware.get(str(source)) if source else None
+        for well in wells if labware else []:
+            view = labware.wells.get(well) if labware else None
+            found.update(k.lower() for k in (view.contents if view else {}))
+            found.update(k.lower() for k in world.contents.get((str(source), well), {}))
+    return found
+
+
+def check(frame: Frame, item: TraceItem, steps: list[PlanStep], world: World) -> None:
+    """Ask about whatever ``frame`` names that the steps planned for it do not use."""
+    if item.kind != "action" or not steps:
+        return
+    numbers = [n for s in steps for n in _numbers(s.args)]
+    for q in frame.ents.quantities:
+        if q.kind in _KINDS and not _used(q.value, numbers, q.kind):
+            raise Ask(
+                f"I read it as '{item.understood}', which does not use the {q.text} you "
+                f"named. Could you say what the {q.text} is for, as its own step?",
+                [q.kind],
+                [item.understood],
+            )
+    if not any(st.command in ("transfer", "aspirate") for st in steps):
+        return
+    liquids = _source_liquids(steps, world)
+    understood = item.understood.lower()
+    for m in frame.ents.liquids:
+        own_volume = any(
+            q.kind == "volume"
+            and 0 <= m.start - q.end <= 4
+            and not _CONTENT.search(frame.text[: q.start])
+            for q in frame.ents.quantities
+        )
+        name = m.name.lower()
+        if own_volume and name not in liquids and name not in understood:
+            raise Ask(
+                f"I read it as '{item.understood}', which uses no {m.name}. Where should the "
+                f"{m.name} go? Say it as its own step.",
+                ["liquid"],
+                [item.understood],
+            )

@@ -1,0 +1,118 @@
+"""A thermocycling programme written as a table, read as the line a person would say.
+
+Protocols and lab notebooks often give a programme as a table, one step a row::
+
+    Step | Temp | Time | Cycles
+    Initial denaturation | 95 C | 3 min | 1
+    Denaturation | 95 C | 15 s | 35
+    Annealing | 60 C | 30 s | 35
+    Final extension | 72 C | 5 min | 1
+    Hold | 4 C | forever |
+
+Such a table (rows of cells split by ``|`` or tabs, Markdown rulers and a header allowed)
+becomes one line: "Initial denaturation 95 C 3 min; 35 cycles of 95 C 15 s, 60 C 30 s; Final
+extension 72 C 5 min; hold at 4 C". Consecutive rows with the same count above one are one
+cycled stage. A table without a temperature in every row is left as it is.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+_TEMP = re.compile(r"^-?\d+(?:\.\d+)?\s*(?:°\s*)?(?:c|degrees?(?:\s*c)?)?$", _FLAGS)
+_TIME = re.compile(
+    r"\d+(?:\.\d+)?\s*(?:s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?)\b|\d+:\d\d",
+    _FLAGS,
+)
+_FOREVER = re.compile(r"^(?:forever|∞|inf(?:inite|inity)?|hold|indefinite(?:ly)?|-+|–|—|)$", _FLAGS)
+_COUNT = re.compile(r"^(?:x\s*)?(\d{1,3})(?:\s*x|\s*cycles?)?$", _FLAGS)
+_RULER = re.compile(r"^[\s|:+-]+$")
+_HEAD = {"temp": "temp", "temperature": "temp", "time": "time", "duration": "time", "hold": "time",
+         "cycles": "count", "cycle": "count", "repeats": "count", "count": "count", "x": "count",
+         "#": "count", "step": "name", "stage": "name", "name": "name"}  # fmt: skip
+
+
+def _cells(line: str) -> list[str] | None:
+    if line.count("|") >= 2 or (line.count("|") == 1 and not line.strip().startswith("|")):
+        return [c.strip() for c in line.strip().strip("|").split("|")]
+    if "\t" in line:
+        return [c.strip() for c in line.split("\t")]
+    return None
+
+
+def _row(cells: list[str], head: dict[int, str]) -> tuple[str, str, str, int] | None:
+    """(name, temperature, time, count) of a row, or None when it holds no temperature."""
+    name = temp = time = ""
+    count = 1
+    for i, cell in enumerate(cells):
+        role = head.get(i)
+        if (role == "temp" or role is None) and _TEMP.match(cell) and not temp and cell:
+            temp = re.sub(r"\s*(?:°\s*)?(?:c|degrees?(?:\s*c)?)?$", "", cell, flags=_FLAGS) + " C"
+        elif (role == "time" or role is None) and (
+            _TIME.search(cell) or (role and _FOREVER.match(cell))
+        ):
+            time = cell
+        elif (role == "count" or role is None) and (m := _COUNT.match(cell)):
+            count = int(m.group(1))
+        elif role in ("name", None) and cell and not name:
+            name = cell
+    return (name, temp, time, count) if temp else None
+
+
+def _said(rows: list[tuple[str, str, str, int]]) -> str:
+    parts: list[str] = []
+    i = 0
+    while i < len(rows):
+        name, temp, time, count = rows[i]
+        if not _TIME.search(time):
+            parts.append(f"hold at {temp}")
+            i += 1
+            continue
+        if count > 1:
+            j = i
+            while j < len(rows) and rows[j][3] == count and _TIME.search(rows[j][2]):
+                j += 1
+            parts.append(f"{count} cycles of " + ", ".join(f"{t} {d}" for _, t, d, _ in rows[i:j]))
+            i = j
+            continue
+        parts.append(f"{name} {temp} {time}".strip())
+        i += 1
+    return "; ".join(parts)
+
+
+def programme_tables(text: str) -> str:
+    """``text`` with each programme table replaced by its one-line reading."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        block: list[list[str]] = []
+        j = i
+        while j < len(lines) and ((_RULER.match(lines[j]) and "|" in lines[j]) or _cells(lines[j])):
+            if not _RULER.match(lines[j]):
+                block.append(_cells(lines[j]) or [])
+            j += 1
+        if len(block) < 2:
+            out.append(lines[i])
+            i += 1
+            continue
+        head: dict[int, str] = {}
+        if not any(re.search(r"\d", c) for c in block[0]):
+            words = [re.sub(r"[^a-z#].*$", "", c.lower()) for c in block[0]]
+            head = {k: _HEAD[w] for k, w in enumerate(words) if w in _HEAD}
+            for k, c in enumerate(block[0]):  # "Time (s)": bare numbers in that column
+                unit = re.search(r"\((s|sec|min|h)\)", c, _FLAGS)
+                if unit is None or head.get(k) != "time":
+                    continue
+                for cells in block[1:]:
+                    if k < len(cells) and re.fullmatch(r"\d+(?:\.\d+)?", cells[k]):
+                        cells[k] += f" {unit.group(1)}"
+            block = block[1:]
+        rows = [_row(cells, head) for cells in block]
+        if not rows or any(r is None for r in rows):
+            out.extend(lines[i:j])
+        else:
+            out.append(_said([r for r in rows if r is not None]))
+        i = j
+    return "\n".join(out)
