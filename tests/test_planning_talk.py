@@ -246,3 +246,15 @@ def test_a_count_repeats_the_steps_after_it_whatever_names_them(
 def test_a_part_label_is_read_with_its_part() -> None:
     items = split(normalise("PCR on rxn_plate\n- Lid: 105 C\n- Hold: 4 C\n- Notes: 4 C"))
     assert [thermocycle.part_text(c) for c in items[1:]] == ["Lid 105 C", "Hold 4 C", "4 C"]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "read plate_1 at 450 nm within 30 min",
+        "add 50 uL of buffer pre-warmed to 37 C to plate_1 A1",
+        "shake plate_1 for no longer than 2 min at 300 rpm",
+    ],
+)
+def test_a_limit_or_a_description_is_not_a_setting_to_ask_about(request_text: str) -> None:
+    assert isinstance(RulePlanner().plan(request_text, LAB), Plan)

@@ -31,6 +31,15 @@ _CONTENT = re.compile(
     r"(?:pre-?)?filled\s+with|(?:has|have|holds?|contains?))\s+(?:the\s+)?$",
     _FLAGS,
 )
+# A limit or a description, not a setting a step must carry.
+_ASIDE = re.compile(
+    r"\b(?:within|in\s+(?:less|under)\s+(?:than\s+)?|no\s+(?:later|longer|more)\s+than|"
+    r"at\s+(?:most|least)|not\s+(?:more|longer)\s+than|max(?:imum)?|minimum|below|above|"
+    r"under|over|up\s+to|(?:pre-?)?warm(?:ed)?\s+to|pre-?heated\s+to|chilled\s+to|cooled\s+to|"
+    r"equilibrated\s+to|thawed\s+at|stored\s+at|kept\s+at|(?:ice[\s-])?cold|usually|"
+    r"normally|typically|about|approx(?:imately|\.)?|~|e\.g\.?|like|say)\s*(?:the\s+|a\s+)?$",
+    _FLAGS,
+)
 _KINDS = ("speed", "duration", "temperature", "wavelength")  # volumes: see the module doc
 
 
@@ -80,6 +89,8 @@ def check(frame: Frame, item: TraceItem, steps: list[PlanStep], world: World) ->
         return
     numbers = [n for s in steps for n in _numbers(s.args)]
     for q in frame.ents.quantities:
+        if _ASIDE.search(frame.text[: q.start]):
+            continue  # "read within 30 min", "buffer pre-warmed to 37 C": not a setting
         if q.kind in _KINDS and not _used(q.value, numbers, q.kind):
             raise Ask(
                 f"I read it as '{item.understood}', which does not use the {q.text} you "
