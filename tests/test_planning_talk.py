@@ -258,3 +258,30 @@ def test_a_part_label_is_read_with_its_part() -> None:
 )
 def test_a_limit_or_a_description_is_not_a_setting_to_ask_about(request_text: str) -> None:
     assert isinstance(RulePlanner().plan(request_text, LAB), Plan)
+
+
+# --------------------------------------------------------------------------- context
+def test_a_contracted_is_reads_as_a_fact() -> None:
+    assert normalise("Buffer's in the trough (A2). plate_1's empty").text == (
+        "Buffer is in the trough (A2). plate_1 is empty"
+    )
+    assert normalise("the buffer's volume").text == "the buffer's volume"  # a possessive
+
+
+def test_a_fact_with_its_labware_as_subject_is_checked_on_that_labware() -> None:
+    agree = RulePlanner().plan(
+        "The reservoir has 10 mL of dye in A1. Add 20 uL of dye to plate_1 B1.", LAB
+    )
+    assert isinstance(agree, Plan)
+    disagree = RulePlanner().plan(
+        "The reservoir has 5 mL of dye in A1. Add 20 uL of dye to plate_1 B1.", LAB
+    )
+    assert isinstance(disagree, Clarification) and disagree.missing == ["lab_state"]
+
+
+def test_of_it_after_a_fact_takes_from_the_well_the_fact_named() -> None:
+    plan = RulePlanner().plan(
+        "reservoir A2 holds 12 mL of buffer. Move 30 uL of it to plate_1 B1.", LAB
+    )
+    assert isinstance(plan, Plan)
+    assert [(s.args["source"], s.args["source_well"]) for s in plan.steps] == [("reservoir", "A2")]

@@ -172,6 +172,12 @@ class Normalised:
     quoted: tuple[str, ...]
 
 
+_IS = re.compile(
+    r"\b(\w+)'s\s+(?=(?:in|on|at|already|currently|now|still|sitting|loaded|there|empty|full)\b)",
+    re.IGNORECASE,
+)
+
+
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
     text = rewrite_tables(unicodedata.normalize("NFC", request)).translate(_CHARS)
@@ -190,6 +196,7 @@ def normalise(request: str) -> Normalised:
     text = _LABWARE_WELL.sub(_labware_well, text)
     text = _SLASHED.sub(_slashed, text)
     text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
+    text = _IS.sub(r"\1 is ", text)  # "Buffer's in the trough": a fact, not a possessive
     text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
     lines, carried = [], None
     for raw in _carry_units(text.replace("\r", "\n").split("\n")):

@@ -190,7 +190,8 @@ _ONTO = re.compile(
 
 
 _THE_POOL = re.compile(
-    r"\b(?:the|that|this)\s+(?:pool|pooled\s+[\w-]+|mixture|combined\s+[\w-]+|mix\b(?!\s*\d))",
+    r"\b(?:the|that|this)\s+(?:pool|pooled\s+[\w-]+|mixture|combined\s+[\w-]+|mix\b(?!\s*\d))"
+    r"|\b(?:of|from)\s+(?:it|there|that\s+well|this\s+well)\b",  # "samples A1 has ... 30 uL of it"
     _FLAGS,
 )
 

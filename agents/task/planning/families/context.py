@@ -15,7 +15,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import TIP_POLICIES, Entities, blank_note
-from agents.task.planning._frames import Frame
+from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning._social import is_pleasantry
@@ -224,6 +224,9 @@ def _check_fact(frame: Frame, p: r.Planning) -> str:
     for _, place in frame.places:
         if place.wells is None:
             continue
+        sure = [m for m in frame.ents.labware if m.sure]
+        if place.labware is None and place.unknown is None and len(sure) == 1:
+            place = Place(sure[0], place.wells)  # "The reservoir has 12 mL of water in A1"
         plate = r.labware(place, p, "check", implicit=r.plates(world))
         wells = r.wells(place, plate, p, "do you mean", frame)
         liquid = r.liquid(frame.liquid, p) if frame.liquid else None
