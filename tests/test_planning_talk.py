@@ -8,9 +8,10 @@ from test_rule_planner import LAB
 
 from agents.task.planning import _entity_coverage as entity_coverage
 from agents.task.planning import _social
-from agents.task.planning._clauses import split
+from agents.task.planning._clauses import ACTION_VERBS, split
 from agents.task.planning._entities import extract
 from agents.task.planning._frames import read
+from agents.task.planning._labels import heading_line, label_verb, wells_label
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._outcomes import Ask
@@ -285,3 +286,42 @@ def test_of_it_after_a_fact_takes_from_the_well_the_fact_named() -> None:
     )
     assert isinstance(plan, Plan)
     assert [(s.args["source"], s.args["source_well"]) for s in plan.steps] == [("reservoir", "A2")]
+
+
+# --------------------------------------------------------------------------- labels and lists
+def test_wells_in_a_label_are_where_its_clause_works() -> None:
+    assert wells_label("Blanks (H11, H12): 100 uL buffer into plate_1") == (
+        "Blanks: 100 uL buffer into plate_1 (H11, H12)"
+    )
+    said = "Blanks (H11, H12): add 100 uL buffer to H11 and H12"
+    assert wells_label(said) == said  # the clause names its own wells
+
+
+@pytest.mark.parametrize(
+    ("line", "heading"),
+    [
+        ("Buffer prep", True),
+        ("Assay prep", True),
+        ("add buffer", False),  # an action
+        ("rxn_plate PCR program", False),  # a programme, not a label
+        ("Read plate_1", False),
+    ],
+)
+def test_a_short_line_over_list_items_is_their_heading(line: str, heading: bool) -> None:
+    assert heading_line(line, ACTION_VERBS) is heading
+
+
+@pytest.mark.parametrize(
+    ("label", "verb"),
+    [("Reading", "read"), ("Shaking step", "shake"), ("Detection/readout", "read"),
+     ("Read", "Read"), ("ELISA step", None), ("Mixing and reading", None)],
+)  # fmt: skip
+def test_a_label_naming_one_action_stands_for_its_verb(label: str, verb: str | None) -> None:
+    assert label_verb(label) == verb
+
+
+def test_roman_numeral_items_are_list_items() -> None:
+    assert _texts("i. 30 uL dye into A1\nii. 30 uL dye into A2") == [
+        "30 uL dye into A1",
+        "30 uL dye into A2",
+    ]

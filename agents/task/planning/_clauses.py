@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agents.task.planning import _social
+from agents.task.planning._labels import heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
 
 Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
 
 _FLAGS = re.IGNORECASE
 _ITEM = re.compile(
-    r"^(?:[-*+>](?!\s*\d+(?:\.\d+)?\s*(?:u|m)l)|\(?\d{1,2}[.):](?!\d)|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
+    r"^(?:[-*+>](?!\s*\d+(?:\.\d+)?\s*(?:u|m)l)|\(?\d{1,2}[.):](?!\d)|\(?(?:i{1,3}|iv|vi{0,3}|ix|x)[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
     _FLAGS,
 )
 _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|holds?)\b)", _FLAGS)
@@ -52,7 +53,7 @@ _THEN = re.compile(
 _SEMI = re.compile(r"\s*;\s*")
 # "dna_plate A2: 12 uL" is a well and its volume, not a heading and an action.
 _PLACE_ONLY = re.compile(
-    r"^\s*(?:[\w-]+\s+)?(?:well\s+)?[A-Za-z]\d{1,2}"
+    r"^\s*(?:[\w-]+\s+)?(?:wells?\s+)?[A-Za-z]\d{1,2}(?:\s*[-:]\s*[A-Za-z]\d{1,2})?"
     r"(?:\s*(?:->|to|into)\s*(?:[\w-]+\s+)?(?:well\s+)?[A-Za-z]\d{1,2})?\s*$"
 )
 # ", 200 uL dye into A1" after "100 uL buffer into A2-A12": a second transfer in the same breath.
@@ -184,7 +185,13 @@ def split(norm: Normalised) -> list[Clause]:
     sentence = 0
     lines = [_inline_items(line) for line in norm.text.split("\n")]
     for n, line in enumerate(lines):
-        if _opens_a_list(line, lines[n + 1 : n + 2]):
+        line = wells_label(line)  # "Blanks (H11, H12): 100 uL buffer into plate_1"
+        if _opens_a_list(line, lines[n + 1 : n + 2]) or (
+            lines[n + 1 : n + 2]
+            and re.match(r"\s*(?:[-*+>]|\(?\d{1,2}[.)])\s*\S", lines[n + 1])
+            and not _ITEM.match(line)
+            and heading_line(line, ACTION_VERBS)
+        ):
             line = line.rstrip(" .") + ":"  # "Cherry-pick list, samples to dest_plate" + items
         item = _ITEM.match(line)
         body = line[item.end() :] if item else line

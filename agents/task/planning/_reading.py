@@ -15,6 +15,7 @@ from dataclasses import replace
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities, extract, split_blanks
 from agents.task.planning._frames import Frame, read
+from agents.task.planning._labels import label_verb as _label_verb
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._wellsets import SelectionError
@@ -154,10 +155,6 @@ def _split_pairs(
     return out
 
 
-_VERB_LABEL = re.compile(
-    r"(?:read|measure|shake|incubate|move|mix|add|transfer|dispense|wash|thermocycle|cycle)",
-    re.IGNORECASE,
-)
 _EACH = re.compile(
     r"(?:at\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s*(?:each|per\s+(?:well|pick|transfer|sample))",
     re.IGNORECASE,
@@ -179,10 +176,9 @@ def _read(
         clause = replace(clause, heading=True)  # "Pick from X to Y; 10 uL each; A1 to B2; ..."
     ents = extract(lex.fix_words(clause.text), lex, quoted)
     family = classify(clause, ents)
-    if family is None and clause.label and _VERB_LABEL.fullmatch(clause.label.strip()):
-        verbed = replace(
-            clause, text=f"{clause.label.strip()} {clause.text}"
-        )  # "Read: plate_1, 600 nm"
+    verb = _label_verb(clause.label or "") if family is None else None
+    if verb is not None:
+        verbed = replace(clause, text=f"{verb} {clause.text}")  # "Read: plate_1, 600 nm"
         ents, clause = extract(lex.fix_words(verbed.text), lex, quoted), verbed
         family = classify(clause, ents)
     if family is None and clause.heading:

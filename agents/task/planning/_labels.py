@@ -1,0 +1,67 @@
+"""Labels that open a line ("ELISA step:", "Reading:", "Blanks (H11, H12):"): what they say
+about the clause they open."""
+
+from __future__ import annotations
+
+import re
+
+_VERB_LABEL = re.compile(
+    r"(?:read|measure|shake|incubate|move|mix|add|transfer|dispense|wash|thermocycle|cycle)",
+    re.IGNORECASE,
+)
+# A label that names its clause's action as a noun ("Reading: plate_1, 450 nm", "Shaking step:
+# 2 min, 500 rpm"): the verb it stands for.
+_LABEL_NOUNS = (
+    ("read", r"read(?:ing|out|-out)?|detection|measure(?:ment)?|absorbance|fluorescence|od\d*"),
+    ("shake", r"shak(?:e|ing)|agitation"),
+    ("incubate", r"incubat(?:e|ion)"),
+    ("mix", r"mix(?:ing)?"),
+    ("add", r"add(?:ition)?|dispens(?:e|ing)"),
+    ("transfer", r"transfers?"),
+    ("move", r"mov(?:e|ing)|storage|park(?:ing)?"),
+    ("thermocycle", r"thermocycl(?:e|ing)|cycling"),
+)
+
+
+def label_verb(label: str) -> str | None:
+    """The verb a label stands for, when it is the name of one action (else None)."""
+    words = re.findall(r"[A-Za-z][\w-]*", label)
+    if not words or len(words) > 3:
+        return None
+    if _VERB_LABEL.fullmatch(label.strip()):
+        return label.strip()
+    found = {verb for verb, rx in _LABEL_NOUNS for w in words if re.fullmatch(rx, w, re.IGNORECASE)}
+    return found.pop() if len(found) == 1 else None
+
+
+_WELLS_LABEL = re.compile(
+    r"^(?P<label>[A-Za-z][A-Za-z /+&'-]{0,30}?)\s*\((?P<wells>[A-Pa-p]\d{1,2}"
+    r"(?:\s*(?:,|and|&|-|:|to)\s*[A-Pa-p]\d{1,2})*)\)\s*:\s*(?P<body>\S.*)$",
+    re.IGNORECASE,
+)
+_WELL = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
+
+
+def wells_label(line: str) -> str:
+    """ "Blanks (H11, H12): 100 uL buffer into plate_1": the label's wells are where its
+    clause works, written after the clause ("... into plate_1 (H11, H12)")."""
+    m = _WELLS_LABEL.match(line)
+    if m is None or _WELL.search(m.group("body")):
+        return line
+    body = m.group("body").rstrip(" .")
+    return f"{m.group('label').strip()}: {body} ({m.group('wells')})"
+
+
+_NOT_A_HEADING = re.compile(r"\b(?:pcr|program(?:me)?|profile|cycl\w*|protocol|run)\b", re.I)
+
+
+def heading_line(line: str, verbs: str) -> bool:
+    """A short line without a colon that names the list items under it ("Buffer prep",
+    "Plate setup"): a label for them, not a clause of its own."""
+    words = line.strip(" .-").split()
+    return (
+        1 <= len(words) <= 3
+        and all(re.fullmatch(r"[A-Za-z][A-Za-z/&'-]*", w) for w in words)
+        and not re.match(rf"(?:{verbs})\b", line.strip(), re.IGNORECASE)
+        and not _NOT_A_HEADING.search(line)
+    )
