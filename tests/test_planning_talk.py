@@ -325,3 +325,35 @@ def test_roman_numeral_items_are_list_items() -> None:
         "30 uL dye into A1",
         "30 uL dye into A2",
     ]
+
+
+# --------------------------------------------------------------------------- two values offered
+@pytest.mark.parametrize(
+    ("request_text", "missing", "options"),
+    [
+        ("add 10-20 uL of dye to plate_1 A1", ["volume"], ["10 uL", "20 uL"]),
+        ("add 10 or 20 uL dye to plate_1 A1", ["volume"], ["10 uL", "20 uL"]),
+        ("incubate plate_1 at 37 C for 5-10 min", ["duration"], ["5 min", "10 min"]),
+        ("add 50 uL dye or buffer to plate_1 A1", ["liquid"], ["dye", "buffer"]),
+    ],
+)
+def test_two_values_offered_for_one_setting_are_asked_never_picked(
+    request_text: str, missing: list[str], options: list[str]
+) -> None:
+    out = RulePlanner().plan(request_text, LAB)
+    assert isinstance(out, Clarification)
+    assert (out.missing, out.options) == (missing, options)
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "add 10 uL dye to plate_1 A1-A12",
+        "shake plate_1 2 min - 500 rpm",
+        "with the 8-channel, top up plate_1 column 3 - 200 uL with buffer",
+        "add 2 and 5 uL of dye to plate_1 A1 and A2",
+    ],
+)
+def test_ranges_of_wells_and_two_settings_are_not_two_values(request_text: str) -> None:
+    out = RulePlanner().plan(request_text, LAB)
+    assert not (isinstance(out, Clarification) and "two values" in out.question)

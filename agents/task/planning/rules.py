@@ -23,6 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
+from agents.task.planning import _choices as choices
 from agents.task.planning import _coverage, _policy
 from agents.task.planning import _entity_coverage as entities
 from agents.task.planning import _pipetting as pip
@@ -265,6 +266,7 @@ def _instruments_first(read_in: Sequence[tuple[Frame | None, Family | None]], p:
     for frame, family in read_in:
         if frame is not None and family is not None and family.name != "context":
             _named_instruments(frame, p)
+            choices.check(frame)  # "10-20 uL", "dye or buffer": asked, never picked
         if frame is not None and family is not None and family.name == "thermocycle":
             thermo.require(frame, p)
         needs = {"read": "plate_reader", "incubate": "heater_shaker"}

@@ -1,0 +1,53 @@
+"""What a request leaves open by offering two values: "10-20 uL", "5-10 min", "10 or 20 uL",
+"dye or buffer". The planner never picks one: it asks, offering the values the person gave.
+("between 20 and 25 C" is often a tolerance, so it is not asked.)"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise
+
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask
+
+_FLAGS = re.IGNORECASE
+_N = r"\d+(?:\.\d+)?"
+_UNIT = r"(?:u[lL]|m[lL]|microlit\w*|millilit\w*|s|sec\w*|min\w*|h|hrs?|hours?|C|degrees?|rpm|nm)\b"
+_SPAN = re.compile(
+    rf"(?<![\w/.:])(?P<a>{_N})\s*(?P<au>{_UNIT})?\s*"
+    rf"(?P<sep>-|or)\s*(?P<b>{_N})\s*(?P<u>{_UNIT})",
+    _FLAGS,
+)
+# "column 2 to 50 uL", "rows 1-3 10 uL": the first number counts wells, not the setting.
+_COUNTED = re.compile(
+    r"\b(?:columns?|cols?|rows?|wells?|lanes?|troughs?|slots?|steps?|x)\s*$", _FLAGS
+)
+_WHAT = {"volume": "volume", "duration": "duration", "temperature": "temperature",
+         "speed": "speed", "wavelength": "wavelength"}  # fmt: skip
+
+
+def check(frame: Frame) -> None:
+    """Ask when ``frame`` gives two values for one setting, or two liquids joined by "or"."""
+    text = frame.text
+    for m in _SPAN.finditer(text):
+        a, b = m.group("a"), m.group("b")
+        if _COUNTED.search(text[: m.start()]):
+            continue  # "column 2 - 50 uL": the first number counts wells
+        if m.group("au") and m.group("au").lower() != m.group("u").lower():
+            continue  # "2 min - 500 rpm": two settings, not two values of one
+        q = next((q for q in frame.ents.quantities if q.start <= m.end("u") <= q.end), None)
+        if q is None or q.kind not in _WHAT or a == b:
+            continue
+        unit = m.group("u")
+        raise Ask(
+            f"'{m.group(0).strip()}' gives two values. Which {_WHAT[q.kind]}: {a} {unit} or "
+            f"{b} {unit}?",
+            [_WHAT[q.kind]],
+            [f"{a} {unit}", f"{b} {unit}"],
+        )
+    liquids = frame.ents.liquids
+    for x, y in pairwise(liquids):
+        if x.name != y.name and re.fullmatch(
+            r"\s*(?:,\s*)?or\s+(?:the\s+)?", text[x.end : y.start]
+        ):
+            raise Ask(f"Which liquid: {x.name} or {y.name}?", ["liquid"], [x.name, y.name])
