@@ -357,3 +357,10 @@ def test_two_values_offered_for_one_setting_are_asked_never_picked(
 def test_ranges_of_wells_and_two_settings_are_not_two_values(request_text: str) -> None:
     out = RulePlanner().plan(request_text, LAB)
     assert not (isinstance(out, Clarification) and "two values" in out.question)
+
+
+def test_a_place_alone_after_then_is_a_move_of_the_plate_before() -> None:
+    plan = RulePlanner().plan("read plate_1 at 450 nm, then into hotel 2", LAB)
+    assert isinstance(plan, Plan)
+    assert plan.steps[-1].command == "move_plate"
+    assert plan.steps[-1].args == {"plate": "plate_1", "to_location": "hotel:2"}

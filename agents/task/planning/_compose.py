@@ -146,6 +146,9 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
         if family is None and prev is not None and _continues(frame, prev[1]):
             family = prev[1]  # "..., then plate_2 to hotel 3": the verb before carries on
             frame = read(frame.clause, frame.ents, family.name)
+        elif family is None and prev is not None and _A_PLACE.match(frame.text):
+            family = next(f for f in FAMILIES if f.name == "move")  # "... then hotel 1"
+            frame = read(frame.clause, frame.ents, family.name)
         if (
             prev is not None
             and prev[1].name == "thermocycle"
@@ -306,6 +309,11 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
 
 
 _SAME_VOLUME = re.compile(r"\b(?:the\s+)?same\s+(?:volume|amount)\b", re.IGNORECASE)
+
+
+_A_PLACE = re.compile(
+    r"^(?:back\s+)?(?:(?:in)?to|in|on)\s+(?:the\s+)?hotel(?:\s+(?:slot\s+)?\d+)?$", re.I
+)
 
 
 def _continues(frame: Frame, family: Family) -> bool:
