@@ -364,3 +364,26 @@ def test_a_place_alone_after_then_is_a_move_of_the_plate_before() -> None:
     assert isinstance(plan, Plan)
     moves = [s.args for s in plan.steps if s.command == "move_plate"]
     assert moves[-1] == {"plate": "plate_1", "to_location": "hotel:2"}
+
+
+# --------------------------------------------------------------------------- ELISA steps
+def test_a_verbless_incubation_after_a_transfer_is_its_own_clause() -> None:
+    assert _texts("add 200 uL buffer to plate_1 A1:A3, 1 h at 37 C, shaking at 300 rpm") == [
+        "add 200 uL buffer to plate_1 A1:A3",
+        "1 h at 37 C, shaking at 300 rpm",
+    ]
+    # without a liquid moved before it, a time is not cut off: "shake 5 min, 2 min at 37 C"
+    assert _texts("shake plate_1 at 300 rpm, 5 min") == ["shake plate_1 at 300 rpm, 5 min"]
+
+
+def test_then_a_liquid_per_well_goes_into_the_same_wells() -> None:
+    plan = RulePlanner().plan(
+        "add 100 uL buffer per well to plate_1 B1:B4; incubate 15 min at RT; 50 uL dye per well",
+        LAB,
+    )
+    assert isinstance(plan, Plan)
+    last = [s for s in plan.steps if s.command == "transfer"][-1]
+    assert (last.args["source_well"], last.args["destination_wells"]) == (
+        "A1",
+        ["B1", "B2", "B3", "B4"],
+    )

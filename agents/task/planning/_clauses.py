@@ -78,6 +78,12 @@ _HAS_DEST = re.compile(
     r"\b(?:to|into|in|onto|gets?)\b\s+[^,;]*?(?:[A-Pa-p]\d|\bcolumns?\b|\brows?\b|_)|\bgets?\b|\b(?:pre-?)?fill(?:ed|ing)?\b|\bwaste\b|\d\s*(?:u|m)l\s+out\b",
     _FLAGS,
 )
+# ", 1 h at 37 C" / ", 20 min in the dark" after a transfer: a verbless incubation of its own.
+_TIMED_START = re.compile(
+    r"\s*,\s*(?:and\s+)?(?=(?:for\s+)?(?:\d+(?:\.\d+)?|an?|one|two)\s*"
+    r"(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b)",
+    _FLAGS,
+)
 # "X, after filling Y": Y happens first.
 _AFTER = re.compile(r"\s*,?\s+after\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)  # an -ing with its object
 _NEXT_DEST = re.compile(
@@ -300,6 +306,15 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         if re.match(r"[A-Pa-p]\d", after) and not _VOLUME.search(before):
             continue  # "... into e1, e2, e3 with 7, 14 and 21 ul": the volumes of the list
         if _HAS_DEST.search(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
+            cuts.append(m)
+    for m in _TIMED_START.finditer(text):  # "200 uL blocking buffer, 1 h at 37 C": then incubate
+        after = text[m.end() :]
+        if (
+            m.start() > 0
+            and _VOLUME.search(text[: m.start()])
+            and not _VOLUME.search(after)
+            and not any(c.start() <= m.start() < c.end() for c in cuts)
+        ):
             cuts.append(m)
     cuts.sort(key=lambda m: m.start())
     out: list[tuple[Join, str]] = []

@@ -326,6 +326,8 @@ def _continues(frame: Frame, family: Family) -> bool:
     if family.name in ("transfer", "chain", "volumes"):
         return bool(ents.volumes() or ents.wellsets)
     if family.name in ("move", "read", "incubate", "mix"):
+        if ents.liquids and ents.volumes():
+            return False  # "then 50 uL stop solution": a liquid added, not more incubation
         return bool(ents.labware or ents.wellsets or ents.quantities)
     return False
 

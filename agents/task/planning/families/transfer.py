@@ -59,6 +59,11 @@ MIX_CYCLES = 3
 _INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
 
 
+_PER_WELL = re.compile(
+    r"\d\s*(?:u[lL]|m[lL])\b[^,;]{0,40}?(?:/\s*well|per\s+well|a\s+well|each)\b", _FLAGS
+)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if VERBS.match(text) or re.match(
@@ -76,6 +81,12 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 30  # "200 uL dye into A1", "B1 gets 200 uL dye": a transfer without its verb
     if has_volume and ents.liquids and re.search(r"\b(?:in|into|back|on\s+top)\b", text, _FLAGS):
         return 28  # "140 uL fresh medium in" (under a heading that names the wells)
+    if (
+        has_volume
+        and _PER_WELL.search(text)
+        and ((ents.wellsets and ents.labware) or (ents.liquids and not places))
+    ):
+        return 27  # "100 uL/well, elisa_plate B1:B12"; "then 50 uL stop solution/well"
     arrows = text.count("->")
     if arrows and (ents.volumes() or (clause.label and _LABEL_VERBS.search(clause.label))):
         return 30
