@@ -387,3 +387,14 @@ def test_then_a_liquid_per_well_goes_into_the_same_wells() -> None:
         "A1",
         ["B1", "B2", "B3", "B4"],
     )
+
+
+def test_each_plate_heading_sends_its_items_to_that_plate() -> None:
+    plan = RulePlanner().plan(
+        "* plate_1: 60 uL buffer in B1-B4\n* plate_2: 60 uL buffer in B1-B4\n* read both at 450 nm",
+        LAB,
+    )
+    assert isinstance(plan, Plan)
+    into = [s.args["destination"] for s in plan.steps if s.command == "transfer"]
+    read = [s.args["plate"] for s in plan.steps if s.command == "read_absorbance"]
+    assert (into, read) == (["plate_1", "plate_2"], ["plate_1", "plate_2"])

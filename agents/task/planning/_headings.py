@@ -33,6 +33,7 @@ def _heading(frame: Frame, p: Planning) -> str:
         said.append(frame.volume.text)
     roles = {role for role, _ in frame.places}
     takes = (_TAKES.match(frame.text) or "dest" in roles) and "source" not in roles
+    named: set[str] = set()  # a new heading's plates replace an earlier heading's
     for role, place in frame.places:
         if place.labware is None or not place.labware.sure:
             continue
@@ -41,10 +42,12 @@ def _heading(frame: Frame, p: Planning) -> str:
             if place.wells is not None:
                 view = p.world.labware(name)
                 p.head_source_wells = place.wells.expand(view.rows, view.cols)
-            p.head_source = p.head_source or name
+            p.head_source = name if "source" not in named else p.head_source or name
+            named.add("source")
             said.append(f"from {name}")
             continue
-        p.head_dest = p.head_dest or name
+        p.head_dest = name if "dest" not in named else p.head_dest or name
+        named.add("dest")
         p.plate = p.head_dest
         if place.wells is not None:
             view = p.world.labware(name)

@@ -41,6 +41,10 @@ _PAIR = re.compile(r"\b(\d{3,4})\s*(?:nm)?\s*/\s*(\d{3,4})\b")
 _AT = re.compile(r"\bat\s+(\d{3,4})\b(?!\s*(?:rpm|c\b|uL|ul))", _FLAGS)
 
 
+_BOTH_OF_THEM = re.compile(
+    r"\bboth\b(?!\s+(?:wavelengths?|modes?|ways?|filters?|channels?|reads?))|\b(?:all|each)\s+of\s+them\b",
+    _FLAGS,
+)
 _EVERY_PLATE = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates?\b", _FLAGS)
 
 
@@ -149,6 +153,9 @@ def build(frame: Frame, p: r.Planning) -> str:
     ]
     if not plates and _EVERY_PLATE.search(frame.text):
         plates = r.work_plates(world)  # "read both plates"
+    named = [n for n in p.named if world.labware(n).kind == "plate"]
+    if not plates and _BOTH_OF_THEM.search(frame.text) and len(named) >= 2:
+        plates = named  # "... plate_1 ... plate_2 ...; read both at 450 nm"
     plates = list(dict.fromkeys(plates)) or [
         r.labware(
             frame.head if not frame.head.empty else frame.dest,
