@@ -398,3 +398,24 @@ def test_each_plate_heading_sends_its_items_to_that_plate() -> None:
     into = [s.args["destination"] for s in plan.steps if s.command == "transfer"]
     read = [s.args["plate"] for s in plan.steps if s.command == "read_absorbance"]
     assert (into, read) == (["plate_1", "plate_2"], ["plate_1", "plate_2"])
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Remind me to read plate_1 at 450 nm tomorrow",
+        "Write a python script that adds buffer to plate_1",
+        'Translate "add 50 uL buffer" into German',
+        "Hi! Could you email me the results? Thanks",
+    ],
+)
+def test_lab_words_inside_a_request_for_something_else_are_not_a_lab_request(
+    request_text: str,
+) -> None:
+    out = RulePlanner().plan(request_text, LAB)
+    assert isinstance(out, Refusal) and out.code == "not_a_lab_request"
+
+
+def test_a_lab_action_beside_an_off_bench_wish_is_not_refused_as_not_lab() -> None:
+    out = RulePlanner().plan("add 50 uL buffer to plate_1 A1, then email me the results", LAB)
+    assert not (isinstance(out, Refusal) and out.code == "not_a_lab_request")

@@ -219,6 +219,17 @@ _LAB_WORDS = re.compile(
 )
 
 
+# A clause whose verb is not bench work, whatever lab words follow ("Remind me to read plate_1
+# tomorrow", "Write a python script that adds buffer", "Translate 'add 50 uL' into German").
+_OFF_BENCH = re.compile(
+    r"^(?:write|draft|compose|translate|remind|tell|e-?mail|text|message|notify|schedule|book|"
+    r"order|buy|purchase|calculate|compute|explain|summari[sz]e|describe|draw|plot|graph|"
+    r"generate|code|search|google|look\s+up|find\s+out|print|show\s+me|teach|recommend|"
+    r"suggest|predict|estimate|convert)\b",
+    re.IGNORECASE,
+)
+
+
 def _not_a_lab_request(request: str, read_in: list[tuple[Frame | None, Family | None]]) -> None:
     """Refuse what is not a lab request at all (a question about the world, a poem), and a
     request that only calls off what was asked ("Oh wait, sorry - forget it. Thanks!")."""
@@ -226,6 +237,19 @@ def _not_a_lab_request(request: str, read_in: list[tuple[Frame | None, Family | 
         fam is not None and fam.name != "context" for _, fam in read_in
     ):
         raise Refuse("you asked for nothing to be done", "nothing_to_do")
+    if (
+        read_in
+        and all(
+            f is not None and (pleasantry(f.text) or _OFF_BENCH.match(f.text)) for f, _ in read_in
+        )
+        and any(f is not None and _OFF_BENCH.match(f.text) for f, _ in read_in)
+    ):
+        raise Refuse(
+            "this asks for something other than work on the lab's instruments (writing, "
+            "reminding, ordering, explaining): I plan liquid handling, incubation, reading "
+            "and plate moves",
+            "not_a_lab_request",
+        )
     if read_in and all(f is not None and pleasantry(f.text) for f, _ in read_in):
         raise Refuse(
             "this is a greeting or a thank-you, not a request for the lab's instruments: I plan "
