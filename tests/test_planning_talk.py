@@ -419,3 +419,17 @@ def test_lab_words_inside_a_request_for_something_else_are_not_a_lab_request(
 def test_a_lab_action_beside_an_off_bench_wish_is_not_refused_as_not_lab() -> None:
     out = RulePlanner().plan("add 50 uL buffer to plate_1 A1, then email me the results", LAB)
     assert not (isinstance(out, Refusal) and out.code == "not_a_lab_request")
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ("for 1 hr 30 min", "for 90 min"),
+        ("for 1h30 at 37 C", "for 90 min at 37 C"),
+        ("2 min 30 s", "150 s"),
+        ("shake 1 h 300 rpm", "shake 1 h 300 rpm"),  # a speed after the hours, not minutes
+        ("1 h 30 C", "1 h 30 C"),
+    ],
+)
+def test_a_time_in_hours_and_minutes_is_one_time(said: str, written: str) -> None:
+    assert normalise(said).text == written

@@ -172,6 +172,16 @@ class Normalised:
     quoted: tuple[str, ...]
 
 
+# "1 hr 30 min", "1h30", "1 h and 30 minutes": one time, in minutes ("2 min 30 s" in seconds).
+_HOURS_MINUTES = re.compile(
+    r"\b(\d{1,3})\s*(?:h|hr|hrs|hours?)\s*(?:and\s+)?(\d{1,2})(?:\s*(?:m|min|mins|minutes?)\b"
+    r"|(?![\d.])(?!\s*(?:rpm|c|°|u[lL]|m[lL]|nm|x|%|s|secs?|seconds?|cycles?|times|degrees?|g)\b))",
+    re.IGNORECASE,
+)
+_MINUTES_SECONDS = re.compile(
+    r"\b(\d{1,3})\s*(?:min|mins|minutes?)\s*(?:and\s+)?(\d{1,2})\s*(?:s|sec|secs|seconds?)\b",
+    re.IGNORECASE,
+)
 _IS = re.compile(
     r"\b(\w+)'s\s+(?=(?:in|on|at|already|currently|now|still|sitting|loaded|there|empty|full)\b)",
     re.IGNORECASE,
@@ -196,6 +206,8 @@ def normalise(request: str) -> Normalised:
     text = _LABWARE_WELL.sub(_labware_well, text)
     text = _SLASHED.sub(_slashed, text)
     text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
+    text = _HOURS_MINUTES.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} min", text)
+    text = _MINUTES_SECONDS.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} s", text)
     text = _IS.sub(r"\1 is ", text)  # "Buffer's in the trough": a fact, not a possessive
     text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
     lines, carried = [], None
