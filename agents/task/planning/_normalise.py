@@ -174,12 +174,14 @@ class Normalised:
 
 # "1 hr 30 min", "1h30", "1 h and 30 minutes": one time, in minutes ("2 min 30 s" in seconds).
 _HOURS_MINUTES = re.compile(
-    r"\b(\d{1,3})\s*(?:h|hr|hrs|hours?)\s*(?:and\s+)?(\d{1,2})(?:\s*(?:m|min|mins|minutes?)\b"
-    r"|(?![\d.])(?!\s*(?:rpm|c|°|u[lL]|m[lL]|nm|x|%|s|secs?|seconds?|cycles?|times|degrees?|g)\b))",
+    r"\b(\d{1,3})[ \t]*(?:h|hr|hrs|hours?)[ \t]*(?:and[ \t]+)?(\d{1,2})"
+    r"(?:[ \t]*(?:m|min|mins|minutes?)\b|(?!\d|\.\d)"
+    r"(?![ \t]*(?:rpm|c|°|u[lL]|m[lL]|nm|x|%|s|secs?|seconds?|cycles?|times|degrees?|g)\b))",
     re.IGNORECASE,
 )
 _MINUTES_SECONDS = re.compile(
-    r"\b(\d{1,3})\s*(?:min|mins|minutes?)\s*(?:and\s+)?(\d{1,2})\s*(?:s|sec|secs|seconds?)\b",
+    r"\b(\d{1,3})[ \t]*(?:min|mins|minutes?)[ \t]*(?:and[ \t]+)?(\d{1,2})[ \t]*"
+    r"(?:s|sec|secs|seconds?)\b",
     re.IGNORECASE,
 )
 _IS = re.compile(
