@@ -15,7 +15,7 @@ from agents.task.planning._labels import heading_line, label_verb, wells_label
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._outcomes import Ask
-from agents.task.planning._tables import programme_tables
+from agents.task.planning._programme_tables import programme_tables
 from agents.task.planning._world import World
 from agents.task.planning.families import _profile as profile
 from agents.task.planning.families import thermocycle
@@ -433,3 +433,9 @@ def test_a_lab_action_beside_an_off_bench_wish_is_not_refused_as_not_lab() -> No
 )
 def test_a_time_in_hours_and_minutes_is_one_time(said: str, written: str) -> None:
     assert normalise(said).text == written
+
+
+def test_a_plate_number_before_a_well_is_not_hours() -> None:
+    assert normalise("pipette 40 uL of dye into plate 1 H12").text == (
+        "pipette 40 uL of dye into plate 1 H12"
+    )

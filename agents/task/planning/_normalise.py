@@ -174,7 +174,7 @@ class Normalised:
 
 # "1 hr 30 min", "1h30", "1 h and 30 minutes": one time, in minutes ("2 min 30 s" in seconds).
 _HOURS_MINUTES = re.compile(
-    r"\b(\d{1,3})[ \t]*(?:h|hr|hrs|hours?)[ \t]*(?:and[ \t]+)?(\d{1,2})"
+    r"\b(\d{1,3})(?:(?:h|hr|hrs)|[ \t]*(?:h|hr|hrs|hours?)(?=[ \t]))[ \t]*(?:and[ \t]+)?(\d{1,2})"
     r"(?:[ \t]*(?:m|min|mins|minutes?)\b|(?!\d|\.\d)"
     r"(?![ \t]*(?:rpm|c|°|u[lL]|m[lL]|nm|x|%|s|secs?|seconds?|cycles?|times|degrees?|g)\b))",
     re.IGNORECASE,

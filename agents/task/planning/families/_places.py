@@ -189,6 +189,10 @@ _ONTO = re.compile(
 )
 
 
+# "100 uL/well, elisa_plate B1:B12", "50 uL stop solution per well": a volume for each well.
+_PER_WELL = re.compile(
+    r"\d\s*(?:u[lL]|m[lL])\b[^,;]{0,40}?(?:/\s*well|per\s+well|a\s+well|each)\b", _FLAGS
+)
 _THE_POOL = re.compile(
     r"\b(?:the|that|this)\s+(?:pool|pooled\s+[\w-]+|mixture|combined\s+[\w-]+|mix\b(?!\s*\d))"
     r"|\b(?:of|from)\s+(?:it|there|that\s+well|this\s+well)\b",  # "samples A1 has ... 30 uL of it"

@@ -28,6 +28,7 @@ from agents.task.planning.families._places import (
     _GETS,
     _OF_EACH,
     _OF_THOSE,
+    _PER_WELL,
     _PICK,
     _REST,
     _SAME_WELLS,
@@ -57,11 +58,6 @@ VERBS = re.compile(
 _LABEL_VERBS = re.compile(r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense", _FLAGS)
 MIX_CYCLES = 3
 _INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
-
-
-_PER_WELL = re.compile(
-    r"\d\s*(?:u[lL]|m[lL])\b[^,;]{0,40}?(?:/\s*well|per\s+well|a\s+well|each)\b", _FLAGS
-)
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
