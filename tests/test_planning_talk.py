@@ -21,6 +21,7 @@ from agents.task.planning.families import _profile as profile
 from agents.task.planning.families import thermocycle
 from agents.task.planning.models import Clarification, Plan, PlanStep, Refusal, TraceItem
 from agents.task.planning.rules import RulePlanner
+from evals.planning import Labs
 
 
 def _texts(request: str) -> list[str]:
@@ -439,3 +440,19 @@ def test_a_plate_number_before_a_well_is_not_hours() -> None:
     assert normalise("pipette 40 uL of dye into plate 1 H12").text == (
         "pipette 40 uL of dye into plate 1 H12"
     )
+
+
+def test_a_count_heading_repeats_the_step_lines_under_it() -> None:
+    lab = Labs()["thermo"].view
+    plan = RulePlanner().plan(
+        "PCR program for rxn_plate:\nInitial denaturation 95 C 3 min\n35 cycles of:\n"
+        "  95 C 30 s\n  55 C 30 s\nFinal extension 72 C 5 min\nHold 4 C",
+        lab,
+    )
+    assert isinstance(plan, Plan)
+    run = next(s for s in plan.steps if s.command == "run_profile")
+    assert [(len(st["steps"]), st["repeats"]) for st in run.args["stages"]] == [
+        (1, 1),
+        (2, 35),
+        (1, 1),
+    ]

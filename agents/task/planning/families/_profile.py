@@ -71,7 +71,7 @@ _HOLD = re.compile(
 )
 NO_HOLD = re.compile(r"\bno\s+(?:final\s+)?hold\b|\bwithout\s+(?:a\s+)?(?:final\s+)?hold\b", _FLAGS)
 _LEAD = re.compile(
-    rf"\b(?P<n>{COUNT_N})\s*(?:x|×)(?=\s*[(\[]|\s*\d)"
+    rf"\b(?P<n>{COUNT_N})\s*(?:x|×)\s*:?(?=\s*[(\[]|\s*\d)"
     rf"|\b(?P<m>{COUNT_N})\s*-?\s*(?:cycles?|cyles?|cylces?|rounds?|repeats?|times)"
     r"\s*(?:(?:consisting\s+)?of\b\s*:?|:|through\b|with\b|at\b|-|as\s+follows\s*:?)?"
     r"(?:\s*(?:denatur\w*|melt\w*|anneal\w*|exten\w*|elongat\w*)(?:\s+(?:at|for))?\s*:?)?"

@@ -85,7 +85,7 @@ def is_hold(text: str) -> bool:
 _COUNT_ONLY = re.compile(
     r"^(?=.*\b(?:repeat\w*|\d+|x|times|cycles?)\b)(?:and\s+)?(?:then\s+)?(?:repeat(?:ed)?|do\s+(?:it|that|this))?\s*(?:(?:it|that|this|them)\s+)?"
     rf"(?:(?:x|×)\s*{prof.COUNT_N}|{prof.COUNT_N}\s*(?:x|×|times|cycles?)"
-    r"|(?:a\s+few|several|a\s+couple\s+of|some|many)\s+(?:times|cycles))?\s*(?:in\s+total)?\W*$",
+    r"|(?:a\s+few|several|a\s+couple\s+of|some|many)\s+(?:times|cycles))?\s*(?:in\s+total|of)?\W*$",
     _FLAGS,
 )
 
@@ -173,7 +173,20 @@ def _profile_text(frame: Frame) -> str:
     parts += [own if own.endswith(frame.text) else frame.text]
     parts += [part_text(c) for c in more] if isinstance(more, list) else []
     held = frame.extra.get("hold")
-    return "; then ".join(parts + ([part_text(held)] if isinstance(held, Clause) else []))
+    parts += [part_text(held)] if isinstance(held, Clause) else []
+    joined: list[str] = []
+    for part in parts:  # "35 cycles of:" then one step a line: the steps it repeats
+        bare = _BARE_STEP.match(part)
+        if bare and joined and (_COUNT_HEAD.search(joined[-1]) or joined[-1].endswith(",")):
+            joined[-1] = joined[-1].rstrip(" ,") + (" " if _COUNT_HEAD.search(joined[-1]) else ", ")
+            joined[-1] += part.strip() + ","
+        else:
+            joined.append(part)
+    return "; then ".join(j.rstrip(",") for j in joined)
+
+
+_COUNT_HEAD = re.compile(rf"\b{prof.COUNT_N}\s*(?:x|×|cycles?)\s*(?:of)?\s*:?\s*$", _FLAGS)
+_BARE_STEP = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*C\b[^a-zA-Z]*(?:s|sec|min|h)\b\W*$", _FLAGS)
 
 
 def _checked(profile: prof.Profile, tc: str, world: r.World) -> None:
