@@ -81,7 +81,7 @@ _PAIR_GAP = re.compile(r"\s*(?:of\s+)?(?:the\s+)?(?:fresh\s+)?$", re.IGNORECASE)
 _DEST_PHRASE = re.compile(r"\b(?:to|into|in|onto)\s+(?=\S)", re.IGNORECASE)
 _JOINED = re.compile(
     r"(?P<dest>\s+(?:to|into|in|onto)\s+[^,;]+?)?\s*,?\s*(?:and\s+(?:also\s+)?|with\s+|plus\s+|"
-    r"along\s+with\s+|together\s+with\s+|as\s+well\s+as\s+|&\s+)",
+    r"along\s+with\s+|together\s+with\s+|as\s+well\s+as\s+|[&+]\s*)",
     re.IGNORECASE,
 )
 
