@@ -91,6 +91,7 @@ _NEXT_DEST = re.compile(
     _FLAGS,
 )
 _NEW_ACTION = re.compile(
+    r"\s*,\s*(?=[A-Pa-p]\d{1,2}\s+(?:is|holds|has|contains)\b)|"  # "A1 is water, A2 is buffer"
     r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"
     r"|\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
     r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"

@@ -123,7 +123,8 @@ _QUADRANT = re.compile(
 )  # not a well
 _REFER = re.compile(
     r"\b(it|them|those|these|same\s+wells|the\s+same\s+wells|those\s+wells|these\s+wells|each\s+well"
-    r"|every\s+well|the\s+plate|that\s+plate|this\s+plate|the\s+wells|all\s+of\s+them)\b",
+    r"|every\s+well|the\s+plate|that\s+plate|this\s+plate|the\s+wells|all\s+of\s+them"
+    r"|each(?=\s*$)|each\s+(?:one|of\s+them))\b",
     _FLAGS,
 )
 

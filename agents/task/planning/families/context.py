@@ -139,6 +139,14 @@ GOAL = re.compile(
     r"\s*(?:plates?|copy|copies|list)?\s*$",
     _FLAGS,
 )
+_NOTE_THAT = re.compile(
+    r"^(?:note(?:\s+that)?|fyi|n\.?b\.?|just\s+so\s+you\s+know|be\s+aware(?:\s+that)?|"
+    r"keep\s+in\s+mind(?:\s+that)?|remember(?:\s+that)?|heads\s+up)\b",
+    _FLAGS,
+)
+_ALREADY_FILLED = re.compile(
+    r"\b(?:already|(?:is|are|was|were|been)\s+pre-?(?:filled|loaded))\b", _FLAGS
+)  # "samples is pre-filled with ...": a state; "D2-D8 prefilled with ...": fill them
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
@@ -160,12 +168,12 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if tips_only(ents):
         return 70  # "...; one tip per pick", "Change tips between wells."
     if (
-        not _IMPERATIVE.match(text)
+        (not _IMPERATIVE.match(text) or _NOTE_THAT.match(text))
         and _STATE.search(_FINE.sub(" ", text))
         and (ents.labware or ents.wellsets or ents.liquids)
-        and not (_FILL_WITH.search(text) and not re.search(r"\balready\b", text, _FLAGS))
+        and not (_FILL_WITH.search(text) and not _ALREADY_FILLED.search(text))
     ):
-        return 65
+        return 65  # "Note that samples is pre-filled with 100 uL sample per well"
     return None
 
 
