@@ -77,11 +77,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 30  # "200 uL dye into A1", "B1 gets 200 uL dye": a transfer without its verb
     if has_volume and ents.liquids and re.search(r"\b(?:in|into|back|on\s+top)\b", text, _FLAGS):
         return 28  # "140 uL fresh medium in" (under a heading that names the wells)
-    if (
-        has_volume
-        and _PER_WELL.search(text)
-        and ((ents.wellsets and ents.labware) or (ents.liquids and not places))
-    ):
+    per_well = (ents.wellsets and ents.labware) or (ents.liquids and not places)
+    if has_volume and per_well and _PER_WELL.search(text):
         return 27  # "100 uL/well, elisa_plate B1:B12"; "then 50 uL stop solution/well"
     arrows = text.count("->")
     if arrows and (ents.volumes() or (clause.label and _LABEL_VERBS.search(clause.label))):
