@@ -8,6 +8,7 @@ is an audit row of the server, whatever client sent it."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 from collections.abc import AsyncIterator
@@ -218,6 +219,22 @@ async def test_a_direct_mcp_action_is_audited_by_the_server(tmp_path: Path) -> N
         [row] = [e for e in audit_rows(lab_file, "lh1") if e.tool == "pick_up_tips"]
         assert row.args["action_id"] == "p-1" and row.args["rack"] == "tips_1"
         assert row.result["ok"] is True and row.agent.startswith("client:")
+
+
+async def test_an_audited_action_keeps_its_state_by_the_hash_of_the_ledger_answer(
+    tmp_path: Path,
+) -> None:
+    async with served(tmp_path, "lh1") as (s, _, lab_file):
+        done = await call(s, "pick_up_tips", rack="tips_1", dry_run=False, action_id="p-1")
+        [row] = [e for e in audit_rows(lab_file, "lh1") if e.tool == "pick_up_tips"]
+        conn = connect(load(lab_file).db_path)
+        [(answer,)] = conn.execute("SELECT result FROM actions WHERE action_id = 'p-1'")
+        recorded = json.loads(answer)["state"]
+        assert recorded == json.loads(json.dumps(done["state"]))  # the ledger holds it whole
+        text = json.dumps(recorded, sort_keys=True, separators=(",", ":"))
+        digest = "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+        assert row.state_after == {"ledger_state": digest}  # by reference, not a second copy
+        assert AuditLog(conn).verify().ok
 
 
 # --------------------------------------------------------------------------- crash

@@ -6,6 +6,12 @@ only those a Labwright agent sent. Rows of an action in a device run carry that 
 the others the instrument's id (``labwright audit lh1``). The caller is who the MCP session
 says it is (``client:<name>`` over stdio, ``client:<name>@http`` with the server's token);
 approval decisions name the person who made them.
+
+An executed action's row holds the state after it by reference: ``{"ledger_state":
+"sha256:<hex>"}``, the hash of the state's JSON (sorted keys, no spaces, ASCII). The instrument
+ledger's recorded answer for that action id holds the state whole, and a finished answer is
+never changed or deleted. The chain covers the hash, so a ledger state edited afterwards no
+longer matches its audit row. A whole copy here was 2.4 kB of every step's database growth.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import Any
 
 from device_servers.errors import Code, GateRefused
 from device_servers.runtime._status import Status
-from state_store import ApprovalConflict, ApprovalRecord
+from state_store import ApprovalConflict, ApprovalRecord, LedgerEntry
 
 # Who the current request came from; set by the server for each tool call.
 CALLER: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="client:unknown")
@@ -110,10 +116,20 @@ def action(
         agent=caller(),
         tool=entry.command,
         args={"action_id": action_id, **status.ledger.args_of(action_id)},
-        state_after=outcome.get("state"),
+        state_after=state_ref(entry, outcome.get("state")),
         decision_note=f"approved by {approved_by}" if approved_by else "",
         result={"ok": outcome.get("ok"), "error": error, "status": entry.status},
     )
+
+
+def state_ref(entry: LedgerEntry, state: Any) -> Any:
+    """The state after an action as the audit row keeps it: the hash of the ledger's recorded
+    state, or the state whole if the ledger does not hold it."""
+    recorded = (entry.result or {}).get("state")
+    if state is None or recorded is None:
+        return state
+    text = json.dumps(recorded, sort_keys=True, separators=(",", ":"))  # ASCII: never fails
+    return {"ledger_state": "sha256:" + hashlib.sha256(text.encode()).hexdigest()}
 
 
 def control(status: Status, tool: str, args: dict[str, Any], result: dict[str, Any]) -> None:
