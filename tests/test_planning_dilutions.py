@@ -238,3 +238,10 @@ def test_the_well_a_dilution_starts_from_is_its_stock_not_the_liquid_named_for_d
     )
     assert ("sample_plate:A1", "assay_384:A1") in moves
     assert ("reservoir:A2", "assay_384:B1") in moves  # water, the diluent
+
+
+def test_a_blank_named_in_brackets_still_gets_its_diluent() -> None:
+    final = _final(
+        "Std curve of dye down plate_1 column 1, 2-fold, 100 uL final, A1 to G1 (H1 blank)"
+    )
+    assert final["plate_1:H1"] == pytest.approx(100)

@@ -163,6 +163,9 @@ def blank_note(ents: Entities) -> bool:
 def split_blanks(ents: Entities) -> None:
     """Take the blank wells a dilution names ("A12 blank", "blanks in G12 and H12") out of its
     well sets, into ``ents.blanks``: they hold diluent only and are not part of the chain."""
+    for aside in _ASIDE.finditer(ents.text):  # "(H12 blank)": a remark that names a blank
+        for rx in (_BLANK_AFTER, _BLANK_BEFORE):
+            ents.blanks.extend(w for m in rx.finditer(aside.group(0)) for w in ws.find_all(m["w"]))
     spans = [
         (m.start(), m.end(), m.start("w"), m.end("w"))
         for rx in (_BLANK_AFTER, _BLANK_BEFORE)
