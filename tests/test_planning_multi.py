@@ -274,3 +274,13 @@ def test_a_form_of_fields_becomes_one_sentence_under_its_heading() -> None:
     picks = "Cherry-pick\nsource plate: s\ndest plate: d\nA1 -> B1 10 uL"
     assert rewrite(picks) == "Cherry-pick from s to d:\nA1 -> B1 10 uL"
     assert rewrite("source: s\nsee the sheet") == "source: s\nsee the sheet"  # no destination
+
+
+def test_one_channel_takes_each_source_s_moves_together_unless_a_source_is_filled_first() -> None:
+    from agents.task.planning import _pipetting as pip
+    from agents.task.planning._pipetting import _by_source
+
+    ops = [pip.Op(("s", f"A{c}"), ("d", f"{r}{c}"), 5.0) for r in "AB" for c in (1, 2)]
+    assert [o.src[1] for o in _by_source(ops)] == ["A1", "A1", "A2", "A2"]
+    chain = [pip.Op(("d", "B1"), ("d", "C1"), 5.0), pip.Op(("d", "A1"), ("d", "B1"), 5.0)]
+    assert _by_source(chain) == chain  # B1 is filled by a move: the order written counts

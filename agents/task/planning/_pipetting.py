@@ -56,6 +56,8 @@ def emit(
     for lw in {op.src[0] for op in ops} | {op.dst[0] for op in ops if op.dst}:
         world.at_home(lw)
     if channels == 1:
+        if policy == "per_source" and not ordered:
+            ops = _by_source(ops)
         groups = _groups(ops, policy, lambda op: (op.dst or op.src)[0:1] + _col(op))
         for run in _runs(world, groups):
             if len(run) > 1:  # a tip per destination, said by one command
@@ -71,6 +73,15 @@ def emit(
         for group in groups_8(batches(world, ops), policy):
             eight(world, lh, group)
     return [s.id for s in world.steps[first:]]
+
+
+def _by_source(ops: list[Op]) -> list[Op]:
+    """One source's moves together (one tip each under the default policy), sources in the
+    order first named - unless a move takes from a well another fills (then order counts)."""
+    if {o.src for o in ops} & {o.dst for o in ops if o.dst is not None}:
+        return ops
+    first = {o.src: i for i, o in reversed(list(enumerate(ops)))}
+    return sorted(ops, key=lambda o: first[o.src])
 
 
 def _column_order(world: World, op: Op) -> tuple[object, ...]:
