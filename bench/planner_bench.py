@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.task.planning.rules import RulePlanner
 from evals.planning import CORPUS, Labs, load_entries, run
+from evals.verdicts import failure_kind
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -47,7 +48,10 @@ def report(part: str, root: Path, show_failures: bool) -> dict[str, float]:
     times = [s * 1000 for _, _, s in results]
     cpu = [v.cpu_s * 1000 for _, v, _ in results]
     dropped = 0
+    wrong: dict[str, list[str]] = defaultdict(list)  # kind -> the families it happened in
     for entry, verdict, _ in results:
+        for kind in failure_kind(entry.expect, verdict):
+            wrong[kind].append(entry.family)
         facts_ok = verdict.facts_ok if entry.expect == "plan" else None
         for table, key in [(rows, entry.family), (rows, "ALL")] + [
             (by_phen, p) for p in entry.phenomena
@@ -73,6 +77,10 @@ def report(part: str, root: Path, show_failures: bool) -> dict[str, float]:
         (o, n), (f, m) = by_phen[key]
         facts = f"{100 * f / m:5.1f}%" if m else "-"
         print(f"{key:<18}{n:>5}{100 * o / n:>9.1f}%{facts:>14}")
+    print(f"\n{'what went wrong (no request text)':<48}{'n':>4}  families")
+    for kind, families in sorted(wrong.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        count = ", ".join(f"{f} {families.count(f)}" for f in sorted(set(families)))
+        print(f"{kind:<48}{len(families):>4}  {count}")
     (o, n), (f, m) = rows["ALL"]
     figures = {
         "outcome_pct": 100 * o / n,

@@ -25,6 +25,7 @@ from agents.task.planning._coverage import problems as coverage
 from agents.task.planning.models import Clarification, Plan, Refusal
 from evals import thermo_facts
 from evals.plan_sim import LiquidOp, SimLab, Simulated, simulate
+from evals.verdicts import Verdict
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "planning_corpus"
 _TOL = 0.01
@@ -110,39 +111,28 @@ def _pairs(action: dict[str, Any], lab: SimLab) -> list[tuple[str, str, float]]:
     return out
 
 
-@dataclass
-class Verdict:
-    """How one answer fares against its entry."""
-
-    entry: str
-    outcome_ok: bool
-    facts_ok: bool | None  # None: not a plan entry, or the outcome is already wrong
-    problems: list[str] = field(default_factory=list)
-    got: str = ""
-    dropped_clause: bool = False
-    cpu_s: float = 0.0
-
-
 def judge(entry: Entry, result: Plan | Clarification | Refusal, lab: SimLab) -> Verdict:
     """The verdict on ``result`` for ``entry`` (simulating plans on ``lab``'s twins)."""
     got = result.kind
     want = {"plan": "plan", "clarify": "clarification", "refuse": "refusal"}[entry.expect]
     problems: list[str] = []
+    about = ",".join(sorted(getattr(result, "missing", []))) or getattr(result, "code", "") or ""
     if got != want:
         detail = getattr(result, "question", None) or getattr(result, "reason", None) or ""
-        return Verdict(entry.id, False, None, [f"expected {want}, got {got}: {detail}"], got)
+        problem = f"expected {want}, got {got}: {detail}"
+        return Verdict(entry.id, False, None, [problem], got, about=about)
     if isinstance(result, Clarification):
         ok = not entry.missing or bool(set(entry.missing) & set(result.missing))
         if not ok:
             problems.append(f"asked about {result.missing}, expected {entry.missing}")
-        return Verdict(entry.id, ok, None, problems, got)
+        return Verdict(entry.id, ok, None, problems, got, about=about)
     if isinstance(result, Refusal):
         ok = entry.reason is None or result.code == entry.reason
         if not ok:
             problems.append(
                 f"refused as {result.code or '?'} ({result.reason}), expected {entry.reason}"
             )
-        return Verdict(entry.id, ok, None, problems, got)
+        return Verdict(entry.id, ok, None, problems, got, about=about)
     assert isinstance(result, Plan)
     sim = simulate(lab, result)
     if not sim.ok:
