@@ -29,6 +29,25 @@ class LabServersStale(RuntimeError):
     """A lab server is up but serves another version of the lab file than the one given."""
 
 
+class ServerUnavailable(ConnectionError):
+    """An instrument's server could not be started or reached, so its session never opened
+    (e.g. the instrument is already served by a process that is not the lab's). A
+    ConnectionError: a device agent treats it as the transport failure it is."""
+
+
+def unavailable_in(exc: BaseException) -> ServerUnavailable | None:
+    """The :class:`ServerUnavailable` that ``exc`` is or holds (task groups wrap it)."""
+    if isinstance(exc, ServerUnavailable):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            found = unavailable_in(inner)
+            if found is not None:
+                return found
+    cause = exc.__cause__ or exc.__context__
+    return unavailable_in(cause) if isinstance(cause, BaseException) else None
+
+
 def attached(
     instruments: list[InstrumentBase], config_path: Path, state_dir: Path | None
 ) -> dict[str, ServerRecord]:
@@ -99,12 +118,32 @@ class LabClient:
     ) -> AsyncIterator[Any]:
         """An initialized ``ClientSession`` to instrument ``name``, open until the block ends
         (``on_connected`` is called once the server process is spawned or the HTTP client
-        made, before the session is initialized)."""
-        from mcp.client.session import ClientSession
-
+        made, before the session is initialized). A session that cannot open is a
+        :class:`ServerUnavailable`; what fails once it is open passes through unchanged."""
         if name not in self.connections:
             raise ValueError(f"no instrument {name!r} (have {sorted(self.connections)})")
         conn = self.connections[name]
+        opened = False
+        try:
+            async with self._open(conn, on_connected) as session:
+                opened = True
+                yield session
+        except Exception as exc:
+            if opened:
+                raise
+            where = conn.get("url") or "its stdio server"
+            raise ServerUnavailable(
+                f"{name}: the instrument's server ({where}) did not start or answer: "
+                f"{_first_line(exc)} (see the message above; `labwright lab status` lists "
+                "the lab's servers)"
+            ) from exc
+
+    @contextlib.asynccontextmanager
+    async def _open(
+        self, conn: dict[str, Any], on_connected: Callable[[], object] | None
+    ) -> AsyncIterator[Any]:
+        from mcp.client.session import ClientSession
+
         async with contextlib.AsyncExitStack() as stack:
             if conn["transport"] == "stdio":
                 from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -141,3 +180,11 @@ def client_for(
     state_dir: Path | None = None,
 ) -> LabClient:
     return LabClient(connections(instruments, config_path, env, state_dir))
+
+
+def _first_line(exc: BaseException) -> str:
+    """The innermost error's first line (an ExceptionGroup says only how many it holds)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

@@ -147,3 +147,22 @@ def test_a_run_killed_mid_way_resumes_on_the_lab_servers_through_labwright_resum
         assert is_running(record) and LabServers(lab.state_path).all() == [record]
     finally:
         assert labwright("lab", "down", "-c", str(lab_file)).returncode == 0
+
+
+def test_a_run_whose_instrument_is_served_elsewhere_says_so_in_one_line(tmp_path: Path) -> None:
+    # lh1 is served by a process that is not the lab's (`labwright serve` by hand): the run's
+    # own server is refused by the serve lock, and the run stops with lines, not a traceback.
+    from _servers import HttpServer
+
+    lab_file = harness.write_lab(tmp_path, delay_s=0.0)
+    server = HttpServer(lab_file, tmp_path / "server.log")
+    try:
+        server.wait_ready()
+        run = labwright("run", harness.QUICK_REQUEST, "--yes", "-c", str(lab_file), timeout=120)
+        assert run.returncode == 2, run.stdout[-2000:] + run.stderr[-2000:]
+        assert "Traceback" not in run.stdout + run.stderr
+        last = run.stderr.strip().splitlines()[-1]
+        assert last.startswith("error: lh1:") and len(run.stderr.strip().splitlines()) <= 3
+        assert server.proc.poll() is None  # the other server was left alone
+    finally:
+        server.stop()

@@ -117,7 +117,7 @@ def ask_approval() -> dict[str, Any] | None:
 
 
 def _go(coro: Any) -> None:
-    from agents.mcp_client import LabServersStale
+    from agents.mcp_client import LabServersStale, unavailable_in
 
     try:
         outcome = asyncio.run(coro)
@@ -125,6 +125,11 @@ def _go(coro: Any) -> None:
         fail(str(exc))
     except (OperationError, PeopleError) as exc:
         fail(f"{exc.code}: {exc}")
+    except Exception as exc:
+        unavailable = unavailable_in(exc)
+        if unavailable is None:
+            raise
+        fail(str(unavailable))
     raise typer.Exit(exit_code(outcome.status))
 
 
