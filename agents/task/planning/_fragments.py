@@ -6,13 +6,11 @@ so the trace still shows it)."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import _folded, _read
-from agents.task.planning.families import Family
+from agents.task.planning._reading import Read, fold_into_previous
 
 _ONLY_VOLUME = re.compile(
     r"^(?:with\s+|at\s+|using\s+)?[\d.]+\s*(?:uL|mL)\s*(?:each|per\s+(?:well|pair|pick|transfer)"
@@ -33,28 +31,12 @@ def _volume_only(frame: Frame | None) -> bool:
     )
 
 
-def volume_after(
-    read_in: list[tuple[Frame | None, Family | None]], lex: Lexicon, norm: Normalised
-) -> list[tuple[Frame | None, Family | None]]:
+def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """``read_in`` with each volume-only piece joined to the transfer before it."""
-    out: list[tuple[Frame | None, Family | None]] = []
-    for frame, family in read_in:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev[0] is not None
-            and prev[1] is not None
-            and prev[1].name == "transfer"
-            and not prev[0].ents.volumes()
-            and _volume_only(frame)
-        ):
-            assert frame is not None
-            head = prev[0]
-            joined = replace(head.clause, text=f"{head.clause.text}, {frame.clause.text}")
-            merged, fam = _read(joined, lex, norm.quoted)
-            if merged is not None and fam is not None and fam.name == "transfer":
-                merged.extra["folded"] = [*_folded(head), frame.clause]
-                out[-1] = (merged, fam)
-                continue
-        out.append((frame, family))
-    return out
+    return fold_into_previous(
+        read_in,
+        lex,
+        norm,
+        "transfer",
+        lambda f, _, head: not head.ents.volumes() and _volume_only(f),
+    )

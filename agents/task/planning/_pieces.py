@@ -9,14 +9,13 @@ the dilution they follow, not clauses of their own.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from agents.task.planning._clauses import ACTION_VERBS
 from agents.task.planning._entities import blank_note
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import _folded, _read
+from agents.task.planning._reading import Read, fold_into_previous
 from agents.task.planning.families import Family
 
 _VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
@@ -101,34 +100,14 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
     )  # fmt: skip
 
 
-def _merge_fragments(
-    read_in: list[tuple[Frame | None, Family | None]], lex: Lexicon, norm: Normalised
-) -> list[tuple[Frame | None, Family | None]]:
+def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """Join the verbless pieces of a serial-dilution sentence to it, read as one clause."""
-    out: list[tuple[Frame | None, Family | None]] = []
-    for frame, family in read_in:
-        prev = out[-1] if out else None
-        if (
-            prev is not None
-            and prev[0] is not None
-            and prev[1] is not None
-            and prev[1].name == "dilution"
-            and (
-                _fragment(frame, family, prev[0])
-                or _completes(frame, family, prev[0])
-                or _under_heading(frame, family, prev[0])
-            )
-        ):
-            assert frame is not None
-            head = prev[0]
-            sep = ", then " if frame.clause.joined == "then" else ", "
-            joined = replace(
-                head.clause, text=f"{head.clause.text}{sep}{frame.clause.text}", heading=False
-            )
-            merged, fam = _read(joined, lex, norm.quoted)
-            if merged is not None and fam is not None and fam.name == "dilution":
-                merged.extra["folded"] = [*_folded(head), frame.clause]
-                out[-1] = (merged, fam)
-                continue
-        out.append((frame, family))
-    return out
+
+    def joins(frame: Frame, family: Family | None, head: Frame) -> bool:
+        return (
+            _fragment(frame, family, head)
+            or _completes(frame, family, head)
+            or _under_heading(frame, family, head)
+        )
+
+    return fold_into_previous(read_in, lex, norm, "dilution", joins, then_sep=True, heading=False)

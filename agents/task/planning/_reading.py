@@ -10,6 +10,7 @@ filling step.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from agents.task.planning._clauses import Clause
@@ -329,4 +330,46 @@ def _trailing_plate(
             if again[0] is not None and again[1] is not None:
                 out[j] = again
         out[i] = (frame, next(f for f in FAMILIES if f.name == "context"))
+    return out
+
+
+Read = list[tuple[Frame | None, Family | None]]
+
+
+def fold_into_previous(
+    read_in: Read,
+    lex: Lexicon,
+    norm: Normalised,
+    family: str,
+    joins: Callable[[Frame, Family | None, Frame], bool],
+    *,
+    then_sep: bool = False,
+    heading: bool | None = None,
+) -> Read:
+    """``read_in`` with each piece that ``joins`` the ``family`` clause before it read again
+    together with it, as one clause (the piece is folded in the trace). A joined text that no
+    longer reads as ``family`` leaves both as they were. ``then_sep``: a piece said after
+    "then" is joined with ", then "; ``heading``: the joined clause's heading flag (None:
+    the head's)."""
+    out: Read = []
+    for frame, fam in read_in:
+        prev = out[-1] if out else None
+        if (
+            frame is not None
+            and prev is not None
+            and prev[0] is not None
+            and prev[1] is not None
+            and prev[1].name == family
+            and joins(frame, fam, prev[0])
+        ):
+            head = prev[0]
+            sep = ", then " if then_sep and frame.clause.joined == "then" else ", "
+            text = f"{head.clause.text}{sep}{frame.clause.text}"
+            keep = head.clause.heading if heading is None else heading
+            merged, got = _read(replace(head.clause, text=text, heading=keep), lex, norm.quoted)
+            if merged is not None and got is not None and got.name == family:
+                merged.extra["folded"] = [*_folded(head), frame.clause]
+                out[-1] = (merged, got)
+                continue
+        out.append((frame, fam))
     return out
