@@ -44,8 +44,7 @@ def unavailable_in(exc: BaseException) -> ServerUnavailable | None:
             found = unavailable_in(inner)
             if found is not None:
                 return found
-    cause = exc.__cause__ or exc.__context__
-    return unavailable_in(cause) if isinstance(cause, BaseException) else None
+    return None
 
 
 def attached(
