@@ -112,6 +112,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"\b(?:all(?:\s+(?:the|\d{1,3}))?\s+wells|every\s+well|each\s+well\s+(?=(?:of|on|in)\s+(?:the\s+)?#)"
             r"|(?:all|every|each)\s+(?:the\s+|\d{1,2}\s+)?(?:columns?|rows?|cols?)(?=\s+(?:of|on|in)\s+(?:the\s+)?#)"
             r"|all\s+of(?=\s+(?:the\s+)?(?:#|plate\b))|(?:the\s+)?(?:whole|entire|full|complete)(?:\s+plate)?)\b"
+            r"(?!\s+(?:volume|contents?|amount|liquid|sample|pool|reaction|mix)\b)"  # "contents"
             r"(?!\s+(?:in|of|on)\s+(?:the\s+)?(?:#+\s+)?(?:rows?|columns?|cols?|[A-Pa-p]\d))",
             _FLAGS,
         ),
