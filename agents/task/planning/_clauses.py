@@ -248,7 +248,7 @@ def split(norm: Normalised) -> list[Clause]:
     clauses: list[Clause] = []
     for text, how, label, sentence, heading in pieces:
         said = unquote(text.strip(" ,.;:!?-"), norm.quoted, '"')
-        cleaned = _polite_off(text.strip(" ,.;:!?-"))
+        cleaned = _COPY_NOUN.sub("replicate ", _polite_off(text.strip(" ,.;:!?-")))
         if cleaned:
             clauses.append(Clause(len(clauses), cleaned, said, how, label, sentence, heading))
     return clauses
@@ -263,6 +263,15 @@ def _outside_brackets(text: str) -> list[str]:
             pieces.append(text[last:i].strip())
             last = i + 1
     return [*pieces, text[last:].strip()] if depth == 0 else _SEMI.split(text)
+
+
+# "Make me a replicate plate of samples on dest_plate": the noun names the action (replicate).
+_COPY_NOUN = re.compile(
+    r"^(?:make|create|prepare|set\s+up|do|generate|produce|pour|run)\s+(?:me\s+|us\s+)?(?:a|an|one)\s+"
+    r"(?:(?:replicate|replica|copy|duplicate|daughter|clone|mirror|stamped|carbon)[\s-]+)?"
+    r"(?:replicate|replica|copy|duplicate|daughter|clone|mirror)(?:[\s-]+plate)?\s+(?:of|from)\s+",
+    _FLAGS,
+)
 
 
 def _polite_off(text: str) -> str:

@@ -35,8 +35,10 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\b(?:new|fresh|change|clean|different|one)\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?tips?\s+"
             r"(?:for\s+|at\s+)?(?:every|each|per)\s+column"
-            r"|\bchang(?:e|ing)\s+(?:the\s+)?tips?\s+(?:between|after|every|each|for\s+each)\s+"
-            r"(?:each\s+|every\s+)?columns?",
+            r"|\b(?:chang(?:e|ing)|replac(?:e|ing)|swap(?:ping)?|discard(?:ing)?|eject(?:ing)?|drop(?:ping)?)"
+            r"\s+(?:the\s+)?(?:8\s+|eight\s+)?tips?\s+(?:between|after|every|each|for\s+each|at|per)\s+"
+            r"(?:each\s+|every\s+)?(?:new\s+)?columns?"
+            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?columns?",
             _FLAGS,
         ),
     ),
@@ -49,7 +51,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|(?<!n't\s)(?<!not\s)(?<!without\s)(?<!need\sto\s)\bchang(?:e|es|ed|ing)\s+(?:the\s+)?tips?\b"
             r"|(?<!no\s)\btips?\s+(?:are\s+|is\s+)?changed\b"
             r"|\b(?:replace|swap|discard|eject)\s+(?:the\s+)?tips?\s+(?:between|after|each|every|for)"
-            r"|\bnever\s+reuse|\bdon'?t\s+reuse|\bdo\s+not\s+reuse|\bno\s+tip\s+reuse"
+            r"|\bnever\s+re-?use|\bdon'?t\s+re-?use|\bdo\s+not\s+re-?use|\bno\s+tip\s+re-?use"
             r"|\btips?\s*[:=-]\s*(?:a\s+)?(?:new|fresh)\s+(?:one\s+)?(?:for\s+)?(?:each|every|per)\b"
             r"|\btip\s+changes?\s+(?:between|after)|\b(?:1|one|a|new)\s+tips?\s*/\s*(?:well|destination|transfer)"
             r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
@@ -66,7 +68,10 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"the\s+entire|everything|for\s+everything)?"
             r"|\bdon'?t\s+change\s+tips?|\bdo\s+not\s+change\s+tips?|\bno\s+tip\s+changes?"
             r"|\bno\s+need\s+to\s+change\s+(?:the\s+)?tips?|\bneedn'?t\s+change\s+(?:the\s+)?tips?"
-            r"|\bwithout\s+changing\s+tips?|\bre-?use\s+(?:the\s+)?tips?|\bkeep\s+the\s+(?:same\s+)?tips?"
+            r"|\bwithout\s+changing\s+tips?|\bre-?us(?:e|ing)\s+(?:the\s+)?(?:same\s+)?(?:8\s+)?tips?"
+            r"|\bkeep(?:ing)?\s+(?:the\s+)?(?:same\s+)?tips?|\btips?\s*[:=-]\s*re-?use"
+            r"|\btip\s+re-?use\s+(?:is\s+)?(?:ok|okay|fine|allowed)"
+            r"|\b(?:8|eight)\s+tips?\s+(?:in\s+total|total|throughout|for\s+(?:the\s+whole|everything|all))"
             r"|\btips?\s+(?:can|may)\s+be\s+re-?used"
             r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))",
             _FLAGS,
@@ -241,6 +246,15 @@ def _channels(text: str) -> int | None:
         return 1
     other = _OTHER_HEAD.search(text)
     return int(other.group(1) or other.group(2)) if other else None
+
+
+def without_how(text: str) -> str:
+    """``text`` without its tip and channel phrases ("10 uL each, 8-channel, fresh tips" ->
+    "10 uL each, , ")."""
+    spans = [(m.start(), m.end()) for _, rx in TIP_POLICIES for m in rx.finditer(text)]
+    for rx in (_MULTI, _SINGLE, _HOW, _TIP_SCOPE):
+        spans += [(m.start(), m.end()) for m in rx.finditer(text)]
+    return _blank(text, spans)
 
 
 def how_said(text: str) -> tuple[int | None, str | None]:

@@ -7,14 +7,24 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._entities import without_how
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, fold_into_previous
 
 _ONLY_VOLUME = re.compile(
-    r"^(?:with\s+|at\s+|using\s+)?[\d.]+\s*(?:uL|mL)\s*(?:each|per\s+(?:well|pair|pick|transfer)"
-    r"|apiece|a\s+well|/\s*well)?$",
+    r"^(?:with\s+|at\s+|using\s+)?[\d.]+\s*(?:uL|mL)\s*(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
+    r"|apiece|a\s+well|/\s*well|(?:in|into|to)\s+(?:each|every)\s+well)?$",
+    re.IGNORECASE,
+)
+
+
+# What may sit beside the volume: how to pipette it ("8-channel", "fresh tips", "same layout").
+_HOW_ELSE = re.compile(
+    r"\b(?:(?:with|using|use)\s+(?:the\s+|a\s+)?)?(?:same\s+(?:layout|positions?|wells?)|well[\s-]+(?:to|for)"
+    r"[\s-]+well|matching\s+(?:wells?|positions?)|(?:by|per)\s+column|column[\s-]?(?:wise|by[\s-]column)|"
+    r"(?:head|pipette|tips?)\b)",
     re.IGNORECASE,
 )
 
@@ -23,8 +33,10 @@ def _volume_only(frame: Frame | None) -> bool:
     if frame is None:
         return False
     ents = frame.ents
+    rest = _HOW_ELSE.sub(" ", without_how(frame.text))
+    rest = re.sub(r"\s*[,;]\s*", " ", rest).strip(" ,;.")
     return bool(
-        _ONLY_VOLUME.match(frame.text.strip())
+        _ONLY_VOLUME.match(re.sub(r"\s+", " ", rest))
         and not ents.wellsets
         and not ents.labware
         and not ents.liquids
@@ -39,4 +51,5 @@ def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         norm,
         "transfer",
         lambda f, _, head: not head.ents.volumes() and _volume_only(f),
+        heading=False,  # "Copy samples onto dest_plate: 20 uL each": one clause, not a heading
     )

@@ -241,10 +241,13 @@ def assign_places(frame: Frame) -> None:
 def assign_quantities(frame: Frame) -> None:
     """Volumes into per-well / total / final / mixing slots; the first of each other kind."""
     text = frame.ents.text
+    named = text  # "2x SYBR mix (10 uL/well)": a liquid's name says no mixing
+    for m in frame.ents.liquids:
+        named = named[: m.start] + "#" * (m.end - m.start) + named[m.end :]
     for q in frame.ents.quantities:
         before, after = text[: q.start], text[q.end :]
         if q.kind == "volume":
-            if _MIX_VOLUME.search(before[-40:]) and not _FINAL.search(before[-60:]):
+            if _MIX_VOLUME.search(named[: q.start][-40:]) and not _FINAL.search(before[-60:]):
                 frame.mix_volume = frame.mix_volume or q
             elif _FINAL.search(before[-60:]) or _FINAL_AFTER.match(after):
                 frame.final = frame.final or q

@@ -42,12 +42,6 @@ FLOOR = 70.0
 _FLAGS = re.IGNORECASE
 
 
-# The names of culture media: "medium" or "media" in a request means the lab's one medium.
-_MEDIUM = re.compile(
-    r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|imdm|f-?12|mccoy|ham'?s|growth|culture)\b", _FLAGS
-)
-
-
 def sure_edits(length: int) -> int:
     """How many edits still count as a typo of a word this long."""
     return 0 if length < 4 else 1 if length < 8 else 2
@@ -147,10 +141,6 @@ def _names_rx(
             return f"(?:{spell(n)}{plural}|{spell(n[:-2])}a)"  # "medium" -> "media"
         if plural and len(n) > 4 and n.lower().endswith("dia"):
             return f"(?:{spell(n)}|{spell(n[:-1])}um)"  # "media" -> "medium"
-        if plural and len(n) > 5 and n.lower().endswith("ies"):
-            return f"(?:{spell(n)}|{spell(n[:-3])}y)"  # "libraries" -> "each library"
-        if plural and len(n) > 4 and n[-1] in "sS" and n[-2].lower() not in "su":
-            return f"(?:{spell(n)}|{spell(n[:-1])})"  # "amplicons" -> "each amplicon"
         return f"{spell(n)}{plural}"
 
     alts = "|".join(f"(?P<{tag}{i}>{one(n)})" for i, n in enumerate(names))
@@ -317,10 +307,6 @@ class Lexicon:
                 if w.lower().endswith("ium"):  # "growth medium": "media" too
                     owners.setdefault(w.lower()[:-2] + "a", set()).add(name)
         singles = {n.lower() for n in self.liquids.values() if " " not in n}
-        media = [n for n in self.liquids.values() if _MEDIUM.search(n)]
-        if len(media) == 1 and not any(re.search(r"\bmedi(?:um|a)\b", n, _FLAGS) for n in media):
-            owners.setdefault("medium", set()).add(media[0])  # "fresh medium": the lab's RPMI
-            owners.setdefault("media", set()).add(media[0])
         return {
             w: next(iter(names))
             for w, names in owners.items()

@@ -26,6 +26,8 @@ _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
 _WORDNUM = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
             "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
 _COUNTWORD = r"(\d{1,2}|" + "|".join(_WORDNUM) + r")"
+_AXIS = r"(?:columns?|cols?|rows?)"
+_BUT = r"(?:but|except(?:\s+for)?|other\s+than|apart\s+from|save\s+for|excluding)"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("chain", re.compile(rf"\b{_W}(?:\s*->\s*(?:\.\.\.|…|{_W}\b)){{2,}}", _FLAGS)),
     # "C2, C4 ... C12": the step between the first two wells carried on to the last
@@ -68,11 +70,31 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             _FLAGS,
         ),
     ),
+    # "all but the last column", "all columns except the first two": the rest of the plate
+    (
+        "allbut",
+        re.compile(
+            rf"\ball\s+(?:the\s+)?(?:(?P<ax1>{_AXIS})\s+)?{_BUT}\s+(?:the\s+)?"
+            rf"(?P<end>first|last|top|bottom)(?:\s+(?P<n>{_COUNTWORD[1:-1]}|one))?"
+            rf"(?:\s+(?P<ax2>{_AXIS})|\s+ones?)?\b",
+            _FLAGS,
+        ),
+    ),
+    # "all columns except 6 and 7", "all rows but H": the rest of the plate
+    (
+        "allbutlist",
+        re.compile(
+            rf"\ball\s+(?:the\s+)?(?P<ax>{_AXIS})\s+{_BUT}\s+(?:{_AXIS}\s+)?"
+            rf"(?P<list>{_NUMLIST}|{_LETLIST})",
+            _FLAGS,
+        ),
+    ),
     (
         "edge",
         re.compile(
-            r"\b(?:the\s+)?(inner|interior|outer|edge|perimeter|border)(?:\s+\d{1,3})?\s+wells\b"
-            r"|\b(?:the\s+)?wells\s+(?:on|around)\s+the\s+(edge|perimeter|outside)\b",
+            r"\b(?:the\s+)?(inner|interior|outer|edge|perimeter|border)(?:\s+\d{1,3})?\s+(?:wells|ones)\b"
+            r"|\b(?<=the\s)(edges)\b"
+            r"|\b(?:the\s+)?wells\s+(?:on|around|along)\s+the\s+(edges?|perimeter|outside)\b",
             _FLAGS,
         ),
     ),
@@ -110,9 +132,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "all",
         re.compile(
             r"\b(?:all(?:\s+(?:the|\d{1,3}))?\s+wells|every\s+well|each\s+well\s+(?=(?:of|on|in)\s+(?:the\s+)?#)"
-            r"|(?:all|every|each)\s+(?:the\s+|\d{1,2}\s+)?(?:columns?|rows?|cols?)(?=\s+(?:of|on|in)\s+(?:the\s+)?#)"
+            r"|(?:all|every|each)\s+(?:the\s+|\d{1,2}\s+)?(?:columns?|rows?|cols?)(?=\s+(?:of|on|in)\s+(?:the\s+)?#|\s+(?:but|except)\b)"
+            r"|all(?=\s+but\b)"
             r"|all\s+of(?=\s+(?:the\s+)?(?:#|plate\b))|(?:the\s+)?(?:whole|entire|full|complete)(?:\s+plate)?)\b"
-            r"(?!\s+(?:volume|contents?|amount|liquid|sample|pool|reaction|mix)\b)"  # "contents"
             r"(?!\s+(?:in|of|on)\s+(?:the\s+)?(?:#+\s+)?(?:rows?|columns?|cols?|[A-Pa-p]\d))",
             _FLAGS,
         ),
@@ -122,7 +144,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
 # "all wells except column 12", "row A but not A1", "..., skipping H12": what is left out.
 _EXCEPT = re.compile(
     r"^\s*(?:,|\()?\s*(?:(?:on|of|in)\s+(?:the\s+)?#+\s*,?\s*)?(?:but\s+|and\s+)?(?:except(?:\s+for)?"
-    r"|excluding|but\s+not|not|skipping|skip|other\s+than|apart\s+from|leaving\s+out|without|minus"
+    r"|excluding|but\s+not|but|not|skipping|skip|other\s+than|apart\s+from|leaving\s+out|without|minus"
     r"|save\s+for)\s+(?:the\s+)?(?:wells?\s+)?$",
     _FLAGS,
 )
@@ -172,3 +194,18 @@ def _letters(text: str) -> list[str]:
         elif ends:
             out.append(ends[0])
     return out
+
+
+_BUT_AFTER = re.compile(
+    r"^\s*,?\s*(?:but|except|excluding|other\s+than|apart\s+from|save\s+for)\b", _FLAGS
+)
+
+
+_OTHER_WELL = re.compile(
+    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(odd|even)(?:-numbered)?)\s+wells?\s+"
+    r"(?:of|in|on|along|across)\s+(?:the\s+)?(?:#+\s+)?",
+    _FLAGS,
+)
+_START_AT = re.compile(
+    r"^[^.;]*?\b(?:starting|beginning)\s+(?:at|with|from|in)\s+([A-Za-z]\d{1,2})\b", _FLAGS
+)

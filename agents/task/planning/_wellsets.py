@@ -19,14 +19,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.task.planning._wellpatterns import (
+    _BUT_AFTER,
     _CROSS,
     _ELLIPSIS,
     _EXCEPT,
     _FROM_TO,
     _JOIN,
+    _LETLIST,
     _ORDINAL,
+    _OTHER_WELL,
     _PAIR_NEXT,
     _PATTERNS,
+    _START_AT,
     _THEN_ALTERNATE,
     _WELL_COUNT,
     _WORDNUM,
@@ -215,8 +219,22 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
         return Part("nth", ("row", int(m.group(1)))), "row"
     if kind == "all":
         return Part("all"), None
+    if kind == "allbutlist":
+        axis = "col" if m.group("ax").lower().startswith("col") else "row"
+        gone = (
+            Part("rows", tuple(_letters(m.group("list"))))
+            if axis == "row"
+            else Part("cols", tuple(_numbers(m.group("list"))))
+        )
+        return Part("minus", ((Part("all"),), (gone,))), axis
+    if kind == "allbut":  # "all columns but the last": the plate minus its first/last n
+        axis = "col" if (m.group("ax1") or m.group("ax2")).lower().startswith("col") else "row"
+        end = {"top": "first", "bottom": "last"}.get(m.group("end").lower(), m.group("end").lower())
+        n = (m.group("n") or "one").lower()
+        count = {"one": 1, **_WORDNUM}.get(n) or int(n)
+        return Part("minus", ((Part("all"),), (Part("firstn", (axis, end, count)),))), axis
     if kind == "edge":
-        word = (m.group(1) or m.group(2)).lower()
+        word = next(g for g in m.groups() if g).lower()
         return Part("inner" if word in ("inner", "interior") else "outer"), None
     return Part("well", (m.group(1).upper(),)), None
 
@@ -242,16 +260,6 @@ def _chain_wells(text: str) -> list[str]:
             continue
         out.append(item)
     return out
-
-
-_OTHER_WELL = re.compile(
-    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(odd|even)(?:-numbered)?)\s+wells?\s+"
-    r"(?:of|in|on|along|across)\s+(?:the\s+)?(?:#+\s+)?",
-    _FLAGS,
-)
-_START_AT = re.compile(
-    r"^[^.;]*?\b(?:starting|beginning)\s+(?:at|with|from|in)\s+([A-Za-z]\d{1,2})\b", _FLAGS
-)
 
 
 def _every_other_well(text: str, found: list[Any]) -> list[Any]:
@@ -294,6 +302,12 @@ def find_all(text: str) -> list[WellSet]:
         for m in rx.finditer(text):
             if any(taken[m.start() : m.end()]):
                 continue
+            if kind == "allbut" and not (m.group("ax1") or m.group("ax2")):
+                continue  # "all but the last": of what is left to the other patterns
+            if kind == "allbutlist" and m.group("ax").lower().startswith("row") != bool(
+                re.fullmatch(_LETLIST, m.group("list"), _FLAGS)
+            ):
+                continue  # "all columns but A": not a column
             if (
                 kind == "rect"
                 and _FROM_TO.match(text[: m.start()][::-1])
@@ -363,7 +377,8 @@ def find_all(text: str) -> list[WellSet]:
             )  # fmt: skip
             continue
         sets.append(WellSet(parts, start, end, text[start:end], chain, axis))
-    return sets
+    # "all but the last of plate_1": an exception not understood leaves no set (-> a question)
+    return [s for s in sets if not (s.whole_plate and _BUT_AFTER.match(text[s.end :]))]
 
 
 def well_count(text: str) -> int | None:

@@ -171,6 +171,37 @@ def pair(src: list[str], dst: list[str]) -> list[tuple[str, str]]:
     )
 
 
+_SIDE_BY_SIDE = re.compile(
+    r"\b(?:side[\s-]+by[\s-]+side|adjacent|next\s+to\s+each\s+other|neighbou?ring\s+wells"
+    r"|one\s+after\s+(?:the\s+)?other)\b",
+    _FLAGS,
+)
+
+
+def _stacked(src: list[str], dst: list[str]) -> bool:
+    """A column into neighbouring columns (a row into neighbouring rows): the copies of the
+    whole set already sit side by side, well by well."""
+    a, b = _rect(src), _rect(dst)
+    if a is None or b is None or _tile(src, dst) is None:
+        return False
+    return (a[3] == 1 and a[2] == b[2]) or (a[2] == 1 and a[3] == b[3])
+
+
+def side_by_side(src: list[str], dst: list[str], frame: Frame) -> list[str]:
+    """'A1-A6 in duplicate into row A, side by side': each source's copies in neighbouring
+    destination wells (A1 -> A1, A2; A2 -> A3, A4), not the whole set repeated (A1 -> A1, A7).
+    The sources to pair with ``dst`` in order."""
+    if (
+        len(src) < 2
+        or len(dst) <= len(src)
+        or len(dst) % len(src)
+        or not _SIDE_BY_SIDE.search(frame.text)
+        or _stacked(src, dst)
+    ):
+        return src
+    return [s for s in src for _ in range(len(dst) // len(src))]
+
+
 def _layout(src: list[str], dst: list[str], count: int) -> list[str] | None:
     """'A1-A4 in triplicate (rows A, B and C)': the replicates' rows (or columns), at the
     source's columns (or rows); None when the destination is not such a layout."""
