@@ -190,6 +190,9 @@ def test_lab_names_are_found_however_spaced_and_typos_within_the_floor_are_taken
         lex.fix_words("trasnfer 5 uL, seriel dilution, absorbace")
         == "transfer 5 uL, serial dilution, absorbance"
     )
+    assert lex.fix_words("heated lid, positive control, washed twice") == (
+        "heated lid, positive control, washed twice"
+    )  # real words near the vocabulary are not typos
     assert closest("bufer", ["buffer", "dye"]) == ("buffer", pytest.approx(83.3, abs=0.1), True)
     assert closest("bfr", ["buffer"]) is None
 

@@ -9,6 +9,7 @@ import pytest
 from test_rule_planner import WORKSPACE, make_lab
 
 from agents.task.planning import Clarification, LabView, Plan, Refusal, RulePlanner
+from agents.task.planning.families import _profile as prof
 from agents.task.planning.models import InstrumentView
 from device_servers.thermocycler.config import ThermocyclerConfig
 
@@ -173,3 +174,74 @@ def test_the_plate_then_goes_on_to_the_reader_with_the_lid_opened_first() -> Non
     after = commands(result)[commands(result).index("tc1.run_profile") + 1 :]
     assert set(after[:2]) == {"tc1.open_lid", "reader1.open_drawer"}  # both sides open first
     assert after[2] == "arm1.move_plate"
+
+
+# ------------------------------------------------------------------------ how programmes are told
+def groups(text: str) -> list[tuple[list[tuple[float, float]], int]]:
+    return [(st.steps, st.repeats) for st in prof.parse(text).stages]
+
+
+def test_a_comma_after_a_cycle_of_slashed_steps_ends_the_cycle() -> None:
+    assert groups("35 cycles of 95 C 15 s / 60 C 30 s / 72 C 30 s, 72 C 5 min") == [
+        ([(95, 15), (60, 30), (72, 30)], 35),
+        ([(72, 300)], 1),
+    ]
+    assert groups("35 cycles of 95 C 15 s, 60 C 30 s and 72 C 30 s") == [
+        ([(95, 15), (60, 30), (72, 30)], 35)
+    ]
+
+
+def test_one_temperature_twice_in_a_row_is_two_parts_of_the_programme() -> None:
+    assert groups("32 cycles of 94 C 30 s, 55 C 30 s, 72 C 45 s, 72 C 7 min") == [
+        ([(94, 30), (55, 30), (72, 45)], 32),
+        ([(72, 420)], 1),
+    ]
+
+
+def test_a_count_in_brackets_before_a_colon_heads_the_steps_after_it() -> None:
+    assert groups("Stage 1: 95 C 10 min; Stage 2 (40 cycles): 95 C 15 s, 60 C 1 min") == [
+        ([(95, 600)], 1),
+        ([(95, 15), (60, 60)], 40),
+    ]
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "plate_2: initial 95/3min; 35 rounds 95/15s 60/30s; 4/hold",
+        "plate_2\nInitial denaturation: 95 C, 3 min\n35 cycles:\n95 C, 15 s\n60 C, 30 s\nHold: 4 C",
+        "plate_2 cycling: Stage 1: 95 C 3 min. Stage 2 (35 cycles): 95 C 15 s, 60 C 30 s. "
+        "Stage 3: hold 4 C",
+    ],
+)
+def test_parts_and_a_plate_told_before_the_cycles_belong_to_the_programme(request_: str) -> None:
+    result = plan(request_)
+    assert isinstance(result, Plan), result
+    assert [s["repeats"] for s in profile(result)["stages"]] == [1, 35]
+    assert result.steps[-1].args == {"celsius": 4}
+
+
+def test_a_count_said_in_a_sentence_of_its_own_counts_the_cycle_before() -> None:
+    result = plan("Cycle plate_2 95 C 15 s, 60 C 30 s. Do 35 cycles.")
+    assert isinstance(result, Plan), result
+    assert [s["repeats"] for s in profile(result)["stages"]] == [35]
+
+
+def test_timed_steps_ending_in_a_cold_hold_are_a_programme_without_a_cycling_word() -> None:
+    result = plan("Digest plate_2 at 37 C for 1 h, then heat-kill at 65 C for 20 min, hold at 4 C")
+    assert isinstance(result, Plan), result
+    assert not any(c.startswith("hs1.") for c in commands(result))
+    steps = [step for st in profile(result)["stages"] for step in st["steps"]]
+    assert steps == [{"celsius": 37, "hold_s": 3600}, {"celsius": 65, "hold_s": 1200}]
+
+
+def test_two_incubations_without_a_cold_hold_stay_on_the_heater_shaker() -> None:
+    result = plan("incubate plate_2 at 37 C for 1 h, then 65 C for 20 min")
+    assert isinstance(result, Plan), result
+    assert "tc1.run_profile" not in commands(result)
+
+
+def test_a_heated_lid_written_before_lid_is_the_lid_not_a_step() -> None:
+    result = plan("Cycle plate_2 with a 105 C heated lid: 30x (95 C 20 s, 58 C 20 s), hold at 4")
+    assert isinstance(result, Plan), result
+    assert profile(result)["lid_celsius"] == 105

@@ -177,9 +177,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             family is not None
             and family.name == "thermocycle"
             and out
-            and out[-1][1].name == "incubate"
-            and out[-1][0].clause.sentence == frame.clause.sentence
-            and thermo.is_continuation(out[-1][0].text)
+            and thermo.part_before(out[-1][0], out[-1][1].name, frame)
         ):  # "rxn_plate: 99 C 30 s, then 35 cycles of ...": the first part of the profile
             before = out.pop()[0]
             frame.extra["preceding"] = [before.clause, *_preceding(frame)]

@@ -31,6 +31,7 @@ from agents.task.planning._vocabulary import (
     _VOCAB_LIST,
     _WORD,
     INSTRUMENT_WORDS,
+    NOT_TYPOS,
     VOCABULARY,
 )
 from agents.task.planning.models import LabView
@@ -188,7 +189,7 @@ class Lexicon:
         def fix(m: re.Match[str]) -> str:
             word = m.group(0)
             low = word.lower()
-            if len(low) < 5 or low in VOCABULARY or low in known or "«" in word:
+            if len(low) < 5 or low in VOCABULARY or low in NOT_TYPOS or low in known or "«" in word:
                 return word
             best = closest(low, _VOCAB_LIST)
             if best is None or not best[2] or best[0][:2] != low[:2]:

@@ -29,6 +29,13 @@ _VOCAB_TEXT = """
     placed position positions home
 """
 VOCABULARY = frozenset(_VOCAB_TEXT.split())
+# Real words one or two edits from a word above: never corrected to it ("heated lid" is not
+# a heater, "positive control" not a position, "washed 3x" not a washer).
+_NOT_TYPOS_TEXT = """
+    heated cycled cycler sealed plated shaped mixes mixer positive washed washes staining
+    heating sealing cycler's posted shaker's seated treated treats heats pooling
+"""
+NOT_TYPOS = frozenset(_NOT_TYPOS_TEXT.split())
 _VOCAB_LIST = sorted(VOCABULARY)
 # Verbs too short for the general typo fixer: only a swap of two letters is corrected.
 _SHORT_VERBS = ("mix", "add", "read", "move", "pool", "spot", "fill", "heat", "hold", "wash", "put")

@@ -80,6 +80,7 @@ class RulePlanner:
             read_in = _split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)
+            thermo.programme_runs(read_in, {i.kind for i in lab.instruments.values()})
             shared_settings(read_in)
             p.named = list(
                 dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)

@@ -75,9 +75,10 @@ _LEAD = re.compile(
     rf"|\b(?P<m>{COUNT_N})\s*-?\s*(?:cycles?|cyles?|cylces?|rounds?|repeats?|times)"
     r"\s*(?:(?:consisting\s+)?of\b\s*:?|:|through\b|with\b|at\b|-|as\s+follows\s*:?)?"
     r"(?:\s*(?:denatur\w*|melt\w*|anneal\w*|exten\w*|elongat\w*)(?:\s+(?:at|for))?\s*:?)?"
-    r"(?=\s*(?:[(\[]|-?\d))",
+    r"(?=\s*(?:[(\[]|-?\d))"
+    rf"|(?<=[(\[])\s*(?P<k>{COUNT_N})\s*-?\s*(?:x|×|cycles?|rounds?|repeats?|times)\s*[)\]]\s*:",
     _FLAGS,
-)
+)  # "Stage 2 (40 cycles): 95 C 15 s, ...": the count heads the steps after it
 _TRAIL = re.compile(
     rf"(?:x|×)\s*(?P<n>{COUNT_N})\b|\b(?:for\s+)?(?P<m>{COUNT_N})\s*(?:x\b|×|"
     r"(?:cycles?|cyles?|rounds?|times)\b)",
@@ -113,6 +114,7 @@ class Stage:
     repeats: int = 1
     bracket: bool = False
     before: bool = False  # told after the cycles but run before them ("an initial ... before")
+    sep: str | None = None  # what joins its steps ("/" in "95 C 15 s / 60 C 30 s")
 
 
 @dataclass
@@ -211,7 +213,9 @@ def parse(text: str) -> Profile:
         prof.hold_c = untimed.pop()[1]  # "..., 72 C 5 min, then 4 C"
     prof.untimed = [c for _, c in untimed]
     leads = [m for m in _LEAD.finditer(text) if free(m.start())]
-    tokens += [(m.start(), "lead", count(m.group("n") or m.group("m"))) for m in leads]
+    tokens += [
+        (m.start(), "lead", count(m.group("n") or m.group("m") or m.group("k"))) for m in leads
+    ]
     lead_spans = [m.span() for m in leads]
     for m in _TRAIL.finditer(text):
         if free(m.start()) and not any(a <= m.start() < b for a, b in lead_spans):
@@ -223,6 +227,9 @@ def parse(text: str) -> Profile:
     for m in re.finditer(r"[(\[]|[)\]]", text):
         if free(m.start()):
             tokens.append((m.start(), "open" if m.group(0) in "([" else "close", None))
+    for m in re.finditer(r"[,/]", text):
+        if free(m.start()):
+            tokens.append((m.start(), "sep", m.group(0)))
     tokens.sort(key=lambda t: (t[0], t[1] != "lead"))
     prof.stages = _group(tokens)
     if (
@@ -269,7 +276,15 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
             if target is not None and target.repeats == 1:
                 target.repeats = int(value)  # type: ignore[call-overload]
             close()
+        elif kind == "sep":
+            if cur is not None and cur.steps and not cur.bracket and cur.repeats > 1:
+                if cur.sep is None:
+                    cur.sep = str(value)
+                elif cur.sep == "/" and value == ",":
+                    close()  # "35 cycles of 95 C 15 s / 60 C 30 s, 72 C 5 min": a new part
         elif kind == "step":
+            if cur is not None and cur.steps and not cur.bracket and cur.steps[-1][0] == value[0]:  # type: ignore[index]
+                close()  # "..., 72 C 30 s, 72 C 5 min": one temperature twice is two parts
             if cur is None:
                 cur = Stage(before=before)
                 before = False

@@ -19,7 +19,7 @@ from typing import Any
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities
-from agents.task.planning._frames import Frame
+from agents.task.planning._frames import Frame, read
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt, fmt_duration, quantities
 from agents.task.planning.families import Family
@@ -83,9 +83,11 @@ def is_hold(text: str) -> bool:
 
 
 _COUNT_ONLY = re.compile(
-    r"^(?=.*\b(?:repeat\w*|\d+|x|times|cycles?)\b)(?:and\s+)?(?:then\s+)?(?:repeat(?:ed)?|do\s+(?:it|that|this))?\s*(?:(?:it|that|this|them)\s+)?"
+    r"^(?=.*\b(?:repeat\w*|\d+|x|times|cycles?)\b)(?:and\s+)?(?:then\s+)?"
+    r"(?:repeat(?:ed)?|(?:do|run|perform|cycle)(?:\s+(?:it|that|this|them))?|for|with)?\s*"
+    r"(?:(?:it|that|this|them)\s+)?(?:(?:a\s+)?total\s+of\s+)?"
     rf"(?:(?:x|×)\s*{prof.COUNT_N}|{prof.COUNT_N}\s*(?:x|×|times|cycles?)"
-    r"|(?:a\s+few|several|a\s+couple\s+of|some|many)\s+(?:times|cycles))?\s*(?:in\s+total|of)?\W*$",
+    r"|(?:a\s+few|several|a\s+couple\s+of|some|many)\s+(?:times|cycles))?\s*(?:(?:in\s+)?total|of)?\W*$",
     _FLAGS,
 )
 
@@ -120,11 +122,34 @@ def is_continuation(text: str) -> bool:
     rest = text
     for q in sorted(quantities(text), key=lambda q: -q.start):
         rest = rest[: q.start] + rest[q.end :]
-    if text.strip() and (_COUNT_ONLY.match(text.strip()) or _LID_ONLY.match(text.strip())):
-        return True  # "..., repeat 35 times", "x 30", "lid at 105 C"
+    bare = text.strip().rstrip(":").strip()
+    if bare and (_COUNT_ONLY.match(bare) or _LID_ONLY.match(bare) or _PART_LABEL.match(bare)):
+        return True  # "..., repeat 35 times", "x 30", "Do 35 cycles.", "lid at 105 C", "Stage 3:"
     return bool(prof.steps(text)) and not re.search(
         r"\b(?:shake|read|transfer|add|move|mix|incubate|rpm|nm|ul|ml)\b", rest, _FLAGS
     )
+
+
+_PLATE_ONLY = re.compile(
+    r"^[\W_]*(?:(?:the|plate|for|on|with|program(?:me)?|protocol)\b[\W_]*)*$", _FLAGS
+)
+
+
+def part_before(before: Frame, family: str, profile: Frame) -> bool:
+    """Whether the clause ``before`` a profile is its first part: a part with only
+    temperatures and times ("rxn_plate: 99 C 30 s", "Stage 1: 95 C 10 min", "initial 95/3min"),
+    or a line naming only the plate the programme runs on ("amp_plt" above its steps)."""
+    if family not in ("incubate", "context", "not understood"):
+        return False
+    if family == "incubate" and before.clause.sentence != profile.clause.sentence:
+        return bool(_PART_LABEL.match((before.clause.label or "").strip()))  # "Stage 1: ..."
+    text = part_text(before.clause)
+    if is_continuation(text) and not is_hold(text):
+        return True
+    rest = text
+    for m in sorted(before.ents.labware, key=lambda m: -m.start):
+        rest = rest[: m.start] + rest[m.end :]
+    return bool(before.ents.labware) and bool(_PLATE_ONLY.match(rest))
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
@@ -144,7 +169,25 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 78  # "lid temperature 105 C; ...", "run the following on rxn_plate (lid 103 C)"
     if any(rx.search(text) for rx in _OTHER.values()):
         return 74
+    if _programme_only(text, ents):
+        return 77  # "RT: 25 C 10 min, 50 C 10 min, 85 C 5 min, hold at 4 C forever"
     return None
+
+
+_FOREVER = re.compile(r"∞|\bforever\b|\bindefinitely\b|\binf(?:inity)?\b|\bhold\b", _FLAGS)
+_NOT_BLOCK = re.compile(r"\b(?:shak\w*|rpm|agitat\w*|orbital|read|nm)\b", _FLAGS)
+
+
+def _programme_only(text: str, ents: Entities) -> bool:
+    """A programme told without a cycling word: three timed steps or more, or timed steps
+    ending in a cold hold ('..., 85 C 5 min, 4 C forever'). A heater-shaker holds one
+    temperature a clause and never holds a plate cold for good."""
+    timed = prof.steps(text)
+    if not timed or ents.volumes() or _NOT_BLOCK.search(text):
+        return False
+    cold = prof.hold_of(text)
+    kept = cold is not None and cold <= prof.COLD_HOLD_C and bool(_FOREVER.search(text))
+    return kept or (len({c for *_, c, _ in timed}) >= 2 and len(timed) >= 3)
 
 
 def require(frame: Frame, p: r.Planning) -> None:
@@ -265,6 +308,52 @@ def build(frame: Frame, p: r.Planning) -> str:
     )
     then = f", then hold at {fmt(hold, 'C')}" if hold is not None else ""
     return f"thermocycle {plate} on {tc}: {said}{then}"
+
+
+def _timed_only(frame: Frame) -> bool:
+    return bool(prof.steps(part_text(frame.clause))) and not (
+        frame.ents.volumes() or _NOT_BLOCK.search(frame.text)
+    )
+
+
+def programme_runs(read_in: list[tuple[Frame | None, Any]], kinds: set[str]) -> None:
+    """Read a run of clauses of one sentence holding only temperatures and times as one
+    programme on the thermocycler when it ends in an open-ended cold hold ("Digest at 37 C for
+    1 h, then heat-kill at 65 C for 20 min and hold at 4 C": a heater-shaker never holds a plate
+    cold for good), or when the lab has a thermocycler and no heater-shaker. Its first clause
+    becomes the profile; compose joins the rest to it."""
+    if "thermocycler" not in kinds:
+        return
+    i = 0
+    while i < len(read_in):
+        frame, family = read_in[i]
+        if frame is None or family is None or family.name != "incubate" or not _timed_only(frame):
+            i += 1
+            continue
+        j = i + 1
+        while j < len(read_in):
+            nxt, fam = read_in[j]
+            if (
+                nxt is None
+                or fam is None
+                or fam.name not in ("incubate", "thermocycle")
+                or nxt.clause.sentence != frame.clause.sentence
+                or not (_timed_only(nxt) or is_hold(part_text(nxt.clause)))
+            ):
+                break
+            j += 1
+        last = read_in[j - 1][0]
+        assert last is not None
+        held = is_hold(part_text(last.clause)) and last.duration is None
+        if j - i >= 2 and (held or "heater_shaker" not in kinds):
+            read_in[i] = (_as_profile(frame), FAMILY)
+        i = j
+
+
+def _as_profile(frame: Frame) -> Frame:
+    again = read(frame.clause, frame.ents, "thermocycle")
+    again.extra.update({k: v for k, v in frame.extra.items() if k in ("lex", "quoted")})
+    return again
 
 
 FAMILY = Family("thermocycle", detect, build)
