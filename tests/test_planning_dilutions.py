@@ -245,3 +245,58 @@ def test_a_blank_named_in_brackets_still_gets_its_diluent() -> None:
         "Std curve of dye down plate_1 column 1, 2-fold, 100 uL final, A1 to G1 (H1 blank)"
     )
     assert final["plate_1:H1"] == pytest.approx(100)
+
+
+@pytest.mark.parametrize(
+    ("text", "factor"),
+    [
+        ("dilute dye to 1x from 10x with buffer", (10.0, "ratio")),
+        ("make 1X buffer from the 10X stock", (10.0, "ratio")),
+        ("from 2 mg/mL to 0.5 mg/mL", (4.0, "ratio")),
+        ("dilute the 10 mM stock to 100 uM", (100.0, "ratio")),
+        ("serially dilute dye 3x down column 2", (3.0, "fold")),
+        ("dilute the lysate 5x in water", (5.0, "fold")),
+    ],
+)
+def test_a_fold_is_read_from_two_strengths_or_a_count_of_x_after_dilute(
+    text: str, factor: tuple[float, str]
+) -> None:
+    assert fold(text) == factor
+
+
+@pytest.mark.parametrize("text", ["mix 3x", "dilute, mix 3x", "dilute it to 1x in buffer"])
+def test_a_mixing_count_or_a_target_strength_alone_is_no_fold(text: str) -> None:
+    assert fold(text) is None
+
+
+def test_standards_named_s1_to_s7_are_not_wells() -> None:
+    lex = Lexicon(LABS["standard"].view)
+    ents = extract("Standards S1-S7 + blank in column 1 of plate_2", lex, ())
+    assert [w.text for w in ents.wellsets] == ["column 1"]
+
+
+def test_a_heading_that_places_the_standards_gives_the_dilution_under_it_its_wells() -> None:
+    final = _final(
+        "Standards S1-S7 + blank in column 1 of plate_2: top standard is dye, 2-fold steps, "
+        "100 uL final, buffer as diluent"
+    )
+    assert all(final[f"plate_2:{r}1"] == 100 for r in "ABCDEFGH")
+
+
+def test_a_blank_in_the_last_row_is_not_where_the_chains_run() -> None:
+    final = _final(
+        "Standard curve in triplicate, plate_1 columns 1-3: 1:2 serial dilution of dye with "
+        "buffer, 100 uL final volume, last row blank"
+    )
+    assert final["plate_1:H3"] == 100 and final["plate_1:G3"] == 100
+    assert ("plate_1:G1", "plate_1:H1") not in _moves(
+        "Standard curve in triplicate, plate_1 columns 1-3: 1:2 serial dilution of dye with "
+        "buffer, 100 uL final volume, last row blank"
+    )
+
+
+def test_dilute_without_a_fold_asks_for_it_rather_than_transferring_the_stock() -> None:
+    result = RulePlanner().plan(
+        "dilute dye to 1x in buffer, 200 uL in each well of plate_2 column 1", LABS["standard"].view
+    )
+    assert result.kind == "clarification" and "fold" in result.missing

@@ -123,6 +123,13 @@ _TIP_SCOPE = re.compile(
     r"samples?|columns?|rows?|picks?|steps?|times?|aliquots?|replicates?)\b",
     _FLAGS,
 )
+# "Standards S1-S7 + blank", "S1 = 1000 ng/mL": the standards' own names, not wells (no lab
+# plate has a row S).
+_STANDARD_NAMES = re.compile(
+    r"\bS\d{1,2}\s*(?:-|–|to|through|thru|\.\.)\s*S\d{1,2}\b"
+    r"|\bS\d{1,2}\b(?=[^.;]*\b(?:standards?|stds?|curve|blanks?|points?|-fold|fold)\b)",
+    _FLAGS,
+)
 _QUADRANT = re.compile(
     r"\bquadrant\s*#?\s*[1-4]\b|\bQ[1-4]\b(?=\s+(?:of|on)\b)", _FLAGS
 )  # not a well
@@ -138,7 +145,9 @@ _PIPETTING = re.compile(r"\d\s*(?:u[lL]|µ[lL]|m[lL])\b", _FLAGS)
 _SIZED_TIPS = re.compile(r"\b(\d+(?:\.\d+)?)\s*(u[lL]|µ[lL]|m[lL])\s+(?:filter\s+)?tips?\b", _FLAGS)
 _WELLS = (
     r"(?:[A-Pa-p]\d{1,2}(?:\s*(?:-|to|through|\.\.|and|&)\s*[A-Pa-p]\d{1,2})*"
-    r"|(?:rows?|columns?|cols?)\s+(?:[A-Pa-p]|\d{1,2})\b(?:\s*(?:-|to|and|&)\s*(?:[A-Pa-p]|\d{1,2})\b)*)"
+    r"|(?:rows?|columns?|cols?)\s+(?:[A-Pa-p]|\d{1,2})\b(?:\s*(?:-|to|and|&)\s*(?:[A-Pa-p]|\d{1,2})\b)*"
+    # "last row blank", "the final two columns are blanks": a row or column named by place
+    r"|(?:the\s+)?(?:first|last|final|top|bottom)\s+(?:(?:\d|two|three|four)\s+)?(?:rows?|columns?|cols?)\b)"
 )
 _BLANK_AFTER = re.compile(
     rf"(?<![\w#])(?P<w>{_WELLS})\s*(?:\(\s*)?(?:=|:|-)?\s*(?:is|are|as|stays?\s+as|remains?\s+as|will\s+be"
@@ -165,6 +174,24 @@ def blank_note(ents: Entities) -> bool:
     return found and not rest
 
 
+# "S1-S7 + blank in column 1", "7 points and a blank down column 2": the blank joined to the
+# points, and the place said once for all of them.
+_JOINED_BLANK = re.compile(r"(?:\+|\bplus|\band|&|\bwith)\s*(?:an?\s+|one\s+)?$", _FLAGS)
+
+
+def _shared_place(ents: Entities, m: re.Match[str], before: bool) -> bool:
+    """A blank said with the points before it, in a row or column named for them all: the
+    place is the dilution's, the blank is its last well (counted in ``ents.tail``)."""
+    ahead = ents.marked[: m.start()]
+    line = ws.find_all(m["w"])
+    if not (before and _JOINED_BLANK.search(ahead) and not ws.find_all(ahead) and line):
+        return False
+    if any(part.kind == "well" for s in line for part in s.parts):
+        return False  # "7 points and a blank in H1": the blank's own well
+    ents.tail = 1
+    return True
+
+
 def split_blanks(ents: Entities) -> None:
     """Take the blank wells a dilution names ("A12 blank", "blanks in G12 and H12") out of its
     well sets, into ``ents.blanks``: they hold diluent only and are not part of the chain."""
@@ -175,6 +202,7 @@ def split_blanks(ents: Entities) -> None:
         (m.start(), m.end(), m.start("w"), m.end("w"))
         for rx in (_BLANK_AFTER, _BLANK_BEFORE)
         for m in rx.finditer(ents.marked)
+        if not _shared_place(ents, m, rx is _BLANK_BEFORE)
     ]
     if not spans:
         return
@@ -212,6 +240,7 @@ class Entities:
     bare: list[str] = field(default_factory=list)
     refers_back: bool = False
     well_count: int | None = None
+    tail: int = 0  # blanks ending the line, said with its place ("+ blank in column 1")
 
     def volumes(self) -> list[Quantity]:
         return qty.of_kind(self.quantities, "volume")
@@ -319,6 +348,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     how += [(m.start(), m.end()) for m in _HOW.finditer(text)]
     how += [(m.start(), m.end()) for m in _TIP_SCOPE.finditer(text)]
     how += [(m.start(), m.end()) for m in _QUADRANT.finditer(text)]
+    how += [(m.start(), m.end()) for m in _STANDARD_NAMES.finditer(text)]
     how += [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
     spans += how
     # "change tip between samples": a word in a tip phrase names no place, even a plate's name

@@ -100,8 +100,37 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
     )  # fmt: skip
 
 
+_CURVE_WORDS = re.compile(
+    r"\b(?:standards?|stds?|curves?|dilutions?|series|serial|calibrators?|points?|blanks?)\b"
+    r"|\b(?:duplicates?|triplicates?|quadruplicates?)\b",
+    re.IGNORECASE,
+)
+
+
+def _places_for(frame: Frame | None, family: Family | None, header: Frame) -> bool:
+    """ "Standards S1-S7 + blank in column 1 of plate_2: dye 2-fold, 100 uL final", "prepare
+    standards in columns 1 and 2 (duplicates): ...": a heading that says where a dilution
+    goes (and in how many replicates), and the dilution under it that names no wells."""
+    return (
+        frame is not None
+        and family is not None
+        and family.name == "dilution"
+        and header.clause.heading
+        and header.ents.fold is None
+        and not header.ents.volumes()
+        and bool(header.ents.wellsets)
+        and bool(_CURVE_WORDS.search(header.text))
+        and not frame.ents.wellsets
+        and not frame.ents.blanks
+        and frame.ents.fold is not None
+    )
+
+
 def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """Join the verbless pieces of a serial-dilution sentence to it, read as one clause."""
+    read_in = fold_into_previous(
+        read_in, lex, norm, "context", _places_for, heading=False, becomes="dilution"
+    )
 
     def joins(frame: Frame, family: Family | None, head: Frame) -> bool:
         return (

@@ -36,7 +36,7 @@ def blanks_after(frame: Frame) -> int:
     """The blanks after a dilution's points: said ("plus a blank") or a trailing 0 of its
     concentrations ("1000, 500, ... and 0")."""
     said = frame.ents.series.blanks if frame.ents.series else 0
-    return tail_blanks(frame.text) or said
+    return tail_blanks(frame.text) or frame.ents.tail or said
 
 
 def tail_blanks(text: str) -> int:

@@ -66,6 +66,11 @@ _MIXED_IN = re.compile(
     r"\d\s*u[lL]\s+of\s+(?:an?\s+|the\s+)?(?:1\s*[:/]|\d+\s*-?\s*fold)|\bparts?\b", _FLAGS
 )
 _ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
+# "1:2 across row C", "1:3 down column 1": a ratio carried along a line is a serial dilution
+# (not "1:3 dilutions of dye, 300 uL total, across row D": one ratio in every well).
+_STEP_ALONG = re.compile(
+    r"\b1\s*(?::|/|in)\s*\d+(?:\.\d+)?\s+(?:steps?\s+)?(?:across|down|along)\b", _FLAGS
+)
 _CURVE = re.compile(r"\b(?:standard|std\.?)\s+curves?\b|\bstandards?\s+series\b", _FLAGS)
 
 
@@ -124,8 +129,12 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 78  # "1:10 steps of dye down column 4, A4 to E4 (5 standards)"
     if re.search(r"\b(?:serial|series|titrat\w*)\b", text, _FLAGS) and ents.fold:
         return 85
+    if ents.fold is not None and ents.wellsets and re.match(r"^[^,;]*\b(?:across|down)\b", text):
+        return 75  # "Dye: 1:2 across plate_2 row B, 100 uL final": a fold carried along a line
     if re.match(r"^(?:dilute|make\s+(?:a\s+)?dilutions?)\b", text, _FLAGS) and not ents.volumes():
         return 70  # "Dilute the libraries": by how much is the question
+    if re.match(r"^(?:please\s+)?dilute\b", text, _FLAGS) and len(ents.volumes()) == 1:
+        return 45  # "dilute dye to 1x in buffer, 200 uL per well": never a plain transfer
     return None
 
 
@@ -155,6 +164,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         or _curve_label(label)
         or _SERIAL.search(label)
         or (fold is not None and fold[1] == "fold" and _ALONG.search(frame.text))
+        or _STEP_ALONG.search(frame.text)
         or _SERIES_WORDS.search(frame.text)
     )
     if serial or frame.ents.fold is None or (frame.ents.fold[1] == "fold" and frame.ents.steps):
