@@ -91,7 +91,8 @@ _NEXT_DEST = re.compile(
     _FLAGS,
 )
 _NEW_ACTION = re.compile(
-    r"\s*,\s*(?=[A-Pa-p]\d{1,2}\s+(?:is|holds|has|contains)\b)|"  # "A1 is water, A2 is buffer"
+    # "A1 is water, A2 is buffer", "res12 A5 has ethanol, res12 A1 has PBS", "A1 = dye, A2 = ..."
+    r"\s*,\s*(?:and\s+)?(?=(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:is|holds|has|contains)\b(?!\s+(?:fine|ok(?:ay)?|good|great|best)\b)|=\s*[\w«]))|"
     r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"
     r"|\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
     r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"

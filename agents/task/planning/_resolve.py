@@ -63,6 +63,7 @@ class Planning:
     head_source_wells: list[str] = field(default_factory=list)
     head_volume: Quantity | None = None
     liquid: str | None = None
+    kept: dict[str, tuple[str, str]] = field(default_factory=dict)  # "lysate_block A1 holds lysate"
     thermocycler: str | None = None  # the one a profile ran on ('then hold at 4 C')
     # Moves of consecutive transfer clauses not yet emitted: the next clause from the same
     # source carries on with the same tip (a new tip only when the source changes).

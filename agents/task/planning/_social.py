@@ -72,6 +72,9 @@ _PHRASE = "|".join(
         r"(?:just\s+)?(?:go\s+ahead|carry\s+on|go\s+for\s+it)",
         r"(?:a\s+)?quick\s+(?:one|favou?r|request|thing|job|ask)|one\s+more\s+thing|"
         r"(?:a\s+)?small\s+(?:favou?r|request)",
+        # asides before a fact ("Just so you know, reservoir A1 ...", "FYI -", "btw,")
+        r"(?:just\s+)?so\s+you\s+know|fyi|f\.y\.i\.?|for\s+your\s+(?:info|information)|"
+        r"(?:a\s+)?heads[\s-]+up|by\s+the\s+way|btw|for\s+the\s+record|(?:quick\s+)?note|n\.?b\.?",
         # sign-offs
         r"(?:best|kind|warm|many)?\s*regards|best(?:\s+wishes)?|all\s+the\s+best|"
         r"talk\s+(?:soon|later)|see\s+(?:you|ya)(?:\s+(?:soon|later|tomorrow))?|bye|ttyl|xo+|"

@@ -27,6 +27,12 @@ _STOP_TEXT = """
     microliters microlitres on onto at for
 """
 _STOP = frozenset(_STOP_TEXT.split())
+# "add 50 uL slowly to B1", "just 50 uL": how, not what
+_HOW = re.compile(
+    r"slowly|gently|carefully|quickly|evenly|equally|dropwise|directly|immediately|just|only|"
+    r"again|too|also|instead",
+    re.IGNORECASE,
+)
 
 
 def start(place: Place) -> int:
@@ -120,7 +126,11 @@ def written_liquid(frame: Frame) -> str | None:
     head = frame.text[:cut]
     for q in frame.ents.quantities:
         head = head.replace(q.text, " ")
-    words = [w for w in re.findall(r"[A-Za-z][\w-]*", head)[1:] if w.lower() not in _STOP]
+    words = [
+        w
+        for w in re.findall(r"[A-Za-z][\w-]*", head)[1:]
+        if w.lower() not in _STOP and not _HOW.fullmatch(w)
+    ]
     return " ".join(words) or None
 
 

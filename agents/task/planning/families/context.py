@@ -39,7 +39,7 @@ def pleasantry(text: str) -> bool:
 
 _STATE = re.compile(
     r"\b(?:already|currently|contains?|holds?|has|have|had|is|are|was|were|pre-?filled|pre-?loaded|"
-    r"loaded|sitting|sits|there'?s|there\s+(?:is|are))\b",
+    r"loaded|sitting|sits|there'?s|there\s+(?:is|are))\b|\b[A-Pa-p]\d{1,2}\s*=\s*[\w«]",
     _FLAGS,
 )
 # "..., multichannel is fine", "same tip is ok": how to pipette, not a fact about the lab.
@@ -216,8 +216,64 @@ def build(frame: Frame, p: r.Planning) -> str:
     return _check_fact(frame, p)
 
 
+# "reservoir A2 is water", "A4 holds Coomassie", "res12 A5 has 5 mL of ethanol in it": the
+# liquid a fact says a place holds, as written (the lab may not know the name at all).
+_NAME = (
+    r"(?P<name>(?:[A-Za-z]|\d+(?:\.\d+)?\s*[x%X]\s*)[\w%+-]*"
+    r"(?:\s+(?!(?:in|on|at|per|each|already|now|there|from|for)\b)[A-Za-z0-9][\w%+-]*){0,2})"
+)
+_HOLDS = re.compile(
+    r"(?:\b(?:is|are|holds?|contains?|has(?:\s+got)?|have)\b|=)\s*(?:(?:the|our|my|some|just|"
+    r"only|pure)\s+)*(?:[\d.]+\s*(?:u[lL]|µ[lL]|m[lL])\s+(?:of\s+)?(?:the\s+)?)?"
+    + _NAME
+    + r"(?:\s+(?:in\s+(?:it|there|each|every|all)\b.*|already|per\s+well|each|now))?\W*$",
+    _FLAGS,
+)
+# "the ethanol is in reservoir A1", "TE's in A1": a liquid named before where it is.
+_IS_IN = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<name>[A-Za-z][\w%+-]*(?:\s+[A-Za-z][\w%+-]*){0,2})"
+    r"(?:\s+(?:is|are|sits?)|'s)\s+(?:(?:already|currently|now)\s+)?(?:in|at)\b",
+    _FLAGS,
+)
+# Words a fact uses that are not liquids ("A1 is empty", "plate_1 is in the reader").
+_NOT_LIQUID_TEXT = """
+    empty full filled ready fine ok okay clean done there here in on at it that this same
+    blank blanks control controls standard standards source destination dry loaded prefilled
+    pre-filled sitting already now left untouched free available occupied used spent old new
+    fresh cold warm sealed open closed a an the one two plate well wells reservoir trough
+    nothing"""
+_NOT_LIQUID = frozenset(_NOT_LIQUID_TEXT.split())
+
+
+def said_liquid(frame: Frame, p: r.Planning) -> str | None:
+    """The liquid a fact names that is none of the lab's ("reservoir A2 is water" where the
+    lab has no water): a fact that cannot agree with the lab."""
+    if frame.liquid is not None or frame.ents.liquids:
+        return None
+    m = _IS_IN.match(frame.text) or _HOLDS.search(frame.text)
+    if m is None:
+        return None
+    name = m.group("name").strip()
+    words = name.lower().split()
+    if words[0] in _NOT_LIQUID or any(w in _NOT_LIQUID for w in words[-1:]):
+        return None
+    if any(a <= m.start("name") < b for a, b in _named_spans(frame)):
+        return None  # a plate or an instrument, not a liquid
+    known = [k for k in (p.lex.liquid(name), p.lex.liquid(words[0])) if k is not None and k.sure]
+    if known or any(w in n.lower().split() for n in p.world.liquids for w in words):
+        return None  # the lab's liquid, perhaps shortened ("Bradford" for "Bradford reagent")
+    return name
+
+
+def _named_spans(frame: Frame) -> list[tuple[int, int]]:
+    spans = [(x.start, x.end) for x in frame.ents.labware + frame.ents.unknown_labware]
+    spans += [(a, b) for _, _, a, b in frame.ents.instruments]
+    return spans
+
+
 def _check_fact(frame: Frame, p: r.Planning) -> str:
     world = p.world
+    unknown = said_liquid(frame, p)
     checked: list[str] = []
     plate_named = [m.name for m in frame.ents.labware if m.sure]
     # "plate_1 is in the reader": a location.
@@ -254,10 +310,18 @@ def _check_fact(frame: Frame, p: r.Planning) -> str:
             if liquid is not None and contents.get(liquid, 0) <= 0:
                 held = ", ".join(contents) or "nothing"
                 raise _disagree(f"{plate} {well} holds {liquid}", f"it holds {held}")
+            if unknown is not None:  # "reservoir A2 is water" in a lab with no water
+                held = ", ".join(contents) or "nothing"
+                raise _disagree(
+                    f"{plate} {well} holds {unknown}", f"the lab has no {unknown}; it holds {held}"
+                )
             if liquid is None and volume is None and len(contents) == 1:
                 p.liquid = next(
                     iter(contents)
                 )  # "reservoir A2 is our buffer": take "it" from there
+        kept = [k for k, v in world.contents.get((plate, wells[0]), {}).items() if v > 0]
+        if len(wells) == 1 and len(kept) == 1:
+            p.kept[kept[0]] = (plate, wells[0])  # "... Move 100 uL into read_96 A1": from here
         checked.append(f"{plate} {wells[0]}{'..' + wells[-1] if len(wells) > 1 else ''}")
         p.plate, p.wells = plate, wells  # "... add 100 uL buffer to it"
     if frame.liquid is not None:

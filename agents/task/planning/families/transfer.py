@@ -325,9 +325,10 @@ def _ops(
             src_wells = list(dict.fromkeys(w for lw, ws_ in src_sets for w in (ws_ or [])))
         name = f"{src_lw} {pairing.span(src_wells)}"
     else:
-        liquid = r.liquid(frame.liquid, p) if frame.liquid else p.liquid
+        written = None if frame.liquid else pairing.written_liquid(frame)
+        # A liquid the clause names, even one the lab lacks, is never the clause before's.
+        liquid = r.liquid(frame.liquid, p) if frame.liquid else (None if written else p.liquid)
         if liquid is None:
-            written = pairing.written_liquid(frame)
             if not written:
                 raise Ask(
                     "Which liquid should I add, or which well should it come from?",
@@ -348,9 +349,10 @@ def _ops(
         reserved: dict[tuple[str, str], float] = {}
         for op in p.pending:
             reserved[op.src] = reserved.get(op.src, 0.0) + op.volume
-        src_lw, well = r.source_of(
-            liquid, need, world, {(lw, w) for lw, ws_ in dest_sets for w in ws_}, reserved
-        )
+        into = {(lw, w) for lw, ws_ in dest_sets for w in ws_}
+        kept = p.kept.get(liquid)  # the one well a fact said holds it: the source
+        at = kept if kept and kept not in into else None
+        src_lw, well = at or r.source_of(liquid, need, world, into, reserved)
         src_wells = [well]
         name = f"{liquid} ({src_lw} {well})"
         p.liquid = liquid

@@ -1,0 +1,63 @@
+"""Judgement: when the rule planner plans, asks or refuses. Facts are checked against the lab
+(a liquid the lab does not have at all is a disagreement), and a fact that says where a liquid
+is gives the clause after it its source. Each rule is also tried against what must not trigger
+it."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.task.planning.models import Clarification, Plan, Refusal
+from agents.task.planning.rules import RulePlanner
+from evals.planning import Labs
+
+LABS = Labs()
+
+
+def _plan(lab: str, request: str) -> Plan | Clarification | Refusal:
+    return RulePlanner().plan(request, LABS[lab].view)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Reservoir A2 is water. Add 50 uL of it to plate_1 A1.",
+        "The ethanol is in reservoir A1. Add 20 uL ethanol to plate_1 A1.",
+        "Reservoir A2 holds 12 mL of ethanol. Move 30 uL of it to plate_1 B1.",
+        "Reservoir A1 = DMSO, A2 = buffer. Put 50 uL buffer into plate_1 B1:B3.",
+    ],
+)
+def test_a_fact_naming_a_liquid_the_lab_lacks_is_asked_about(request_: str) -> None:
+    said = _plan("standard", request_)
+    assert isinstance(said, Clarification) and said.missing == ["lab_state"]
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Reservoir A2 is our buffer. Add 50 uL of it to plate_1 A1.",
+        "Reservoir A1 = dye, A2 = buffer. Put 50 uL buffer into plate_1 B1:B3.",
+        "plate_1 A1 is empty. Add 50 uL dye to it.",
+        "A12 is the blank. Add 50 uL dye to plate_1 A1:A11.",
+    ],
+)
+def test_a_fact_that_agrees_with_the_lab_changes_nothing(request_: str) -> None:
+    assert isinstance(_plan("standard", request_), Plan)
+
+
+def test_a_shortened_lab_name_in_a_fact_agrees() -> None:
+    said = _plan("judge_qc", "res12 A4 is Bradford. Add 150 uL of it to read_96 A1:A4.")
+    assert isinstance(said, Plan)
+
+
+def test_a_fact_that_says_where_a_liquid_is_gives_the_next_clause_its_source() -> None:
+    plan = _plan("judge_qc", "lysate_block A1 holds 500 uL lysate. Move 100 uL into read_96 A1.")
+    assert isinstance(plan, Plan)
+    assert [(s.args["source"], s.args["source_well"]) for s in plan.steps] == [
+        ("lysate_block", "A1")
+    ]
+
+
+def test_a_liquid_the_clause_names_is_never_the_clause_befores() -> None:
+    said = _plan("standard", "Reservoir A2 is our buffer. Add 20 uL ethanol to plate_1 A1.")
+    assert isinstance(said, Clarification) and said.missing == ["source"]
