@@ -24,7 +24,7 @@ Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
 
 _FLAGS = re.IGNORECASE
 _ITEM = re.compile(
-    r"^(?:[-*+>](?!\s*\d+(?:\.\d+)?\s*(?:u|m)l)|\(?\d{1,2}[.):](?!\d)|\(?(?:i{1,3}|iv|vi{0,3}|ix|x)[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
+    r"^(?:[-*+>]|\(?\d{1,2}[.):](?!\d)|\(?(?:i{1,3}|iv|vi{0,3}|ix|x)[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
     _FLAGS,
 )
 _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|holds?)\b)", _FLAGS)
@@ -207,20 +207,24 @@ def split(norm: Normalised) -> list[Clause]:
             item = re.match("", line)  # "A1 10 uL" under "Normalise libs with EB:": an entry
         if not item:
             list_label = None
-        label = list_label if item else None
+        label, own = (list_label if item else None), False
         if (m := _LABEL.match(body)) and _is_label(m.group("label")):
-            label, body = m.group("label").strip(), m.group("body").strip()
+            label, body, own = m.group("label").strip(), m.group("body").strip(), True
             if not body:
                 list_label = label
                 continue
         if body.rstrip().endswith(":"):  # "Cherry-pick from samples into dest_plate:" + items
             sentence += 1
             pieces.append((body.rstrip()[:-1], "item" if item else "start", label, sentence, True))
-            list_label = label or body.rstrip()[:-1]
+            # an item that heads items of its own ("- Plate 2:") replaces the heading above it
+            list_label = label if own else body.rstrip()[:-1] if item else label or body[:-1]
             continue
         for k, part in enumerate(_SENTENCE.split(body)):
             sentence += 1
             joined: Join = ("item" if item else "start") if k == 0 else "sentence"
+            if k and (m := _LABEL.match(part)) and _is_label(m.group("label")) and m["body"]:
+                # "Buffer: 60 uL to D1-D12. Dye: 15 uL to D1-D4": each sentence its own label
+                label, part = m.group("label").strip(), m.group("body").strip()
             if (after := _AFTER.search(part)) is not None:
                 part = f"{part[after.end() :]}; {part[: after.start()]}"
             semis = _outside_brackets(part)
@@ -229,6 +233,8 @@ def split(norm: Normalised) -> list[Clause]:
                 pieces.append((head, joined, label, sentence, True))
                 label, joined = head, "item"
             for j, semi in enumerate(semis):
+                if j and (m := _LABEL.match(semi)) and _is_label(m["label"]) and m["body"]:
+                    label, semi = m.group("label").strip(), m.group("body").strip()
                 for i, then in enumerate(_THEN.split(semi)):
                     actions = _split_actions(then)
                     for h, action in enumerate(actions):

@@ -145,7 +145,13 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             frame, family = fresh  # "120 uL out, 120 uL fresh in": the lab's medium, same wells
         if family is None and prev is not None and _continues(frame, prev[1]):
             family = prev[1]  # "..., then plate_2 to hotel 3": the verb before carries on
-            frame = read(frame.clause, frame.ents, family.name)
+            frame = _reframe(
+                frame.clause,
+                frame.ents,
+                family,
+                frame.extra["lex"],  # type: ignore[arg-type]
+                frame.extra["quoted"],  # type: ignore[arg-type]
+            )  # "Water: 5 uL/well, same wells": the label's liquid
         elif family is None and prev is not None and _A_PLACE.match(frame.text):
             family = next(f for f in FAMILIES if f.name == "move")  # "... then hotel 1"
             frame = read(frame.clause, frame.ents, family.name)

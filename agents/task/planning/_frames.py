@@ -45,6 +45,14 @@ _FROM_RANGE = re.compile(
     r"\bfrom\s+([A-Pa-p]\d{1,2}\s+(?:to|through|thru)\s+[A-Pa-p]\d{1,2})\b(?=.*(?:\b(?:into|onto)\b|->))",
     _FLAGS,
 )
+# "to plate_1 from A1 to A6 (inclusive)": after a destination, "from W to W" is where it goes,
+# a range of destinations, when nothing after it names another destination.
+_DEST_SPAN = re.compile(
+    r"\bfrom\s+([A-Pa-p]\d{1,2}\s*(?:to|through|thru|till|until|-)\s*[A-Pa-p]\d{1,2})\b"
+    r"(?!.*(?:\b(?:into|onto)\b|->))",
+    _FLAGS,
+)
+_TO_BEFORE = re.compile(r"\b(?:to|into|onto)\s+(?!(?:a\s+)?(?:final|total)\b)\S", _FLAGS)
 # A "from" with no destination word after it: the next "W to W" goes from a source to a well.
 _SOURCE_THEN_DEST = re.compile(r"\bfrom\b(?!.*\b(?:to|into|onto)\b)[^,;]*$", _FLAGS)
 _FINAL = re.compile(
@@ -129,8 +137,10 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
     "the dye in reservoir A1": "in" right after a liquid's name says where it is (a source).
     """
     cuts: list[tuple[int, str]] = []
+    spans = [m.span(1) for m in _DEST_SPAN.finditer(text) if _TO_BEFORE.search(text[: m.start()])]
     for m in _FROM.finditer(text):
-        cuts.append((m.end(), "source"))
+        if not any(a == m.end() + 1 for a, _ in spans):
+            cuts.append((m.end(), "source"))
     blocked = [
         (m.start(), m.end())
         for m in _NOT_TO.finditer(text)
@@ -138,7 +148,7 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
         or not re.match(r"[A-Pa-p]\d", m.group(0))
         or _DEST_AFTER.search(text[m.end() :])  # "from samples D1 to D6 into dest_plate D12"
     ]
-    blocked += [(m.start(1), m.end(1)) for m in _FROM_RANGE.finditer(text)]
+    blocked += [(m.start(1), m.end(1)) for m in _FROM_RANGE.finditer(text)] + spans
     dests = [m for m in _TO.finditer(text) if not any(a <= m.start() < b for a, b in blocked)]
     for i, m in enumerate(dests):
         located = (

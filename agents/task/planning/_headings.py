@@ -32,7 +32,8 @@ def _heading(frame: Frame, p: Planning) -> str:
         p.head_volume = frame.volume  # "Cherry-pick from cmpd to assay, 2 uL each:" + items
         said.append(frame.volume.text)
     roles = {role for role, _ in frame.places}
-    takes = (_TAKES.match(frame.text) or "dest" in roles) and "source" not in roles
+    verb = _TAKES.match(frame.text) and not any(m.start == 0 for m in frame.ents.labware)
+    takes = (verb or "dest" in roles) and "source" not in roles  # "Plate 2:" names no verb
     named: set[str] = set()  # a new heading's plates replace an earlier heading's
     for role, place in frame.places:
         if place.labware is None or not place.labware.sure:

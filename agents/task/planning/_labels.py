@@ -52,16 +52,29 @@ def wells_label(line: str) -> str:
     return f"{m.group('label').strip()}: {body} ({m.group('wells')})"
 
 
-_NOT_A_HEADING = re.compile(r"\b(?:pcr|program(?:me)?|profile|cycl\w*|protocol|run)\b", re.I)
+_NOT_A_HEADING = re.compile(
+    r"\b(?:pcr|program(?:me)?|profile|cycl\w*|protocol|(?<!'s\s)(?<!for\s)run)\b", re.I
+)
+# "Plate setup", "Mix prep": a verb's word used as a noun that names a part of the work.
+_WORK_NOUN = re.compile(
+    r"\w+\s+(?:set-?up|prep(?:aration)?|layout|map|plan|notes?|list|day|stage|section)\b"
+    r"|[A-Za-z]+\s*[_-]?\d{1,2}\s*$",  # "Plate 2" over its items: a name, not "plate out"
+    re.I,
+)
 
 
 def heading_line(line: str, verbs: str) -> bool:
     """A short line without a colon that names the list items under it ("Buffer prep",
-    "Plate setup"): a label for them, not a clause of its own."""
+    "Plate setup for tomorrow's run", "Day 2"): a label for them, not a clause of its own."""
     words = line.strip(" .-").split()
     return (
-        1 <= len(words) <= 3
-        and all(re.fullmatch(r"[A-Za-z][A-Za-z/&'-]*", w) for w in words)
-        and not re.match(rf"(?:{verbs})\b", line.strip(), re.IGNORECASE)
+        1 <= len(words) <= 6
+        and all(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9/&'-]*", w) for w in words)
+        and any(ch.isalpha() for ch in line)
+        and not re.search(r"\b[A-Pa-p]\d{1,2}\b|\d\s*(?:u|m)l\b", line, re.IGNORECASE)
+        and (
+            not re.match(rf"(?:{verbs})\b", line.strip(), re.IGNORECASE)
+            or bool(_WORK_NOUN.match(line.strip()))
+        )
         and not _NOT_A_HEADING.search(line)
     )

@@ -24,6 +24,7 @@ from functools import cached_property, lru_cache
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
+from agents.task.planning._liquid_names import alias_pattern, by_phrase, by_word
 from agents.task.planning._vocabulary import (
     _LABWARE_WORDS,
     _NOT_A_LIQUID,
@@ -287,6 +288,11 @@ class Lexicon:
             i = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
             out.append(Mention(self._liquid_order[i], m.start(), m.end(), m.group(0)))
         taken = [(x.start, x.end) for x in out]
+        for alias, rx in self._alias_rxs:  # "stop soln", "ddH2O", "master mix" for "2x SYBR ..."
+            for m in rx.finditer(text):
+                if not any(a < m.end() and m.start() < b for a, b in taken):
+                    out.append(Mention(alias, m.start(), m.end(), m.group(0)))
+                    taken.append((m.start(), m.end()))
         for m in re.finditer(r"(?<![\w#«])[A-Za-z][\w-]{2,}(?![\w»])", text):
             if any(a <= m.start() < b for a, b in taken):
                 continue
@@ -296,24 +302,21 @@ class Lexicon:
         return sorted(out, key=lambda x: x.start)
 
     @cached_property
+    def _alias_rxs(self) -> list[tuple[str, re.Pattern[str]]]:
+        """Each liquid whose name has words with short forms, and its regex, longest first;
+        then the runs of words that stand for one longer name."""
+        out = []
+        for name in sorted(self.liquids.values(), key=len, reverse=True):
+            pattern = alias_pattern(name)
+            if pattern is not None:
+                out.append((name, re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w])", _FLAGS)))
+        return out + by_phrase(list(self.liquids.values()))
+
+    @cached_property
     def _by_word(self) -> dict[str, str]:
         """A word of one multi-word liquid's name and of no other's ('TMB', 'conjugate')."""
-        owners: dict[str, set[str]] = {}
-        for name in self.liquids.values():
-            words = re.findall(r"[A-Za-z][\w-]{2,}", name)
-            if len(words) < 2:
-                continue
-            for w in words:
-                owners.setdefault(w.lower(), set()).add(name)
-                if w.lower().endswith("ium"):  # "growth medium": "media" too
-                    owners.setdefault(w.lower()[:-2] + "a", set()).add(name)
-        singles = {n.lower() for n in self.liquids.values() if " " not in n}
-        return {
-            w: next(iter(names))
-            for w, names in owners.items()
-            if len(names) == 1 and w not in _NOT_A_LIQUID and w not in singles
-            and w not in self.labware and w not in self.instruments
-        }  # fmt: skip
+        taken = set(self.labware) | set(self.instruments)
+        return by_word(list(self.liquids.values()), taken, _NOT_A_LIQUID)
 
     def fuzzy_liquids(self, text: str) -> list[Mention]:
         """Lab liquids of two or more words written with a typo ("blockng buffer")."""

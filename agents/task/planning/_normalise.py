@@ -14,6 +14,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agents.task.planning._numberwords import digits
 from agents.task.planning._programme_tables import programme_tables
 from agents.task.planning._tables import rewrite as rewrite_tables
 
@@ -77,6 +78,20 @@ def _line_chain(m: re.Match[str]) -> str:
 # "100 uL/step", "20 uL/transfer": a volume for each of something, written "per".
 _PER = re.compile(r"(\d\s*(?:u[lL]|m[lL]))\s*/\s*(steps?|transfers?|points?|dilutions?|samples?)\b")
 _SPACES = re.compile(r"[ ]{2,}")
+# "add in 45 uL", "pipette out 20 uL", "transfer over 30 uL": the particle says nothing more
+# ("in 45 uL" would read as a final volume)
+_PARTICLE = re.compile(
+    r"\b(add|pipett?e|dispense|spike|put|pop|squirt|transfer|move|aliquot|load|deliver)\s+"
+    r"(?:in|out|over)\s+(?=(?:\d|\.\d|an?\s+|one\s))",
+    re.IGNORECASE,
+)
+# "1x assay dil. to D1-D4", "50 uL ea. into": a short form's period, not a sentence's end
+_ABBR_DOT = re.compile(
+    r"\b(soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl|ea|vol|temp|approx|resp|sat|rxn|"
+    r"rxns|incl|max|min|avg|ca)\.(?=[ \t]+[a-z(0-9])"
+)
+# "100λ": the old notebook sign for a microlitre (after a number only; λ alone is a wavelength)
+_LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
 # "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
 _LABWARE_WELL = re.compile(r"\b([A-Za-z][\w-]*):(?=[A-Pa-p]\d{1,2}\b)")
 # "5/10/15 uL", "A1/A2/A3": a list written with slashes.
@@ -164,6 +179,61 @@ def _carry_units(lines: list[str]) -> list[str]:
     return out
 
 
+# Markdown as notebooks and READMEs write it: "## Prep", "**Day 1**", "__Plate 2__", bold words.
+_MD_HEADING = re.compile(r"^\s*#{1,6}\s*(?=\S)")
+_MD_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_MD_ALONE = re.compile(r"^\s*(?:[-*+]\s+)?(\*\*|__)(?=\S)([^*_\n]+?)(?<=\S)\1\s*:?\s*$")
+_LAB_CONTENT = re.compile(r"\d\s*(?:u[lL]|m[lL]|uM|nM|C|rpm|nm)\b|\b[A-Pa-p]\d{1,2}\b")
+
+
+def _markdown(line: str) -> str:
+    """A markdown heading or a line that is all bold ("## Prep", "**Day 1**") is a heading of
+    what follows ("Prep:"); bold elsewhere is only emphasis ("add **50 uL** buffer")."""
+    alone = _MD_ALONE.match(line)
+    heading = _MD_HEADING.match(line)
+    if alone:
+        line = alone.group(2)
+    elif heading:
+        line = line[heading.end() :]
+    line = _MD_STRONG.sub(r"\2", line)
+    if (alone or heading) and not _LAB_CONTENT.search(line):
+        return line.rstrip(" .:") + ":"
+    return line
+
+
+_BULLET = re.compile(
+    r"^(?P<indent>[ \t]*)(?:[-*+•◦▪‣]|\(?(?:\d{1,2}|[a-z]|i{1,3}|iv|vi{0,3})[.)])\s+"
+)
+
+
+def _nested(text: str) -> str:
+    """A sub-item that only qualifies the item above it ("- 50 uL buffer to B1-B12" then,
+    indented, "- fresh tip for each well") is part of that item, not a clause for the whole
+    request: it joins its parent's line. A sub-item with a volume or wells of its own stays."""
+    out: list[str] = []
+    parents: list[tuple[int, int]] = []  # (indent, index in out) of the open items
+    for line in text.split("\n"):
+        m = _BULLET.match(line)
+        if m is None:
+            if line.strip():
+                parents = []
+            out.append(line)
+            continue
+        indent = len(m.group("indent").expandtabs(4))
+        while parents and parents[-1][0] >= indent:
+            parents.pop()
+        child = line[m.end() :].strip()
+        if parents and not _LAB_CONTENT.search(child) and _LAB_CONTENT.search(out[parents[-1][1]]):
+            at = parents[-1][1]
+            out[at] = out[at].rstrip(" .;") + ", " + child
+            continue
+        if parents and not _LAB_CONTENT.search(head := out[parents[-1][1]]):
+            out[parents[-1][1]] = head.rstrip(" .:") + ":"  # "- Plate 1" over its own items
+        parents.append((indent, len(out)))
+        out.append(line)
+    return "\n".join(out)
+
+
 @dataclass(frozen=True, slots=True)
 class Normalised:
     """A request in one spelling, its quoted spans held aside."""
@@ -192,13 +262,16 @@ _IS = re.compile(
 
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
-    text = rewrite_tables(unicodedata.normalize("NFC", request)).translate(_CHARS)
+    text = rewrite_tables(_nested(unicodedata.normalize("NFC", request))).translate(_CHARS)
     quoted: list[str] = []
 
     def hold(m: re.Match[str]) -> str:
         quoted.append((m.group(1) or m.group(2) or "").strip())
         return f" «q{len(quoted) - 1}» "
 
+    text = "\n".join(_markdown(line) for line in text.split("\n"))
+    text = _ABBR_DOT.sub(r"\1", text)
+    text = _PARTICLE.sub(r"\1 ", _LAMBDA.sub(" uL", digits(text)))
     text = _QUOTES.sub(hold, text)
     text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)
     text = _ARROW.sub(" -> ", text)

@@ -15,7 +15,7 @@ _NOT_UNIT = (
     r"|standards?\b|dilutions?\b|replicates?\b|wells\b|cycles?\b))"
 )
 _NUM = r"\d{1,2}(?![\d.])" + _NOT_UNIT
-_SPAN = r"(?:\s*(?:-|:|to|through|thru|until|till|\.\.)\s*)"
+_SPAN = r"(?:\s*(?:-|:|to|through|thru|until|till|up\s+to|\.\.\.?|…)\s*)"
 _LIST_ELLIPSIS = re.compile(r"\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?")
 _LISTJOIN = r"\s*(?:,\s*and\b|,|&|\band\b|\+)\s*"  # "1, 2, and 3": the Oxford comma too
 _NUMJOIN = rf"(?:{_LISTJOIN}|\s*\bor\b\s*|\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?)"
@@ -157,6 +157,13 @@ _ELLIPSIS = re.compile(r"\s*(?:,|\band\b|\bto\b)?\s*(\.\.\.|…)\s*,?\s*(?:and\s
 _THEN_ALTERNATE = re.compile(r"^\s*,?\s*(?:in\s+|at\s+|using\s+|taking\s+)?$", _FLAGS)
 # Read backwards: the text before a range ends in "from" (+ a few words), no "to" between.
 _FROM_TO = re.compile(r"^\s*(?:[^\s]+\s+){0,3}?morf\b(?!.*\bot\b)", _FLAGS)
+# Two wells joined by an arrow are a pair (source -> destination), except after the words that
+# say where the liquid goes: then the arrow is "through" ("add dye into wells A1 -> A6").
+_ARROW_SPAN = re.compile(r"(?<!->\s)(?<!->)\b([A-Pa-p]\d{1,2})\s*->\s*([A-Pa-p]\d{1,2})\b(?!\s*->)")
+_INTO_BEFORE = re.compile(
+    r"\b(?:to|into|onto|across)\s+(?!.*\bfrom\b)(?:(?:the|wells?|plate|of)\s+|[\w-]*\d\w*\s+|#+\s+){0,3}$",
+    _FLAGS,
+)
 _WELL_COUNT = re.compile(r"\b(?:all\s+)?(\d{2,4})\s+wells\b", _FLAGS)
 
 

@@ -19,11 +19,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.task.planning._wellpatterns import (
+    _ARROW_SPAN,
     _BUT_AFTER,
     _CROSS,
     _ELLIPSIS,
     _EXCEPT,
     _FROM_TO,
+    _INTO_BEFORE,
     _JOIN,
     _LETLIST,
     _ORDINAL,
@@ -298,6 +300,10 @@ def find_all(text: str) -> list[WellSet]:
     """Every well set written in ``text``, in order; neighbours joined by "and" / "," merge."""
     taken = [False] * len(text)
     found: list[tuple[int, int, Part | tuple[Part, ...], str | None, bool]] = []
+    for m in _ARROW_SPAN.finditer(text):  # "into wells A1 -> A6": the wells from A1 to A6
+        if _INTO_BEFORE.search(text[: m.start()]):
+            taken[m.start() : m.end()] = [True] * (m.end() - m.start())
+            found.append((m.start(), m.end(), _part("rect", m)[0], None, False))
     for kind, rx in _PATTERNS:
         for m in rx.finditer(text):
             if any(taken[m.start() : m.end()]):

@@ -1,0 +1,107 @@
+"""How people shorten a lab's liquid names.
+
+- Short forms of words, as notebooks write them ("stop soln", "TMB sub", "ddH2O", "EtOH",
+  "capture antibody" for "capture Ab"): a name may be written with any member of a word's group
+  in place of that word. A short form that is also an everyday lab word of its own ("ab",
+  "abs", "sub", "dil", "med", "std") stands for its long form only inside a name of two or
+  more words: "read abs" is an absorbance, never a lab's "antibody".
+- One distinctive word of a longer name ("TMB" for "TMB substrate", "water" for "nuclease
+  free H2O") or a run of its words ("master mix" for "2x SYBR master mix"), when no other
+  liquid of the lab shares it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("solution", "soln", "sol'n", "sln", "sol"),
+    ("buffer", "buff", "buf", "bfr"),
+    ("diluent", "dil"),
+    ("standard", "std", "stnd"),
+    ("antibody", "ab"),
+    ("substrate", "substr", "sub"),
+    ("medium", "media", "med"),
+    ("sample", "smpl", "samp"),
+    ("compound", "cmpd", "cpd"),
+    ("reagent", "reag", "rgt"),
+    ("control", "ctrl", "ctl"),
+    ("library", "lib"),
+    ("water", "h2o", "dh2o", "ddh2o"),
+    ("ethanol", "etoh"),
+    ("methanol", "meoh"),
+    ("isopropanol", "ipa"),
+    ("detection", "det"),
+    ("concentrated", "conc"),
+)
+# Short forms too common as words of their own to stand alone for a one-word liquid.
+_ONLY_IN_NAMES = frozenset(
+    ["sol", "buf", "dil", "std", "ab", "sub", "med", "media", "samp", "lib", "det", "conc", "ipa"]
+)
+_BY_WORD = {w: g for g in _GROUPS for w in g}
+
+
+@lru_cache(maxsize=512)
+def alias_pattern(name: str) -> str | None:
+    """A regex for ``name`` with each word that has short forms written any of its ways, or
+    None when no word of the name has any."""
+    words = [w for w in re.split(r"[_\-\s]+", name) if w]
+    parts, changed = [], False
+    for w in words:
+        group = _BY_WORD.get(w.lower())
+        if group is None:
+            parts.append(re.escape(w))
+            continue
+        forms = [f for f in group if len(words) > 1 or f not in _ONLY_IN_NAMES]
+        forms = sorted({*forms, w.lower()}, key=len, reverse=True)
+        changed = changed or len(forms) > 1
+        parts.append("(?:" + "|".join(re.escape(f) + r"\.?" for f in forms) + ")")
+    return r"[\s_\-]?".join(parts) if changed else None
+
+
+def _words(name: str) -> list[str]:
+    return re.findall(r"[A-Za-z0-9][\w+-]*", name)
+
+
+def by_word(liquids: list[str], taken: set[str], not_a_liquid: frozenset[str]) -> dict[str, str]:
+    """A word (or one of its short forms) of one multi-word liquid's name and of no other's
+    ('TMB', 'conjugate', 'water' for 'nuclease free H2O'); ``taken`` are other lab names."""
+    owners: dict[str, set[str]] = {}
+    for name in liquids:
+        words = [w for w in _words(name) if len(w) >= 3 and w[0].isalpha()]
+        if len(_words(name)) < 2:
+            continue
+        for w in words:
+            forms = {w.lower()} | {
+                f for f in _BY_WORD.get(w.lower(), ()) if f not in _ONLY_IN_NAMES and len(f) >= 3
+            }
+            if w.lower().endswith("ium"):  # "growth medium": "media" too
+                forms.add(w.lower()[:-2] + "a")
+            for f in forms:
+                owners.setdefault(f, set()).add(name)
+    singles = {n.lower() for n in liquids if " " not in n}
+    return {
+        w: next(iter(names))
+        for w, names in owners.items()
+        if len(names) == 1 and w not in not_a_liquid and w not in singles and w not in taken
+    }
+
+
+def by_phrase(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
+    """Runs of two or more words inside a longer name that no other liquid's name holds
+    ("master mix" for "2x SYBR master mix", "primer mix" for "primer mix F+R"), longest first."""
+    runs: dict[str, set[str]] = {}
+    for name in liquids:
+        words = [w.lower() for w in _words(name)]
+        for n in range(2, len(words)):
+            for i in range(len(words) - n + 1):
+                runs.setdefault(" ".join(words[i : i + n]), set()).add(name)
+    out = []
+    for run, names in sorted(runs.items(), key=lambda kv: -len(kv[0])):
+        if len(names) == 1 and run not in {n.lower() for n in liquids}:
+            pattern = r"[\s_\-]?".join(re.escape(w) for w in run.split())
+            out.append(
+                (next(iter(names)), re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w])", re.I))
+            )
+    return out

@@ -1,0 +1,50 @@
+"""Numbers spelled out in words before a unit ("twenty-five microlitres", "one hundred and
+fifty uL", "a hundred and twenty µl", "seventy five min"): written as digits so the quantity
+reader sees one number. Only a spelled number right before a unit is rewritten; "two plates"
+or "one tip" stay as they are (counts are read elsewhere)."""
+
+from __future__ import annotations
+
+import re
+
+_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19,
+}  # fmt: skip
+_TENS = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fourty": 40, "fifty": 50, "sixty": 60,
+    "seventy": 70, "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_SMALL = rf"(?:(?:{'|'.join(_TENS)})(?:[\s-]+(?:{'|'.join(_UNITS)}))?|{'|'.join(_UNITS)})"
+_HUNDREDS = rf"(?:(?:a|one|{'|'.join(_UNITS)})\s+hundred(?:\s+(?:and\s+)?{_SMALL})?)"
+_SPELLED = re.compile(
+    rf"\b(?P<n>{_HUNDREDS}|{_SMALL})(?P<unit>[\s-]*(?:u[lL]\b|m[lL]\b|micro[\s-]?lit|milli[\s-]?lit"
+    r"|nano[\s-]?lit|min\b|minutes?\b|s\b|secs?\b|seconds?\b|h\b|hrs?\b|hours?\b|rpm\b"
+    r"|degrees?\b|C\b|nm\b))",
+    re.IGNORECASE,
+)
+
+
+def _value(words: str) -> int:
+    total, current = 0, 0
+    for w in re.split(r"[\s-]+", words.lower()):
+        if w in ("and", ""):
+            continue
+        if w == "hundred":
+            current = max(current, 1) * 100
+        elif w == "a":
+            current = 1
+        else:
+            current += _UNITS.get(w, 0) + _TENS.get(w, 0)
+    return total + current
+
+
+def digits(text: str) -> str:
+    """``text`` with every number spelled before a unit written in digits."""
+
+    def one(m: re.Match[str]) -> str:
+        return f"{_value(m.group('n'))}{m.group('unit')}"
+
+    return _SPELLED.sub(one, text)

@@ -1,0 +1,138 @@
+"""How requests are written, stage by stage: markdown headings and nested list items, a label on
+each sentence, ranges written every way, units and numbers in words, liquids written short."""
+
+from __future__ import annotations
+
+import pytest
+from test_rule_planner import make_lab
+
+from agents.task.planning._clauses import ACTION_VERBS, split
+from agents.task.planning._labels import heading_line
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._normalise import normalise
+from agents.task.planning._numberwords import digits
+from agents.task.planning._wellsets import find_all
+
+
+def _clauses(request: str) -> list[tuple[str, str | None, bool]]:
+    return [(c.text, c.label, c.heading) for c in split(normalise(request))]
+
+
+# --------------------------------------------------------------------------- normalise
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("## Prep", "Prep:"),
+        ("**Day 1**", "Day 1:"),
+        ("__Plate 2__", "Plate 2:"),
+        ("### Step 2: add **50 uL** buffer to A1", "Step 2: add 50 uL buffer to A1"),
+    ],
+)
+def test_a_markdown_heading_or_bold_line_heads_what_follows_and_bold_is_only_emphasis(
+    written: str, read: str
+) -> None:
+    assert normalise(written).text == read
+
+
+def test_a_sub_item_without_wells_or_volume_qualifies_the_item_above_it() -> None:
+    text = normalise("- 50 uL buffer to B1-B12\n  - fresh tip for each well\n- 5 uL dye to B1").text
+    assert text.split("\n") == [
+        "- 50 uL buffer to B1-B12, fresh tip for each well",
+        "- 5 uL dye to B1",
+    ]
+
+
+def test_an_item_over_items_of_its_own_is_their_heading() -> None:
+    text = normalise("- Plate 1\n  - 50 uL buffer to A1\n- Plate 2\n  - 50 uL dye to A1").text
+    assert text.split("\n")[0] == "- Plate 1:" and text.split("\n")[2] == "- Plate 2:"
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("twenty-five microlitres", "25 microlitres"),
+        ("one hundred and fifty uL", "150 uL"),
+        ("a hundred and twenty ul", "120 ul"),
+        ("seventy five min", "75 min"),
+        ("two plates", "two plates"),  # a count, not a quantity: left alone
+    ],
+)
+def test_a_number_spelled_before_a_unit_is_written_in_digits(written: str, read: str) -> None:
+    assert digits(written) == read
+
+
+def test_lambda_after_a_number_is_a_microlitre_and_a_particle_after_the_verb_is_dropped() -> None:
+    assert normalise("aliquot 100λ buffer").text == "aliquot 100 uL buffer"
+    assert normalise("Add in 45 uL buffer").text == "Add 45 uL buffer"
+    assert normalise("read at λ 450 nm").text == "read at λ 450 nm"
+
+
+# --------------------------------------------------------------------------- clauses
+def test_each_sentence_or_semicolon_piece_may_open_with_its_own_label() -> None:
+    for joint in (". ", "; "):
+        got = _clauses(f"Buffer: 60 uL to D1-D12{joint}Dye: 15 uL to D1-D4")
+        assert [(t, lab) for t, lab, _ in got] == [
+            ("60 uL to D1-D12", "Buffer"),
+            ("15 uL to D1-D4", "Dye"),
+        ]
+
+
+def test_a_heading_item_replaces_the_heading_above_it_for_the_items_under_it() -> None:
+    got = _clauses("- Plate 1:\n- 50 uL buffer to A1\n- Plate 2:\n- 50 uL dye to A1")
+    assert got[-1] == ("50 uL dye to A1", "Plate 2", False)
+
+
+@pytest.mark.parametrize(
+    ("line", "heading"),
+    [
+        ("Plate setup for tomorrow's run", True),
+        ("Plate 2", True),
+        ("Day 3", True),
+        ("Plate out the cells", False),  # an action
+        ("Mix well", False),
+        ("add 50 uL to A1", False),
+    ],
+)
+def test_a_line_that_names_the_work_below_it_is_a_heading(line: str, heading: bool) -> None:
+    assert heading_line(line, ACTION_VERBS) is heading
+
+
+# --------------------------------------------------------------------------- well sets
+@pytest.mark.parametrize(
+    "written",
+    ["A1...A6", "A1 ... A6", "A1…A6", "A1 up to A6", "A1 till A6", "into wells A1 -> A6"],
+)
+def test_a_range_is_read_however_it_is_written(written: str) -> None:
+    (found,) = find_all(written)
+    assert found.expand(8, 12) == ["A1", "A2", "A3", "A4", "A5", "A6"]
+
+
+def test_an_arrow_between_two_wells_without_a_destination_word_is_a_pair() -> None:
+    assert [w.expand(8, 12) for w in find_all("transfer 50 uL A1 -> A6")] == [["A1"], ["A6"]]
+
+
+# --------------------------------------------------------------------------- lab names
+def test_liquids_written_short_are_the_lab_s_liquid_of_that_name() -> None:
+    lab = make_lab(
+        liquids={
+            "A1": ("stop solution", 5000),
+            "A2": ("capture Ab", 5000),
+            "A3": ("nuclease free H2O", 5000),
+            "A4": ("2x SYBR master mix", 5000),
+        }
+    )
+    lex = Lexicon(lab)
+    for written, name in [
+        ("stop soln", "stop solution"),
+        ("capture antibody", "capture Ab"),
+        ("water", "nuclease free H2O"),
+        ("ddH2O", "nuclease free H2O"),
+        ("master mix", "2x SYBR master mix"),
+        ("mastermix", "2x SYBR master mix"),
+    ]:
+        assert [m.name for m in lex.liquid_mentions(f"add 5 uL {written} to A1")] == [name]
+
+
+def test_a_short_form_that_is_a_word_of_its_own_never_stands_for_a_one_word_liquid() -> None:
+    lex = Lexicon(make_lab(liquids={"A1": ("antibody", 5000)}))
+    assert lex.liquid_mentions("read abs at 450 nm") == []
