@@ -186,3 +186,45 @@ def test_an_equal_volume_adds_to_each_well_what_it_holds() -> None:
 def test_a_liquid_to_a_volume_after_a_comma_is_a_top_up_of_its_own() -> None:
     texts = [c.text for c in split(normalise("A1 3 uL, A2 6 uL from libs_in, TE to 30 uL"))]
     assert texts[-1] == "TE to 30 uL"
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "top up dna_plate column 1 with 15 uL water",
+        "top each well of dna_plate column 1 up with 15 uL of water",
+        "top off dna_plate A1:H1 by 15 uL with water",
+    ],
+)
+def test_a_top_up_with_an_amount_adds_that_amount_to_each_well(request_text: str) -> None:
+    ops = _ops(request_text, "samples")
+    assert {v for _, _, v in ops} == {15.0}  # added on top of the 20 uL, not "up to 15 uL"
+    assert len(ops) == 8
+
+
+def test_a_top_up_to_a_volume_still_adds_the_difference() -> None:
+    ops = _ops("top up dna_plate A1 with water to 50 uL", "samples")
+    assert ops == [("reservoir:A1", "dna_plate:A1", 30.0)]
+
+
+def test_replacing_the_medium_with_a_volume_takes_all_of_it_out_first() -> None:
+    ops = _ops("Replace all the medium in cell_plate row A with 200 uL medium", "cells")
+    out = {src: v for src, dst, v in ops if dst is None}
+    assert out["cell_plate:A1"] == 150.0 and len(out) == 12
+    assert ("reservoir:A1", "cell_plate:A1", 200.0) in ops
+
+
+def test_of_each_after_a_fill_takes_from_the_wells_just_filled() -> None:
+    ops = _ops("add 50 uL buffer to dest_plate A1-A4, then pool 40 uL of each into dest_plate H12",
+               "samples")  # fmt: skip
+    pooled = [(src, v) for src, dst, v in ops if dst == "dest_plate:H12"]
+    assert pooled == [(f"dest_plate:A{i}", 40.0) for i in range(1, 5)]
+
+
+def test_pooling_all_of_the_wells_moves_what_each_holds() -> None:
+    ops = _ops("pool all of dna_plate A1:A3 into dest_plate A1", "samples")
+    assert sorted(ops) == [
+        ("dna_plate:A1", "dest_plate:A1", 20.0),
+        ("dna_plate:A2", "dest_plate:A1", 35.0),
+        ("dna_plate:A3", "dest_plate:A1", 50.0),
+    ]

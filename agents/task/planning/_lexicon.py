@@ -44,6 +44,12 @@ FLOOR = 70.0
 _FLAGS = re.IGNORECASE
 
 
+# The names of culture media: "medium" or "media" in a request means the lab's one medium.
+_MEDIUM = re.compile(
+    r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|imdm|f-?12|mccoy|ham'?s|growth|culture)\b", _FLAGS
+)
+
+
 def sure_edits(length: int) -> int:
     """How many edits still count as a typo of a word this long."""
     return 0 if length < 4 else 1 if length < 8 else 2
@@ -143,6 +149,10 @@ def _names_rx(
             return f"(?:{spell(n)}{plural}|{spell(n[:-2])}a)"  # "medium" -> "media"
         if plural and len(n) > 4 and n.lower().endswith("dia"):
             return f"(?:{spell(n)}|{spell(n[:-1])}um)"  # "media" -> "medium"
+        if plural and len(n) > 5 and n.lower().endswith("ies"):
+            return f"(?:{spell(n)}|{spell(n[:-3])}y)"  # "libraries" -> "each library"
+        if plural and len(n) > 4 and n[-1] in "sS" and n[-2].lower() not in "su":
+            return f"(?:{spell(n)}|{spell(n[:-1])})"  # "amplicons" -> "each amplicon"
         return f"{spell(n)}{plural}"
 
     alts = "|".join(f"(?P<{tag}{i}>{one(n)})" for i, n in enumerate(names))
@@ -316,7 +326,12 @@ class Lexicon:
     def _by_word(self) -> dict[str, str]:
         """A word of one multi-word liquid's name and of no other's ('TMB', 'conjugate')."""
         taken = set(self.labware) | set(self.instruments)
-        return by_word(list(self.liquids.values()), taken, _NOT_A_LIQUID)
+        found = by_word(list(self.liquids.values()), taken, _NOT_A_LIQUID)
+        media = [n for n in self.liquids.values() if _MEDIUM.search(n)]
+        if len(media) == 1 and not re.search(r"\bmedi(?:um|a)\b", media[0], _FLAGS):
+            found.setdefault("medium", media[0])  # "fresh medium": the lab's one RPMI
+            found.setdefault("media", media[0])
+        return found
 
     def fuzzy_liquids(self, text: str) -> list[Mention]:
         """Lab liquids of two or more words written with a typo ("blockng buffer")."""

@@ -71,11 +71,24 @@ _MEDIUM = re.compile(r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|f-?12|growth)
 
 def _fresh_in(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
     """'120 uL fresh in' after '120 uL out': the lab's one medium into the same wells."""
-    m = _FRESH_IN.match(frame.text)
+    tail = _HOW_TAIL.search(frame.text)  # "(90 uL out, 90 uL fresh in) with the 8-channel"
+    said = frame.text[: tail.start()] if tail else frame.text
+    m = _FRESH_IN.match(said.rstrip(" )"))
     lex = prev.extra.get("lex")
     if m is None or not hasattr(lex, "liquids"):
         return None
     media = [n for n in lex.liquids.values() if _MEDIUM.search(n)]
     if len(media) != 1:
         return None
-    return _reread(replace(frame.clause, text=f"add {m['v']} {media[0]} to the same wells"), prev)
+    how = tail.group(0) if tail else ""
+    return _reread(
+        replace(frame.clause, text=f"add {m['v']} {media[0]} to the same wells{how}"), prev
+    )
+
+
+# How the head works, said after the work: "..., using the multichannel", "with 8 channels".
+_HOW_TAIL = re.compile(
+    r"\)?\s*,?\s*(?:using|with|on|via)\s+(?:the\s+|an?\s+)?(?:8|eight|multi)[\s-]?channel"
+    r"(?:\s+(?:head|pipette))?\W*$",
+    re.IGNORECASE,
+)

@@ -11,7 +11,7 @@ from agents.task.planning._frames import Frame
 from agents.task.planning.families import Family
 from agents.task.planning.families.context import setting_only, tips_only
 
-_LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix")
+_LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix", "volumes")
 # A tip wish that ends a sentence: ", fresh tips for each column" (for every move said in it).
 _TIPS_LAST = re.compile(
     r",\s*(?:with\s+|using\s+)?(?:a\s+)?(?:new|fresh|one|same|change)\b[^,]*\btips?\b[^,]*$",

@@ -135,6 +135,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|(?:all|every|each)\s+(?:the\s+|\d{1,2}\s+)?(?:columns?|rows?|cols?)(?=\s+(?:of|on|in)\s+(?:the\s+)?#|\s+(?:but|except)\b)"
             r"|all(?=\s+but\b)"
             r"|all\s+of(?=\s+(?:the\s+)?(?:#|plate\b))|(?:the\s+)?(?:whole|entire|full|complete)(?:\s+plate)?)\b"
+            r"(?!\s+(?:volume|contents?|amount|liquid|sample|pool|reaction|mix)\b)"  # "contents"
             r"(?!\s+(?:in|of|on)\s+(?:the\s+)?(?:#+\s+)?(?:rows?|columns?|cols?|[A-Pa-p]\d))",
             _FLAGS,
         ),

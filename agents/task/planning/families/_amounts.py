@@ -28,6 +28,12 @@ SHARE = re.compile(
     r"(?:medium|media|volume|liquid|supernatant|buffer)\b",
     _FLAGS,
 )
+# "pool everything", "all of them", "the entire contents": each source's whole volume.
+WHOLE = re.compile(
+    r"\b(?:everything|(?:the\s+)?(?:entire|whole|full)\s+(?:volume|contents?)"
+    r"|all\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?(?:volume|contents?|liquid)|all\s+of\b(?!\s+the\s+wells))",
+    _FLAGS,
+)
 _SHARES = {"half": 0.5, "third": 1 / 3, "thirds": 2 / 3, "quarter": 0.25, "quarters": 0.75}
 
 
@@ -78,3 +84,22 @@ def down_to(frame: Frame, p: r.Planning, plate: str, wells: list[str], keep: flo
         f"take {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) down to {fmt(keep, 'uL')} "
         "each (the rest to waste, a new tip for every well)"
     )
+
+
+def whole(
+    text: str, src_sets: list[tuple[str, list[str] | None]], p: r.Planning
+) -> list[float] | None:
+    """ "Pool everything from A1-A3", "all of them": what each source well holds at that point
+    of the plan (moves said before and not yet emitted included); None when not said so."""
+    if not WHOLE.search(text) or not src_sets or not all(ws for _, ws in src_sets):
+        return None
+    coming = {(lw, w): 0.0 for lw, ws in src_sets for w in ws or []}
+    for op in p.pending:
+        if op.dst in coming:
+            coming[op.dst] += op.volume
+        if op.src in coming:
+            coming[op.src] -= op.volume
+    held = [round(p.world.well_volume(*k) + v, 4) for k, v in coming.items()]
+    if not any(v > 0 for v in held):
+        raise Refuse(f"{src_sets[0][0]} holds nothing in those wells", "insufficient_liquid")
+    return held

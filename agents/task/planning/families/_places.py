@@ -26,6 +26,13 @@ _OF_THOSE = re.compile(
 
 
 _OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)
+# "40 uL of each into pool A1" (the wells just worked on), not "10 uL of each primer".
+_EACH_BACK = re.compile(
+    r"\b(?:of|from)\s+(?:each|every|all)(?:\s+(?:one|well|of\s+(?:them|those|these|the\s+wells)))?"
+    r"(?=\s*(?:$|[,;.)]|\b(?:into|to|in|onto|and|then|for|with)\b))",
+    _FLAGS,
+)
+
 _BOTH = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates\b", _FLAGS)
 _PICK = re.compile(r"^(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array)", _FLAGS)
 _REST = re.compile(
@@ -302,3 +309,77 @@ def _quadrant(
         return None
     q = int(m.group(1) or m.group(2)) - 1
     return [f"{chr(65 + 2 * (ord(w[0]) - 65) + q // 2)}{2 * int(w[1:]) - 1 + q % 2}" for w in src]
+
+
+_HOLDING = re.compile(
+    r"\b(?:that|which)\s+(?:already\s+)?(?:has|have|hold|holds|contain|contains)\b|\bcontaining\b"
+    r"|\b(?:non-?empty|filled|occupied)\s+wells\b",
+    _FLAGS,
+)
+_LAST_WELL = re.compile(
+    r"\b(?:the\s+)?(?:last|final|end)\s+(?:wells?|dilutions?|ones?|points?)\b", _FLAGS
+)
+_AS_WELL = re.compile(r"\b(?:as\s+well|too|also)\b", _FLAGS)
+
+
+def _volume_place(frame: Frame) -> object:
+    for role in ("source", "head", "dest"):
+        place = getattr(frame, role)
+        if not place.empty:
+            return place
+    return frame.head
+
+
+def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
+    place = _volume_place(frame)
+    plate = r.labware(place, p, what)  # type: ignore[arg-type]
+    last = _LAST_WELL.search(frame.text)  # "discard 100 uL from the last well": of the chain
+    if getattr(place, "wells", None) is None and p.plate == plate and p.chain_ends and last:
+        return plate, list(p.chain_ends)
+    if getattr(place, "wells", None) is None and p.plate == plate and p.wells:
+        return plate, list(p.wells)
+    if getattr(place, "wells", None) is None and what in (
+        "exchange the medium in",
+        "take liquid from",
+    ):
+        held = sorted(  # "change the medium on cell_plate": the wells that hold something
+            (w for (lid, w), v in p.world.volume.items() if lid == plate and v > 0),
+            key=lambda w: (int(w[1:]), w[0]),
+        )
+        if held:
+            return plate, held
+    wells = r.wells(place, plate, p, f"should I {what}", frame)  # type: ignore[arg-type]
+    if _HOLDING.search(frame.text):  # "every well of dna_plate that has DNA": those wells only
+        wells = [w for w in wells if p.world.well_volume(plate, w) > 0] or wells
+    if (
+        frame.ents.refers_back
+        and _AS_WELL.search(frame.text)
+        and p.plate == plate
+        and p.wells
+        and not set(p.wells) & set(wells)
+    ):
+        wells = list(p.wells) + wells  # "top it up ..., and B1 through D1 as well"
+    return plate, wells
+
+
+def _unnamed_sources(
+    frame: Frame, p: r.Planning, has_dest: bool
+) -> list[tuple[str, list[str] | None]]:
+    """The sources of a clause that names none, from what was said before it (or [])."""
+    text = frame.text
+    if p.head_source and (p.head_source_wells or _OF_EACH.search(text)):
+        return [(p.head_source, list(p.head_source_wells) or None)]  # "25 uL of each"
+    if _OF_EACH.search(text) and p.head_dest and p.head_wells:
+        return [(p.head_dest, list(p.head_wells))]  # "Normalise A3 and B3: 60 uL from each"
+    if (
+        has_dest
+        and p.plate
+        and len(p.wells or []) > 1
+        and (_EACH_BACK.search(text) or (frame.ents.refers_back and _POOL.match(text)))
+    ):
+        return [(p.plate, list(p.wells or []))]  # "add 50 uL to A1-A4, then pool 40 uL of each"
+    if p.plate and p.wells and len(p.wells) <= 2 and _THE_POOL.search(text):
+        return [(p.plate, list(p.wells))]  # "then 40 uL of the pool into quant A1"
+    if each := _each_liquid(frame, p):
+        return [each]  # "pool 5 uL of each library into ...": every well holding one
+    return []

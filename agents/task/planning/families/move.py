@@ -11,6 +11,7 @@ from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning.families import Family
+from agents.task.planning.families._amounts import WHOLE
 
 _FLAGS = re.IGNORECASE
 _VERB = re.compile(
@@ -30,7 +31,12 @@ _SLOT = re.compile(
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
-    if _VERB.match(ents.text) and not ents.volumes() and not ents.liquids:
+    if (
+        _VERB.match(ents.text)
+        and not ents.volumes()
+        and not ents.liquids
+        and not WHOLE.search(ents.text)
+    ):
         return 45
     if (
         ents.labware

@@ -20,22 +20,20 @@ from agents.task.planning._lexicon import Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
+from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _pairing as pairing
 from agents.task.planning.families._places import (
     _A_PLATE,
     _BOTH,
     _EACH_AFTER,
     _GETS,
-    _OF_EACH,
     _OF_THOSE,
     _PER_WELL,
     _PICK,
     _REST,
     _SAME_WELLS,
-    _THE_POOL,
     _all,
     _copies,
-    _each_liquid,
     _expand,
     _fits,
     _fits_nowhere,
@@ -45,6 +43,7 @@ from agents.task.planning.families._places import (
     _resolve_places,
     _roles,
     _source_wells,
+    _unnamed_sources,
 )
 
 _FLAGS = re.IGNORECASE
@@ -52,7 +51,7 @@ VERBS = re.compile(
     r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
     r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
     r"plate\s+out|split|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|re-?array|"
-    r"replenish|re-fill|pop)\b",
+    r"replenish|re-fill|pop|replace(?=\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b))\b",
     _FLAGS,
 )
 _LABEL_VERBS = re.compile(r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense", _FLAGS)
@@ -67,7 +66,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         text,
         _FLAGS,
     ):
-        has_liquid = ents.volumes() or ents.liquids or ents.vague or ents.bare
+        has_liquid = (
+            ents.volumes() or ents.liquids or ents.vague or ents.bare or am.WHOLE.search(text)
+        )
         if re.match(r"^(?:move|take|put|place)\b", text, _FLAGS) and not has_liquid:
             return None
         return 40
@@ -229,21 +230,8 @@ def _ops(
         dests = [Place(next(d for d in dests if d.labware).labware)]
         src_sets = [(sources[0].labware.name, listed)]  # type: ignore[union-attr]
         dest_sets = [(dests[0].labware.name, listed)]  # type: ignore[union-attr]
-    if not sources and p.head_source and (p.head_source_wells or _OF_EACH.search(text)):
-        src_sets = [(p.head_source, list(p.head_source_wells) or None)]  # "25 uL of each"
-    elif not sources and _OF_EACH.search(text) and p.head_dest and p.head_wells:
-        src_sets = [(p.head_dest, list(p.head_wells))]  # "Normalise A3 and B3: 60 uL from each"
-    if (
-        not sources
-        and not src_sets
-        and p.plate
-        and p.wells
-        and len(p.wells) <= 2
-        and _THE_POOL.search(text)
-    ):
-        src_sets = [(p.plate, list(p.wells))]  # "then 40 uL of the pool into quant A1"
-    if not sources and not src_sets and (each := _each_liquid(frame, p)):
-        src_sets = [each]  # "pool 5 uL of each library into ...": every well holding one
+    if not sources:
+        src_sets = _unnamed_sources(frame, p, bool(dests))
     if sources and not src_sets:
         implicit = _implicit_sources(frame, dests, p)
         for lw, place in _resolve_places(sources, p, "take the liquid from", implicit, frame):
@@ -299,6 +287,9 @@ def _ops(
     n_src = sum(len(w or []) for _, w in src_sets)
     if per_well is None and 1 < len(frame.volumes) in (len(dst_wells), n_src) and not each_said:
         per_well = [q.value for q in frame.volumes]  # "... into A1, A2, A3 at 2, 3 and 4.5 uL"
+    if per_well is None and frame.volume is None and frame.total is None:
+        per_well = am.whole(text, src_sets, p)  # "pool everything from A1-A3 into A12"
+        n_src = len(per_well) if per_well else n_src
     volume = None
     if per_well is None or len(per_well) not in (len(dst_wells), n_src):
         per_well = None

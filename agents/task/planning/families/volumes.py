@@ -20,6 +20,8 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
+from agents.task.planning.families import _exchange as ex
+from agents.task.planning.families._places import volume_wells as _wells
 
 _FLAGS = re.IGNORECASE
 _WASH = re.compile(r"^(?:wash|rinse)(?:\b|ing\b|es\b)(?:\s+(?:step|\d+))?", _FLAGS)
@@ -33,7 +35,9 @@ _DISCARD = re.compile(
 _EMPTYING = re.compile(
     r"\b(?:all|everything)\b(?:\s+(?:of\s+)?(?:the|it|its))?(?:\s+(?:liquid|medium|media|contents?|"
     r"supernatant|buffer|solution|volume))?\b|\bempty\b"
-    r"|^(?:remove|aspirate|discard|take\s+(?:off|out))\s+(?:the\s+|it\b|them\b)",
+    r"|^(?:remove|aspirate|discard|take\s+(?:off|out))\s+(?:the\s+|it\b|them\b)"
+    r"|^(?:remove|aspirate|discard|take\s+(?:off|out)|suck\s+(?:off|out)|decant|pull\s+off)\s+"
+    r"(?:(?:spent|old|used|conditioned|exhausted)\s+)?(?:medium|media|supernatants?|liquid|contents)\b",
     _FLAGS,
 )
 _TOP_UP = re.compile(
@@ -57,15 +61,6 @@ _LIQUID_TO = re.compile(
     rf"^(?:(?:and\s+|then\s+)?(?:add|with)\s+)?(?:[\w-]+\s+){{1,3}}?{_TO_VOLUME}\s*(?:each|total|final)?\W*$",
     _FLAGS,
 )
-_HOLDING = re.compile(
-    r"\b(?:that|which)\s+(?:already\s+)?(?:has|have|hold|holds|contain|contains)\b|\bcontaining\b"
-    r"|\b(?:non-?empty|filled|occupied)\s+wells\b",
-    _FLAGS,
-)
-_LAST_WELL = re.compile(
-    r"\b(?:the\s+)?(?:last|final|end)\s+(?:wells?|dilutions?|ones?|points?)\b", _FLAGS
-)
-_AS_WELL = re.compile(r"\b(?:as\s+well|too|also)\b", _FLAGS)
 _NORMALISE = re.compile(r"\bnormali[sz](?:e|ation)\b", _FLAGS)
 # "Normalise dna_plate column 1 to 80 uL with water": every well brought to one volume.
 _NORMALISE_TO = re.compile(
@@ -75,9 +70,9 @@ _NORMALISE_TO = re.compile(
 )
 
 
-_MEDIUM = re.compile(r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|f-?12|growth)\b", _FLAGS)
 _EXCHANGE = re.compile(
-    r"^(?:change|replace|exchange|refresh|swap|renew)\b(?=.*\b(?:media|medium|buffer|supernatant)\b)",
+    r"^(?:change|replace|exchange|refresh|swap|renew)\b(?!\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b)"
+    r"(?=.*\b(?:media|medium|buffer|supernatant)\b)",  # "replace with ...": the refill alone
     _FLAGS,
 )
 
@@ -127,81 +122,14 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     return None
 
 
-def _place(frame: Frame) -> object:
-    for role in ("source", "head", "dest"):
-        place = getattr(frame, role)
-        if not place.empty:
-            return place
-    return frame.head
-
-
-def _wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
-    place = _place(frame)
-    plate = r.labware(place, p, what)  # type: ignore[arg-type]
-    last = _LAST_WELL.search(frame.text)  # "discard 100 uL from the last well": of the chain
-    if getattr(place, "wells", None) is None and p.plate == plate and p.chain_ends and last:
-        return plate, list(p.chain_ends)
-    if getattr(place, "wells", None) is None and p.plate == plate and p.wells:
-        return plate, list(p.wells)
-    if getattr(place, "wells", None) is None and what in (
-        "exchange the medium in",
-        "take liquid from",
-    ):
-        held = sorted(  # "change the medium on cell_plate": the wells that hold something
-            (w for (lid, w), v in p.world.volume.items() if lid == plate and v > 0),
-            key=lambda w: (int(w[1:]), w[0]),
-        )
-        if held:
-            return plate, held
-    wells = r.wells(place, plate, p, f"should I {what}", frame)  # type: ignore[arg-type]
-    if _HOLDING.search(frame.text):  # "every well of dna_plate that has DNA": those wells only
-        wells = [w for w in wells if p.world.well_volume(plate, w) > 0] or wells
-    if (
-        frame.ents.refers_back
-        and _AS_WELL.search(frame.text)
-        and p.plate == plate
-        and p.wells
-        and not set(p.wells) & set(wells)
-    ):
-        wells = list(p.wells) + wells  # "top it up ..., and B1 through D1 as well"
-    return plate, wells
-
-
-def _wash(frame: Frame, p: r.Planning) -> str:
-    """n times: the wash liquid into the wells (one tip), then out of each to waste."""
-    world = p.world
-    plate, wells = _wells(frame, p, "wash")
-    volume = r.quantity(frame.volume, frame, "How many uL of wash per well?", "volume")
-    liquid = r.liquid(frame.liquid, p, "wash liquid")
-    times = frame.ents.times or 1
-    channels = frame.ents.channels or p.channels or 1
-    lh = world.labware(plate).instrument
-    for _ in range(times):
-        src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
-        ops = [pip.Op(src, (plate, w), volume) for w in wells]
-        pip.emit(world, lh, ops, channels, pip.policy_used(ops, frame.ents.tips or p.tips))
-        pip.emit(
-            world,
-            lh,
-            [pip.Op((plate, w), None, volume) for w in wells],
-            channels,
-            "per_destination",
-        )
-    p.plate, p.wells = plate, wells
-    return (
-        f"wash {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) {times}x: {fmt(volume, 'uL')} "
-        f"{liquid} in, then out to waste ({'8 channels' if channels == 8 else '1 channel'})"
-    )
-
-
 def build(frame: Frame, p: r.Planning) -> str:
     if _EXCHANGE.match(frame.text):
-        return _exchange(frame, p)
+        return ex.exchange(frame, p)
     washing = _verb_first(frame.ents)
     if (_WASH.match(frame.text) and washing) or (
         _WASH.fullmatch((frame.clause.label or "").strip()) and frame.ents.volumes()
     ):
-        return _wash(frame, p)
+        return ex.wash(frame, p)
     if _NORMALISE.search(frame.text) and not frame.ents.volumes():
         raise Ask(
             "Normalising needs the volume to add to (or take from) each well: which volumes, "
@@ -221,45 +149,6 @@ def build(frame: Frame, p: r.Planning) -> str:
     ) and not _DISCARD.search(frame.text):
         return _top_up(frame, p)
     return _discard(frame, p)
-
-
-def _exchange(frame: Frame, p: r.Planning) -> str:
-    """V of what the wells hold out to waste (a tip per well), then V of fresh liquid in."""
-    world = p.world
-    plate, wells = _wells(frame, p, "exchange the medium in")
-    share = am.share(frame.text)
-    held_ul = {round(world.well_volume(plate, w), 4) for w in wells}
-    if frame.volume is None and share is not None and len(held_ul) == 1 and min(held_ul) > 0:
-        volume = round(share * min(held_ul), 4)  # "replace half of the medium": of what it holds
-    else:
-        volume = r.quantity(
-            frame.volume, frame, "How many uL should I exchange in each well?", "volume"
-        )
-    r.positive_volume(volume, f"{volume:g} uL")
-    held = {k for w in wells for k, v in world.contents.get((plate, w), {}).items() if v > 0}
-    fresh = [m for m in frame.liquids if m.name in world.liquids and m.name not in held]
-    if fresh:
-        liquid = r.liquid(fresh[-1], p)
-    else:
-        media = [n for n in world.liquids if _MEDIUM.search(n)]
-        if len(media) != 1:
-            raise Ask("Which fresh liquid should go in?", ["liquid"], r.liquids(world))
-        liquid = media[0]
-    channels = frame.ents.channels or p.channels or 1
-    lh = world.labware(plate).instrument
-    out = [pip.Op((plate, w), None, volume) for w in wells]
-    pip.emit(world, lh, out, channels, "per_destination")
-    src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
-    ops = [pip.Op(src, (plate, w), volume) for w in wells]
-    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
-    pip.emit(world, lh, ops, channels, policy)
-    p.policies_used.append(pip.POLICIES[policy])
-    p.plate, p.wells = plate, wells
-    return (
-        f"exchange {fmt(volume, 'uL')} in {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells): "
-        f"out to waste (a new tip for every well), then {fmt(volume, 'uL')} {liquid} "
-        f"({src[0]} {src[1]}) in"
-    )
 
 
 def _discard(frame: Frame, p: r.Planning) -> str:
@@ -302,8 +191,29 @@ def _empty(frame: Frame, p: r.Planning, plate: str, wells: list[str]) -> str:
     return f"take everything out of {plate} {wells[0]}..{wells[-1]} ({len(ops)} wells) to waste"
 
 
+# "top each well up with 15 uL", "top off by 20 uL": the amount added, not the level reached.
+_BY_AMOUNT = re.compile(
+    r"\b(?:with|by|add(?:ing)?|another|extra|additional|an?\s+(?:further|additional|extra))\s+"
+    r"(?:(?:another|an?\s+(?:further|additional|extra)|extra|additional)\s+)?$",
+    _FLAGS,
+)
+
+
+def _amount_added(frame: Frame) -> float | None:
+    """The per-well volume a top-up adds when it says an amount, never a level to reach."""
+    q = frame.volume
+    if q is None or frame.final is not None or frame.total is not None:
+        return None
+    before = frame.text[: q.start]
+    if re.search(r"\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?$", before, _FLAGS):
+        return None  # "q.s. to 200 uL"
+    return q.value if _BY_AMOUNT.search(before) else None
+
+
 def _top_up(frame: Frame, p: r.Planning) -> str:
     world = p.world
+    if (added := _amount_added(frame)) is not None:
+        return _add_each(frame, p, added)
     target = frame.final or frame.total or frame.volume
     value = r.quantity(
         target, frame, "To what final volume (uL) should each well be topped up?", "volume"
@@ -330,15 +240,7 @@ def _top_up(frame: Frame, p: r.Planning) -> str:
         raise Refuse(
             f"every well already holds {fmt(value, 'uL')}: nothing to top up", "nothing_to_do"
         )
-    added = [  # "normalise the DNA in ... to 50 uL with water": water is what goes in
-        m
-        for m in frame.ents.liquids
-        if re.search(r"\b(?:with|using)\s+(?:the\s+|some\s+)?$", frame.text[: m.start], _FLAGS)
-    ]
-    mention = added[0] if added else frame.liquid
-    liquid = r.liquid(mention, p) if mention else None
-    if liquid is None:
-        raise Ask("Which liquid should I top the wells up with?", ["liquid"], r.liquids(world))
+    liquid = _filler(frame, p)
     src = r.source_of(liquid, sum(v for _, v in adds), world, {(plate, w) for w in wells})
     ops = [pip.Op(src, (plate, w), v) for w, v in adds if v > 1e-6]
     channels = frame.ents.channels or p.channels or 1
@@ -349,6 +251,41 @@ def _top_up(frame: Frame, p: r.Planning) -> str:
     return (
         f"top up {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) to {fmt(value, 'uL')} with "
         f"{liquid} ({src[0]} {src[1]}): the difference per well from the lab state "
+        f"({'8 channels' if channels == 8 else '1 channel'}; tips: {pip.POLICIES[policy]})"
+    )
+
+
+def _filler(frame: Frame, p: r.Planning) -> str:
+    """The liquid a top-up adds: the one after "with" / "using", else the clause's liquid."""
+    added = [  # "normalise the DNA in ... to 50 uL with water": water is what goes in
+        m
+        for m in frame.ents.liquids
+        if re.search(r"\b(?:with|using)\s+(?:the\s+|some\s+|\d+(?:\.\d+)?\s*\w+\s+(?:of\s+)?)?$",
+                     frame.text[: m.start], _FLAGS)
+    ]  # fmt: skip
+    mention = added[0] if added else frame.liquid
+    liquid = r.liquid(mention, p) if mention else None
+    if liquid is None:
+        raise Ask("Which liquid should I top the wells up with?", ["liquid"], r.liquids(p.world))
+    return liquid
+
+
+def _add_each(frame: Frame, p: r.Planning, volume: float) -> str:
+    """ "Top each well up with 15 uL water": the same volume into every well, one source."""
+    world = p.world
+    r.positive_volume(volume, f"{volume:g} uL")
+    plate, wells = _wells(frame, p, "top up")
+    liquid = _filler(frame, p)
+    src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
+    ops = [pip.Op(src, (plate, w), volume) for w in wells]
+    channels = frame.ents.channels or p.channels or 1
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
+    p.policies_used.append(pip.POLICIES[policy])
+    p.plate, p.wells = plate, wells
+    return (
+        f"add {fmt(volume, 'uL')} {liquid} ({src[0]} {src[1]}) to each of {plate} "
+        f"{wells[0]}..{wells[-1]} ({len(wells)} wells), on top of what they hold "
         f"({'8 channels' if channels == 8 else '1 channel'}; tips: {pip.POLICIES[policy]})"
     )
 
