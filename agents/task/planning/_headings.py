@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import re
 
+from dataclasses import replace
+
 from agents.task.planning import _pipetting as pip
-from agents.task.planning._frames import Frame
+from agents.task.planning._frames import Frame, read
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning._resolve import Fill, Planning, source_of
-from agents.task.planning.families import transfer
+from agents.task.planning.families import FAMILIES, Family, transfer
 from agents.task.planning.models import TraceItem
 
 # A heading that starts with one of these names its sources first ("Plate samples B1-B6 ...").
@@ -132,3 +134,32 @@ def _fill(p: Planning, trace: list[TraceItem]) -> None:
         trace[at] = trace[at].model_copy(
             update={"kind": "action", "steps": [*trace[at].steps, *new]}
         )
+
+
+_ANNOUNCES = re.compile(r"^(?:please\s+)?normali[sz](?:e|ation)\b", re.IGNORECASE)
+_WITH = re.compile(r"\b(?:with|using|in)\s+(?:the\s+)?$", re.IGNORECASE)
+
+
+def announced(read_in: list[tuple[Frame | None, Family | None]]) -> None:
+    """ "Normalise libs A1-A3 with low-TE. Add 20, 35 and 12 uL respectively": a normalisation
+    that names no amounts, followed by a clause that gives them, is that clause's heading
+    (its plate, wells and the liquid it adds with)."""
+    for i, (frame, family) in enumerate(read_in[:-1]):
+        nxt = read_in[i + 1][0]
+        if (
+            frame is None
+            or family is None
+            or family.name != "volumes"
+            or frame.clause.heading
+            or not _ANNOUNCES.match(frame.text)
+            or frame.ents.volumes()
+            or nxt is None
+            or not (nxt.ents.volumes() or nxt.ents.bare)
+        ):
+            continue
+        frame.clause = replace(frame.clause, heading=True)
+        if read_in[i + 1][1] is None:  # "volumes to add: 5, 7, 3.5 and 10 uL": what goes in
+            adds = next(f for f in FAMILIES if f.name == "transfer")
+            read_in[i + 1] = (read(nxt.clause, nxt.ents, adds.name), adds)
+        added = [m for m in frame.ents.liquids if _WITH.search(frame.text[: m.start])]
+        frame.liquid = added[0] if added else frame.liquid  # "the amplicons ... with EB"

@@ -150,6 +150,10 @@ _LISTED = re.compile(
 )
 
 
+# Molar concentrations as written (case matters: "nm" is a wavelength, "nM" nanomolar).
+_MOLAR = re.compile(r"nM|M")
+
+
 _COUNTED_LIST = re.compile(
     r"(?:columns?|cols?|rows?|wells?|steps?)\b[\s\d,&]*(?:to|through|thru|and|-)?\s*$",
     re.IGNORECASE,
@@ -164,6 +168,8 @@ def quantities(text: str) -> list[Quantity]:
         before = text[max(0, m.start() - 24) : m.start()]
         if _COUNTED_LIST.search(before):
             continue  # "columns 8, 10 and 12, 3 uL", "columns 1 to 5, 120 uL": one volume
+        if _MOLAR.fullmatch(m.group("unit")):
+            continue  # "2, 4 and 8 nM": concentrations
         unit = m.group("unit").lower()
         kind, pint_unit = _SURFACES[unit]
         scale, offset = _factor(pint_unit, kind)
@@ -176,6 +182,8 @@ def quantities(text: str) -> list[Quantity]:
     for m in _QUANTITY.finditer(text):
         if any(q.start <= m.start() < q.end for q in found):
             continue
+        if _MOLAR.fullmatch(m.group("unit")):
+            continue  # "4 nM", "1 M": a concentration, not a wavelength or minutes
         unit = " ".join(m.group("unit").lower().split())
         kind, pint_unit = _SURFACES[unit]
         if unit == "m" and not re.match(r"\s*\d", text[m.start("num") :]):

@@ -32,7 +32,7 @@ from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
 from agents.task.planning._fragments import volume_after
 from agents.task.planning._frames import Frame
-from agents.task.planning._headings import _TAKES, _fill, _heading
+from agents.task.planning._headings import _TAKES, _fill, _heading, announced
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._outcomes import Ask, Refuse
@@ -81,6 +81,7 @@ class RulePlanner:
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)
             thermo.programme_runs(read_in, {i.kind for i in lab.instruments.values()})
+            announced(read_in)
             shared_settings(read_in)
             p.named = list(
                 dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)

@@ -78,6 +78,7 @@ _NOTE = re.compile(
 REMARK = re.compile(
     r"^(?:(?:this|it)(?:\s+is|'s)|these\s+are|that'?s)\s+(?:for|the|our|part\s+of)\b"
     r"|^for\s+(?:the|our|my|a|an|tomorrow|today|this|next)\b(?!.*\d\s*(?:u[lL]|m[lL]|min|s|h|rpm|c)\b)"
+    r"|^(?:for|to|as\s+part\s+of|before)\s+(?:the\s+|our\s+)?normali[sz](?:e|ation|ing)\b[^\d]*$"
     r"|^(?:i'?ll|i\s+will|we'?ll|we\s+will|let\s+me\s+know|ping\s+me|notify\s+me)\b"
     r"|^(?:don'?t|do\s+not|no\s+need\s+to)\s+mix(?:\s+(?:it|them|afterwards|after))?$"
     r"|^(?:no\s+mixing|without\s+mixing)$",

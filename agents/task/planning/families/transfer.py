@@ -109,6 +109,13 @@ def build(frame: Frame, p: r.Planning) -> str:
     if frame.volume is None and not frame.ents.volumes() and p.head_volume is not None:
         frame.volume = p.head_volume  # the heading said how much each
     world = p.world
+    if (
+        frame.clause.joined == "item"
+        and [q.value for q in frame.ents.volumes()] == [0.0]
+        and (p.head_dest or p.head_source)
+    ):  # "- C1: 0 uL" in a normalisation list: that well needs nothing
+        where = frame.ents.wellsets[0].text if frame.ents.wellsets else "this item"
+        return f"nothing to add to {where} (0 uL)"
     explicit = pairing.explicit_pairs(frame)
     channels = frame.ents.channels or p.channels or 1
     cycles, mix_volume = mixing(frame)

@@ -62,10 +62,11 @@ _LIQUID_TO = re.compile(
     _FLAGS,
 )
 _NORMALISE = re.compile(r"\bnormali[sz](?:e|ation)\b", _FLAGS)
+_PURPOSE = re.compile(r"^(?:for|to|as\s+part\s+of|before)\s+(?:the\s+|our\s+)?normali", _FLAGS)
 # "Normalise dna_plate column 1 to 80 uL with water": every well brought to one volume.
 _NORMALISE_TO = re.compile(
     r"^normali[sz]e\b[^:]*?\bto\s+(?:a\s+)?(?:total|final)?\s*(?:volume\s+)?(?:of\s+)?\d+(?:\.\d+)?\s*"
-    r"(?:u[lL]|µ[lL]|m[lL])\b(?!\s*(?:of|from|into|each|per|/))",
+    r"(?:u[lL]|µ[lL]|m[lL])\b(?!\s*(?:of|from|into|per|/))",
     _FLAGS,
 )
 
@@ -104,6 +105,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if _NORMALISE_TO.search(text) and not clause.heading and len(ents.volumes()) < 3:
         return 73  # (with a list of volumes, well by well, the list says what to add)
     if _NORMALISE.search(text) and not ents.volumes() and not clause.heading:
+        if _PURPOSE.match(text) and not (ents.wellsets or ents.labware):
+            return None  # "For normalisation, add ...": why, not what
         return 72  # "normalise the DNA to 10 ng/uL": to what volumes?
     if _DISCARD.search(text) and (ents.volumes() or ents.vague or ents.bare):
         return 70
