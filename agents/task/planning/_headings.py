@@ -7,7 +7,6 @@ filled.
 from __future__ import annotations
 
 import re
-
 from dataclasses import replace
 
 from agents.task.planning import _pipetting as pip

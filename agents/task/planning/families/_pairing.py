@@ -24,7 +24,8 @@ _SEPARATE = re.compile(r"^\s*(?:[,;]|\band\b|,\s*and\b)", _FLAGS)
 _STOP_TEXT = """
     of the a an some fresh more additional another each per well wells every all into to in
     from with and then please new old spent same it them this that these those ul ml
-    microliters microlitres on onto at for
+    microliters microlitres on onto at for add adding volume volumes amount amounts respectively
+    following follows below listed as
 """
 _STOP = frozenset(_STOP_TEXT.split())
 # "add 50 uL slowly to B1", "just 50 uL": how, not what
