@@ -61,3 +61,37 @@ def test_a_fact_that_says_where_a_liquid_is_gives_the_next_clause_its_source() -
 def test_a_liquid_the_clause_names_is_never_the_clause_befores() -> None:
     said = _plan("standard", "Reservoir A2 is our buffer. Add 20 uL ethanol to plate_1 A1.")
     assert isinstance(said, Clarification) and said.missing == ["source"]
+
+
+@pytest.mark.parametrize(
+    ("request_", "code"),
+    [
+        ("Shake the plate at 2500 rpm for 1 min.", "policy_limit"),
+        ("Add 0.2 uL dye into each well of row A.", "policy_limit"),
+        ("Add 50 uL dye to well Q5.", "plate_size"),
+        ("Add 50 uL buffer to 13 columns of plate_1.", "plate_size"),
+        ("Read at 1500 nm.", "policy_limit"),
+    ],
+)
+def test_a_value_beyond_every_candidates_limit_is_refused_before_asking(
+    request_: str, code: str
+) -> None:
+    said = _plan("standard", request_)
+    assert isinstance(said, Refusal) and said.code == code
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Shake the plate at 2000 rpm for 1 min.",
+        "Add 0.5 uL dye to row A.",
+        "Add 50 uL buffer to 2 columns of plate_1.",
+    ],
+)
+def test_a_value_within_the_limits_still_gets_its_question(request_: str) -> None:
+    assert isinstance(_plan("standard", request_), Clarification)
+
+
+def test_a_large_volume_is_split_into_passes_so_it_is_not_refused_before_asking() -> None:
+    said = _plan("judge_bare", "Add 4 mL basal medium to each well.")
+    assert isinstance(said, Clarification)

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from agents.task.planning import _choices as choices
-from agents.task.planning import _coverage, _policy
+from agents.task.planning import _coverage, _limits_first, _policy
 from agents.task.planning import _entity_coverage as entities
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
@@ -70,6 +70,7 @@ class RulePlanner:
         p = Planning(World(lab), lex)
         trace: list[TraceItem] = []
         clause: Clause | None = None
+        read_in: list[tuple[Frame | None, Family | None]] = []
         try:
             if not clauses:
                 raise Refuse("the request is empty: there is nothing to do", "nothing_to_do")
@@ -158,6 +159,10 @@ class RulePlanner:
                 )
             _policy.check(p.world.steps, lab)
         except Ask as ask:
+            try:  # a value beyond every candidate's limit: no answer makes it possible
+                _limits_first.check((f for f, _ in read_in), p)
+            except Refuse as refuse:
+                return Refusal(request=request, reason=refuse.reason, code=refuse.code)
             prefix = f"In '{clause.said}': " if clause is not None and len(clauses) > 1 else ""
             return Clarification(
                 request=request,
