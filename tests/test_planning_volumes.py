@@ -228,3 +228,19 @@ def test_pooling_all_of_the_wells_moves_what_each_holds() -> None:
         ("dna_plate:A2", "dest_plate:A1", 35.0),
         ("dna_plate:A3", "dest_plate:A1", 50.0),
     ]
+
+
+def test_wells_named_without_a_plate_after_a_fill_are_on_the_plate_just_filled() -> None:
+    ops = _ops("add 50 uL water to dest_plate A1-A3, then transfer 10 uL from A1 to samples A1",
+               "samples")  # fmt: skip
+    assert ("dest_plate:A1", "samples:A1", 10.0) in ops
+
+
+def test_wells_named_without_a_plate_are_on_the_one_plate_that_holds_them() -> None:
+    ops = _ops("pool A4-A6 into dest_plate H1, 5 uL each", "samples")
+    assert sorted(src for src, _, _ in ops) == ["samples:A4", "samples:A5", "samples:A6"]
+
+
+def test_wells_named_without_a_plate_that_two_plates_hold_are_asked_about() -> None:
+    result = RulePlanner().plan("pool B1-B3 into dest_plate H1, 5 uL each", LABS["samples"].view)
+    assert result.kind == "clarification" and result.missing == ["plate"]

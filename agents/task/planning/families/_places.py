@@ -25,14 +25,6 @@ _OF_THOSE = re.compile(
 )
 
 
-_OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)
-# "40 uL of each into pool A1" (the wells just worked on), not "10 uL of each primer".
-_EACH_BACK = re.compile(
-    r"\b(?:of|from)\s+(?:each|every|all)(?:\s+(?:one|well|of\s+(?:them|those|these|the\s+wells)))?"
-    r"(?=\s*(?:$|[,;.)]|\b(?:into|to|in|onto|and|then|for|with)\b))",
-    _FLAGS,
-)
-
 _BOTH = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates\b", _FLAGS)
 _PICK = re.compile(r"^(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array)", _FLAGS)
 _REST = re.compile(
@@ -200,32 +192,7 @@ _ONTO = re.compile(
 _PER_WELL = re.compile(
     r"\d\s*(?:u[lL]|m[lL])\b[^,;]{0,40}?(?:/\s*well|per\s+well|a\s+well|each)\b", _FLAGS
 )
-_THE_POOL = re.compile(
-    r"\b(?:the|that|this)\s+(?:pool|pooled\s+[\w-]+|mixture|combined\s+[\w-]+|mix\b(?!\s*\d))"
-    r"|\b(?:of|from)\s+(?:it|there|that\s+well|this\s+well)\b",  # "samples A1 has ... 30 uL of it"
-    _FLAGS,
-)
-
-
 _EACH_AFTER = re.compile(r"^\s*(?:each|per\s+well|apiece|/\s*well|a\s+well)\b", _FLAGS)
-
-
-_EACH_BEFORE = re.compile(
-    r"\b(?:each|every|all)(?:\s+of)?(?:\s+(?:the|our|my))?(?:\s+\d+)?\s+$", _FLAGS
-)
-
-
-def _each_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
-    """The wells holding a liquid said as "each library", "all the samples", on one plate."""
-    for m in frame.ents.liquids:
-        if not _EACH_BEFORE.search(frame.text[: m.start]) or m.name not in p.world.liquids:
-            continue
-        if _ONTO.search(frame.text[: m.start]) and m is not frame.liquid:
-            continue  # "add beads to each library": the libraries receive
-        found = _holders_on_one_plate(m.name, p)
-        if found is not None and len(found[1]) > 1:
-            return found
-    return None
 
 
 def _onto_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
@@ -267,24 +234,6 @@ def _fits_nowhere(frame: Frame, p: r.Planning) -> None:
             f"({fmt(max(rooms), 'uL')} at most)",
             "capacity",
         )
-
-
-def _implicit_sources(frame: Frame, dests: list[Place], p: r.Planning) -> list[str]:
-    """A source named by wells only: the one other labware the clause names, the heading's
-    source, the one labware holding the named liquid, else the destination's plate."""
-    dest_names = {pl.labware.name for pl in dests if pl.labware is not None}
-    named = [m.name for m in frame.ents.labware if m.name not in dest_names]
-    if named:
-        return named[:1]
-    if p.head_source:
-        return [p.head_source]
-    if frame.liquid is not None:
-        holders = {lw for lw, _, _ in p.world.liquids.get(frame.liquid.name, [])}
-        if len(holders) == 1:
-            return list(holders)
-    if dest_names:
-        return sorted(dest_names)[:1]
-    return [p.plate] if p.plate else r.work_plates(p.world)
 
 
 def _fits(wells: list[str], plate: str, p: r.Planning) -> None:
@@ -360,26 +309,3 @@ def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]
     ):
         wells = list(p.wells) + wells  # "top it up ..., and B1 through D1 as well"
     return plate, wells
-
-
-def _unnamed_sources(
-    frame: Frame, p: r.Planning, has_dest: bool
-) -> list[tuple[str, list[str] | None]]:
-    """The sources of a clause that names none, from what was said before it (or [])."""
-    text = frame.text
-    if p.head_source and (p.head_source_wells or _OF_EACH.search(text)):
-        return [(p.head_source, list(p.head_source_wells) or None)]  # "25 uL of each"
-    if _OF_EACH.search(text) and p.head_dest and p.head_wells:
-        return [(p.head_dest, list(p.head_wells))]  # "Normalise A3 and B3: 60 uL from each"
-    if (
-        has_dest
-        and p.plate
-        and len(p.wells or []) > 1
-        and (_EACH_BACK.search(text) or (frame.ents.refers_back and _POOL.match(text)))
-    ):
-        return [(p.plate, list(p.wells or []))]  # "add 50 uL to A1-A4, then pool 40 uL of each"
-    if p.plate and p.wells and len(p.wells) <= 2 and _THE_POOL.search(text):
-        return [(p.plate, list(p.wells))]  # "then 40 uL of the pool into quant A1"
-    if each := _each_liquid(frame, p):
-        return [each]  # "pool 5 uL of each library into ...": every well holding one
-    return []

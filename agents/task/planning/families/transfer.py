@@ -37,14 +37,13 @@ from agents.task.planning.families._places import (
     _expand,
     _fits,
     _fits_nowhere,
-    _implicit_sources,
     _onto_liquid,
     _quadrant,
     _resolve_places,
     _roles,
     _source_wells,
-    _unnamed_sources,
 )
+from agents.task.planning.families._sources import _implicit_sources, _unnamed_sources
 
 _FLAGS = re.IGNORECASE
 VERBS = re.compile(
