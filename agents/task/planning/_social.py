@@ -75,6 +75,10 @@ _PHRASE = "|".join(
         # asides before a fact ("Just so you know, reservoir A1 ...", "FYI -", "btw,")
         r"(?:just\s+)?so\s+you\s+know|fyi|f\.y\.i\.?|for\s+your\s+(?:info|information)|"
         r"(?:a\s+)?heads[\s-]+up|by\s+the\s+way|btw|for\s+the\s+record|(?:quick\s+)?note|n\.?b\.?",
+        # a check after the request ("Is that ok?", "Does that make sense?", "right?")
+        r"(?:is|would)\s+(?:that|this|it)\s+(?:be\s+)?(?:ok(?:ay)?|alright|all\s+right|fine|possible|"
+        r"doable)|(?:does|do)\s+(?:that|this|it)\s+(?:make\s+sense|work)|makes?\s+sense|right|"
+        r"can\s+you\s+do\s+(?:that|this|it)|(?:any\s+)?questions",
         # sign-offs
         r"(?:best|kind|warm|many)?\s*regards|best(?:\s+wishes)?|all\s+the\s+best|"
         r"talk\s+(?:soon|later)|see\s+(?:you|ya)(?:\s+(?:soon|later|tomorrow))?|bye|ttyl|xo+|"

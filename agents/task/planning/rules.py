@@ -26,6 +26,7 @@ from typing import Literal
 from agents.task.planning import _choices as choices
 from agents.task.planning import _coverage, _limits_first, _policy
 from agents.task.planning import _entity_coverage as entities
+from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause, split
@@ -52,7 +53,6 @@ from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, transfer
 from agents.task.planning.families import thermocycle as thermo
-from agents.task.planning.families.context import CANCEL, REMARK, pleasantry
 from agents.task.planning.models import Clarification, LabView, Plan, Refusal, TraceItem
 from agents.task.planning.replan import replan_rest
 
@@ -88,7 +88,7 @@ class RulePlanner:
                 dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)
             )
             p.blanks = [b for f, _ in read_in if f for b in f.ents.blanks]
-            _not_a_lab_request(request, read_in)
+            not_lab.check(request, read_in)
             composed = _compose(read_in)  # a hold after a profile is the thermocycler's
             _instruments_first(composed, p)
             waiting: list[int] = []  # trace items whose moves are pending (same tip onwards)
@@ -207,88 +207,6 @@ class RulePlanner:
         """The remaining steps ``previous`` replanned on ``lab`` as the instruments report it
         now (after a deviation): see :func:`agents.task.planning.replan.replan_rest`."""
         return replan_rest(request, lab, previous, errors)
-
-
-_QUESTION = re.compile(
-    r"^\s*(?:what|why|how|who|when|where|which|is|are|does|do|can\s+you\s+explain|explain|tell\s+me)\b"
-    r"(?!.*\b(?:add|transfer|dispense|shake|incubate|read|move|mix|dilute|pipette|put)\b[^?]*"
-    r"\b(?:uL|ul|mL|ml|plate|well|wells|rpm)\b).*\?\s*$",
-    re.IGNORECASE | re.DOTALL,
-)
-
-
-# Words of the bench: a request that uses them is about the lab, even when it says too little.
-_LAB_WORDS = re.compile(
-    r"(?:^|[.;!?]\s+|\n\s*)(?:please\s+)?(?:transfer|dispense|aliquot|pipett?e|dilute|pool|stamp|aspirate|"
-    r"normali[sz]e|thermocycle|wash|resuspend|titrate|incubate|shake|centrifuge|"
-    r"(?:change|replace|exchange|refresh)\s+(?:the\s+)?(?:media|medium))\b",
-    re.IGNORECASE,
-)
-
-
-# A clause whose verb is not bench work, whatever lab words follow ("Remind me to read plate_1
-# tomorrow", "Write a python script that adds buffer", "Translate 'add 50 uL' into German").
-_OFF_BENCH = re.compile(
-    r"^(?:write|draft|compose|translate|remind|tell|e-?mail|text|message|notify|schedule|book|"
-    r"order|buy|purchase|calculate|compute|explain|summari[sz]e|describe|draw|plot|graph|"
-    r"generate|code|search|google|look\s+up|find\s+out|print|show\s+me|teach|recommend|"
-    r"suggest|predict|estimate|convert)\b",
-    re.IGNORECASE,
-)
-
-
-def _not_a_lab_request(request: str, read_in: list[tuple[Frame | None, Family | None]]) -> None:
-    """Refuse what is not a lab request at all (a question about the world, a poem), and a
-    request that only calls off what was asked ("Oh wait, sorry - forget it. Thanks!")."""
-    if any(f is not None and CANCEL.match(f.text) for f, _ in read_in) and not any(
-        fam is not None and fam.name != "context" for _, fam in read_in
-    ):
-        raise Refuse("you asked for nothing to be done", "nothing_to_do")
-    if (
-        read_in
-        and all(
-            f is not None and (pleasantry(f.text) or _OFF_BENCH.match(f.text)) for f, _ in read_in
-        )
-        and any(f is not None and _OFF_BENCH.match(f.text) for f, _ in read_in)
-    ):
-        raise Refuse(
-            "this asks for something other than work on the lab's instruments (writing, "
-            "reminding, ordering, explaining): I plan liquid handling, incubation, reading "
-            "and plate moves",
-            "not_a_lab_request",
-        )
-    if read_in and all(f is not None and pleasantry(f.text) for f, _ in read_in):
-        raise Refuse(
-            "this is a greeting or a thank-you, not a request for the lab's instruments: I plan "
-            "liquid handling, incubation, reading and plate moves",
-            "not_a_lab_request",
-        )
-    if _QUESTION.match(request) and not any(
-        fam is not None and fam.name not in ("context",) for _, fam in read_in
-    ):
-        raise Refuse(
-            "this is a question, not a request for the lab's instruments: I plan liquid "
-            "handling, incubation, reading and plate moves",
-            "not_a_lab_request",
-        )
-    lab_like = (
-        any(fam is not None and fam.name != "context" for _, fam in read_in)
-        or any(
-            f is not None
-            and (f.ents.labware or f.ents.wellsets or f.ents.liquids or f.ents.quantities)
-            for f, _ in read_in
-        )
-        or bool(_LAB_WORDS.search(request))
-    )
-    if not lab_like:
-        said = [f.text for f, fam in read_in if f is not None and fam is not None]
-        if len(said) == len(read_in) and not all(REMARK.search(t) for t in said):
-            return
-        raise Refuse(
-            "this is not a request for the lab's instruments: I plan liquid handling, "
-            "incubation, reading and plate moves",
-            "not_a_lab_request",
-        )
 
 
 def _instruments_first(read_in: Sequence[tuple[Frame | None, Family | None]], p: Planning) -> None:
