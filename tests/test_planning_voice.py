@@ -11,6 +11,7 @@ from agents.task.planning._labels import heading_line
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._numberwords import digits
+from agents.task.planning._social import is_pleasantry, strip
 from agents.task.planning._wellsets import find_all
 
 
@@ -136,3 +137,48 @@ def test_liquids_written_short_are_the_lab_s_liquid_of_that_name() -> None:
 def test_a_short_form_that_is_a_word_of_its_own_never_stands_for_a_one_word_liquid() -> None:
     lex = Lexicon(make_lab(liquids={"A1": ("antibody", 5000)}))
     assert lex.liquid_mentions("read abs at 450 nm") == []
+
+
+# --------------------------------------------------------------------------- chatty voices
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Could you sort that out?",
+        "Can you do that for me",
+        "OK here's the plan.",
+        "Here is what I need",
+        "I'd really appreciate it.",
+        "Thanks a million",
+        "Is that doable?",
+    ],
+)
+def test_a_sentence_that_only_asks_for_the_rest_is_a_pleasantry(said: str) -> None:
+    assert is_pleasantry(said.rstrip(".?"))
+
+
+@pytest.mark.parametrize(
+    ("said", "left"),
+    [
+        ("So I was thinking we put 30 uL dye in B1", "we put 30 uL dye in B1"),
+        ("I think we should add 20 uL buffer to A1", "add 20 uL buffer to A1"),
+        ("if it's not too much trouble - add 5 uL dye to A1", "add 5 uL dye to A1"),
+    ],
+)
+def test_hedges_before_the_verb_are_not_part_of_the_request(said: str, left: str) -> None:
+    assert strip(said) == left
+
+
+def test_a_remark_in_brackets_is_set_aside_but_brackets_that_say_how_stay() -> None:
+    assert normalise("75 uL buffer to E1-E6 (these are my blanks)").text == "75 uL buffer to E1-E6"
+    kept = "75 uL buffer to E1-E6 (fresh tip for each)"
+    assert normalise(kept).text == kept
+
+
+def test_one_transfer_said_with_two_verbs_is_one_clause() -> None:
+    assert _clauses("Take 40 uL of dye from the reservoir and add it to A1-A4") == [
+        ("transfer 40 uL of dye from the reservoir to A1-A4", None, False)
+    ]
+
+
+def test_x_and_a_number_is_a_count_not_a_well() -> None:
+    assert find_all("mix A1-A4 (x3)")[-1].text == "A1-A4"

@@ -110,7 +110,8 @@ _NEW_ACTION = re.compile(
     _FLAGS,
 )
 _LEAD = re.compile(
-    r"^(?:(?:(?:would|do|could)\s+you\s+mind|please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|"
+    r"^(?:(?:(?:would|do|could)\s+you\s+mind|please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|oh|ah|"
+    r"gently|carefully|thoroughly|slowly|vigorously|"
     r"ok(?:ay)?|so|hey|hi|hello|can\s+you|could\s+you|would\s+you|will\s+you|"
     r"i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+(?:need|want)\s+(?:you\s+)?to|"
     r"we\s+(?:need|want)\s+to|let'?s|go\s+ahead\s+and|just|quickly|then|"

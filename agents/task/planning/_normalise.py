@@ -90,6 +90,23 @@ _ABBR_DOT = re.compile(
     r"\b(soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl|ea|vol|temp|approx|resp|sat|rxn|"
     r"rxns|incl|max|min|avg|ca)\.(?=[ \t]+[a-z(0-9])"
 )
+# "(these are my blanks)", "(I think)", "(for the calibration)": a remark in brackets that says
+# nothing to do (no number, no well, no tip or mixing word) is set aside.
+_ASIDE = re.compile(
+    r"\s*\(\s*(?:these|this|that|it|they|i|we|my|our|which|as|hopefully|just|not\s+sure|"
+    r"for\s+(?:my|our|the|a|an|tomorrow|today|this|next))\b(?![^()]*(?:\d|\b(?:tips?|channels?|"
+    r"mix\w*|same|fresh|new|change|multi\w*|each|every|all|first|then|after|before)\b))[^()]*\)",
+    re.IGNORECASE,
+)
+# "Take 40 uL of dye from the reservoir and add it to A1-A4", "Aspirate 50 uL from A1, then
+# dispense into B1": one transfer said with two verbs.
+_TAKE_PUT = re.compile(
+    r"\b(?:take|grab|aspirate|draw(?:\s+up)?|withdraw|suck\s+up|pick\s+up|collect)\s+"
+    r"(?P<what>[^.;\n]*?\d[^.;\n]*?)\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+|\s+and\s+)"
+    r"(?:add|put|dispense|transfer|deliver|place|pipett?e|move|eject|expel|release|squirt|load|"
+    r"drop)\s+(?:(?:it|them|this|that|all\s+of\s+it|the\s+lot)\s+)?(?P<to>(?:in|into|to|onto)\b)",
+    re.IGNORECASE,
+)
 # "100λ": the old notebook sign for a microlitre (after a number only; λ alone is a wavelength)
 _LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
 # "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
@@ -270,7 +287,8 @@ def normalise(request: str) -> Normalised:
         return f" «q{len(quoted) - 1}» "
 
     text = "\n".join(_markdown(line) for line in text.split("\n"))
-    text = _ABBR_DOT.sub(r"\1", text)
+    text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", text))
+    text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
     text = _PARTICLE.sub(r"\1 ", _LAMBDA.sub(" uL", digits(text)))
     text = _QUOTES.sub(hold, text)
     text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)

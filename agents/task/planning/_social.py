@@ -41,10 +41,12 @@ _PHRASE = "|".join(
         # thanks
         r"(?:(?:many|big|huge)\s+)?(?:thanks?|thank\s+you|thx|tnx|ty|cheers|ta|merci|danke)"
         r"(?:\s+(?:so|very|a|again|in\s+advance|much|a\s+lot|a\s+bunch|a\s+ton|heaps|loads|"
-        r"kindly|mate|buddy|friend|for\s+(?:this|that|the\s+help|your\s+help|helping)))*",
+        r"a\s+million|a\s+mil|kindly|mate|buddy|friend|"
+        r"for\s+(?:this|that|the\s+help|your\s+help|helping)))*",
         r"(?:(?:really|much|greatly|very\s+much)\s+)?appreciated?(?:\s+(?:it|this|that|"
         r"your\s+help))?(?:\s+(?:so|very|a\s+lot|much))*",
-        r"i\s+(?:really\s+|truly\s+)?appreciate\s+(?:it|this|that|the\s+help|your\s+help)"
+        r"(?:i|we)(?:'d|\s+would)?\s+(?:really\s+|truly\s+|greatly\s+)?appreciate\s+"
+        r"(?:it|this|that|the\s+help|your\s+help)"
         r"(?:\s+(?:a\s+lot|so\s+much|very\s+much))?",
         r"(?:please\s+and\s+)?thank\s+you(?:\s+(?:so|very)\s+much)?",
         # praise
@@ -72,6 +74,16 @@ _PHRASE = "|".join(
         r"(?:just\s+)?(?:go\s+ahead|carry\s+on|go\s+for\s+it)",
         r"(?:a\s+)?quick\s+(?:one|favou?r|request|thing|job|ask)|one\s+more\s+thing|"
         r"(?:a\s+)?small\s+(?:favou?r|request)",
+        # asking for what the other sentences say ("Could you sort that out?") and opening
+        # it ("OK here's the plan.")
+        r"(?:(?:could|can|would|will)\s+(?:you|u)\s+(?:please\s+)?|please\s+)?"
+        r"(?:sort|do|handle|manage|take\s+care\s+of|set|get|organi[sz]e|deal\s+with)"
+        r"\s+(?:that|this|it|these|those|them)(?:\s+(?:out|up|done|for\s+(?:me|us)|today|"
+        r"tomorrow|now|for\s+me\s+please))*",
+        r"(?:is\s+)?(?:that|this)\s+(?:ok(?:ay)?|doable|possible|alright|fine)",
+        r"here(?:'s|\s+is)\s+(?:the\s+plan|what\s+(?:i|we)(?:\s+(?:need|want)|'d\s+like|\s+would"
+        r"\s+like)(?:\s+(?:done|you\s+to\s+do))?|the\s+deal|the\s+thing|goes)|"
+        r"(?:the\s+)?plan\s+is(?:\s+as\s+follows)?|as\s+follows",
         # asides before a fact ("Just so you know, reservoir A1 ...", "FYI -", "btw,")
         r"(?:just\s+)?so\s+you\s+know|fyi|f\.y\.i\.?|for\s+your\s+(?:info|information)|"
         r"(?:a\s+)?heads[\s-]+up|by\s+the\s+way|btw|for\s+the\s+record|(?:quick\s+)?note|n\.?b\.?",
@@ -126,13 +138,21 @@ LEAD = re.compile(
     r"(?:so\s+)?(?:basically|essentially)|what\s+(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)"
     r"\s+(?:is|are)(?:\s+(?:to|for\s+you\s+to))?|"
     r"(?:could|can|may)\s+(?:we|i\s+ask\s+you\s+to|i\s+get\s+you\s+to)|"
-    r"(?:i\s+)?(?:need|want)\s+you\s+to|maybe|perhaps)\b[\s,:-]*",
+    r"(?:i\s+)?(?:need|want)\s+you\s+to|maybe|perhaps|"
+    r"(?:so\s+)?(?:i|we)\s+(?:was|were|am|are|'m|'re)\s+(?:thinking|hoping|wondering)"
+    r"(?:\s+(?:that|if|whether|maybe|perhaps))*(?:\s+(?:we|you)\s+(?:could|can|might|should))?|"
+    r"(?:so\s+)?i\s+(?:think|guess|reckon|figure|suppose)\s+(?:that\s+)?"
+    r"(?:we|you)\s+(?:should|need\s+to|could|can|want\s+to|ought\s+to))\b[\s,:-]*",
     _FLAGS,
 )
 TAIL = re.compile(
     rf"(?:[\s,;-]+(?:and\s+)?(?:{_TRAILING})\b)+{_SIGNED}[\s!.?)]*$",
     _FLAGS,
 )
+
+
+# "if it's not too much trouble - we put ...": a hedge before what is asked.
+_HEDGE_FIRST = re.compile(rf"^(?:{_TRAILING})\b[\s,:-]+(?=\w)", _FLAGS)
 
 
 def is_pleasantry(text: str) -> bool:
@@ -142,7 +162,7 @@ def is_pleasantry(text: str) -> bool:
 
 def strip(text: str) -> str:
     """``text`` without its polite opening and its trailing hedges (never the whole of it)."""
-    out = LEAD.sub("", text, count=1)
+    out = _HEDGE_FIRST.sub("", LEAD.sub("", text, count=1), count=1)
     tail = TAIL.search(out)
     if tail and tail.start() > 0:
         out = out[: tail.start()]

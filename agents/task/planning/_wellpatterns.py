@@ -9,7 +9,7 @@ import re
 _FLAGS = re.IGNORECASE
 
 
-_W = r"[A-Za-z]\d{1,2}"
+_W = r"(?![xX]\d)[A-Za-z]\d{1,2}"  # "x3" is a count: no plate has a row X
 _NOT_UNIT = (
     r"(?!\s*(?:u[lL]|ml|mL|nm|rpm|min|s\b|h\b|C\b|x\b|times|fold|%|-fold|points?\b|steps?\b"
     r"|standards?\b|dilutions?\b|replicates?\b|wells\b|cycles?\b))"
