@@ -269,8 +269,9 @@ def check_action(action: dict[str, Any], the_lab: Lab, bench: Bench) -> None:
     elif kind == "shake":
         assert 0 < action["rpm"] <= MAX_RPM and action["duration_s"] > 0
         assert action["temperature_c"] is None or action["temperature_c"] <= MAX_BLOCK_C
-    elif kind == "incubate":
-        assert action["temperature_c"] <= MAX_BLOCK_C and action["duration_s"] > 0
+    elif kind == "incubate":  # temperature_c null: held at room temperature, no heating asked
+        assert action["temperature_c"] is None or action["temperature_c"] <= MAX_BLOCK_C
+        assert action["duration_s"] > 0
     elif kind.startswith("read_"):
         for key in ("wavelength_nm", "excitation_nm", "emission_nm"):
             if key in action:

@@ -56,6 +56,10 @@ def test_quoted_text_is_held_aside_and_never_read_as_a_clause() -> None:
             "chain A1 -> B1 -> C1, 30 uL each, after filling B1-C1 with buffer",
             ["filling B1-C1 with buffer", "chain A1 -> B1 -> C1, 30 uL each"],
         ),
+        (
+            "100 uL dye to A1, 30 min RT in the dark, 100 uL buffer, read A450",
+            ["100 uL dye to A1", "30 min RT in the dark", "100 uL buffer", "read A450"],
+        ),
     ],
 )
 def test_requests_split_into_clauses_at_every_kind_of_boundary(
@@ -116,13 +120,15 @@ def test_decimals_and_ellipses_do_not_end_a_sentence() -> None:
         ("1 h", "duration", 3600.0),
         ("1,000 rpm", "speed", 1000.0),
         ("450nm", "wavelength", 450.0),
+        ("30 deg", "temperature", 30.0),
+        ("37 C/5 min", "temperature", 37.0),
         ("OD600", "wavelength", 600.0),
     ],
 )
 def test_quantities_are_converted_with_pint_to_one_unit_per_kind(
     text: str, kind: str, value: float
 ) -> None:
-    (q,) = quantities(text)
+    q = quantities(text)[0]
     assert (q.kind, q.value) == (kind, pytest.approx(value))
 
 

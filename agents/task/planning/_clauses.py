@@ -325,14 +325,20 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
             continue  # "... into e1, e2, e3 with 7, 14 and 21 ul": the volumes of the list
         if _HAS_DEST.search(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
             cuts.append(m)
+    timed = []
     for m in _TIMED_START.finditer(text):  # "200 uL blocking buffer, 1 h at 37 C": then incubate
         after = text[m.end() :]
         if (
             m.start() > 0
             and _VOLUME.search(text[: m.start()])
-            and not _VOLUME.search(after)
+            and not _VOLUME.search(re.split(r"[,;]", after)[0])
             and not any(c.start() <= m.start() < c.end() for c in cuts)
         ):
+            cuts.append(m)
+            timed.append(m)
+    for m in _VOLUME_START.finditer(text):  # "..., 30 min RT, 100 uL stop solution": next liquid
+        since = max((c.end() for c in timed if c.end() <= m.start()), default=-1)
+        if since >= 0 and not _VOLUME.search(text[since : m.start()]) and m not in cuts:
             cuts.append(m)
     cuts.sort(key=lambda m: m.start())
     out: list[tuple[Join, str]] = []

@@ -316,8 +316,11 @@ _SAME_VOLUME = re.compile(r"\b(?:the\s+)?same\s+(?:volume|amount)\b", re.IGNOREC
 
 
 _A_PLACE = re.compile(
-    r"^(?:back\s+)?(?:(?:in)?to|in|on)\s+(?:the\s+)?hotel(?:\s+(?:slot\s+)?\d+)?$", re.I
-)
+    r"^(?:(?:finally|lastly)\s+)?(?:back\s+)?(?:(?:in)?to|in|on|onto|->)\s+(?:the\s+|its\s+)?"
+    r"(?:hotel(?:\s+(?:slot\s+)?\d+)?|deck|home|(?:original\s+)?(?:slot|spot|position)"
+    r"|(?:plate\s+)?reader|(?:heater[\s-]?)?shaker|(?:thermo)?cycler)$|^back\s+home$",
+    re.I,
+)  # "..., then back to the deck", "then to the reader": a move of the plate before
 
 
 def _continues(frame: Frame, family: Family) -> bool:

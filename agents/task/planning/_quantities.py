@@ -46,7 +46,7 @@ _SURFACES: dict[str, tuple[Kind, str]] = {
     **dict.fromkeys(("l", "liter", "liters", "litre", "litres"), ("volume", "liter")),
     **dict.fromkeys(
         ("c", "degc", "deg c", "degrees c", "degree c", "degrees celsius", "degree celsius",
-         "celsius", "centigrade", "degrees", "degree", "oc"),
+         "celsius", "centigrade", "degrees", "degree", "oc", "deg", "degs"),
         ("temperature", "degC"),
     ),
     **dict.fromkeys(
@@ -74,7 +74,8 @@ _NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _NUMBER = rf"(?<![\w.])(?P<neg>-)?(?P<num>{_NUM}|(?:{_WORDS})(?=[\s-]))"
 _UNIT = "|".join(re.escape(u) for u in sorted(_SURFACES, key=len, reverse=True))
 _QUANTITY = re.compile(
-    _NUMBER + rf"\s*-?\s*(?P<unit>{_UNIT})(?![\w]|/(?!\s*(?:well|point|sample)s?\b))", _FLAGS
+    _NUMBER + rf"\s*-?\s*(?P<unit>{_UNIT})(?![\w]|/(?!\s*(?:(?:well|point|sample)s?\b|\d)))",
+    _FLAGS,  # "50 uL/well" and "37 C/5 min" are quantities, "10 ng/uL" is not
 )
 _OD = re.compile(r"\b(?:(?i:od|abs)\s?-?|A)(?P<nm>[2-9]\d{2})\b")
 _BARE = re.compile(

@@ -33,7 +33,8 @@ VOCABULARY = frozenset(_VOCAB_TEXT.split())
 # a heater, "positive control" not a position, "washed 3x" not a washer).
 _NOT_TYPOS_TEXT = """
     heated cycled cycler sealed plated shaped mixes mixer positive washed washes staining
-    heating sealing cycler's posted shaker's seated treated treats heats pooling
+    heating sealing cycler's posted shaker's seated treated treats heats pooling machine
+    machines stirring storing
 """
 NOT_TYPOS = frozenset(_NOT_TYPOS_TEXT.split())
 _VOCAB_LIST = sorted(VOCABULARY)

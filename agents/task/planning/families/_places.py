@@ -13,7 +13,7 @@ from agents.task.planning._quantities import fmt
 
 _FLAGS = re.IGNORECASE
 _SAME_WELLS = re.compile(
-    r"\b(?:same\s+(?:positions?|wells?|layout)|matching\s+(?:wells?|positions?)|well[\s-]+to[\s-]+well"
+    r"\b(?:same\s+(?:positions?|wells?|layout|columns?|rows?)|matching\s+(?:wells?|positions?)|well[\s-]+to[\s-]+well"
     r"|well[\s-]+(?:for|by)[\s-]+well|plate[\s-]+to[\s-]+plate|keeping\s+the\s+(?:same\s+)?layout"
     r"|1\s*:\s*1|one[\s-]to[\s-]one|corresponding\s+wells?|stamp|quadrant\s*#?\s*[1-4]|Q[1-4](?=\s+(?:of|on)\b))\b",
     _FLAGS,
@@ -189,6 +189,15 @@ _ONTO = re.compile(
 
 
 # "100 uL/well, elisa_plate B1:B12", "50 uL stop solution per well": a volume for each well.
+# "then 50 uL stop solution (to the same wells)", "stop with 50 uL stop solution": the next
+# liquid of a run, into the wells the run works on (a transfer without its verb).
+NEXT_LIQUID = re.compile(
+    r"^(?:(?:stop|quench|block|develop)\s+(?:the\s+\w+\s+|it\s+|them\s+)?with\s+)?"
+    r"(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|m[lL])\b(?:\s+of)?\s+(?:(?![A-Pa-p]\d|\w+_)[^,;])*?"
+    r"(?:\s+(?:to|into|in)\s+(?:the\s+same\s+(?:wells?|columns?|rows?|positions?)|each(?:\s+well)?"
+    r"|every\s+well|them|those(?:\s+wells)?|all\s+of\s+them|the\s+wells))?\s*$",
+    _FLAGS,
+)
 _PER_WELL = re.compile(
     r"\d\s*(?:u[lL]|m[lL])\b[^,;]{0,40}?(?:/\s*well|per\s+well|a\s+well|each)\b", _FLAGS
 )

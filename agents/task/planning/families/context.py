@@ -84,6 +84,16 @@ REMARK = re.compile(
     r"|^(?:no\s+mixing|without\s+mixing)$",
     _FLAGS,
 )
+# A step said to be left out ("no wash step", "skip the wash", "wash not needed", "don't
+# shake"): a remark, never the step itself.
+SKIPPED = re.compile(
+    r"^(?:don'?t|do\s+not|no\s+need\s+to|skip(?:\s+the)?|no|without(?:\s+an?)?)\s+"
+    r"(?:mix|shake|wash|spin|seal|mixing|shaking|washing|washes|spinning|sealing)"
+    r"(?:\s+(?:steps?|needed|it|them|afterwards|after|the\s+plate|this\s+time))?$"
+    r"|^(?:the\s+)?(?:mix|shake|wash|spin)(?:ing)?\s+(?:steps?\s+)?(?:is\s+|are\s+)?(?:not\s+"
+    r"(?:needed|required|necessary)|unnecessary|skipped|optional)$",
+    _FLAGS,
+)
 CANCEL = re.compile(
     r"^(?:(?:oh|wait|sorry|actually|ok(?:ay)?|um+|hmm+|please|ah|so|hey)\b[\s,!.-]*)*"
     r"(?:never\s*mind|disregard\b|no\s+need\s+to\s+(?:do|run)\s+anything|nothing\s+to\s+(?:do|run)\b|"
@@ -156,6 +166,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 66
     if pleasantry(text) or CANCEL.match(text):
         return 100
+    if SKIPPED.match(text):
+        return 90  # above the wash it names
     if REMARK.search(text) and not ents.labware and not ents.wellsets:
         return 67
     if _LAYOUT_SETTING.match(text):
@@ -185,7 +197,9 @@ def build(frame: Frame, p: r.Planning) -> str:
     if pleasantry(text):
         frame.extra["kind"] = "pleasantry"
         return "a pleasantry: nothing to do"
-    if REMARK.search(text) and not frame.ents.labware and not frame.ents.wellsets:
+    if SKIPPED.match(text) or (
+        REMARK.search(text) and not frame.ents.labware and not frame.ents.wellsets
+    ):
         frame.extra["kind"] = "fact"
         return "a remark: nothing to do for it"
     if _LAYOUT_SETTING.match(text):

@@ -26,7 +26,7 @@ _VERB = re.compile(
     _FLAGS,
 )
 _SHAKING = re.compile(
-    r"\b(?<!without\s)(?<!no\s)(?:shak(?:e|ing|en)|agitat\w*|orbital|vortex\w*|rpm)\b"
+    r"\b(?<!without\s)(?<!no\s)(?:shak(?:e|ing|en)|agitat\w*|orbital|vortex\w*)\b|(?<![a-z])rpm\b"
     r"|(?<!heater[\s-])(?<!heater)\bshaker\b",
     _FLAGS,
 )
@@ -65,11 +65,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     ):
         return 50  # "hold libs at 4 C": at a temperature, for how long is the question
     kinds = {q.kind for q in ents.quantities}
-    if (
-        "duration" in kinds
-        and ({"temperature", "speed"} & kinds or _ROOM.search(text))
-        and not ents.volumes()
-    ):
+    timed = "duration" in kinds or re.match(r"overnight|a while|briefly", ents.vague or "", _FLAGS)
+    if timed and ({"temperature", "speed"} & kinds or _ROOM.search(text)) and not ents.volumes():
         return 35
     return None
 

@@ -15,9 +15,11 @@ from agents.task.planning.families._amounts import WHOLE
 
 _FLAGS = re.IGNORECASE
 _VERB = re.compile(
-    r"^(?:move|bring|take|put|place|return|send|carry|transport|relocate|park|store|load)\b", _FLAGS
+    r"^(?:move|bring|take|put|place|return|send|carry|transport|relocate|park|store|load|stash"
+    r"|stow|shift|transfer)\b",
+    _FLAGS,
 )
-_TO = re.compile(r"\b(?:back\s+to|to|into|onto|on|in|back)\b(.*)$", _FLAGS)
+_TO = re.compile(r"(?:\b(?:back\s+to|to|into|onto|on|in|back)\b|->)(.*)$", _FLAGS)
 _HOME = re.compile(
     r"^(?:(?:the|its|their)\s+)?(?:home|deck|deck slot|slot|place|(?:original\s+)?spot"
     r"|original\s+(?:slot|position|place)"
@@ -31,12 +33,9 @@ _SLOT = re.compile(
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
-    if (
-        _VERB.match(ents.text)
-        and not ents.volumes()
-        and not ents.liquids
-        and not WHOLE.search(ents.text)
-    ):
+    if _VERB.match(ents.text) and not (ents.volumes() or ents.liquids or WHOLE.search(ents.text)):
+        if ents.wellsets and re.match(r"transfer\b", ents.text, _FLAGS):
+            return None  # "transfer A1 to B1": liquid, how much is the question
         return 45
     if (
         ents.labware
@@ -78,6 +77,8 @@ def destination(
         return by_name[low]
     if (m := _SLOT.match(spot)) and f"{m.group(1)}:{m.group(2)}".lower() in by_name:
         return by_name[f"{m.group(1)}:{m.group(2)}".lower()]
+    if where := _numbered(low, by_name):
+        return where  # "hotel position #2", "slot 3 of the hotel", "the 2nd hotel slot"
     group = [x for x in places if x.lower().startswith(low.split()[0] + ":")] if low else []
     free = [x for x in group if world.occupant(x) is None] or group
     options = free or places
@@ -87,6 +88,16 @@ def destination(
         else f"Where should {plate} go? '{spot}' is not a place I know."
     )
     raise Ask(question, ["location"], options)
+
+
+def _numbered(spot: str, by_name: dict[str, str]) -> str | None:
+    """A numbered place of a group named anywhere in ``spot`` ("shelf 2 of the hotel")."""
+    numbers = re.findall(r"(?<![\w.])#?\s*(\d{1,2})(?:st|nd|rd|th)?\b", spot)
+    groups = {k.split(":")[0] for k in by_name if re.fullmatch(r"[a-z][\w-]*:\d+", k)}
+    named = [g for g in groups if re.search(rf"\b{re.escape(g)}\b", spot)]
+    if len(numbers) == 1 and len(named) == 1:
+        return by_name.get(f"{named[0]}:{numbers[0]}")
+    return None
 
 
 def build(frame: Frame, p: r.Planning) -> str:

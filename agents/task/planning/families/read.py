@@ -32,13 +32,23 @@ _VERB = re.compile(
     r"a\s+read(?:ing)?|readout|(?:an?\s+)?(?:od|absorbance|fluorescence|luminescence)\s+read)\b",
     _FLAGS,
 )
-_EX = re.compile(r"\b(?:excitation|ex|exc|λex)\b\D{0,12}?(\d{3,4})", _FLAGS)
-_EM = re.compile(r"\b(?:emission|em|λem)\b\D{0,12}?(\d{3,4})", _FLAGS)
+_EX = re.compile(r"\b(?:excitation|ex|exc|λex)(?![a-z])\D{0,12}?(\d{3,4})", _FLAGS)
+_EM = re.compile(r"\b(?:emission|em|λem)(?![a-z])\D{0,12}?(\d{3,4})", _FLAGS)
 _EX_AFTER = re.compile(r"\b(\d{3,4})\s*(?:nm)?\s*(?:excitation|ex|exc)\b", _FLAGS)
 _EM_AFTER = re.compile(r"\b(\d{3,4})\s*(?:nm)?\s*(?:emission|em)\b", _FLAGS)
 _PAIRED = re.compile(r"\b(?:ex(?:citation)?\s*/\s*em(?:ission)?|λex\s*/\s*λem)\b", _FLAGS)
 _PAIR = re.compile(r"\b(\d{3,4})\s*(?:nm)?\s*/\s*(\d{3,4})\b")
-_AT = re.compile(r"\bat\s+(\d{3,4})\b(?!\s*(?:rpm|c\b|uL|ul))", _FLAGS)
+_AT = re.compile(
+    r"\b(?:at|@|absorbance|abs|od|optical\s+density)\s+(?:at\s+)?(\d{3,4})\b"
+    r"(?!\s*(?:rpm|c\b|uL|ul|x\b|times|min|s\b|sec))",
+    _FLAGS,
+)  # "at 450", "absorbance 450": nm
+# A reference wavelength read as well ("A450 with 570 ref", "reference 630 nm", "ref. 620").
+_REF = re.compile(
+    r"\b(?:ref(?:erence)?\.?|background|correction)\s*(?:wavelength\s*)?(?:at|of|:|=)?\s*(\d{3})\b"
+    r"|\b(\d{3})\s*(?:nm\s*)?(?:as\s+(?:the\s+)?)?ref(?:erence)?\b",
+    _FLAGS,
+)
 
 
 _BOTH_OF_THEM = re.compile(
@@ -63,7 +73,16 @@ def detect(clause: Clause, ents: Entities) -> int | None:
 
 def _modes(text: str, frame: Frame) -> list[str]:
     where = {mode: m.start() for mode, rx in MODES.items() if (m := rx.search(text))}
-    if not where and (_EX.search(text) or _PAIR.search(text)):
+    pair = _PAIR.search(text)
+    if not where and pair and not (_EX.search(text) or _EM.search(text)):
+        a, b = pair.groups()  # "read at 450/620": an ELISA's two wavelengths, or ex/em?
+        raise Ask(
+            f"Should I read absorbance at {a} and {b} nm, or fluorescence (excitation {a} / "
+            f"emission {b} nm)?",
+            ["mode"],
+            [f"absorbance at {a} and {b} nm", f"fluorescence ex {a} / em {b} nm"],
+        )
+    if not where and _EX.search(text):
         where["fluorescence"] = 0
     if not where and (frame.wavelengths or _AT.search(text)):
         where["absorbance"] = 0
@@ -81,12 +100,18 @@ _SEVERAL = re.compile(r"\b(\d{3})(?:\s*(?:,|and|&|/|\+)\s*(\d{3}))+\s*nm\b", _FL
 
 
 def wavelengths(frame: Frame) -> list[float]:
-    """Absorbance wavelengths: 'at 405 and 450 nm' is two reads."""
-    if (m := _SEVERAL.search(frame.text)) and not (
-        _EX.search(frame.text) or _EM.search(frame.text)
-    ):
-        return [float(x) for x in re.findall(r"\d{3}", m.group(0))]
-    return [q.value for q in frame.wavelengths]
+    """Absorbance wavelengths: 'at 405 and 450 nm', 'A450/620' and 'A450 with 570 ref' are
+    two reads each."""
+    text = frame.text
+    if _EX.search(text) or _EM.search(text):
+        return [q.value for q in frame.wavelengths]
+    found = [(q.start, q.value) for q in frame.wavelengths]
+    if m := _SEVERAL.search(text):
+        found = [(m.start() + n.start(), float(n.group(0))) for n in re.finditer(r"\d{3}", m[0])]
+    if pair := _PAIR.search(text):
+        found += [(pair.start(k), float(pair.group(k))) for k in (1, 2)]
+    found += [(m.start(), float(m.group(1) or m.group(2))) for m in _REF.finditer(text)]
+    return list(dict.fromkeys(v for _, v in sorted(found)))
 
 
 def _optics(mode: str, frame: Frame, reader: str, p: r.Planning) -> dict[str, int]:
@@ -103,7 +128,7 @@ def _optics(mode: str, frame: Frame, reader: str, p: r.Planning) -> dict[str, in
             )
         return {"wavelength_nm": _nm(stated, "wavelength", reader, p)}
     if mode == "fluorescence":
-        if re.search(r"\b(?:ex|excitation|exc|λex)\b[\s:=]*(?:at\s+)?\d", text, _FLAGS):
+        if re.search(r"\b(?:ex|excitation|exc|λex)(?![a-z])[\s:=]*(?:at\s+)?\d", text, _FLAGS):
             ex, em = _EX.search(text), _EM.search(text)  # "ex 485 / em 520"
         else:
             ex, em = _EX_AFTER.search(text), _EM_AFTER.search(text)  # "485 ex, 520 em"
@@ -172,6 +197,9 @@ def build(frame: Frame, p: r.Planning) -> str:
             for w in wavelengths(frame)
         ]
         reads = [x for x in reads if x[0] != "absorbance"] + more
+    repeats = frame.ents.times or 1
+    if repeats > 10:
+        raise Refuse(f"{repeats} reads in a row: I read a plate at most 10 times", "capacity")
     for plate in plates:
         lw = world.labware(plate)
         place = next(
@@ -186,7 +214,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         world.bring(plate, r.place_of(reader, world))
         if world.drawer.get(reader) != "closed":
             world.close_drawer(reader, plate)
-        for mode, optics in reads:
+        for mode, optics in reads * repeats:  # "read the OD600 3 times": three reads
             args = {"plate": plate, **optics, **({"wells": wells} if wells else {})}
             count = len(wells) if wells else lw.rows * lw.cols
             world.emit(
@@ -197,7 +225,8 @@ def build(frame: Frame, p: r.Planning) -> str:
             )
     p.plate = plates[-1]
     what = ", ".join(f"{m}{_describe(o)}" for m, o in reads)
-    return f"read {what} of {', '.join(plates)} in {reader}"
+    again = f", {repeats} times" if repeats > 1 else ""
+    return f"read {what} of {', '.join(plates)} in {reader}{again}"
 
 
 FAMILY = Family("read", detect, build)

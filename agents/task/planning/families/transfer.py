@@ -32,6 +32,7 @@ from agents.task.planning.families._places import (
     _PICK,
     _REST,
     _SAME_WELLS,
+    NEXT_LIQUID,
     _all,
     _copies,
     _expand,
@@ -56,6 +57,7 @@ VERBS = re.compile(
 _LABEL_VERBS = re.compile(r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense", _FLAGS)
 MIX_CYCLES = 3
 _INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
+_IN = re.compile(r"\b(?:in|into|back|on\s+top)\b", _FLAGS)
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
@@ -65,18 +67,18 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         text,
         _FLAGS,
     ):
-        has_liquid = (
-            ents.volumes() or ents.liquids or ents.vague or ents.bare or am.WHOLE.search(text)
-        )
-        if re.match(r"^(?:move|take|put|place)\b", text, _FLAGS) and not has_liquid:
-            return None
+        has_liquid = ents.volumes() or ents.liquids or ents.vague or ents.bare or ents.wellsets
+        if re.match(r"^(?:move|take|put|place|transfer)", text, _FLAGS) and not (
+            has_liquid or am.WHOLE.search(text)
+        ):
+            return None  # "transfer amp_plt to the cycler": the plate moves
         return 40
     has_volume = ents.volumes() or ents.vague
     places = ents.wellsets or ents.labware
     if has_volume and places and (ents.liquids or _GETS.search(text) or _INTO.search(text)):
         return 30  # "200 uL dye into A1", "B1 gets 200 uL dye": a transfer without its verb
-    if has_volume and ents.liquids and re.search(r"\b(?:in|into|back|on\s+top)\b", text, _FLAGS):
-        return 28  # "140 uL fresh medium in" (under a heading that names the wells)
+    if has_volume and ents.liquids and (_IN.search(text) or NEXT_LIQUID.match(text)):
+        return 28  # "140 uL fresh medium in" under a heading; "..., 15 min RT, 50 uL stop solution"
     per_well = (ents.wellsets and ents.labware) or (ents.liquids and not places)
     if has_volume and per_well and _PER_WELL.search(text):
         return 27  # "100 uL/well, elisa_plate B1:B12"; "then 50 uL stop solution/well"

@@ -1,0 +1,81 @@
+"""The rule planner reads the instruments' part of a request as people write it: reads with
+reference wavelengths and glued ex/em, repeated reads, a pair of wavelengths without a mode,
+places of the hotel said every way, a liquid added without its verb in a run, a step said to
+be skipped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from test_rule_planner import LAB
+
+from agents.task.planning import Clarification, Plan, Refusal, RulePlanner
+
+
+def plan(request: str) -> Plan | Clarification | Refusal:
+    return RulePlanner().plan(request, LAB)
+
+
+def steps(result: Any, command: str) -> list[dict[str, Any]]:
+    assert isinstance(result, Plan), result
+    return [dict(s.args) for s in result.steps if s.command == command]
+
+
+@pytest.mark.parametrize(
+    "request_",
+    ["plate_1: A450 with 570 ref", "read plate_1 OD 450 (reference 570 nm)"],
+)
+def test_a_reference_wavelength_is_read_too(request_: str) -> None:
+    reads = steps(plan(request_), "read_absorbance")
+    assert [r["wavelength_nm"] for r in reads] == [450, 570]
+
+
+def test_a_pair_of_wavelengths_without_a_mode_is_asked_about() -> None:
+    result = plan("read plate_1 at 450/620")
+    assert isinstance(result, Clarification) and result.missing == ["mode"]
+    reads = steps(plan("read plate_1 absorbance 450/620"), "read_absorbance")
+    assert [r["wavelength_nm"] for r in reads] == [450, 620]
+
+
+def test_excitation_and_emission_glued_to_their_numbers_are_read() -> None:
+    (read,) = steps(plan("Read fluorescence Ex560/Em590 on plate_2"), "read_fluorescence")
+    assert (read["excitation_nm"], read["emission_nm"]) == (560, 590)
+
+
+def test_a_read_said_three_times_is_three_reads() -> None:
+    assert len(steps(plan("read the OD600 of plate_2, 3 times"), "read_absorbance")) == 3
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "move plate_1 to hotel position #2",
+        "Move plate_1 to slot 2 of the hotel",
+        "move plate_1 to the 2nd hotel slot",
+        "plate_1 -> hotel 2",
+    ],
+)
+def test_a_numbered_hotel_place_is_found_however_it_is_said(request_: str) -> None:
+    (move,) = steps(plan(request_), "move_plate")
+    assert move["to_location"] == "hotel:2"
+
+
+def test_a_liquid_without_its_verb_after_a_wait_goes_into_the_same_wells() -> None:
+    result = plan("Add 50 uL dye to plate_1 A1:A6; 15 min RT; 50 uL buffer; read 450 nm")
+    first, second = steps(result, "transfer")
+    assert second["destination_wells"] == first["destination_wells"]
+    assert (first["source_well"], second["source_well"]) == ("A1", "A2")
+
+
+@pytest.mark.parametrize("skipped", ["No wash step.", "Skip the wash;", "Don't shake."])
+def test_a_step_said_to_be_skipped_is_a_remark(skipped: str) -> None:
+    result = plan(f"{skipped} Add 100 uL buffer to plate_1 A1:A6, then read at 450 nm")
+    assert isinstance(result, Plan), result
+    assert [s.command for s in result.steps if s.instrument != "arm1"][-1] == "read_absorbance"
+    assert not steps(result, "shake")
+
+
+def test_then_back_to_the_deck_moves_the_plate_home() -> None:
+    moves = steps(plan("read plate_1 at 600 nm, then back to the deck"), "move_plate")
+    assert moves[-1]["to_location"] == "lh1:plate_carrier:1"
