@@ -79,3 +79,10 @@ def test_a_step_said_to_be_skipped_is_a_remark(skipped: str) -> None:
 def test_then_back_to_the_deck_moves_the_plate_home() -> None:
     moves = steps(plan("read plate_1 at 600 nm, then back to the deck"), "move_plate")
     assert moves[-1]["to_location"] == "lh1:plate_carrier:1"
+
+
+def test_the_digits_of_a_liquid_name_are_never_a_volume() -> None:
+    from agents.task.planning._liquid_names import by_phrase
+
+    names = [name for name, rx in by_phrase(["CellTiter-Glo 2.0", "resazurin"]) if rx.search("20")]
+    assert names == []

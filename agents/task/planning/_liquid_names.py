@@ -99,7 +99,11 @@ def by_phrase(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
                 runs.setdefault(" ".join(words[i : i + n]), set()).add(name)
     out = []
     for run, names in sorted(runs.items(), key=lambda kv: -len(kv[0])):
-        if len(names) == 1 and run not in {n.lower() for n in liquids}:
+        if (
+            len(names) == 1
+            and run not in {n.lower() for n in liquids}
+            and re.search(r"[a-z]{3}", run)  # "2 0" of "CellTiter-Glo 2.0" is no name: "20 uL"
+        ):
             pattern = r"[\s_\-]?".join(re.escape(w) for w in run.split())
             out.append(
                 (next(iter(names)), re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w])", re.I))
