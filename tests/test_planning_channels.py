@@ -10,6 +10,9 @@ from agents.task.planning._clauses import split
 from agents.task.planning._entities import how_said
 from agents.task.planning._normalise import normalise
 from agents.task.planning._wellsets import find_all
+from agents.task.planning.models import Clarification, Plan, Refusal
+from agents.task.planning.rules import RulePlanner
+from evals.planning import Labs
 
 
 def _wells(text: str) -> list[list[str]]:
@@ -92,3 +95,87 @@ def test_a_copy_said_as_a_noun_is_read_as_the_verb(request_text: str) -> None:
 def test_making_something_else_is_not_a_copy() -> None:
     (clause,) = split(normalise("make a 2-fold dilution of dye across row A of plate_1"))
     assert clause.text.startswith("make a 2-fold dilution")
+
+
+def _texts(request: str) -> list[str]:
+    return [c.text for c in split(normalise(request))]
+
+
+@pytest.mark.parametrize(
+    ("request_text", "second"),
+    [
+        (
+            "Fill the odd columns of plate_2 with 100 uL dye and the even ones with 100 uL buffer",
+            "Fill the even columns with 100 uL buffer",
+        ),
+        (
+            "Fill columns 1-6 of plate_2 with dye and columns 7-12 with buffer",
+            "Fill columns 7-12 with buffer",
+        ),
+        ("add dye to plate_1 and buffer to plate_2", "add buffer to plate_2"),
+    ],
+)
+def test_one_verb_for_two_pairs_is_two_clauses_the_second_borrowing_the_verb(
+    request_text: str, second: str
+) -> None:
+    clauses = split(normalise(request_text))
+    assert [c.text for c in clauses][1] == second
+    assert clauses[1].said == request_text.split(" and ")[1]  # the trace shows what was written
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "add 50 uL of dye and buffer to A1",
+        "transfer 10 uL from samples A1 to dest A1 and samples B1 to dest B1",
+        "fill row A with buffer and mix",
+        "add 20 uL buffer to A1 and B1 of plate_1",
+    ],
+)
+def test_and_between_parts_of_one_pair_does_not_split(request_text: str) -> None:
+    assert len(_texts(request_text)) == 1 or _texts(request_text)[1].startswith("mix")
+
+
+@pytest.mark.parametrize(
+    ("said", "policy"),
+    [
+        ("change tip every row", "per_row"),
+        ("a new tip for each row", "per_row"),
+        ("one tip per row", "per_row"),
+        ("one tip per well", "per_destination"),
+    ],
+)
+def test_a_tip_for_every_row_is_its_own_policy(said: str, policy: str) -> None:
+    assert how_said(said)[1] == policy
+
+
+def test_a_range_written_with_a_colon_before_a_list_is_a_well_and_the_list() -> None:
+    sets = find_all("into # starting at A1: B2, B4, D6")
+    assert [s.text for s in sets] == ["A1", "B2, B4, D6"]
+    assert [s.text for s in find_all("A1: A12")] == ["A1: A12"]
+
+
+def _plan(lab: str, request: str) -> Plan | Clarification | Refusal:
+    return RulePlanner().plan(request, Labs()[lab].view)
+
+
+def test_a_new_tip_for_every_row_with_one_channel_takes_one_tip_a_row() -> None:
+    plan = _plan("standard", "Add 60 uL buffer to rows A-D of plate_1, a new tip for each row")
+    assert isinstance(plan, Plan)
+    assert "4 tips" in plan.summary
+
+
+def test_picks_into_a_run_from_a_starting_well_ask_which_way_the_run_goes() -> None:
+    asked = _plan(
+        "chan_screen",
+        "Cherry-pick B2, B4 and D6 from cmpd_src into daughter starting at A1, 2 uL each",
+    )
+    assert isinstance(asked, Clarification)
+    assert asked.missing == ["wells"]
+    planned = _plan(
+        "chan_screen",
+        "Cherry-pick B2, B4 and D6 from cmpd_src into daughter starting at A1, row-wise, 2 uL each",
+    )
+    assert isinstance(planned, Plan)
+    dispensed = [s.args.get("destination_wells") for s in planned.steps if s.command == "transfer"]
+    assert dispensed == [["A1"], ["A2"], ["A3"]]

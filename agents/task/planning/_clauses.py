@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agents.task.planning import _social
+from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._labels import heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
 
@@ -109,6 +110,11 @@ _NEW_ACTION = re.compile(
     r"|\s*:\s+(?=[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?|with|(?:pre-?)?filled|receives?|into|to|->)\b)",
     _FLAGS,
 )
+_VOLUME_HEAD = re.compile(
+    rf"^(?P<head>(?:{ACTION_VERBS})\s+(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|m[lL])"
+    r"(?:\s+(?:each|apiece|per\s+(?:well|pair|pick|transfer)))?)\s*:\s+(?P<body>\S.*)$",
+    _FLAGS,
+)
 _LEAD = re.compile(
     r"^(?:(?:(?:would|do|could)\s+you\s+mind|please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|oh|ah|"
     r"gently|carefully|thoroughly|slowly|vigorously|"
@@ -191,6 +197,7 @@ def split(norm: Normalised) -> list[Clause]:
     """The clauses of a request, in order."""
     pieces: list[tuple[str, Join, str | None, int, bool]] = []
     list_label: str | None = None
+    gapped: set[str] = set()  # second pairs that borrow the verb before them
     sentence = 0
     lines = [_inline_items(line) for line in norm.text.split("\n")]
     for n, line in enumerate(lines):
@@ -214,6 +221,10 @@ def split(norm: Normalised) -> list[Clause]:
             if not body:
                 list_label = label
                 continue
+        if (vh := _VOLUME_HEAD.match(body)) and ";" in vh.group("body"):
+            sentence += 1  # "Transfer 5 uL: A1 to H12; B2 to G12": the volume of every item
+            pieces.append((vh.group("head"), "item" if item else "start", label, sentence, True))
+            label, body, item = vh.group("head"), vh.group("body"), re.match("", body)
         if body.rstrip().endswith(":"):  # "Cherry-pick from samples into dest_plate:" + items
             sentence += 1
             pieces.append((body.rstrip()[:-1], "item" if item else "start", label, sentence, True))
@@ -237,7 +248,11 @@ def split(norm: Normalised) -> list[Clause]:
                 if j and (m := _LABEL.match(semi)) and _is_label(m["label"]) and m["body"]:
                     label, semi = m.group("label").strip(), m.group("body").strip()
                 for i, then in enumerate(_THEN.split(semi)):
-                    actions = _split_actions(then)
+                    actions: list[tuple[Join, str]] = []
+                    for how, text in _split_actions(then):
+                        cut = gaps(text, _polite_off(text.strip(" ,.;:!?-")))
+                        actions += [(how, cut[0])] + [("and", t) for t in cut[1:]]
+                        gapped.update(cut[1:])
                     for h, action in enumerate(actions):
                         how: Join = action[0] if h else ("then" if i else joined)
                         if j and not i and not h:
@@ -257,6 +272,8 @@ def split(norm: Normalised) -> list[Clause]:
     for text, how, label, sentence, heading in pieces:
         said = unquote(text.strip(" ,.;:!?-"), norm.quoted, '"')
         cleaned = _COPY_NOUN.sub("replicate ", _polite_off(text.strip(" ,.;:!?-")))
+        if text in gapped and clauses:
+            cleaned = borrow(clauses[-1].text, cleaned)  # "... and the even ones with buffer"
         if cleaned:
             clauses.append(Clause(len(clauses), cleaned, said, how, label, sentence, heading))
     return clauses

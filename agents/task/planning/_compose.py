@@ -152,6 +152,8 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
                 frame.extra["lex"],  # type: ignore[arg-type]
                 frame.extra["quoted"],  # type: ignore[arg-type]
             )  # "Water: 5 uL/well, same wells": the label's liquid
+            if frame.clause.sentence == prev[0].clause.sentence:  # and the head said with it
+                frame.ents.channels = frame.ents.channels or prev[0].ents.channels
         elif family is None and prev is not None and _A_PLACE.match(frame.text):
             family = next(f for f in FAMILIES if f.name == "move")  # "... then hotel 1"
             frame = read(frame.clause, frame.ents, family.name)

@@ -92,6 +92,10 @@ def _column(b: _Batch) -> tuple[str | None, str]:
     return (b.dst_lw or b.src_lw, (b.dst_wells or b.src_wells)[0][1:])
 
 
+def _rows(b: _Batch) -> tuple[str, ...]:
+    return tuple(w[0] for w in b.dst_wells or b.src_wells)
+
+
 def groups_8(batches: list[_Batch], policy: TipPolicy) -> list[list[_Batch]]:
     groups: list[list[_Batch]] = []
     for b in batches:
@@ -101,6 +105,7 @@ def groups_8(batches: list[_Batch], policy: TipPolicy) -> list[list[_Batch]]:
             or last.dst_lw is None
             or policy == "per_destination"
             or (policy == "per_column" and _column(last) != _column(b))
+            or (policy == "per_row" and _rows(last) != _rows(b))  # each tip keeps to its row
             or (policy == "per_source" and (last.src_lw, last.src_wells) != (b.src_lw, b.src_wells))
         )
         if new:

@@ -43,6 +43,18 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     (
+        "per_row",  # with one channel; the 8-channel head's tips each serve one row anyway
+        re.compile(
+            r"\b(?:new|fresh|change|clean|different|one|a)\s+(?:set\s+of\s+)?tips?\s+"
+            r"(?:for\s+|at\s+)?(?:every|each|per)\s+row\b"
+            r"|\b(?:chang(?:e|ing)|replac(?:e|ing)|swap(?:ping)?|discard(?:ing)?|eject(?:ing)?)"
+            r"\s+(?:the\s+)?tips?\s+(?:between|after|every|each|for\s+each|at|per)\s+"
+            r"(?:each\s+|every\s+)?(?:new\s+)?rows?\b"
+            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?rows?\b",
+            _FLAGS,
+        ),
+    ),
+    (
         "per_destination",
         re.compile(
             r"\b(?:new|fresh|clean|separate|different|dedicated)\s+tips?\b\s*(?:for|at|per|into|on|with|in)?\s*"
@@ -56,7 +68,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\btip\s+changes?\s+(?:between|after)|\b(?:1|one|a|new)\s+tips?\s*/\s*(?:well|destination|transfer)"
             r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
             r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick|library|"
-            r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry|row)",
+            r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry)",
             _FLAGS,
         ),
     ),

@@ -23,7 +23,8 @@ from agents.task.planning._quantities import Quantity
 from agents.task.planning._wellsets import WellSet
 
 _FLAGS = re.IGNORECASE
-_FROM = re.compile(r"\b(?:from|out\s+of|off)\b", _FLAGS)
+# "starting from B3" says where a run of wells begins, not where liquid comes from
+_FROM = re.compile(r"(?<!starting\s)(?<!beginning\s)\b(?:from|out\s+of|off)\b", _FLAGS)
 _TO = re.compile(
     r"\b(?:to|into|onto|in|across|down|over|throughout|along|among|amongst|between|on|at)\b|->",
     _FLAGS,

@@ -6,12 +6,13 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-TipPolicy = Literal["per_source", "per_destination", "once", "per_column"]
+TipPolicy = Literal["per_source", "per_destination", "once", "per_column", "per_row"]
 POLICIES: dict[str, str] = {
     "per_source": "a new tip whenever the source changes (the default)",
     "per_destination": "a fresh tip for every destination",
     "once": "one tip for everything",
     "per_column": "new tips for every column",
+    "per_row": "a new tip for every row",
 }
 _EPS = 1e-6
 

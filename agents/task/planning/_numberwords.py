@@ -20,7 +20,7 @@ _TENS = {
 _SMALL = rf"(?:(?:{'|'.join(_TENS)})(?:[\s-]+(?:{'|'.join(_UNITS)}))?|{'|'.join(_UNITS)})"
 _HUNDREDS = rf"(?:(?:a|one|{'|'.join(_UNITS)})\s+hundred(?:\s+(?:and\s+)?{_SMALL})?)"
 _SPELLED = re.compile(
-    rf"\b(?P<n>{_HUNDREDS}|{_SMALL})(?P<unit>[\s-]*(?:u[lL]\b|m[lL]\b|micro[\s-]?lit|milli[\s-]?lit"
+    rf"\b(?P<n>{_HUNDREDS}|{_SMALL})(?P<unit>[\s-]+(?:u[lL]\b|m[lL]\b|micro[\s-]?lit|milli[\s-]?lit"
     r"|nano[\s-]?lit|min\b|minutes?\b|s\b|secs?\b|seconds?\b|h\b|hrs?\b|hours?\b|rpm\b"
     r"|degrees?\b|C\b|nm\b))",
     re.IGNORECASE,

@@ -40,6 +40,7 @@ def _groups(ops: list[Op], policy: TipPolicy, key: object) -> list[list[Op]]:
             or (policy == "per_destination")
             or (policy == "per_source" and last.src != op.src)
             or (policy == "per_column" and key(last) != key(op))  # type: ignore[operator]
+            or (policy == "per_row" and _row(last) != _row(op))
         )
         if new:
             groups.append([op])
@@ -127,6 +128,11 @@ def _runs(world: World, groups: list[list[Op]]) -> list[list[list[Op]]]:
             ok = False
         out.extend([run] if ok or len(run) == 1 else [[g] for g in run])
     return out
+
+
+def _row(op: Op) -> tuple[str, str]:
+    lw, well = op.dst or op.src
+    return lw, well[0]
 
 
 def _col(op: Op) -> tuple[str, ...]:

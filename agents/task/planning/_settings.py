@@ -52,12 +52,18 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
         if said[i] is None:
             before = [j for j in range(i) if liquid[j].clause.sentence == frame.clause.sentence]
             stated = [said[j] for j in before if said[j] is not None]
+            joined = [  # "fill A with dye and B with buffer, 8-channel": one clause, one head
+                j
+                for j in range(i + 1, len(liquid))
+                if all(liquid[k].clause.joined == "and" for k in range(i + 1, j + 1))
+                and liquid[j].clause.sentence == frame.clause.sentence
+            ]
             later = [
                 said[j]
                 for j in range(i + 1, len(liquid))
                 if liquid[j].clause.sentence == frame.clause.sentence
                 and said[j] is not None
-                and _FOR_ALL.search(liquid[j].text)
+                and (_FOR_ALL.search(liquid[j].text) or j in joined)
             ]
             frame.ents.channels = (stated[-1:] or later[:1] or [None])[0]
     for i, (setting, fam) in enumerate(read_in):

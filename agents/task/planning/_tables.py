@@ -105,9 +105,23 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
     return ", ".join([said, *more]), j
 
 
+# "source: cmpd, destination: assay", "(src = cmpd, dst = assay, ...)": two fields in one line
+_INLINE_FIELDS = re.compile(
+    r"\b(?:source|src|origin)(?:\s+(?:plate|labware))?\s*[:=]\s*([^\s,;()]+)[ \t]*[,;]?[ \t]*"
+    r"\b(?:dest(?:ination)?|dst|target)(?:\s+(?:plate|labware))?\s*[:=]\s*([^\s,;()]+)",
+    _FLAGS,
+)
+
+
 def rewrite(text: str) -> str:
     """``text`` with every table's rows written as pairs (and its header line dropped), and a
     form's fields ("source: X", "destination: Y", "volume: 10 uL") as one sentence."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):  # a line of only the two fields heads the pairs under it
+        if (m := _INLINE_FIELDS.fullmatch(line.strip(" .;"))) and i + 1 < len(lines):
+            pairs = re.search(r"[A-Pa-p]\d", lines[i + 1])
+            lines[i] = f"Transfer from {m.group(1)} to {m.group(2)}" + (":" if pairs else "")
+    text = _INLINE_FIELDS.sub(r"from \1 to \2", "\n".join(lines))
     lines = text.split("\n")
     for i in range(len(lines)):
         if i < len(lines) and (form := _form(lines, i)) is not None:

@@ -204,6 +204,7 @@ def _letters(text: str) -> list[str]:
     return out
 
 
+_LISTED_AFTER = re.compile(r"^[A-Za-z]\d{1,2}\s*:\s+[A-Za-z]\d{1,2}\s*,\s*[A-Za-z]\d{1,2}\b")
 _BUT_AFTER = re.compile(
     r"^\s*,?\s*(?:but|except|excluding|other\s+than|apart\s+from|save\s+for)\b", _FLAGS
 )

@@ -28,6 +28,7 @@ from agents.task.planning._wellpatterns import (
     _INTO_BEFORE,
     _JOIN,
     _LETLIST,
+    _LISTED_AFTER,
     _ORDINAL,
     _OTHER_WELL,
     _PAIR_NEXT,
@@ -321,6 +322,8 @@ def find_all(text: str) -> list[WellSet]:
                 and not re.search(r"\b(?:into|onto)\b|->", text[m.end() :], _FLAGS)
             ):
                 continue  # "from A1 to B1": a source and a destination, not a range
+            if kind == "rect" and _LISTED_AFTER.match(m.group(0) + text[m.end() :]):
+                continue  # "starting at A1: B2, B4, D6": a well, then the list it heads
             for i in range(m.start(), m.end()):
                 taken[i] = True
             if kind in ("chain", "progression"):

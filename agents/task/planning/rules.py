@@ -49,6 +49,7 @@ from agents.task.planning._reading import (
 from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
 from agents.task.planning._settings import shared_settings
+from agents.task.planning._trailing import trailing_plates
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, transfer
@@ -81,6 +82,7 @@ class RulePlanner:
             read_in = _split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)
+            read_in = trailing_plates(read_in, lex, norm)
             thermo.programme_runs(read_in, {i.kind for i in lab.instruments.values()})
             announced(read_in)
             shared_settings(read_in)

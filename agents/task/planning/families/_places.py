@@ -82,7 +82,10 @@ def _resolve_places(
     return out
 
 
-_FOLLOWING = re.compile(r"\bthe\s+following\b[^:]*:\s*", _FLAGS)
+_FOLLOWING = re.compile(
+    r"\b(?:the\s+following|these|those|the\s+[\w-]+\s+(?:below|listed|as\s+follows))\b[^:]*:\s*",
+    _FLAGS,
+)
 
 
 def _following(text: str, by: dict[str, list[Place]]) -> None:
@@ -108,6 +111,7 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     by = {"head": [], "source": [], "dest": []}  # type: dict[str, list[Place]]
     for role, place in frame.places:
         by[role].append(place)
+    _following(text, by)  # before the wells join a plate: they are the source's
     bare = [pl for _, pl in frame.places if pl.labware is not None and pl.wells is None]
     for role, places in by.items():
         plain = [pl for pl in places if pl.labware is not None and pl.wells is None]
@@ -121,7 +125,6 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
             # "Normalise these libs with EB - A1 10 uL, B1 12 uL": the wells are on libs;
             # "from samples to dest_plate, columns 1-4": the columns of dest_plate
             by[role] = [Place(plain[0].labware, pl.wells) for pl in loose]
-    _following(text, by)
     gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"] and by["dest"])
     if re.match(r"^(?:fill|pre-?fill)", text, _FLAGS) or gets:
         return by["source"], by["head"] + by["dest"]
@@ -250,23 +253,6 @@ def _fits(wells: list[str], plate: str, p: r.Planning) -> None:
     for w in wells:
         if ord(w[0]) - 65 >= view.rows or int(w[1:]) > view.cols:
             raise Refuse(f"{w} is not on {plate} ({view.rows}x{view.cols})", "plate_size")
-
-
-_QUADRANT = re.compile(r"\bquadrant\s*#?\s*([1-4])\b|\bQ([1-4])\b(?=\s+(?:of|on)\b)", _FLAGS)
-
-
-def _quadrant(
-    text: str, src_lw: str, src: list[str], dst_lw: str, world: r.World
-) -> list[str] | None:
-    """'Stamp cmpd into quadrant 2 of assay': a 96-well plate's wells onto one quadrant of a
-    384-well plate, well (r, c) to (2r + dr, 2c + dc) with quadrant 1 at A1, 2 at A2, 3 at B1
-    and 4 at B2 (the interleave the 8-channel head reaches on a 384 plate); None otherwise."""
-    m = _QUADRANT.search(text)
-    a, b = world.labware(src_lw), world.labware(dst_lw)
-    if m is None or (a.rows, a.cols, b.rows, b.cols) != (8, 12, 16, 24):
-        return None
-    q = int(m.group(1) or m.group(2)) - 1
-    return [f"{chr(65 + 2 * (ord(w[0]) - 65) + q // 2)}{2 * int(w[1:]) - 1 + q % 2}" for w in src]
 
 
 _HOLDING = re.compile(

@@ -22,6 +22,7 @@ from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _pairing as pairing
+from agents.task.planning.families._layout import _arranged
 from agents.task.planning.families._places import (
     _A_PLATE,
     _BOTH,
@@ -29,7 +30,6 @@ from agents.task.planning.families._places import (
     _GETS,
     _OF_THOSE,
     _PER_WELL,
-    _PICK,
     _REST,
     _SAME_WELLS,
     NEXT_LIQUID,
@@ -39,7 +39,6 @@ from agents.task.planning.families._places import (
     _fits,
     _fits_nowhere,
     _onto_liquid,
-    _quadrant,
     _resolve_places,
     _roles,
     _source_wells,
@@ -355,11 +354,9 @@ def _ops(
         src_wells = [well]
         name = f"{liquid} ({src_lw} {well})"
         p.liquid = liquid
-    if len(dest_sets) == 1 and 1 < len(src_wells) < len(dst_wells) and _PICK.match(text):
-        dst_wells = dst_wells[: len(src_wells)]  # "hit-pick B3, C7, E2 into column 12": in order
+    if len(dest_sets) == 1:  # picks in order, a quadrant, a run from a starting well
+        dst_wells = _arranged(text, src_lw, src_wells, dst_lw, dst_wells, world)
         dest_sets = [(dst_lw, dst_wells)]
-    if len(dest_sets) == 1 and (quad := _quadrant(text, src_lw, src_wells, dst_lw, world)):
-        dest_sets, dst_wells = [(dst_lw, quad)], quad  # "stamp cmpd into quadrant 2 of assay"
     if frame.ents.replicates and frame.ents.replicates > 1 and len(dest_sets) == 1:
         dst_wells = pairing.replicate(
             dst_wells,

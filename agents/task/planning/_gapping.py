@@ -1,0 +1,55 @@
+"""Verb gapping: one verb said once for two (place, liquid) pairs joined by "and" ("fill the
+odd columns with dye and the even ones with buffer", "add dye to plate_1 and buffer to
+plate_2"). The second pair is a clause of its own that borrows the first one's verb, and its
+"ones" the first one's noun; read as one clause, the second pair was silently dropped."""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+_FILL = re.compile(r"^(fill|pre-?fill|load)\b", _FLAGS)
+_ADD = re.compile(
+    r"^(add|dispense|put|pipette|pipet|transfer|place|distribute|aliquot|deliver)\b", _FLAGS
+)
+_NOUN = r"(?:columns?|cols?|rows?|ones|wells?|half|[A-Pa-p]\d{1,2})"
+_VOLUME = r"\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])"
+# "... and the even ones with 100 uL buffer", "... and columns 7-12 with buffer"
+_FILL_GAP = re.compile(
+    rf"\s+and\s+(?=(?:the\s+)?(?:[\w-]+\s+){{0,3}}?{_NOUN}\b[^,;]{{0,40}}?\bwith\s+"
+    rf"(?:{_VOLUME}|[A-Za-z«]))",
+    _FLAGS,
+)
+_WORD = r"(?![A-Pa-p]\d{1,2}\b)(?!the\b|it\b|them\b|then\b)[A-Za-z«][\w%»/.-]*"
+# "... and buffer to the even ones", "... and 50 uL of water into column 2"
+_ADD_GAP = re.compile(
+    rf"\s+and\s+(?=(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+\S)", _FLAGS
+)
+_HAS_PLACE = re.compile(r"\b(?:to|into|in|onto)\s+\S", _FLAGS)
+
+
+def gaps(text: str, cleaned: str) -> list[str]:
+    """``text`` cut where a second (place, liquid) pair of its verb starts; ``cleaned`` is
+    the same text without its lead-ins ("please"), which says the verb."""
+    if _FILL.match(cleaned):
+        rx = _FILL_GAP
+    elif _ADD.match(cleaned):
+        rx = _ADD_GAP
+    else:
+        return [text]
+    cut = rx.search(text)
+    if cut is None or (rx is _ADD_GAP and not _HAS_PLACE.search(text[: cut.start()])):
+        return [text]
+    if rx is _FILL_GAP and not re.search(r"\bwith\b", text[: cut.start()], _FLAGS):
+        return [text]
+    return [text[: cut.start()], text[cut.end() :]]
+
+
+def borrow(first: str, second: str) -> str:
+    """The second pair as a clause of its own: the first's verb, and "ones" said as the
+    first's noun ("the even ones" after "the odd columns")."""
+    verb = (_FILL.match(first) or _ADD.match(first)).group(1)  # type: ignore[union-attr]
+    noun = re.search(r"\b(columns|cols|rows|wells)\b", first, _FLAGS)
+    if noun:
+        second = re.sub(r"\bones\b", noun.group(1), second, flags=_FLAGS)
+    return f"{verb} {second}"

@@ -1,0 +1,89 @@
+"""Where a transfer's destination wells lie when the request lays them out: picks into the
+first wells of a larger set, in order ("hit-pick B3, C7, E2 into column 12"); a 96-well
+plate onto one quadrant of a 384-well plate; a run of wells from a starting well ("into
+daughter starting at A1, down the column")."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _resolve as r
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning.families._places import _FOLLOWING, _PICK
+
+_FLAGS = re.IGNORECASE
+
+
+_QUADRANT = re.compile(r"\bquadrant\s*#?\s*([1-4])\b|\bQ([1-4])\b(?=\s+(?:of|on)\b)", _FLAGS)
+
+
+def _quadrant(
+    text: str, src_lw: str, src: list[str], dst_lw: str, world: r.World
+) -> list[str] | None:
+    """'Stamp cmpd into quadrant 2 of assay': a 96-well plate's wells onto one quadrant of a
+    384-well plate, well (r, c) to (2r + dr, 2c + dc) with quadrant 1 at A1, 2 at A2, 3 at B1
+    and 4 at B2 (the interleave the 8-channel head reaches on a 384 plate); None otherwise."""
+    m = _QUADRANT.search(text)
+    a, b = world.labware(src_lw), world.labware(dst_lw)
+    if m is None or (a.rows, a.cols, b.rows, b.cols) != (8, 12, 16, 24):
+        return None
+    q = int(m.group(1) or m.group(2)) - 1
+    return [f"{chr(65 + 2 * (ord(w[0]) - 65) + q // 2)}{2 * int(w[1:]) - 1 + q % 2}" for w in src]
+
+
+_STARTING = re.compile(
+    r"\b(?:starting|beginning|start)\s+(?:at|from|with|in)\s+(?:well\s+)?([A-Pa-p]\d{1,2})\b",
+    _FLAGS,
+)
+_BY_ROW = re.compile(
+    r"\b(?:row[\s-]?(?:wise|by[\s-]row)|by\s+rows?|across\s+(?:the\s+)?rows?|along\s+(?:the\s+)?rows?"
+    r"|in\s+row\s+order|left\s+to\s+right)\b",
+    _FLAGS,
+)
+_BY_COLUMN = re.compile(
+    r"\b(?:column[\s-]?(?:wise|by[\s-]column)|by\s+columns?|down\s+(?:the\s+)?columns?"
+    r"|in\s+column\s+order|top\s+to\s+bottom)\b",
+    _FLAGS,
+)
+
+
+def _run_from(text: str, start: str, n: int, lw: str, world: r.World) -> list[str] | None:
+    """'... into daughter starting at A1': ``n`` wells in a run from the starting well, along
+    its row or down its column as the request says (asked when it does not say)."""
+    m = _STARTING.search(text)
+    if m is None or m.group(1).upper() != start or n < 2:
+        return None
+    view = world.labware(lw)
+    every = range(view.rows * view.cols)
+    by_row = [f"{chr(65 + i // view.cols)}{i % view.cols + 1}" for i in every]
+    by_col = [f"{chr(65 + i % view.rows)}{i // view.rows + 1}" for i in every]
+    runs = [w[w.index(start) : w.index(start) + n] for w in (by_row, by_col)]
+    if _BY_ROW.search(text) or _BY_COLUMN.search(text):
+        runs = [runs[0] if _BY_ROW.search(text) else runs[1]]
+    fits = [run for run in runs if len(run) == n]
+    if not fits:
+        raise Refuse(f"{n} wells in a run from {start} do not fit on {lw}", "plate_size")
+    if len(fits) == 1:
+        return fits[0]
+    ways = [f"{lw} {run[0]}-{run[-1]}" for run in fits]  # along the row, down the column
+    raise Ask(
+        f"Which wells of {lw} should receive the {n} wells from {start}: along the row "
+        f"({ways[0]}) or down the column ({ways[1]})?",
+        ["wells"],
+        ways,
+    )
+
+
+def _arranged(
+    text: str, src_lw: str, src: list[str], dst_lw: str, dst: list[str], world: r.World
+) -> list[str]:
+    """The destination wells as the request lays them out: picks into the first wells of a
+    larger set in order ("hit-pick B3, C7, E2 into column 12"), a 96-well plate onto a quadrant
+    of a 384-well plate, or a run of wells from a starting well."""
+    if 1 < len(src) < len(dst) and (_PICK.match(text) or _FOLLOWING.search(text)):
+        return dst[: len(src)]
+    if quad := _quadrant(text, src_lw, src, dst_lw, world):
+        return quad
+    if len(dst) == 1 and (run := _run_from(text, dst[0], len(src), dst_lw, world)):
+        return run
+    return dst
