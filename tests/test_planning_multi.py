@@ -210,7 +210,7 @@ def test_new_tips_every_column_of_a_384_plate_is_one_set_for_both_passes_of_a_co
 
 def test_a_96_well_plate_stamped_into_a_quadrant_of_a_384_well_plate_interleaves() -> None:
     from agents.task.planning._world import World
-    from agents.task.planning.families._places import _quadrant
+    from agents.task.planning.families._layout import _quadrant
 
     world = World(Labs(CORPUS)["plate384"].view)
     src = ["A1", "A2", "B1", "H12"]

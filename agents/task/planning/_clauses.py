@@ -249,9 +249,9 @@ def split(norm: Normalised) -> list[Clause]:
                     label, semi = m.group("label").strip(), m.group("body").strip()
                 for i, then in enumerate(_THEN.split(semi)):
                     actions: list[tuple[Join, str]] = []
-                    for how, text in _split_actions(then):
+                    for said_how, text in _split_actions(then):
                         cut = gaps(text, _polite_off(text.strip(" ,.;:!?-")))
-                        actions += [(how, cut[0])] + [("and", t) for t in cut[1:]]
+                        actions += [(said_how, cut[0])] + [("and", t) for t in cut[1:]]
                         gapped.update(cut[1:])
                     for h, action in enumerate(actions):
                         how: Join = action[0] if h else ("then" if i else joined)

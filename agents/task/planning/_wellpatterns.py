@@ -5,6 +5,8 @@ plate, single wells), and the joints between sets (joins, intersections)."""
 from __future__ import annotations
 
 import re
+import string
+from dataclasses import dataclass
 
 _FLAGS = re.IGNORECASE
 
@@ -218,3 +220,24 @@ _OTHER_WELL = re.compile(
 _START_AT = re.compile(
     r"^[^.;]*?\b(?:starting|beginning)\s+(?:at|with|from|in)\s+([A-Za-z]\d{1,2})\b", _FLAGS
 )
+
+
+class SelectionError(ValueError):
+    """A selection that leaves the plate's grid."""
+
+    def __init__(self, message: str, outside: list[str]) -> None:
+        super().__init__(message)
+        self.outside = outside
+
+
+def row_letter(index: int) -> str:
+    """0 -> 'A'."""
+    return string.ascii_uppercase[index]
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One written piece of a set: kind and its arguments."""
+
+    kind: str
+    args: tuple[object, ...] = ()

@@ -14,7 +14,6 @@ the order named, a whole plate row by row.
 from __future__ import annotations
 
 import re
-import string
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,32 +36,14 @@ from agents.task.planning._wellpatterns import (
     _THEN_ALTERNATE,
     _WELL_COUNT,
     _WORDNUM,
+    Part,
+    SelectionError,
     _letters,
     _numbers,
+    row_letter,
 )
 
 _FLAGS = re.IGNORECASE
-
-
-class SelectionError(ValueError):
-    """A selection that leaves the plate's grid."""
-
-    def __init__(self, message: str, outside: list[str]) -> None:
-        super().__init__(message)
-        self.outside = outside
-
-
-def row_letter(index: int) -> str:
-    """0 -> 'A'."""
-    return string.ascii_uppercase[index]
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One written piece of a set: kind and its arguments."""
-
-    kind: str
-    args: tuple[object, ...] = ()
 
 
 @dataclass(frozen=True)
