@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 
 from agents.task.planning._entities import without_how
-from agents.task.planning._frames import Frame
+from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, fold_into_previous
+from agents.task.planning.families import FAMILIES, Family
 
 _ONLY_VOLUME = re.compile(
     r"^(?:with\s+|at\s+|using\s+)?[\d.]+\s*(?:uL|mL)\s*(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
@@ -53,3 +54,52 @@ def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         lambda f, _, head: not head.ents.volumes() and _volume_only(f),
         heading=False,  # "Copy samples onto dest_plate: 20 uL each": one clause, not a heading
     )
+
+
+# "...; B1, B2 -> pool B1 (20 uL each)": a volume for every pair, said once at the end.
+_EACH_AT_END = re.compile(
+    r"(?:\(\s*|,\s*|-\s*)(?:[\d.]+\s*(?:uL|mL))\s*(?:each|per\s+(?:well|pair|pick|transfer)|apiece|"
+    r"from\s+each(?:\s+well)?)\s*\)?\W*$",
+    re.IGNORECASE,
+)
+
+
+def shared_volume(read_in: Read) -> None:
+    """Transfers of one sentence, split at semicolons, that name no volume take the volume the
+    last of them says for each ("A1, A2 -> pool A1; B1, B2 -> pool B1 (20 uL each)")."""
+    for i, (last, fam) in enumerate(read_in):
+        if (
+            last is None
+            or not _moves(last, fam)
+            or len(last.ents.volumes()) != 1
+            or not _EACH_AT_END.search(last.text)
+        ):
+            continue
+        before = []
+        for k in range(i - 1, -1, -1):
+            frame, family = read_in[k]
+            if (
+                frame is None
+                or not _moves(frame, family)
+                or frame.clause.sentence != last.clause.sentence
+                or frame.ents.volumes()
+            ):
+                break
+            before.append(k)
+        if not before:
+            continue
+        adds = next(f for f in FAMILIES if f.name == "transfer")
+        for k in [*before, i]:
+            frame, family = read_in[k]
+            if frame is not None and family is None:  # "amp_plate A1 -> norm_out B1"
+                frame = read(frame.clause, frame.ents, adds.name)
+                read_in[k] = (frame, adds)
+            if frame is not None and k != i:
+                frame.volume = last.ents.volumes()[0]
+
+
+def _moves(frame: Frame, family: Family | None) -> bool:
+    """A transfer, or a verbless pair of places ("B1, B2 -> pool B1")."""
+    if family is not None:
+        return family.name == "transfer"
+    return len(frame.places) >= 2 and bool(re.search(r"->|\binto\b", frame.text))

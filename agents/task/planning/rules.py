@@ -31,7 +31,7 @@ from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
-from agents.task.planning._fragments import volume_after
+from agents.task.planning._fragments import shared_volume, volume_after
 from agents.task.planning._frames import Frame
 from agents.task.planning._headings import _TAKES, _fill, _heading, announced
 from agents.task.planning._lexicon import Lexicon
@@ -85,6 +85,7 @@ class RulePlanner:
             read_in = trailing_plates(read_in, lex, norm)
             thermo.programme_runs(read_in, {i.kind for i in lab.instruments.values()})
             announced(read_in)
+            shared_volume(read_in)
             shared_settings(read_in)
             p.named = list(
                 dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)

@@ -53,7 +53,10 @@ VERBS = re.compile(
     r"replenish|re-fill|pop|replace(?=\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b))\b",
     _FLAGS,
 )
-_LABEL_VERBS = re.compile(r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense", _FLAGS)
+_LABEL_VERBS = re.compile(
+    r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense|combin|consolidat|merg|normali",
+    _FLAGS,
+)
 MIX_CYCLES = 3
 _INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
 _IN = re.compile(r"\b(?:in|into|back|on\s+top)\b", _FLAGS)
