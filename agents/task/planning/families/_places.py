@@ -52,6 +52,11 @@ _HEAD_IS_SOURCE = re.compile(
 )
 
 
+# A label that names a liquid move ("Combine the replicates: A1, A2 -> pool A1; ...").
+_LABEL_VERBS = re.compile(
+    r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense|combin|consolidat|merg|normali",
+    _FLAGS,
+)
 _GETS = re.compile(r"\b(?:gets?|receives?|with\s+(?:another\s+)?\d)", _FLAGS)
 
 

@@ -28,6 +28,7 @@ from agents.task.planning.families._places import (
     _BOTH,
     _EACH_AFTER,
     _GETS,
+    _LABEL_VERBS,
     _OF_THOSE,
     _PER_WELL,
     _REST,
@@ -51,10 +52,6 @@ VERBS = re.compile(
     r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
     r"plate\s+out|split|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|re-?array|"
     r"replenish|re-fill|pop|replace(?=\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b))\b",
-    _FLAGS,
-)
-_LABEL_VERBS = re.compile(
-    r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense|combin|consolidat|merg|normali",
     _FLAGS,
 )
 MIX_CYCLES = 3
