@@ -341,3 +341,14 @@ def test_every_rule_plan_passes_its_own_coverage_check_and_traces_each_clause() 
     assert problems(result) == []
     assert [t.kind for t in result.trace] == ["fact", "action", "action", "action", "pleasantry"]
     assert "a new tip" in result.tip_policy or "fresh tip" in result.tip_policy
+
+
+def test_a_count_times_a_volume_is_the_volume_of_each_aliquot_and_the_other_the_total() -> None:
+    lex = Lexicon(make_lab())
+    clause = split(normalise("split 4 mL of buffer into 8 x 500 uL aliquots in plate_1 column 1"))[
+        0
+    ]
+    frame = read(clause, extract(clause.text, lex, ()), "transfer")
+    assert frame.volume is not None and frame.volume.value == 500
+    assert frame.total is not None and frame.total.value == 4000
+    assert frame.extra["aliquots"] == 8

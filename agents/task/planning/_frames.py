@@ -87,6 +87,7 @@ _DESCRIBED = re.compile(r"(?:e?s)?\s+(?:wells?\s+)?(?:in|of|on)\s", _FLAGS)
 _LAYOUT = re.compile(
     r"\s*(?:,\s*)?in\s+(?:duplicate|triplicate|quadruplicate)s?\s*\(\s*(?:i\.e\.?,?\s*)?", _FLAGS
 )
+_COUNT_X = re.compile(r"\b(\d{1,3})\s*[x×*]\s*$")
 _MIX_VOLUME = re.compile(r"\bmix(?:ing|ed)?\b[^,;.]{0,30}?(?:with|at|using|of|volume)?\s*$", _FLAGS)
 
 
@@ -280,6 +281,13 @@ def assign_quantities(frame: Frame) -> None:
             frame.speed = frame.speed or q
         elif q.kind == "wavelength":
             frame.wavelengths.append(q)
+    counted = [q for q in frame.volumes if _COUNT_X.search(text[: q.start])]
+    if counted:  # "split 4 mL into 8 x 500 uL aliquots": 500 uL a well, 4 mL in all
+        m = _COUNT_X.search(text[: counted[0].start])
+        frame.extra["aliquots"] = int(m.group(1)) if m else 0
+        others = [v for v in frame.volumes if v is not counted[0]]
+        frame.volume, frame.volumes = counted[0], [counted[0]]
+        frame.total = frame.total or (others[0] if others else None)
 
 
 def assign_liquid(frame: Frame) -> None:

@@ -10,7 +10,7 @@ from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
-from agents.task.planning._quantities import fmt
+from agents.task.planning._quantities import Quantity, fmt
 
 _FLAGS = re.IGNORECASE
 # "leaving 30 uL in each well", "down to 50 uL", "to a residual of 20 uL": what stays behind
@@ -33,6 +33,10 @@ WHOLE = re.compile(
     r"\b(?:everything|(?:the\s+)?(?:entire|whole|full)\s+(?:volume|contents?)"
     r"|all\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?(?:volume|contents?|liquid)|all\s+of\b(?!\s+the\s+wells))",
     _FLAGS,
+)
+# "divide A1 equally into B1:B5", "split evenly across", "into 3 equal parts"
+_EVENLY = re.compile(
+    r"\b(?:equally|evenly|equal\s+(?:parts|portions|volumes|aliquots|shares))\b", _FLAGS
 )
 _SHARES = {"half": 0.5, "third": 1 / 3, "thirds": 2 / 3, "quarter": 0.25, "quarters": 0.75}
 
@@ -87,11 +91,17 @@ def down_to(frame: Frame, p: r.Planning, plate: str, wells: list[str], keep: flo
 
 
 def whole(
-    text: str, src_sets: list[tuple[str, list[str] | None]], p: r.Planning
+    frame: Frame, src_sets: list[tuple[str, list[str] | None]], p: r.Planning
 ) -> list[float] | None:
     """ "Pool everything from A1-A3", "all of them": what each source well holds at that point
-    of the plan (moves said before and not yet emitted included); None when not said so."""
-    if not WHOLE.search(text) or not src_sets or not all(ws for _, ws in src_sets):
+    of the plan (moves said before and not yet emitted included); None when not said so.
+    "Divide lysate A1 equally into B1:B5": what the one source holds becomes the total."""
+    evenly = _EVENLY.search(frame.text)
+    if not (WHOLE.search(frame.text) or evenly) or not src_sets:
+        return None
+    if not all(ws for _, ws in src_sets) or (
+        evenly and sum(len(ws or []) for _, ws in src_sets) > 1
+    ):
         return None
     coming = {(lw, w): 0.0 for lw, ws in src_sets for w in ws or []}
     for op in p.pending:
@@ -102,4 +112,36 @@ def whole(
     held = [round(p.world.well_volume(*k) + v, 4) for k, v in coming.items()]
     if not any(v > 0 for v in held):
         raise Refuse(f"{src_sets[0][0]} holds nothing in those wells", "insufficient_liquid")
+    if evenly:
+        frame.total = Quantity("volume", held[0], "", 0, 0)  # shared out over the wells
+        return None
     return held
+
+
+def per_well(frame: Frame, volume: float, plate: str, wells: int, world: r.World) -> None:
+    """One volume into each of ``wells`` wells: more than 0, no more than a well holds, and,
+    for "8 x 500 uL aliquots", as many wells as aliquots and the total they add up to."""
+    r.positive_volume(volume, frame.volume.text if frame.volume else f"{volume:g} uL")
+    room = world.labware(plate).well_max_volume_ul
+    if room and volume > room + 1e-6:
+        raise Refuse(
+            f"{fmt(volume, 'uL')} is more than a {plate} well holds ({fmt(room, 'uL')})",
+            "capacity",
+        )
+    count = frame.extra.get("aliquots")
+    if not isinstance(count, int):
+        return
+    if count != wells:
+        raise Ask(
+            f"{count} aliquots of {fmt(volume, 'uL')} but {wells} wells to put them in: which "
+            "wells, or how many aliquots?",
+            ["wells"],
+            [f"{count} wells", f"{wells} aliquots"],
+        )
+    if frame.total is not None and abs(frame.total.value - count * volume) > 0.01:
+        raise Ask(
+            f"{count} x {fmt(volume, 'uL')} is {fmt(count * volume, 'uL')}, not the "
+            f"{fmt(frame.total.value, 'uL')} said: how much should each aliquot be?",
+            ["volume"],
+            [fmt(frame.total.value / count, "uL"), fmt(volume, "uL")],
+        )

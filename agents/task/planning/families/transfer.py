@@ -50,7 +50,7 @@ _FLAGS = re.IGNORECASE
 VERBS = re.compile(
     r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
     r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
-    r"plate\s+out|split|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|re-?array|"
+    r"plate\s+out|split|divide|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|re-?array|"
     r"replenish|re-fill|pop|replace(?=\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b))\b",
     _FLAGS,
 )
@@ -295,7 +295,7 @@ def _ops(
     if per_well is None and 1 < len(frame.volumes) in (len(dst_wells), n_src) and not each_said:
         per_well = [q.value for q in frame.volumes]  # "... into A1, A2, A3 at 2, 3 and 4.5 uL"
     if per_well is None and frame.volume is None and frame.total is None:
-        per_well = am.whole(text, src_sets, p)  # "pool everything from A1-A3 into A12"
+        per_well = am.whole(frame, src_sets, p)  # "pool everything from A1-A3 into A12"
         n_src = len(per_well) if per_well else n_src
     volume = None
     if per_well is None or len(per_well) not in (len(dst_wells), n_src):
@@ -306,13 +306,7 @@ def _ops(
             volume = r.quantity(
                 frame.volume, frame, "How many uL should go into each well?", "volume"
             )
-        r.positive_volume(volume, frame.volume.text if frame.volume else f"{volume:g} uL")
-        room = world.labware(dst_lw).well_max_volume_ul
-        if room and volume > room + 1e-6:
-            raise Refuse(
-                f"{fmt(volume, 'uL')} is more than a {dst_lw} well holds ({fmt(room, 'uL')})",
-                "capacity",
-            )
+        am.per_well(frame, volume, dst_lw, len(dst_wells), world)
     if src_sets:
         src_lw, src_wells = src_sets[0]
         if src_wells is None:
