@@ -283,8 +283,8 @@ def assign_quantities(frame: Frame) -> None:
             frame.wavelengths.append(q)
     counted = [q for q in frame.volumes if _COUNT_X.search(text[: q.start])]
     if counted:  # "split 4 mL into 8 x 500 uL aliquots": 500 uL a well, 4 mL in all
-        m = _COUNT_X.search(text[: counted[0].start])
-        frame.extra["aliquots"] = int(m.group(1)) if m else 0
+        said = _COUNT_X.search(text[: counted[0].start])
+        frame.extra["aliquots"] = int(said.group(1)) if said else 0
         others = [v for v in frame.volumes if v is not counted[0]]
         frame.volume, frame.volumes = counted[0], [counted[0]]
         frame.total = frame.total or (others[0] if others else None)
