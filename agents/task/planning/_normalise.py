@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from agents.task.planning._numberwords import digits
-from agents.task.planning._programme_tables import programme_tables
+from agents.task.planning._programme_tables import goto_lists, programme_tables
 from agents.task.planning._tables import rewrite as rewrite_tables
 
 # A placeholder is a word of its own: «q0», «q1», ...
@@ -303,6 +303,7 @@ def normalise(request: str) -> Normalised:
     text = _MINUTES_SECONDS.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} s", text)
     text = _IS.sub(r"\1 is ", text)  # "Buffer's in the trough": a fact, not a possessive
     text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
+    text = goto_lists(text)  # "5) go to step 2, 29 more times": steps 2-4 thirty times
     lines, carried = [], None
     for raw in _carry_units(text.replace("\r", "\n").split("\n")):
         line, carried = _units(raw, carried if raw.strip() else None)

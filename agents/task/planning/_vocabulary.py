@@ -106,7 +106,10 @@ INSTRUMENT_WORDS: dict[str, tuple[str, ...]] = {
     "plate_mover": (r"plate[\s-]?mover", r"robot(?:ic)? arm", r"arm", r"gripper"),
     "liquid_handler": (r"liquid[\s-]?handler", r"robot", r"deck", r"pipetting robot"),
     "magnet": (r"magnet(?:ic)?(?: module| stand| block| rack| plate)?", r"mag[\s-]?deck"),
-    "centrifuge": (r"centrifuge", r"spin(?:ner)?"),
+    "centrifuge": (
+        r"centrifuge",
+        r"spin(?:ner)?(?![\w\s]{0,20}\b(?:on|in)\s+the\s+(?:heater[\s-]?)?shaker)",
+    ),  # "spin on the shaker at 1200 rpm" is shaking
     "incubator": (r"incubator", r"co2 incubator"),
     "sealer": (r"plate sealer", r"heat sealer", r"sealer"),
     "washer": (r"plate washer", r"washer"),
