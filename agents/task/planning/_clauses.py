@@ -20,6 +20,7 @@ from agents.task.planning import _social
 from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._labels import heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
+from agents.task.planning._order import run_order
 
 Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
 
@@ -83,17 +84,6 @@ _HAS_DEST = re.compile(
 _TIMED_START = re.compile(
     r"\s*,\s*(?:and\s+)?(?=(?:for\s+)?(?:\d+(?:\.\d+)?|an?|one|two)\s*"
     r"(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b)",
-    _FLAGS,
-)
-# "X, after filling Y": Y happens first.
-_AFTER = re.compile(r"\s*,?\s+after\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)  # an -ing with its object
-# "X before reading Y": X, then Y; "Before reading Y, X": X first too.
-_BEFORE = re.compile(r"\s*,?\s+before\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)
-_BEFORE_LEAD = re.compile(r"^before\s+(\w+ing\b[^,;]*),\s*(.+)$", _FLAGS)
-# "read at 570 nm after 30 min at 37 C": the wait first.
-_AFTER_WAIT = re.compile(
-    r"\s*,?\s+after\s+(?:a\s+|another\s+)?(?=(?:\d+(?:\.\d+)?|an?|one|two|five|ten)\s*-?\s*"
-    r"(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b(?:\s+(?:at|@)\s+[^,;]*)?\s*$)",
     _FLAGS,
 )
 _NEXT_DEST = re.compile(
@@ -246,14 +236,7 @@ def split(norm: Normalised) -> list[Clause]:
             if k and (m := _LABEL.match(part)) and _is_label(m.group("label")) and m["body"]:
                 # "Buffer: 60 uL to D1-D12. Dye: 15 uL to D1-D4": each sentence its own label
                 label, part = m.group("label").strip(), m.group("body").strip()
-            if (after := _AFTER.search(part)) is not None:
-                part = f"{part[after.end() :]}; {part[: after.start()]}"
-            elif (wait := _AFTER_WAIT.search(part)) is not None:
-                part = f"wait {part[wait.end() :]}; {part[: wait.start()]}"
-            elif (lead := _BEFORE_LEAD.match(part)) is not None:
-                part = f"{lead.group(2)}; {_base_verb(lead.group(1))}"
-            elif (before := _BEFORE.search(part)) is not None:
-                part = f"{part[: before.start()]}; {_base_verb(part[before.end() :])}"
+            part = run_order(part)  # "X before reading Y", "X, after filling Y"
             semis = _outside_brackets(part)
             if _semicolon_heading(semis):
                 head = semis.pop(0).strip(" :")
@@ -325,16 +308,6 @@ def _polite_off(text: str) -> str:
         if text == before:
             break
     return text
-
-
-_ING = {"reading": "read", "measuring": "measure", "shaking": "shake", "incubating": "incubate",
-        "adding": "add", "mixing": "mix", "moving": "move", "scanning": "scan"}  # fmt: skip
-
-
-def _base_verb(text: str) -> str:
-    """'reading it at 450 nm' -> 'read it at 450 nm': the clause a "before ..." names."""
-    first, _, rest = text.partition(" ")
-    return f"{_ING.get(first.lower(), first)} {rest}".strip()
 
 
 def _split_actions(text: str) -> list[tuple[Join, str]]:
