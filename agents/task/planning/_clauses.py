@@ -26,7 +26,7 @@ Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
 
 _FLAGS = re.IGNORECASE
 _ITEM = re.compile(
-    r"^(?:[-*+>]|\(?\d{1,2}[.):](?!\d)|\(?(?:i{1,3}|iv|vi{0,3}|ix|x)[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
+    r"^(?:[-*+>]|\(?\d{1,2}[.):](?!\d)|\(?(?:i{1,3}|iv|vi{0,3}|ix|x|[a-z])[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
     _FLAGS,
 )
 _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|holds?)\b)", _FLAGS)

@@ -107,6 +107,7 @@ _TAKE_PUT = re.compile(
     r"drop)\s+(?:(?:it|them|this|that|all\s+of\s+it|the\s+lot)\s+)?(?P<to>(?:in|into|to|onto)\b)",
     re.IGNORECASE,
 )
+_BRACKETED_LINE = re.compile(r"^[ \t]*\(([^()\n]+)\)[ \t.]*$", re.MULTILINE)
 # "100λ": the old notebook sign for a microlitre (after a number only; λ alone is a wavelength)
 _LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
 # "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
@@ -129,8 +130,11 @@ def _slashed(m: re.Match[str]) -> str:
 
 
 _UNIT_DOT = re.compile(
-    r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b)"
-)
+    r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b"
+    r"|[ \t]+(?!(?:then|next|and|after|mix|shake|read|incubate|wait|add|transfer|move)\b)[a-z])"
+)  # "50 ul. of buffer", "50 ul. buffer": an abbreviation, not a sentence's end
+# "0,05 mL", "1,5 mL": a decimal comma (three digits after it are thousands: "1,000 uL")
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d{1,3}),(\d{1,2})(?=\s*(?:u[lL]|m[lL])\b)")
 # "A1 = 10 uL", "A1 -> 10 uL", "A1: 10 uL": a well and its volume, written "A1 10 uL".
 _WELL_VOLUME = re.compile(
     r"\b([A-Pa-p]\d{1,2})\s*(?:(?:=|->)\s*(?=\d+(?:\.\d+)?\b(?!\s*[A-Pa-p]\d))"
@@ -298,13 +302,16 @@ def normalise(request: str) -> Normalised:
     text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
     text = _LABWARE_WELL.sub(_labware_well, text)
     text = _SLASHED.sub(_slashed, text)
-    text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
+    text = _UNIT_DOT.sub(
+        r"\1", _DECIMAL_COMMA.sub(r"\1.\2", text)
+    )  # "50 ul. of buffer": an abbreviation, not a sentence end
     text = _HOURS_MINUTES.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} min", text)
     text = _MINUTES_SECONDS.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} s", text)
     text = _IS.sub(r"\1 is ", text)  # "Buffer's in the trough": a fact, not a possessive
     text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
     text = goto_lists(text)  # "5) go to step 2, 29 more times": steps 2-4 thirty times
     lines, carried = [], None
+    text = _BRACKETED_LINE.sub(r"\1", text)  # "(all on plate_2)" on a line of its own
     for raw in _carry_units(text.replace("\r", "\n").split("\n")):
         line, carried = _units(raw, carried if raw.strip() else None)
         lines.append(_SPACES.sub(" ", line).strip())

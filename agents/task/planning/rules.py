@@ -35,6 +35,7 @@ from agents.task.planning._fragments import shared_volume, volume_after
 from agents.task.planning._frames import Frame
 from agents.task.planning._headings import _TAKES, _fill, _heading, announced
 from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._liquid_pairs import split_pairs
 from agents.task.planning._normalise import normalise
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._pieces import _merge_fragments
@@ -43,7 +44,6 @@ from agents.task.planning._reading import (
     _lead_ins,
     _read,
     _recipe_fills,
-    _split_pairs,
     _trailing_plate,
 )
 from agents.task.planning._refill import refills
@@ -79,7 +79,7 @@ class RulePlanner:
             read_in = _merge_fragments(read_in, lex, norm)
             read_in = refills(read_in, lex, norm)
             read_in = volume_after(read_in, lex, norm)
-            read_in = _split_pairs(read_in, lex, norm)
+            read_in = split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)
             read_in = trailing_plates(read_in, lex, norm)
