@@ -59,6 +59,8 @@ _SURFACES: dict[str, tuple[Kind, str]] = {
     **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), ("duration", "second")),
     **dict.fromkeys(("min", "mins", "minute", "minutes", "m"), ("duration", "minute")),
     **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), ("duration", "hour")),
+    **dict.fromkeys(("day", "days"), ("duration", "day")),
+    **dict.fromkeys(("week", "weeks", "wk", "wks"), ("duration", "week")),
     **dict.fromkeys(("nm", "nanometer", "nanometers", "nanometre", "nanometres"),
                     ("wavelength", "nanometer")),
 }  # fmt: skip

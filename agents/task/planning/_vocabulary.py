@@ -113,6 +113,15 @@ INSTRUMENT_WORDS: dict[str, tuple[str, ...]] = {
     "incubator": (r"incubator", r"co2 incubator"),
     "sealer": (r"plate sealer", r"heat sealer", r"sealer"),
     "washer": (r"plate washer", r"washer"),
+    # kinds no lab here has: named, they are refused, never replaced by another instrument
+    "fridge": (r"fridge", r"refrigerator", r"cold room", r"cold-room"),
+    "freezer": (r"freezer", r"-?80 freezer", r"-?20 freezer"),
+    "ice bucket": (r"ice bucket", r"ice bath", r"(?<=on\s)ice(?!\s*-?\s*cold)"),
+    "sonicator": (r"sonicator", r"sonicating bath", r"ultrasonic bath", r"sonication bath"),
+    "microscope or imager": (r"microscope", r"imager", r"plate imager", r"imaging system"),
+    "vortex mixer": (r"vortex(?:er| mixer| genie)",),
+    "water bath": (r"water ?bath",),
+    "plate lidder": (r"lidder", r"de-?lidder"),
 }  # fmt: skip
 _LABWARE_WORDS = {
     "reservoir": ("reservoir", "trough"),

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from agents.task.planning import _choices as choices
-from agents.task.planning import _coverage, _limits_first, _policy
+from agents.task.planning import _coverage, _gaps, _limits_first, _policy
 from agents.task.planning import _entity_coverage as entities
 from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _pipetting as pip
@@ -166,6 +166,10 @@ class RulePlanner:
                 _limits_first.check((f for f, _ in read_in), p)
             except Refuse as refuse:
                 return Refusal(request=request, reason=refuse.reason, code=refuse.code)
+            fault = [
+                f for f, _ in read_in if f is not None and clause is not None and f.clause is clause
+            ]
+            ask = _gaps.widen(ask, fault[0] if fault else None, p)  # every gap of the clause
             prefix = f"In '{clause.said}': " if clause is not None and len(clauses) > 1 else ""
             return Clarification(
                 request=request,

@@ -60,6 +60,19 @@ _OTHER = {
     ),
     "sealer": re.compile(r"^(?:heat[\s-]?)?seal\b|\bplate\s+sealer\b", _FLAGS),
     "washer": re.compile(r"\bplate\s+washer\b", _FLAGS),
+    "sonicator": re.compile(r"^(?:please\s+)?sonicat\w*\b|\bultrason\w*", _FLAGS),
+    "freezer": re.compile(
+        r"^(?:please\s+)?(?:freeze|snap[\s-]?freeze|flash[\s-]?freeze)\b", _FLAGS
+    ),
+    "microscope or imager": re.compile(
+        r"^(?:please\s+)?(?:image|photograph|take\s+(?:a\s+)?(?:picture|photo|image)s?\s+of)\b",
+        _FLAGS,
+    ),
+    "plate lidder": re.compile(
+        r"\b(?:put|place|pop|add)\s+(?:the\s+|a\s+)?lids?\s+(?:back\s+)?on\b|^(?:re-?)?lid\s+(?:the\b|it\b|them\b|\w+_)"
+        r"|\b(?:take|remove)\s+(?:off\s+)?(?:the\s+)?lids?\b(?!\s+(?:temp|at|to)\b)|\bde-?lid\b",
+        _FLAGS,
+    ),
 }
 
 
