@@ -86,6 +86,11 @@ _TIMED_START = re.compile(
     r"(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b)",
     _FLAGS,
 )
+_SECOND_TIP_WISH = re.compile(
+    r"\s*(?:,|;|\bbut\b|\band\b)\s*(?:and\s+|but\s+)?(?=(?:a|an|one|new|fresh|the\s+same|same|"
+    r"change|re-?use|keep)\b[^,;]{0,20}\btips?\b)",
+    _FLAGS,
+)
 _NEXT_DEST = re.compile(
     r"\b(?:to|into|in|onto|gets?|moved|carried|transferred|each\s+step|per\s+step)\b|->|[A-Pa-p]\d",
     _FLAGS,
@@ -341,6 +346,9 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         if _HAS_DEST.search(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
             cuts.append(m)
     timed = []
+    for m in _SECOND_TIP_WISH.finditer(text):  # "one tip for the buffer, a new tip for the dye"
+        if re.search(r"\btips?\b", text[: m.start()], _FLAGS) and not _VOLUME.search(text):
+            cuts.append(m)
     for m in _TIMED_START.finditer(text):  # "200 uL blocking buffer, 1 h at 37 C": then incubate
         after = text[m.end() :]
         if (
