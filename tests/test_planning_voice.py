@@ -214,3 +214,29 @@ def test_volumes_and_liquids_listed_after_the_wells_are_one_transfer_each() -> N
         "transfer 20 uL of dye",
         "transfer 80 uL of buffer",
     ]
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("get plate_1 read at 450 nm", "read plate_1 at 450 nm"),
+        ("have plate_1 shaken for 2 min", "shake plate_1 for 2 min"),
+        ("plate_1 needs to be read at 450 nm", "read plate_1 at 450 nm"),
+        ("I want plate_1 read at 600 nm", "read plate_1 at 600 nm"),
+        ("plate_1 read 0.4 at 600 nm", "plate_1 read 0.4 at 600 nm"),  # a result, no command
+    ],
+)
+def test_work_said_of_its_plate_as_a_wish_or_in_the_passive_is_a_command(
+    said: str, read: str
+) -> None:
+    assert normalise(said).text == read
+
+
+@pytest.mark.parametrize(
+    ("written", "wells"),
+    [("B1 ~ B6", "B1..B6"), ("B1-thru-B6", "B1..B6"), ("the first 6 wells of row B", "B1..B6")],
+)
+def test_more_ways_to_write_a_range(written: str, wells: str) -> None:
+    (found,) = find_all(normalise(written).text)
+    got = found.expand(8, 12)
+    assert f"{got[0]}..{got[-1]}" == wells and len(got) == 6

@@ -100,7 +100,7 @@ _NEW_ACTION = re.compile(
     r"\s*,\s*(?:and\s+)?(?=(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:is|holds|has|contains)\b(?!\s+(?:fine|ok(?:ay)?|good|great|best)\b)|=\s*[\w«]))|"
     r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"
     r"|\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
-    r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
+    r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
     + ACTION_VERBS
     + r")\b)"
     r"|(?:\s*:|\s+-)\s+(?=(?:first\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"

@@ -108,6 +108,44 @@ _TAKE_PUT = re.compile(
     re.IGNORECASE,
 )
 _BRACKETED_LINE = re.compile(r"^[ \t]*\(([^()\n]+)\)[ \t.]*$", re.MULTILINE)
+# "the first 6 wells of row B", "the first 4 wells in column 3": the wells from the row's or
+# column's start
+_FIRST_WELLS = re.compile(
+    r"\b(?:the\s+)?first\s+(\d{1,2})\s+wells?\s+(?:of|in|on|along|down)\s+(?:the\s+)?"
+    r"(?:row\s+([A-Pa-p])|col(?:umn)?\s+(\d{1,2}))\b",
+    re.IGNORECASE,
+)
+
+
+def _first_wells(m: re.Match[str]) -> str:
+    n = int(m.group(1))
+    if m.group(2):
+        return f"{m.group(2).upper()}1-{m.group(2).upper()}{n}"
+    return f"A{m.group(3)}-{chr(64 + min(n, 26))}{m.group(3)}"
+
+
+# "get plate_1 read at 450 nm", "have it shaken for 2 min", "plate_1 needs to be read", "then
+# the plate read at 600 nm", "I want plate_1 read": the work said of its plate, as a command.
+_DONE_TO = {"read": "read", "shaken": "shake", "incubated": "incubate", "mixed": "mix",
+            "measured": "measure", "scanned": "scan", "spun": "spin", "heated": "heat"}  # fmt: skip
+_CAUSATIVE = re.compile(
+    r"\b(?P<lead>(?:get|have)\s+|(?:then|and)\s+|(?:(?:i|we)(?:'d|\s+would)?\s+)?(?:want|like|need)\s+)?"
+    r"(?P<obj>(?:the\s+|this\s+|that\s+)?plate|it|[A-Za-z][\w-]*\d\w*|[A-Za-z][\w-]*_[\w-]+)\s+"
+    r"(?P<be>(?:needs?|has|have)\s+to\s+be\s+|(?:should|must|is\s+to|will)\s+be\s+|to\s+be\s+)?"
+    r"(?P<pp>read|shaken|incubated|mixed|measured|scanned|spun|heated)"
+    r"(?=\s+(?:at|for|on|in|@|with|by|\d)|\s*[,.;]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _causative(m: re.Match[str]) -> str:
+    if not (m.group("lead") or m.group("be")):
+        return m.group(0)  # "plate_1 read 0.4 at 600 nm": no command
+    lead = m.group("lead") or ""
+    keep = lead if re.match(r"(?:then|and)\b", lead, re.IGNORECASE) else ""
+    return f"{keep}{_DONE_TO[m.group('pp').lower()]} {m.group('obj')}"
+
+
 # "100λ": the old notebook sign for a microlitre (after a number only; λ alone is a wavelength)
 _LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
 # "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
@@ -291,7 +329,8 @@ def normalise(request: str) -> Normalised:
         return f" «q{len(quoted) - 1}» "
 
     text = "\n".join(_markdown(line) for line in text.split("\n"))
-    text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", text))
+    text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
+    text = _CAUSATIVE.sub(_causative, text)
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
     text = _PARTICLE.sub(r"\1 ", _LAMBDA.sub(" uL", digits(text)))
     text = _QUOTES.sub(hold, text)

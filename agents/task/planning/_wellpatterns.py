@@ -17,7 +17,10 @@ _NOT_UNIT = (
     r"|standards?\b|dilutions?\b|replicates?\b|wells\b|cycles?\b))"
 )
 _NUM = r"\d{1,2}(?![\d.])" + _NOT_UNIT
-_SPAN = r"(?:\s*(?:-|:|to|through|thru|until|till|up\s+to|\.\.\.?|…)\s*)"
+_SPAN = (
+    r"(?:\s*(?:-|:|~|to|through|thru|until|till|up\s+to|onwards?\s+(?:to|till|until)"
+    r"|-\s*(?:to|thru|through)\s*-|\.\.\.?|…)\s*)"
+)
 _LIST_ELLIPSIS = re.compile(r"\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?")
 _LISTJOIN = r"\s*(?:,\s*and\b|,|&|\band\b|\+)\s*"  # "1, 2, and 3": the Oxford comma too
 _NUMJOIN = rf"(?:{_LISTJOIN}|\s*\bor\b\s*|\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?)"
