@@ -78,7 +78,7 @@ def test_numbers_inline_mark_items_not_sentences() -> None:
 
 
 def test_a_unit_abbreviated_with_a_period_does_not_end_a_sentence() -> None:
-    assert _texts("move 50 ul. of buffer to A2") == ["move 50 ul of buffer to A2"]
+    assert _texts("move 50 ul. of buffer to A2") == ["move 50 uL of buffer to A2"]
     assert _texts("add 50 uL. Then read") == ["add 50 uL", "read"]
 
 

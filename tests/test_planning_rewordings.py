@@ -1,0 +1,62 @@
+"""The planner's stages under rewordings that keep a request's meaning: units spelt out,
+the lab's ids written with a space, ... (bench/planner_variants.py measures the whole)."""
+
+from __future__ import annotations
+
+import pytest
+from test_rule_planner import LAB, plan
+
+from agents.task.planning._coverage import clauses_of
+from agents.task.planning._normalise import normalise
+from agents.task.planning._own_ids import own_ids
+from agents.task.planning.models import Plan
+
+
+# --------------------------------------------------------------------------- normalise
+@pytest.mark.parametrize(
+    ("written", "short"),
+    [
+        ("add 150 microlitres buffer", "add 150 uL buffer"),
+        ("add 25 micro-liters dye", "add 25 uL dye"),
+        ("0.2 millilitres of PBS", "0.2 mL of PBS"),
+        ("hold at 4 degrees C", "hold at 4 C"),
+        ("37 deg. Celsius", "37 C"),
+        ("95 degrees 30 seconds", "95 C 30 s"),
+        ("stage 1: 50 c 2 min", "stage 1: 50 C 2 min"),
+        ("5 minutes, then 2 hours", "5 min, then 2 h"),
+        ("20 ul each", "20 uL each"),
+    ],
+)
+def test_a_unit_after_a_number_is_written_one_short_way(written: str, short: str) -> None:
+    assert normalise(written).text == short
+
+
+def test_a_unit_word_without_a_number_and_fahrenheit_are_left_alone() -> None:
+    assert normalise("the microlitre scale at 98 degrees F").text == (
+        "the microlitre scale at 98 degrees F"
+    )
+
+
+# --------------------------------------------------------------------------- own ids
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("Read: plate 1, 600 nm", "Read: plate_1, 600 nm"),
+        ("add 5 uL to Plate-2 A1", "add 5 uL to plate_2 A1"),
+        ("move plate2 to hotel 1", "move plate_2 to hotel 1"),
+    ],
+)
+def test_the_lab_s_ids_written_with_a_space_are_read_as_the_ids(written: str, read: str) -> None:
+    assert own_ids(written, LAB) == read
+
+
+def test_an_id_is_never_read_inside_a_longer_name_or_number() -> None:
+    for text in ("plate 10", "plate_1 A1", "plate 1.5", "myplate 1"):
+        assert own_ids(text, LAB) == text
+
+
+def test_a_spaced_id_is_planned_and_the_trace_keeps_the_person_s_words() -> None:
+    result = plan("Read: plate 1, 600 nm")
+    assert isinstance(result, Plan)
+    assert result.steps[-1].args["wavelength_nm"] == 600
+    assert [t.clause for t in result.trace] == clauses_of(result.request) == ["plate 1, 600 nm"]
