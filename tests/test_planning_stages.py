@@ -7,9 +7,10 @@ import pytest
 from test_rule_planner import LAB, make_lab
 
 from agents.task.planning import _pipetting as pip
+from agents.task.planning._blanks import blank_note, split_blanks
 from agents.task.planning._clauses import split
 from agents.task.planning._coverage import clauses_of, problems
-from agents.task.planning._entities import blank_note, extract, split_blanks
+from agents.task.planning._entities import extract
 from agents.task.planning._frames import read
 from agents.task.planning._lexicon import Lexicon, closest
 from agents.task.planning._normalise import normalise

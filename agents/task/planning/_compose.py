@@ -88,10 +88,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             header.extra["chain_only"] = True  # "..., serial dilution ... with 100 uL transfers"
     if any(f.extra.get("chain_only") for f in headers):
         # The carrying steps come after the wells are filled (with the mixing said after them).
-        read_in = _mix_into_chain(read_in)
-        read_in = [x for x in read_in if not (x[0] and x[0].extra.get("chain_only"))] + [
-            x for x in read_in if x[0] and x[0].extra.get("chain_only")
-        ]
+        read_in = _after_fills(_mix_into_chain(read_in))
     for frame, family in read_in:
         assert frame is not None
         prev = out[-1] if out else None
@@ -227,6 +224,22 @@ def _mix_into_chain(
             _fold_mix(prev, frame)  # "..., serial dilution ... with 100 uL transfers, mix 3x"
             continue
         out.append((frame, family))
+    return out
+
+
+def _after_fills(
+    read_in: list[tuple[Frame | None, Family | None]],
+) -> list[tuple[Frame | None, Family | None]]:
+    """Each serial-dilution sentence that only carries liquid moved after the fills said right
+    after it ("2-fold dilution ..., 100 uL buffer into A2-A12, 200 uL dye into A1"), never
+    after what comes later ("..., then discard 100 uL from column 10": that stays after)."""
+    out = list(read_in)
+    for item in [x for x in read_in if x[0] is not None and x[0].extra.get("chain_only")]:
+        i = out.index(item)
+        j = i
+        while j + 1 < len(out) and (fam := out[j + 1][1]) is not None and fam.name == "transfer":
+            j += 1
+        out.insert(j, out.pop(i))
     return out
 
 

@@ -8,12 +8,17 @@
 - One distinctive word of a longer name ("TMB" for "TMB substrate", "water" for "nuclease
   free H2O") or a run of its words ("master mix" for "2x SYBR master mix"), when no other
   liquid of the lab shares it.
+- Notebook shorthand: the start of a name's first word ("amp" for "ampicillin 256 ug/mL",
+  "cipro" for "cipro-HCl") when it starts no other name and is no word of lab English or
+  common shorthand for something else ("col", "std", "dil").
 """
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from agents.task.planning._vocabulary import VOCABULARY
 
 _GROUPS: tuple[tuple[str, ...], ...] = (
     ("solution", "soln", "sol'n", "sln", "sol"),
@@ -82,9 +87,43 @@ def by_word(liquids: list[str], taken: set[str], not_a_liquid: frozenset[str]) -
                 owners.setdefault(f, set()).add(name)
     singles = {n.lower() for n in liquids if " " not in n}
     return {
+        **shorthand(liquids, taken | not_a_liquid),
+        **{
+            w: next(iter(names))
+            for w, names in owners.items()
+            if len(names) == 1 and w not in not_a_liquid and w not in singles and w not in taken
+        },
+    }
+
+
+# Notebook shorthand for other things than a liquid: never the start of a liquid's name.
+_OTHER_SHORTHAND = frozenset(
+    "col cols row rows rep reps std stds dil dils conc vol vols temp min mins sec secs hrs "
+    "pos neg ctrl ctrls max tot fin init sam samp mult multi chan tip tips pip well wells "
+    "plat plt res resv blk ser seri".split()
+)
+
+
+def shorthand(liquids: list[str], taken: set[str] | frozenset[str]) -> dict[str, str]:
+    """Each start (3 letters or more) of one liquid name's first word -> that name; ``taken``:
+    other names and words (labware, instruments), whose starts are never a liquid's."""
+    owners: dict[str, set[str]] = {}
+    for name in liquids:
+        head = name.split()[0].split("-")[0]
+        if len(head) < 5 or not head.isalpha():
+            continue
+        word = head.lower()
+        for n in range(3, len(word) + (word != name.lower())):
+            owners.setdefault(word[:n], set()).add(name)
+    lows = {n.lower() for n in liquids}
+    return {
         w: next(iter(names))
         for w, names in owners.items()
-        if len(names) == 1 and w not in not_a_liquid and w not in singles and w not in taken
+        if len(names) == 1
+        and w not in VOCABULARY
+        and w not in _OTHER_SHORTHAND
+        and w not in lows
+        and not any(k.lower().startswith(w) for k in taken)
     }
 
 

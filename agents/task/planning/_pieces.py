@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._blanks import blank_note
 from agents.task.planning._clauses import ACTION_VERBS
-from agents.task.planning._entities import blank_note
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
@@ -69,7 +69,15 @@ def _under_heading(frame: Frame | None, family: Family | None, header: Frame) ->
 def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool:
     """A verbless piece of a dilution sentence that says more about it ("2-fold", "A1 to A11",
     "A12 blank", "100 uL final"), not a filling step of its own ("diluent 100 uL in B1..H1")."""
-    if frame is None or frame.clause.sentence != header.clause.sentence:
+    if frame is None:
+        return False
+    folded = header.extra.get("folded")
+    # "...dilution, 8-channel:\n- plate_b cols 1-10\n- 50 uL final": the lines under its heading
+    listed = frame.clause.joined in ("item", "start") and (
+        header.clause.heading
+        or any(c.joined == "item" for c in (folded if isinstance(folded, list) else []))
+    )
+    if frame.clause.sentence != header.clause.sentence and not listed:
         return False
     ents = frame.ents
     if (
@@ -82,7 +90,11 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return True  # "..., 180 uL buffer per well, transfer 20 uL": what each step carries
     if frame.clause.joined == "then" and _BLANKS_AFTER.match(frame.text):
         return True  # "6 points of 1:2, then 2 blanks, 100 uL each"
-    if frame.clause.joined not in ("comma", "semicolon", "and") or _VERB_START.match(frame.text):
+    if frame.clause.joined not in ("comma", "semicolon", "and") and not listed:
+        return False
+    if family is not None and family.name == "mix" and not frame.places and not ents.volumes():
+        return True  # "..., 100 uL final, mix 5x": how each step mixes
+    if _VERB_START.match(frame.text):
         return False
     if family is not None and family.name not in ("transfer", "dilution", "context"):
         return False
@@ -92,7 +104,7 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
     bare = not (ents.liquids or ents.wellsets or ents.labware) and len(fills) == 1
     if fills and (ents.liquids or frame.final is None) and not (bare and _unsized(header)):
         return False  # (a bare "100 uL each" says the volume of a dilution that has none)
-    if family is not None and family.name == "context" and not blank_note(ents):
+    if family is not None and family.name == "context" and not (blank_note(ents) or bare):
         return False
     return bool(
         ents.fold or frame.final or frame.total or ents.blanks or blank_note(ents)
@@ -126,6 +138,24 @@ def _places_for(frame: Frame | None, family: Family | None, header: Frame) -> bo
     )
 
 
+def _where_under(frame: Frame | None, family: Family | None, header: Frame) -> bool:
+    """ "8ch 2-fold dilution series of amp in broth: mic_a col 1 -> col 12, 100 uL each": a
+    dilution heading that names no wells, and the piece under it that only says where (and
+    how much, and how), with no liquid or verb of its own."""
+    return (
+        frame is not None
+        and header.clause.heading
+        and header.ents.fold is not None
+        and not header.ents.wellsets
+        and bool(frame.ents.wellsets)
+        and not frame.ents.liquids
+        and frame.ents.fold is None
+        and not _VERB_START.match(frame.text)
+        and (family is None or family.name in ("transfer", "context", "chain"))
+        and not any(w.chain for w in frame.ents.wellsets)
+    )
+
+
 def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """Join the verbless pieces of a serial-dilution sentence to it, read as one clause."""
     read_in = fold_into_previous(
@@ -137,6 +167,7 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
             _fragment(frame, family, head)
             or _completes(frame, family, head)
             or _under_heading(frame, family, head)
+            or _where_under(frame, family, head)
         )
 
     return fold_into_previous(read_in, lex, norm, "dilution", joins, then_sep=True, heading=False)

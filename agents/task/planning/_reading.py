@@ -13,8 +13,9 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from agents.task.planning._blanks import split_blanks
 from agents.task.planning._clauses import Clause
-from agents.task.planning._entities import Entities, extract, split_blanks
+from agents.task.planning._entities import Entities, extract
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._labels import label_verb as _label_verb
 from agents.task.planning._lexicon import Lexicon

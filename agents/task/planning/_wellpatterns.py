@@ -115,12 +115,16 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ),
     (
         "rowspan",
-        re.compile(r"\brows?\s+([A-Pa-p])\s+(?:to|through|thru|-)\s+rows?\s+([A-Pa-p])\b", _FLAGS),
+        re.compile(
+            r"\brows?\s+([A-Pa-p])\s*(?:\s(?:to|through|thru)\s|-|->)\s*rows?\s+([A-Pa-p])\b",
+            _FLAGS,
+        ),
     ),
     (
         "colspan",
         re.compile(
-            r"\b(?:columns?|cols?)\s+(\d{1,2})\s+(?:to|through|thru|-)\s+(?:columns?|cols?)\s+(\d{1,2})\b",
+            r"\b(?:columns?|cols?)\s+(\d{1,2})\s*(?:\s(?:to|through|thru)\s|-|->)\s*(?:columns?|cols?)\s+"
+            r"(\d{1,2})\b",
             _FLAGS,
         ),
     ),

@@ -266,7 +266,11 @@ _HOLDING = re.compile(
     _FLAGS,
 )
 _LAST_WELL = re.compile(
-    r"\b(?:the\s+)?(?:last|final|end)\s+(?:wells?|dilutions?|ones?|points?)\b", _FLAGS
+    r"\b(?:the\s+)?(?:last|final|end)\s+(?:wells?|dilutions?|ones?|points?)\b"
+    # "throw away the last 100 uL", "discard the excess": what the chain's end holds too much
+    r"|\bthe\s+(?:last|final|extra|excess)\s+[\d.]+\s*(?:u[lL]|µ[lL]|m[lL])\b"
+    r"|\bthe\s+(?:excess|extra|surplus|leftover|remainder)\b",
+    _FLAGS,
 )
 _AS_WELL = re.compile(r"\b(?:as\s+well|too|also)\b", _FLAGS)
 

@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 
 from agents.task.planning import _resolve as r
+from agents.task.planning._blanks import blank_note
 from agents.task.planning._clauses import Clause
-from agents.task.planning._entities import TIP_POLICIES, Entities, blank_note
+from agents.task.planning._entities import TIP_POLICIES, Entities
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
@@ -69,7 +70,9 @@ _FILL_WITH = re.compile(
 )
 _EMPTY = re.compile(r"\b(?:is|are)\s+empty\b", _FLAGS)
 _NOTE = re.compile(
-    r"\b(?:is|are|stays?|remains?|as|serves?\s+as|will\s+be|left\s+as)\s+(?:the\s+|a\s+|our\s+)?"
+    r"(?:\b(?:is|are|stays?|remains?|as|serves?\s+as|will\s+be|left\s+as)|=|:)\s+(?:the\s+|a\s+|our\s+)?"
+    r"(?:(?:growth|sterility|vehicle|solvent|no[\s-]drug|untreated|media|medium|broth|buffer|"
+    r"negative|positive)\s+)?"
     r"(?:blanks?|controls?|negative|positive|ntcs?|no[\s-]template|reference)\b|\bleft\s+(?:empty|alone|untouched)\b"
     r"|\bstays?\s+(?:empty|untouched)\b",
     _FLAGS,

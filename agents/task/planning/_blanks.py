@@ -1,0 +1,84 @@
+"""Blank wells of a dilution as people say them ("H1 is the blank", "A12 = buffer only",
+"col 12 = growth control", "7 points plus a blank down column 3"): taken out of a clause's well
+sets into its blanks, which hold the diluent only."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _wellsets as ws
+from agents.task.planning._entities import _ASIDE, Entities, _blank
+
+_FLAGS = re.IGNORECASE
+
+_WELLS = (
+    r"(?:[A-Pa-p]\d{1,2}(?:\s*(?:-|to|through|\.\.|and|&)\s*[A-Pa-p]\d{1,2})*"
+    r"|(?:rows?|columns?|cols?)\s+(?:[A-Pa-p]|\d{1,2})\b(?:\s*(?:-|to|and|&)\s*(?:[A-Pa-p]|\d{1,2})\b)*"
+    # "last row blank", "the final two columns are blanks": a row or column named by place
+    r"|(?:the\s+)?(?:first|last|final|top|bottom)\s+(?:(?:\d|two|three|four)\s+)?(?:rows?|columns?|cols?)\b)"
+)
+_BLANK_AFTER = re.compile(
+    rf"(?<![\w#])(?P<w>{_WELLS})\s*(?:\(\s*)?(?:=|:|-)?\s*(?:is|are|as|stays?\s+as|remains?\s+as|will\s+be"
+    r"|gets?|receives?"
+    r"|serves?\s+as|left\s+as|kept\s+as)?\s*(?:the\s+|a\s+|our\s+)?(?:zero[\s-](?:standards?|#+)|blanks?\b"
+    # "col 12 = growth control": no drug, the diluent (and what it is for) only
+    r"|(?:growth|sterility|no[\s-]drug|vehicle|solvent|untreated|diluent|media|medium|broth)\s+"
+    r"controls?\b"
+    r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer)\s+only\b"
+    r"|(?:buffer|broth|media|medium|diluent)[\s-]only\b|no[\s-](?:stock|drug)\b)(?:\s*wells?)?\)?",
+    _FLAGS,
+)
+_BLANK_BEFORE = re.compile(
+    rf"\bblanks?\s*(?:wells?\s*)?(?:in|at|=|:|are|is|-)?\s*(?:wells?\s+)?(?P<w>{_WELLS})", _FLAGS
+)
+
+
+def blank_note(ents: Entities) -> bool:
+    """The clause only says which wells are blanks ("A8 = blank", "H1 is the zero standard")."""
+    rest = ents.marked
+    found = False
+    for rx in (_BLANK_AFTER, _BLANK_BEFORE):
+        for m in rx.finditer(rest):
+            found = True
+            rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
+    filler = r"#+|\b(?:and|with|the|wells?|plate|of|on|in|leave|keep|use)\b|[\s,.;:()=-]"
+    rest = re.sub(filler, "", rest, flags=_FLAGS)
+    return found and not rest
+
+
+# "S1-S7 + blank in column 1", "7 points and a blank down column 2": the blank joined to the
+# points, and the place said once for all of them.
+_JOINED_BLANK = re.compile(r"(?:\+|\bplus|\band|&|\bwith)\s*(?:an?\s+|one\s+)?$", _FLAGS)
+
+
+def _shared_place(ents: Entities, m: re.Match[str], before: bool) -> bool:
+    """A blank said with the points before it, in a row or column named for them all: the
+    place is the dilution's, the blank is its last well (counted in ``ents.tail``)."""
+    ahead = ents.marked[: m.start()]
+    line = ws.find_all(m["w"])
+    if not (before and _JOINED_BLANK.search(ahead) and not ws.find_all(ahead) and line):
+        return False
+    if any(part.kind == "well" for s in line for part in s.parts):
+        return False  # "7 points and a blank in H1": the blank's own well
+    ents.tail = 1
+    return True
+
+
+def split_blanks(ents: Entities) -> None:
+    """Take the blank wells a dilution names ("A12 blank", "blanks in G12 and H12") out of its
+    well sets, into ``ents.blanks``: they hold diluent only and are not part of the chain."""
+    for aside in _ASIDE.finditer(ents.text):  # "(H12 blank)": a remark that names a blank
+        for rx in (_BLANK_AFTER, _BLANK_BEFORE):
+            ents.blanks.extend(w for m in rx.finditer(aside.group(0)) for w in ws.find_all(m["w"]))
+    spans = [
+        (m.start(), m.end(), m.start("w"), m.end("w"))
+        for rx in (_BLANK_AFTER, _BLANK_BEFORE)
+        for m in rx.finditer(ents.marked)
+        if not _shared_place(ents, m, rx is _BLANK_BEFORE)
+    ]
+    if not spans:
+        return
+    for _, _, wa, wb in spans:
+        ents.blanks.extend(ws.find_all(ents.marked[wa:wb]))
+    ents.marked = _blank(ents.marked, [(a, b) for a, b, _, _ in spans], " ")
+    ents.wellsets = ws.find_all(ents.marked)

@@ -1,0 +1,94 @@
+"""Dilutions written on other benches: lab names said short ("BSA" for "BSA 2 mg/mL", "amp"
+for the lab's ampicillin), spans written with arrows ("col 1 -> col 12"), controls that hold
+the diluent only, the excess of a chain thrown away, and the clause order kept around a chain."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.task.planning._blanks import split_blanks
+from agents.task.planning._entities import extract
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._wellsets import find_all
+from agents.task.planning.models import Plan
+from agents.task.planning.rules import RulePlanner
+from evals.plan_sim import simulate
+from evals.planning import Labs
+
+LABS = Labs()
+
+
+def _names(text: str, lab: str) -> list[str]:
+    return [m.name for m in Lexicon(LABS[lab].view).liquid_mentions(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "lab", "name"),
+    [
+        ("BSA standards", "dil_bca", "BSA 2 mg/mL"),
+        ("in PBS", "dil_bca", "PBS pH 7.4"),
+        ("serially dilute amp 1:2", "dil_mic", "ampicillin 256 ug/mL"),
+        ("cipro 1:2 in broth", "dil_mic", "cipro-HCl"),
+    ],
+)
+def test_a_lab_liquid_is_found_by_its_first_word_or_its_shorthand(
+    text: str, lab: str, name: str
+) -> None:
+    assert _names(text, lab) == [name]
+
+
+@pytest.mark.parametrize("text", ["col 1 to col 12", "row 3 of the plate", "1:10 dil in water"])
+def test_shorthand_for_columns_rows_and_dilutions_names_no_liquid(text: str) -> None:
+    assert _names(text, "dil_mic") == []
+
+
+def test_columns_joined_by_an_arrow_are_a_span() -> None:
+    (found,) = find_all("col 1 -> col 12")
+    wells = found.expand(8, 12)
+    assert wells[:2] == ["A1", "B1"] and len(set(wells)) == 96
+
+
+def test_a_growth_control_column_holds_the_diluent_only() -> None:
+    ents = extract("col 12 = growth control", Lexicon(LABS["dil_mic"].view), ())
+    split_blanks(ents)
+    assert [w.text for w in ents.blanks] == ["col 12"] and not ents.wellsets
+
+
+def _plan(request: str, lab: str) -> Plan:
+    result = RulePlanner().plan(request, LABS[lab].view)
+    assert isinstance(result, Plan), result
+    return result
+
+
+def test_the_excess_thrown_away_after_a_chain_comes_from_its_last_wells_only() -> None:
+    plan = _plan(
+        "put 100 uL buffer in plate_1 A2-A8, 200 uL dye in A1, then serially transfer 100 uL "
+        "from A1 to A8, discard the excess 100 uL",
+        "standard",
+    )
+    drained = [op.src for op in simulate(LABS["standard"], plan).ops if op.dst is None]
+    assert drained == ["plate_1:A8"]
+
+
+def test_a_discard_said_after_a_spelled_out_dilution_stays_after_its_chain() -> None:
+    plan = _plan(
+        "MIC set-up on mic_a with the 8-channel: CAMHB 100 uL into columns 2-12, 200 uL "
+        "ampicillin into column 1, then 2-fold serial dilution from column 1 to column 10, "
+        "discard 100 uL from column 10.",
+        "dil_mic",
+    )
+    ops = simulate(LABS["dil_mic"], plan).ops
+    last_carry = max(i for i, op in enumerate(ops) if op.dst == "mic_a:A10")
+    first_drain = min(i for i, op in enumerate(ops) if op.dst is None)
+    assert last_carry < first_drain
+
+
+def test_mixing_said_on_a_line_under_a_dilution_heading_is_how_each_step_mixes() -> None:
+    plan = _plan(
+        "2-fold serial dilution of cipro-HCl in CAMHB, with the 8-channel:\n- mic_b columns "
+        "1-10\n- 50 uL final\n- mix 5x",
+        "dil_mic",
+    )
+    sim = simulate(LABS["dil_mic"], plan)
+    assert {op.mix_after for op in sim.ops if op.src.startswith("mic_b") and op.dst} == {5}
+    assert not [m for m in sim.mixes if m.after_op is None]
