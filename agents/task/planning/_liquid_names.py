@@ -98,9 +98,52 @@ def by_word(liquids: list[str], taken: set[str], not_a_liquid: frozenset[str]) -
 
 # Notebook shorthand for other things than a liquid: never the start of a liquid's name.
 _OTHER_SHORTHAND = frozenset(
-    "col cols row rows rep reps std stds dil dils conc vol vols temp min mins sec secs hrs "
-    "pos neg ctrl ctrls max tot fin init sam samp mult multi chan tip tips pip well wells "
-    "plat plt res resv blk ser seri".split()
+    [
+        "col",
+        "cols",
+        "row",
+        "rows",
+        "rep",
+        "reps",
+        "std",
+        "stds",
+        "dil",
+        "dils",
+        "conc",
+        "vol",
+        "vols",
+        "temp",
+        "min",
+        "mins",
+        "sec",
+        "secs",
+        "hrs",
+        "pos",
+        "neg",
+        "ctrl",
+        "ctrls",
+        "max",
+        "tot",
+        "fin",
+        "init",
+        "sam",
+        "samp",
+        "mult",
+        "multi",
+        "chan",
+        "tip",
+        "tips",
+        "pip",
+        "well",
+        "wells",
+        "plat",
+        "plt",
+        "res",
+        "resv",
+        "blk",
+        "ser",
+        "seri",
+    ]
 )
 
 
