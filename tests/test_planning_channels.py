@@ -9,6 +9,7 @@ import pytest
 from agents.task.planning._clauses import split
 from agents.task.planning._entities import how_said
 from agents.task.planning._normalise import normalise
+from agents.task.planning._wellpatterns import quadrants
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.models import Clarification, Plan, Refusal
 from agents.task.planning.rules import RulePlanner
@@ -179,3 +180,32 @@ def test_picks_into_a_run_from_a_starting_well_ask_which_way_the_run_goes() -> N
     assert isinstance(planned, Plan)
     dispensed = [s.args.get("destination_wells") for s in planned.steps if s.command == "transfer"]
     assert dispensed == [["A1"], ["A2"], ["A3"]]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("stamp X into all four quadrants of Y", [1, 2, 3, 4]),
+        ("stamp X into quadrants 1 and 4 of Y", [1, 4]),
+        ("stamp X into Q1-Q4 of Y", [1, 2, 3, 4]),
+        ("stamp X into quadrant 3 of Y", [3]),
+        ("transfer 1 uL from X A1-H10 into Y Q2", [2]),
+        ("add 10 uL water to Y Q1", []),  # nothing copied: Q1 is a (missing) well
+        ("put 20 uL in well Q1", []),
+    ],
+)
+def test_quadrants_are_read_as_said_and_a_bare_q_only_where_wells_are_copied(
+    text: str, named: list[int]
+) -> None:
+    assert quadrants(text) == named
+
+
+def test_a_tip_wish_said_for_one_liquid_works_only_that_liquids_transfers() -> None:
+    plan = _plan(
+        "standard",
+        "Add 50 uL buffer to plate_1 A1-A12 and 10 uL dye to plate_1 B1-B12. "
+        "One tip for the buffer, a new tip for every dye transfer.",
+    )
+    assert isinstance(plan, Plan)
+    assert "13 tips" in plan.summary
+    assert [t.kind for t in plan.trace] == ["action", "action", "setting", "setting"]

@@ -86,3 +86,30 @@ def test_the_digits_of_a_liquid_name_are_never_a_volume() -> None:
 
     names = [name for name, rx in by_phrase(["CellTiter-Glo 2.0", "resazurin"]) if rx.search("20")]
     assert names == []
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "shake plate_1 for 2 minutes at 600 rpm before reading luminescence",
+        "Before reading luminescence, shake plate_1 2 min at 600 rpm",
+        "read plate_1 luminescence after shaking it 2 min at 600 rpm",
+    ],
+)
+def test_before_and_after_put_the_steps_in_the_order_they_run(request_: str) -> None:
+    result = plan(request_)
+    assert isinstance(result, Plan), result
+    done = [s.command for s in result.steps if s.command in ("shake", "read_luminescence")]
+    assert done == ["shake", "read_luminescence"]
+
+
+def test_a_read_after_a_time_waits_that_time_first() -> None:
+    result = plan("Read plate_1 at 570 nm after 30 min at 37 C")
+    assert isinstance(result, Plan), result
+    done = [s.command for s in result.steps if s.command in ("hold", "read_absorbance")]
+    assert done == ["hold", "read_absorbance"]
+    assert steps(result, "hold")[0]["duration_s"] == 1800
+
+
+def test_spinning_on_the_shaker_is_shaking_not_a_centrifuge() -> None:
+    assert steps(plan("spin plate_1 on the shaker at 1200 rpm for 45 s"), "shake")

@@ -130,3 +130,51 @@ def test_advice_questions_and_setting_the_rules_aside_are_not_lab_requests(
 )
 def test_requests_phrased_as_questions_or_with_asides_are_planned(request_: str) -> None:
     assert isinstance(_plan("standard", request_), Plan)
+
+
+@pytest.mark.parametrize(
+    ("request_", "missing"),
+    [
+        ("Add buffer to the plate.", ["plate", "volume"]),
+        ("Add 50 uL to the plate.", ["plate", "liquid"]),
+        ("Shake it.", ["plate", "duration", "speed"]),
+        ("Incubate plate_1.", ["temperature", "duration"]),
+        ("Add buffer.", ["destination", "volume"]),
+    ],
+)
+def test_a_question_names_every_gap_of_its_clause(request_: str, missing: list[str]) -> None:
+    said = _plan("standard", request_)
+    assert isinstance(said, Clarification) and said.missing == missing
+
+
+@pytest.mark.parametrize(
+    ("request_", "missing"),
+    [
+        ("add 100 uL of water to plate_1 A1", ["source"]),
+        ("Incubate plate_1 for 30 min.", ["temperature"]),
+        ("Add 50 uL dye to A1.", ["plate"]),
+    ],
+)
+def test_what_a_clause_gives_is_never_asked_again(request_: str, missing: list[str]) -> None:
+    said = _plan("standard", request_)
+    assert isinstance(said, Clarification) and said.missing == missing
+
+
+def test_a_second_liquid_without_its_volume_is_asked_about_not_dropped() -> None:
+    said = _plan("standard", "Add 50 uL buffer to plate_1 A1 and dye to A2.")
+    assert isinstance(said, Clarification) and said.missing == ["volume"]
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Put plate_1 in the fridge.",
+        "Put plate_1 on ice for 10 min.",
+        "Sonicate plate_1 for 5 min.",
+        "Freeze plate_1.",
+        "Add 50 uL buffer to plate_1 A1 and put the lid on.",
+    ],
+)
+def test_instruments_the_lab_lacks_are_refused_by_name(request_: str) -> None:
+    said = _plan("standard", request_)
+    assert isinstance(said, Refusal) and said.code == "missing_instrument"

@@ -7,12 +7,15 @@ import pytest
 from test_rule_planner import make_lab
 
 from agents.task.planning._clauses import ACTION_VERBS, split
+from agents.task.planning._entities import extract
 from agents.task.planning._labels import heading_line
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._numberwords import digits
 from agents.task.planning._social import is_pleasantry, strip
 from agents.task.planning._wellsets import find_all
+from agents.task.planning.models import Plan
+from agents.task.planning.rules import RulePlanner
 
 
 def _clauses(request: str) -> list[tuple[str, str | None, bool]]:
@@ -182,3 +185,58 @@ def test_one_transfer_said_with_two_verbs_is_one_clause() -> None:
 
 def test_x_and_a_number_is_a_count_not_a_well() -> None:
     assert find_all("mix A1-A4 (x3)")[-1].text == "A1-A4"
+
+
+# --------------------------------------------------------------------------- units and recipes
+def test_a_decimal_comma_before_a_unit_is_a_decimal_point_and_thousands_stay() -> None:
+    assert normalise("add 0,05 mL and 1,5 mL").text == "add 0.05 mL and 1.5 mL"
+    assert normalise("shake at 1,000 rpm").text == "shake at 1,000 rpm"
+
+
+@pytest.mark.parametrize("written", ["50 ul/w", "50 microL", "50 µl. buffer"])
+def test_a_microlitre_is_read_however_it_is_abbreviated(written: str) -> None:
+    lex = Lexicon(make_lab())
+    (q,) = extract(normalise(f"add {written} to A1").text, lex, ()).volumes()
+    assert q.value == 50
+
+
+def test_a_word_of_a_liquid_s_name_takes_the_name_s_words_after_it_and_its_plural() -> None:
+    lab = make_lab(liquids={"A1": ("2x SYBR master mix", 5000), "A2": ("primer mix F+R", 5000)})
+    ents = extract("add 10 uL SYBR mix and 2 uL primers to A1", Lexicon(lab), ())
+    assert [m.name for m in ents.liquids] == ["2x SYBR master mix", "primer mix F+R"]
+    assert not ents.mix  # "SYBR mix" is a liquid, not a request to mix
+
+
+def test_volumes_and_liquids_listed_after_the_wells_are_one_transfer_each() -> None:
+    result = RulePlanner().plan("plate_1 A1-A3: 20 uL dye, 80 uL buffer", make_lab())
+    assert isinstance(result, Plan)
+    assert [t.understood.split(" (")[0] for t in result.trace] == [
+        "transfer 20 uL of dye",
+        "transfer 80 uL of buffer",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("get plate_1 read at 450 nm", "read plate_1 at 450 nm"),
+        ("have plate_1 shaken for 2 min", "shake plate_1 for 2 min"),
+        ("plate_1 needs to be read at 450 nm", "read plate_1 at 450 nm"),
+        ("I want plate_1 read at 600 nm", "read plate_1 at 600 nm"),
+        ("plate_1 read 0.4 at 600 nm", "plate_1 read 0.4 at 600 nm"),  # a result, no command
+    ],
+)
+def test_work_said_of_its_plate_as_a_wish_or_in_the_passive_is_a_command(
+    said: str, read: str
+) -> None:
+    assert normalise(said).text == read
+
+
+@pytest.mark.parametrize(
+    ("written", "wells"),
+    [("B1 ~ B6", "B1..B6"), ("B1-thru-B6", "B1..B6"), ("the first 6 wells of row B", "B1..B6")],
+)
+def test_more_ways_to_write_a_range(written: str, wells: str) -> None:
+    (found,) = find_all(normalise(written).text)
+    got = found.expand(8, 12)
+    assert f"{got[0]}..{got[-1]}" == wells and len(got) == 6

@@ -9,6 +9,7 @@ import pytest
 from test_rule_planner import WORKSPACE, make_lab
 
 from agents.task.planning import Clarification, LabView, Plan, Refusal, RulePlanner
+from agents.task.planning._programme_tables import goto_lists
 from agents.task.planning.families import _profile as prof
 from agents.task.planning.models import InstrumentView
 from device_servers.thermocycler.config import ThermocyclerConfig
@@ -245,3 +246,29 @@ def test_a_heated_lid_written_before_lid_is_the_lid_not_a_step() -> None:
     result = plan("Cycle plate_2 with a 105 C heated lid: 30x (95 C 20 s, 58 C 20 s), hold at 4")
     assert isinstance(result, Plan), result
     assert profile(result)["lid_celsius"] == 105
+
+
+def test_a_number_held_for_a_time_is_a_step_in_a_programme_only() -> None:
+    assert [st[2:] for st in prof.steps("35x 95 15s 60 30s")] == [(95, 15), (60, 30)]
+    assert prof.steps("add 20 30 s later") == []
+
+
+@pytest.mark.parametrize(
+    ("listing", "cycles"),
+    [
+        ("1) 95 C 3 min\n2) 95 C 30 s\n3) 55 C 30 s\n4) go to step 2, 29 more times", 30),
+        ("Step 1: 95 C 3 min\nStep 2: 95 C 30 s\nStep 3: 55 C 30 s\nStep 4: GOTO 2, 34x", 35),
+        ("1. 95 C 3 min\n2. 95 C 30 s\n3. 55 C 30 s\n4. repeat steps 2-3 for 40 cycles", 40),
+    ],
+)
+def test_a_go_to_line_of_a_numbered_programme_repeats_the_steps_it_names(
+    listing: str, cycles: int
+) -> None:
+    first, cycled = goto_lists(listing).split("\n")
+    assert first == listing.split("\n")[0]
+    assert cycled.endswith(f"{cycles} cycles of 95 C 30 s, 55 C 30 s")
+
+
+def test_a_go_to_among_liquid_handling_items_is_left_alone() -> None:
+    listing = "1) add 5 uL to A1\n2) add 5 uL to A2\n3) go back to step 1 for plate_2"
+    assert goto_lists(listing) == listing

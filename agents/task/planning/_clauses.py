@@ -20,12 +20,13 @@ from agents.task.planning import _social
 from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._labels import heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
+from agents.task.planning._order import run_order
 
 Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
 
 _FLAGS = re.IGNORECASE
 _ITEM = re.compile(
-    r"^(?:[-*+>]|\(?\d{1,2}[.):](?!\d)|\(?(?:i{1,3}|iv|vi{0,3}|ix|x)[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
+    r"^(?:[-*+>]|\(?\d{1,2}[.):](?!\d)|\(?(?:i{1,3}|iv|vi{0,3}|ix|x|[a-z])[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
     _FLAGS,
 )
 _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|holds?)\b)", _FLAGS)
@@ -85,8 +86,11 @@ _TIMED_START = re.compile(
     r"(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b)",
     _FLAGS,
 )
-# "X, after filling Y": Y happens first.
-_AFTER = re.compile(r"\s*,?\s+after\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)  # an -ing with its object
+_SECOND_TIP_WISH = re.compile(
+    r"\s*(?:,|;|\bbut\b|\band\b)\s*(?:and\s+|but\s+)?(?=(?:a|an|one|new|fresh|the\s+same|same|"
+    r"change|re-?use|keep)\b[^,;]{0,20}\btips?\b)",
+    _FLAGS,
+)
 _NEXT_DEST = re.compile(
     r"\b(?:to|into|in|onto|gets?|moved|carried|transferred|each\s+step|per\s+step)\b|->|[A-Pa-p]\d",
     _FLAGS,
@@ -96,7 +100,7 @@ _NEW_ACTION = re.compile(
     r"\s*,\s*(?:and\s+)?(?=(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:is|holds|has|contains)\b(?!\s+(?:fine|ok(?:ay)?|good|great|best)\b)|=\s*[\w«]))|"
     r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"
     r"|\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
-    r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
+    r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
     + ACTION_VERBS
     + r")\b"
     # "plate 1 and plate 2", ", plate 2 A1 to G1": a plate's name, not the verb "plate"
@@ -239,8 +243,7 @@ def split(norm: Normalised) -> list[Clause]:
             if k and (m := _LABEL.match(part)) and _is_label(m.group("label")) and m["body"]:
                 # "Buffer: 60 uL to D1-D12. Dye: 15 uL to D1-D4": each sentence its own label
                 label, part = m.group("label").strip(), m.group("body").strip()
-            if (after := _AFTER.search(part)) is not None:
-                part = f"{part[after.end() :]}; {part[: after.start()]}"
+            part = run_order(part)  # "X before reading Y", "X, after filling Y"
             semis = _outside_brackets(part)
             if _semicolon_heading(semis):
                 head = semis.pop(0).strip(" :")
@@ -345,6 +348,9 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         if _HAS_DEST.search(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
             cuts.append(m)
     timed = []
+    for m in _SECOND_TIP_WISH.finditer(text):  # "one tip for the buffer, a new tip for the dye"
+        if re.search(r"\btips?\b", text[: m.start()], _FLAGS) and not _VOLUME.search(text):
+            cuts.append(m)
     for m in _TIMED_START.finditer(text):  # "200 uL blocking buffer, 1 h at 37 C": then incubate
         after = text[m.end() :]
         if (

@@ -17,6 +17,7 @@ from agents.task.planning._lexicon import Lexicon, Mention
 from agents.task.planning._normalise import PLACEHOLDER
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._series import Series, series
+from agents.task.planning._wellpatterns import quadrant_spans
 
 _FLAGS = re.IGNORECASE
 
@@ -142,9 +143,7 @@ _STANDARD_NAMES = re.compile(
     r"|\bS\d{1,2}\b(?=[^.;]*\b(?:standards?|stds?|curve|blanks?|points?|-fold|fold)\b)",
     _FLAGS,
 )
-_QUADRANT = re.compile(
-    r"\bquadrant\s*#?\s*[1-4]\b|\bQ[1-4]\b(?=\s+(?:of|on)\b)", _FLAGS
-)  # not a well
+
 _REFER = re.compile(
     r"\b(it|them|those|these|same\s+wells|the\s+same\s+wells|those\s+wells|these\s+wells|each\s+well"
     r"|every\s+well|the\s+plate|that\s+plate|this\s+plate|the\s+wells|all\s+of\s+them"
@@ -292,7 +291,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     how += [(m.start(), m.end()) for rx in (_MULTI, _SINGLE) for m in rx.finditer(text)]
     how += [(m.start(), m.end()) for m in _HOW.finditer(text)]
     how += [(m.start(), m.end()) for m in _TIP_SCOPE.finditer(text)]
-    how += [(m.start(), m.end()) for m in _QUADRANT.finditer(text)]
+    how += quadrant_spans(text)  # "Q2", "quadrants 1-4": not wells
     how += [(m.start(), m.end()) for m in _STANDARD_NAMES.finditer(text)]
     how += [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
     spans += how

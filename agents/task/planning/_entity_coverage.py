@@ -40,6 +40,13 @@ _ASIDE = re.compile(
     r"normally|typically|about|approx(?:imately|\.)?|~|e\.g\.?|like|say)\s*(?:the\s+|a\s+)?$",
     _FLAGS,
 )
+# "..., and (some) dye to A2": a second liquid with a place of its own, in the same breath.
+_AND_ALSO = re.compile(
+    r"(?:\band|\bplus|,)\s+(?:(?:some|a\s+little|a\s+bit\s+of|more|the|also)\s+)*$", _FLAGS
+)
+_GOES = re.compile(
+    r"^\s+(?:to|into|in|onto)\s+(?:the\s+)?(?:[\w-]+\s+)?(?:wells?\s+)?[A-Pa-p]\d", _FLAGS
+)
 _KINDS = ("speed", "duration", "temperature", "wavelength")  # volumes: see the module doc
 
 
@@ -115,5 +122,17 @@ def check(frame: Frame, item: TraceItem, steps: list[PlanStep], world: World) ->
                 f"I read it as '{item.understood}', which uses no {m.name}. Where should the "
                 f"{m.name} go? Say it as its own step.",
                 ["liquid"],
+                [item.understood],
+            )
+        if (
+            name not in liquids
+            and name not in understood
+            and _AND_ALSO.search(frame.text[: m.start])
+            and _GOES.match(frame.text[m.end :])
+        ):  # "add 50 uL buffer to A1 and dye to A2": how much dye was never said
+            raise Ask(
+                f"I read it as '{item.understood}', which uses no {m.name}. How much {m.name} "
+                "should go in? Say it as its own step.",
+                ["volume"],
                 [item.understood],
             )

@@ -24,7 +24,12 @@ from functools import cached_property, lru_cache
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from agents.task.planning._liquid_names import alias_pattern, by_phrase, by_word
+from agents.task.planning._liquid_names import (
+    alias_pattern,
+    by_phrase,
+    by_word,
+    by_word_mentions,
+)
 from agents.task.planning._vocabulary import (
     _LABWARE_WORDS,
     _NOT_A_LIQUID,
@@ -303,12 +308,8 @@ class Lexicon:
                 if not any(a < m.end() and m.start() < b for a, b in taken):
                     out.append(Mention(alias, m.start(), m.end(), m.group(0)))
                     taken.append((m.start(), m.end()))
-        for m in re.finditer(r"(?<![\w#«])[A-Za-z][\w-]{2,}(?![\w»])", text):
-            if any(a <= m.start() < b for a, b in taken):
-                continue
-            name = self._by_word.get(m.group(0).lower())
-            if name is not None:  # "TMB": the lab's one "TMB substrate"
-                out.append(Mention(name, m.start(), m.end(), m.group(0)))
+        for name, a, b in by_word_mentions(text, self._by_word, taken):
+            out.append(Mention(name, a, b, text[a:b]))  # "TMB": the lab's one "TMB substrate"
         return sorted(out, key=lambda x: x.start)
 
     @cached_property

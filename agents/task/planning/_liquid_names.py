@@ -191,3 +191,26 @@ def by_phrase(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
                 (next(iter(names)), re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w])", re.I))
             )
     return out
+
+
+def by_word_mentions(
+    text: str, words: dict[str, str], taken: list[tuple[int, int]]
+) -> list[tuple[str, int, int]]:
+    """(liquid, start, end) for each word of ``text`` outside ``taken`` that stands for one
+    liquid ("TMB", "primers"), widened over the name's own words after it ("SYBR mix")."""
+    out = []
+    for m in re.finditer(r"(?<![\w#«])[A-Za-z][\w-]{2,}(?![\w»])", text):
+        if any(a <= m.start() < b for a, b in taken):
+            continue
+        low = m.group(0).lower()
+        forms = [low, *([low[:-1]] if low.endswith("s") else [])]  # "primers": "primer"
+        name = next((words[w] for w in forms if w in words), None)
+        if name is None:
+            continue
+        end = m.end()
+        while nxt := re.match(r"[\s_-]+([A-Za-z][\w+-]*)", text[end:]):
+            if nxt.group(1).lower() not in name.lower().split():
+                break
+            end += nxt.end()
+        out.append((name, m.start(), end))
+    return out

@@ -15,7 +15,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from agents.task.planning._numberwords import digits
-from agents.task.planning._programme_tables import programme_tables
+from agents.task.planning._programme_tables import goto_lists, programme_tables
 from agents.task.planning._tables import rewrite as rewrite_tables
 
 # A placeholder is a word of its own: «q0», «q1», ...
@@ -107,6 +107,45 @@ _TAKE_PUT = re.compile(
     r"drop)\s+(?:(?:it|them|this|that|all\s+of\s+it|the\s+lot)\s+)?(?P<to>(?:in|into|to|onto)\b)",
     re.IGNORECASE,
 )
+_BRACKETED_LINE = re.compile(r"^[ \t]*\(([^()\n]+)\)[ \t.]*$", re.MULTILINE)
+# "the first 6 wells of row B", "the first 4 wells in column 3": the wells from the row's or
+# column's start
+_FIRST_WELLS = re.compile(
+    r"\b(?:the\s+)?first\s+(\d{1,2})\s+wells?\s+(?:of|in|on|along|down)\s+(?:the\s+)?"
+    r"(?:row\s+([A-Pa-p])|col(?:umn)?\s+(\d{1,2}))\b",
+    re.IGNORECASE,
+)
+
+
+def _first_wells(m: re.Match[str]) -> str:
+    n = int(m.group(1))
+    if m.group(2):
+        return f"{m.group(2).upper()}1-{m.group(2).upper()}{n}"
+    return f"A{m.group(3)}-{chr(64 + min(n, 26))}{m.group(3)}"
+
+
+# "get plate_1 read at 450 nm", "have it shaken for 2 min", "plate_1 needs to be read", "then
+# the plate read at 600 nm", "I want plate_1 read": the work said of its plate, as a command.
+_DONE_TO = {"read": "read", "shaken": "shake", "incubated": "incubate", "mixed": "mix",
+            "measured": "measure", "scanned": "scan", "spun": "spin", "heated": "heat"}  # fmt: skip
+_CAUSATIVE = re.compile(
+    r"\b(?P<lead>(?:get|have)\s+|(?:then|and)\s+|(?:(?:i|we)(?:'d|\s+would)?\s+)?(?:want|like|need)\s+)?"
+    r"(?P<obj>(?:the\s+|this\s+|that\s+)?plate|it|[A-Za-z][\w-]*\d\w*|[A-Za-z][\w-]*_[\w-]+)\s+"
+    r"(?P<be>(?:needs?|has|have)\s+to\s+be\s+|(?:should|must|is\s+to|will)\s+be\s+|to\s+be\s+)?"
+    r"(?P<pp>read|shaken|incubated|mixed|measured|scanned|spun|heated)"
+    r"(?=\s+(?:at|for|on|in|@|with|by|\d)|\s*[,.;]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _causative(m: re.Match[str]) -> str:
+    if not (m.group("lead") or m.group("be")):
+        return m.group(0)  # "plate_1 read 0.4 at 600 nm": no command
+    lead = m.group("lead") or ""
+    keep = lead if re.match(r"(?:then|and)\b", lead, re.IGNORECASE) else ""
+    return f"{keep}{_DONE_TO[m.group('pp').lower()]} {m.group('obj')}"
+
+
 # "100λ": the old notebook sign for a microlitre (after a number only; λ alone is a wavelength)
 _LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
 # "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
@@ -149,8 +188,11 @@ def _slashed(m: re.Match[str]) -> str:
 
 
 _UNIT_DOT = re.compile(
-    r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b)"
-)
+    r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b"
+    r"|[ \t]+(?!(?:then|next|and|after|mix|shake|read|incubate|wait|add|transfer|move)\b)[a-z])"
+)  # "50 ul. of buffer", "50 ul. buffer": an abbreviation, not a sentence's end
+# "0,05 mL", "1,5 mL": a decimal comma (three digits after it are thousands: "1,000 uL")
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d{1,3}),(\d{1,2})(?=\s*(?:u[lL]|m[lL])\b)")
 # "A1 = 10 uL", "A1 -> 10 uL", "A1: 10 uL": a well and its volume, written "A1 10 uL".
 _WELL_VOLUME = re.compile(
     r"\b([A-Pa-p]\d{1,2})\s*(?:(?:=|->)\s*(?=\d+(?:\.\d+)?\b(?!\s*[A-Pa-p]\d))"
@@ -307,7 +349,8 @@ def normalise(request: str) -> Normalised:
         return f" «q{len(quoted) - 1}» "
 
     text = "\n".join(_markdown(line) for line in text.split("\n"))
-    text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", text))
+    text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
+    text = _CAUSATIVE.sub(_causative, text)
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
     text = _PARTICLE.sub(r"\1 ", _LAMBDA.sub(" uL", digits(text)))
     text = _NUMBER_UNIT.sub(_number_unit, text)
@@ -319,12 +362,16 @@ def normalise(request: str) -> Normalised:
     text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
     text = _LABWARE_WELL.sub(_labware_well, text)
     text = _SLASHED.sub(_slashed, text)
-    text = _UNIT_DOT.sub(r"\1", text)  # "50 ul. of buffer": an abbreviation, not a sentence end
+    text = _UNIT_DOT.sub(
+        r"\1", _DECIMAL_COMMA.sub(r"\1.\2", text)
+    )  # "50 ul. of buffer": an abbreviation, not a sentence end
     text = _HOURS_MINUTES.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} min", text)
     text = _MINUTES_SECONDS.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} s", text)
     text = _IS.sub(r"\1 is ", text)  # "Buffer's in the trough": a fact, not a possessive
     text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
+    text = goto_lists(text)  # "5) go to step 2, 29 more times": steps 2-4 thirty times
     lines, carried = [], None
+    text = _BRACKETED_LINE.sub(r"\1", text)  # "(all on plate_2)" on a line of its own
     for raw in _carry_units(text.replace("\r", "\n").split("\n")):
         line, carried = _units(raw, carried if raw.strip() else None)
         lines.append(_SPACES.sub(" ", line).strip())

@@ -116,3 +116,46 @@ def programme_tables(text: str) -> str:
             out.append(_said([r for r in rows if r is not None]))
         i = j
     return "\n".join(out)
+
+
+# A thermocycler's own listing: numbered steps and a line that sends the block back to an
+# earlier step ("5) go to step 2, 29 more times", "GOTO 2 REP 34", "repeat steps 2-4 for 35
+# cycles"). A go-to counts the passes after the first (the instruments' convention: "go to step
+# 2, 29 times" runs steps 2-4 thirty times); "repeat ... N times" and "for N cycles" count all.
+_NUMBERED = re.compile(r"^\s*(?:step\s*)?(\d{1,2})\s*[.):]\s*(\S.*)$", _FLAGS)
+_GOTO = re.compile(
+    r"\b(?:go\s*to|goto|back\s+to|return\s+to)\s+(?:step\s*)?(?P<a>\d{1,2})\b\D*?"
+    r"(?:(?:rep(?:eat)?|x)\s*)?(?<![\w.])(?P<n>\d{1,3})\s*(?P<more>more\s+)?(?:times|x|cycles?|repeats?)?"
+    r"|\brepeat\s+steps?\s+(?P<a2>\d{1,2})\s*(?:-|to|through|thru|and)\s*(?P<b2>\d{1,2})\s*"
+    r"(?:for\s+)?(?:an?\s*other\s+|another\s+)?(?P<n2>\d{1,3})\s*(?P<more2>more\s+)?(?:times|x|cycles?)",
+    _FLAGS,
+)
+
+
+_STEP_LIKE = re.compile(r"\d\s*(?:°\s*)?(?:c|deg\w*)\b|\d\s*/\s*\d|^\s*\d{1,2}\s+\d", _FLAGS)
+
+
+def goto_lists(text: str) -> str:
+    """``text`` with a numbered programme's go-to line replaced by the cycles it makes."""
+    lines = text.split("\n")
+    numbered = {int(m[1]): (i, m[2]) for i, ln in enumerate(lines) if (m := _NUMBERED.match(ln))}
+    for i, line in enumerate(lines):
+        go = _GOTO.search(line)
+        if go is None or not numbered:
+            continue
+        first = int(go["a"] or go["a2"])
+        own = _NUMBERED.match(line)
+        last = int(go["b2"]) if go["b2"] else (int(own[1]) - 1 if own else max(numbered))
+        if last < first or not all(
+            k in numbered and _STEP_LIKE.search(numbered[k][1]) and _TIME.search(numbered[k][1])
+            for k in range(first, last + 1)
+        ):
+            continue  # only temperatures held for a time repeat
+        count = int(go["n"] or go["n2"]) + (1 if go["a"] or go["more2"] else 0)
+        body = ", ".join(numbered[k][1].strip().rstrip(".;,") for k in range(first, last + 1))
+        rows = [numbered[k][0] for k in range(first, last + 1)]
+        marker = lines[rows[0]][: len(lines[rows[0]]) - len(numbered[first][1])]
+        lines[rows[0]] = f"{marker}{count} cycles of {body}"  # still an item of the list
+        gone = {*rows[1:], i}
+        return "\n".join(ln for k, ln in enumerate(lines) if k not in gone)
+    return text

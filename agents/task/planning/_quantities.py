@@ -32,8 +32,8 @@ _CANONICAL: dict[Kind, str] = {
 # (C is a coulomb, F a farad) are temperatures here.
 _SURFACES: dict[str, tuple[Kind, str]] = {
     **dict.fromkeys(
-        ("ul", "uls", "microliter", "microliters", "microlitre", "microlitres", "micro liters",
-         "micro litres", "micro-liters", "micro-litres", "mcl", "ulitres", "ul's"),
+        ("ul", "uls", "microl", "mcl", "microliter", "microliters", "microlitre", "microlitres",
+         "micro liters", "micro litres", "micro-liters", "micro-litres", "ulitres", "ul's"),
         ("volume", "microliter"),
     ),
     **dict.fromkeys(
@@ -59,6 +59,8 @@ _SURFACES: dict[str, tuple[Kind, str]] = {
     **dict.fromkeys(("s", "sec", "secs", "second", "seconds"), ("duration", "second")),
     **dict.fromkeys(("min", "mins", "minute", "minutes", "m"), ("duration", "minute")),
     **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), ("duration", "hour")),
+    **dict.fromkeys(("day", "days"), ("duration", "day")),
+    **dict.fromkeys(("week", "weeks", "wk", "wks"), ("duration", "week")),
     **dict.fromkeys(("nm", "nanometer", "nanometers", "nanometre", "nanometres"),
                     ("wavelength", "nanometer")),
 }  # fmt: skip
@@ -74,8 +76,8 @@ _NUM = r"(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
 _NUMBER = rf"(?<![\w.])(?P<neg>-)?(?P<num>{_NUM}|(?:{_WORDS})(?=[\s-]))"
 _UNIT = "|".join(re.escape(u) for u in sorted(_SURFACES, key=len, reverse=True))
 _QUANTITY = re.compile(
-    _NUMBER + rf"\s*-?\s*(?P<unit>{_UNIT})(?![\w]|/(?!\s*(?:(?:well|point|sample)s?\b|\d)))",
-    _FLAGS,  # "50 uL/well" and "37 C/5 min" are quantities, "10 ng/uL" is not
+    _NUMBER + rf"\s*-?\s*(?P<unit>{_UNIT})(?![\w]|/(?!\s*(?:(?:well|point|sample|w|wl)s?\b|\d)))",
+    _FLAGS,  # "50 uL/well", "50 ul/w" and "37 C/5 min" are quantities, "10 ng/uL" is not
 )
 _OD = re.compile(r"\b(?:(?i:od|abs)\s?-?|A)(?P<nm>[2-9]\d{2})\b")
 _BARE = re.compile(

@@ -9,7 +9,7 @@ import re
 from agents.task.planning._entities import how_said
 from agents.task.planning._frames import Frame
 from agents.task.planning.families import Family
-from agents.task.planning.families.context import setting_only, tips_only
+from agents.task.planning.families.context import scoped_tips, setting_only, tips_only
 
 _LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix", "volumes")
 # A tip wish that ends a sentence: ", fresh tips for each column" (for every move said in it).
@@ -69,6 +69,9 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
     for i, (setting, fam) in enumerate(read_in):
         if setting is None or fam is None or fam.name != "context":
             continue
+        for moved in liquid if (names := scoped_tips(setting.ents)) else []:
+            if moved.liquid is not None and moved.liquid.name in names:  # "... for the buffer"
+                moved.ents.tips = moved.ents.tips or setting.ents.tips
         last = not any(of and of.name in _LIQUID_FAMILIES for _, of in read_in[i + 1 :])
         if not (tips_only(setting.ents) or (last and setting_only(setting.ents))):
             continue

@@ -106,10 +106,22 @@ INSTRUMENT_WORDS: dict[str, tuple[str, ...]] = {
     "plate_mover": (r"plate[\s-]?mover", r"robot(?:ic)? arm", r"arm", r"gripper"),
     "liquid_handler": (r"liquid[\s-]?handler", r"robot", r"deck", r"pipetting robot"),
     "magnet": (r"magnet(?:ic)?(?: module| stand| block| rack| plate)?", r"mag[\s-]?deck"),
-    "centrifuge": (r"centrifuge", r"spin(?:ner)?"),
+    "centrifuge": (
+        r"centrifuge",
+        r"spin(?:ner)?(?![\w\s]{0,20}\b(?:on|in)\s+the\s+(?:heater[\s-]?)?shaker)",
+    ),  # "spin on the shaker at 1200 rpm" is shaking
     "incubator": (r"incubator", r"co2 incubator"),
     "sealer": (r"plate sealer", r"heat sealer", r"sealer"),
     "washer": (r"plate washer", r"washer"),
+    # kinds no lab here has: named, they are refused, never replaced by another instrument
+    "fridge": (r"fridge", r"refrigerator", r"cold room", r"cold-room"),
+    "freezer": (r"freezer", r"-?80 freezer", r"-?20 freezer"),
+    "ice bucket": (r"ice bucket", r"ice bath", r"(?<=on\s)ice(?!\s*-?\s*cold)"),
+    "sonicator": (r"sonicator", r"sonicating bath", r"ultrasonic bath", r"sonication bath"),
+    "microscope or imager": (r"microscope", r"imager", r"plate imager", r"imaging system"),
+    "vortex mixer": (r"vortex(?:er| mixer| genie)",),
+    "water bath": (r"water ?bath",),
+    "plate lidder": (r"lidder", r"de-?lidder"),
 }  # fmt: skip
 _LABWARE_WORDS = {
     "reservoir": ("reservoir", "trough"),

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 from agents.task.planning import _choices as choices
-from agents.task.planning import _coverage, _limits_first, _policy
+from agents.task.planning import _coverage, _gaps, _limits_first, _policy
 from agents.task.planning import _entity_coverage as entities
 from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _own_ids as own_ids
@@ -36,6 +36,7 @@ from agents.task.planning._fragments import shared_volume, volume_after
 from agents.task.planning._frames import Frame
 from agents.task.planning._headings import _TAKES, _fill, _heading, announced
 from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._liquid_pairs import split_pairs
 from agents.task.planning._normalise import normalise
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._pieces import _merge_fragments
@@ -44,7 +45,6 @@ from agents.task.planning._reading import (
     _lead_ins,
     _read,
     _recipe_fills,
-    _split_pairs,
     _trailing_plate,
 )
 from agents.task.planning._refill import refills
@@ -80,7 +80,7 @@ class RulePlanner:
             read_in = _merge_fragments(read_in, lex, norm)
             read_in = refills(read_in, lex, norm)
             read_in = volume_after(read_in, lex, norm)
-            read_in = _split_pairs(read_in, lex, norm)
+            read_in = split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)
             read_in = trailing_plates(read_in, lex, norm)
@@ -167,6 +167,10 @@ class RulePlanner:
                 _limits_first.check((f for f, _ in read_in), p)
             except Refuse as refuse:
                 return Refusal(request=request, reason=refuse.reason, code=refuse.code)
+            fault = [
+                f for f, _ in read_in if f is not None and clause is not None and f.clause is clause
+            ]
+            ask = _gaps.widen(ask, fault[0] if fault else None, p)  # every gap of the clause
             prefix = f"In '{clause.said}': " if clause is not None and len(clauses) > 1 else ""
             return Clarification(
                 request=request,

@@ -9,12 +9,10 @@ import re
 
 from agents.task.planning import _resolve as r
 from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._wellpatterns import quadrants
 from agents.task.planning.families._places import _FOLLOWING, _PICK
 
 _FLAGS = re.IGNORECASE
-
-
-_QUADRANT = re.compile(r"\bquadrant\s*#?\s*([1-4])\b|\bQ([1-4])\b(?=\s+(?:of|on)\b)", _FLAGS)
 
 
 def _quadrant(
@@ -22,13 +20,17 @@ def _quadrant(
 ) -> list[str] | None:
     """'Stamp cmpd into quadrant 2 of assay': a 96-well plate's wells onto one quadrant of a
     384-well plate, well (r, c) to (2r + dr, 2c + dc) with quadrant 1 at A1, 2 at A2, 3 at B1
-    and 4 at B2 (the interleave the 8-channel head reaches on a 384 plate); None otherwise."""
-    m = _QUADRANT.search(text)
+    and 4 at B2 (the interleave the 8-channel head reaches on a 384 plate); quadrant by
+    quadrant when several are named ("all four quadrants"); None otherwise."""
+    named = quadrants(text)
     a, b = world.labware(src_lw), world.labware(dst_lw)
-    if m is None or (a.rows, a.cols, b.rows, b.cols) != (8, 12, 16, 24):
+    if not named or (a.rows, a.cols, b.rows, b.cols) != (8, 12, 16, 24):
         return None
-    q = int(m.group(1) or m.group(2)) - 1
-    return [f"{chr(65 + 2 * (ord(w[0]) - 65) + q // 2)}{2 * int(w[1:]) - 1 + q % 2}" for w in src]
+    return [
+        f"{chr(65 + 2 * (ord(w[0]) - 65) + (q - 1) // 2)}{2 * int(w[1:]) - 1 + (q - 1) % 2}"
+        for q in named
+        for w in src
+    ]
 
 
 _STARTING = re.compile(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import ACTION_VERBS
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
 
@@ -33,6 +34,13 @@ _HOW = re.compile(
     r"slowly|gently|carefully|quickly|evenly|equally|dropwise|directly|immediately|just|only|"
     r"again|too|also|instead",
     re.IGNORECASE,
+)
+
+
+_VERB = re.compile(
+    rf"(?:{ACTION_VERBS}|deliver|dose|spike|coat|charge|apportion|give|inject|supply|provide|"
+    r"introduce|feed|block|squirt|pop|dump|dispence|pipet|want|need|get)\w*",
+    _FLAGS,
 )
 
 
@@ -129,11 +137,10 @@ def written_liquid(frame: Frame) -> str | None:
     head = frame.text[:cut]
     for q in frame.ents.quantities:
         head = head.replace(q.text, " ")
-    words = [
-        w
-        for w in re.findall(r"[A-Za-z][\w-]*", head)[1:]
-        if w.lower() not in _STOP and not _HOW.fullmatch(w)
-    ]
+    found = re.findall(r"[A-Za-z][\w-]*", head)
+    # the verb opens the clause; "primers 2 uL into row A" opens with what it moves
+    skip = 1 if found and _VERB.fullmatch(found[0]) else 0
+    words = [w for w in found[skip:] if w.lower() not in _STOP and not _HOW.fullmatch(w)]
     return " ".join(words) or None
 
 

@@ -15,7 +15,7 @@ _FLAGS = re.IGNORECASE
 _SAME_WELLS = re.compile(
     r"\b(?:same\s+(?:positions?|wells?|layout|columns?|rows?)|matching\s+(?:wells?|positions?)|well[\s-]+to[\s-]+well"
     r"|well[\s-]+(?:for|by)[\s-]+well|plate[\s-]+to[\s-]+plate|keeping\s+the\s+(?:same\s+)?layout"
-    r"|1\s*:\s*1|one[\s-]to[\s-]one|corresponding\s+wells?|stamp|quadrant\s*#?\s*[1-4]|Q[1-4](?=\s+(?:of|on)\b))\b",
+    r"|1\s*:\s*1|one[\s-]to[\s-]one|corresponding\s+wells?|stamp|quadrants?|Q[1-4])\b",
     _FLAGS,
 )
 

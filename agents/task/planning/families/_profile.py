@@ -55,6 +55,11 @@ _STEP = re.compile(
     _FLAGS,
 )
 _TEMP = re.compile(rf"(?<![\w.])(?P<t>-?{_N}){_DEG}", _FLAGS)
+# Notebook shorthand in a programme: "95 3 min, 35x 95 15s 60 30s" - a number held for a time.
+_BARE_STEP = re.compile(rf"(?<![\w.:/×-])(?P<tn>\d{{1,2}}(?:\.\d)?)\s+{_named(_DUR, 'n')}", _FLAGS)
+_PROGRAMME_WORDS = re.compile(
+    r"thermo|cycl|\bpcr\b|\b\d+\s*x\b|\bx\s*\d|\blid\b|denatur|anneal", _FLAGS
+)
 COLD_HOLD_C = 15.0  # a last temperature without a time at or below this is the final hold
 _LID = re.compile(
     rf"\b(?:heated\s+)?lid\b(?:\s+(?:at|to|of|temperature|temp|heated\s+to|on|set\s+to))*"
@@ -160,8 +165,9 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
     return text
 
 
-def steps(text: str) -> list[tuple[int, int, float, float]]:
-    """(start, end, C, s) of every temperature held for a time in ``text``."""
+def steps(text: str, programme: bool = False) -> list[tuple[int, int, float, float]]:
+    """(start, end, C, s) of every temperature held for a time in ``text``; bare numbers held
+    for a time ("95 3 min") count in a programme's text (``programme``: known to be one)."""
     out = []
     for m in _STEP.finditer(text):
         g = m.groupdict()
@@ -172,7 +178,18 @@ def steps(text: str) -> list[tuple[int, int, float, float]]:
             s = _seconds(g[f"d{k}"], g[f"u{k}"], g[f"d2{k}"])
         c = float(g[f"t{k}"])
         out.append((m.start(), m.end(), c, s))
-    return out
+    if programme or _PROGRAMME_WORDS.search(text):
+        for m in _BARE_STEP.finditer(text):
+            if 4 <= float(m["tn"]) <= 99 and not any(
+                a < m.end() and m.start() < b for a, b, *_ in out
+            ):
+                s = (
+                    _seconds(m["dn"], m["un"], m["d2n"])
+                    if m["dn"]
+                    else 60 * float(m["mmn"]) + float(m["ssn"])
+                )
+                out.append((m.start(), m.end(), float(m["tn"]), s))
+    return sorted(out)
 
 
 def hold_of(text: str) -> float | None:
@@ -195,7 +212,7 @@ def parse(text: str) -> Profile:
     vague = _VAGUE.search(text)
     prof.vague = vague.group(0) if vague else None
     tokens: list[tuple[int, str, object]] = []
-    found = steps(text)
+    found = steps(text, programme=True)
     tokens += [(a, "step", (c, s)) for a, _, c, s in found]
     covered = [(a, b) for a, b, _, _ in found]
 

@@ -132,6 +132,25 @@ def tips_only(ents: Entities) -> bool:
     return not re.sub(r"[\s,.;:!()-]+", "", _TIP_FILLER.sub(" ", rest))
 
 
+def scoped_tips(ents: Entities) -> list[str]:
+    """The liquids a tip wish is said for ("tips can be reused for the buffer", "fresh tip
+    for each dye well"): their clauses take it, the others keep theirs ([]: not such a wish)."""
+    if not ents.tips or not ents.liquids or ents.volumes() or ents.wellsets or ents.quantities:
+        return []
+    rx = next(rx for name, rx in TIP_POLICIES if name == ents.tips)
+    rest = ents.text
+    for m in sorted(ents.liquids, key=lambda m: -m.start):
+        rest = rest[: m.start] + " " * (m.end - m.start) + rest[m.end :]
+    rest = re.sub(
+        r"\b(?:can|may|be|re-?used|fine|ok|okay|additions?|ones?|but|only)\b",
+        " ",
+        rx.sub(" ", rest),
+    )
+    if re.sub(r"[\s,.;:!()-]+", "", _TIP_FILLER.sub(" ", rest)):
+        return []
+    return list(dict.fromkeys(m.name for m in ents.liquids))
+
+
 def setting_only(ents: Entities) -> bool:
     """A clause that only says how to pipette: tips ("one tip for the whole thing") or the
     head ("Use the multichannel."), no liquid, volume or wells of its own."""
@@ -181,7 +200,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return None  # "H1 is the blank with 100 uL sample buffer": fill it
     if _SETTING.match(text) and (ents.channels or ents.tips or ents.rack) and not ents.volumes():
         return 70
-    if tips_only(ents):
+    if tips_only(ents) or scoped_tips(ents):
         return 70  # "...; one tip per pick", "Change tips between wells."
     if (
         (not _IMPERATIVE.match(text) or _NOTE_THAT.match(text))
@@ -218,6 +237,9 @@ def build(frame: Frame, p: r.Planning) -> str:
         frame.extra["kind"] = "fact"
         return "a note about the layout: nothing to do for it"
     frame.extra["kind"] = "fact"
+    if scoped := scoped_tips(frame.ents):  # the transfers of those liquids take it
+        frame.extra["kind"] = "setting"
+        return f"a setting for the {' and '.join(scoped)} transfers: tips {frame.ents.tips}"
     if _SETTING.match(text) or tips_only(frame.ents):
         frame.extra["kind"] = "setting"
         if frame.ents.channels:

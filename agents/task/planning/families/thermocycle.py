@@ -60,6 +60,19 @@ _OTHER = {
     ),
     "sealer": re.compile(r"^(?:heat[\s-]?)?seal\b|\bplate\s+sealer\b", _FLAGS),
     "washer": re.compile(r"\bplate\s+washer\b", _FLAGS),
+    "sonicator": re.compile(r"^(?:please\s+)?sonicat\w*\b|\bultrason\w*", _FLAGS),
+    "freezer": re.compile(
+        r"^(?:please\s+)?(?:freeze|snap[\s-]?freeze|flash[\s-]?freeze)\b", _FLAGS
+    ),
+    "microscope or imager": re.compile(
+        r"^(?:please\s+)?(?:image|photograph|take\s+(?:a\s+)?(?:picture|photo|image)s?\s+of)\b",
+        _FLAGS,
+    ),
+    "plate lidder": re.compile(
+        r"\b(?:put|place|pop|add)\s+(?:the\s+|a\s+)?lids?\s+(?:back\s+)?on\b|^(?:re-?)?lid\s+(?:the\b|it\b|them\b|\w+_)"
+        r"|\b(?:take|remove)\s+(?:off\s+)?(?:the\s+)?lids?\b(?!\s+(?:temp|at|to)\b)|\bde-?lid\b",
+        _FLAGS,
+    ),
 }
 
 
@@ -125,7 +138,7 @@ def is_continuation(text: str) -> bool:
     bare = text.strip().rstrip(":").strip()
     if bare and (_COUNT_ONLY.match(bare) or _LID_ONLY.match(bare) or _PART_LABEL.match(bare)):
         return True  # "..., repeat 35 times", "x 30", "Do 35 cycles.", "lid at 105 C", "Stage 3:"
-    return bool(prof.steps(text)) and not re.search(
+    return bool(prof.steps(text, programme=True)) and not re.search(
         r"\b(?:shake|read|transfer|add|move|mix|incubate|rpm|nm|ul|ml)\b", rest, _FLAGS
     )
 
@@ -141,8 +154,6 @@ def part_before(before: Frame, family: str, profile: Frame) -> bool:
     or a line naming only the plate the programme runs on ("amp_plt" above its steps)."""
     if family not in ("incubate", "context", "not understood"):
         return False
-    if family == "incubate" and before.clause.sentence != profile.clause.sentence:
-        return bool(_PART_LABEL.match((before.clause.label or "").strip()))  # "Stage 1: ..."
     text = part_text(before.clause)
     if is_continuation(text) and not is_hold(text):
         return True

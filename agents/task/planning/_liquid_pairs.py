@@ -1,0 +1,124 @@
+"""Several liquids in one clause, each with its volume: one transfer per pair.
+
+"Dilute 10 uL of media with 90 uL PBS in plate_a A1", "add 5 uL dye and 45 uL buffer to A1",
+"q384 A1-A4: 10 uL master mix, 2 uL primer mix, 8 uL water", and under a heading naming the
+wells, "30 uL buffer, 10 uL dye": each pair is read as a clause of its own, in the order
+written (a dilution puts the diluent in first and mixes the stock in).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from itertools import pairwise
+
+from agents.task.planning._frames import Frame
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._normalise import Normalised
+from agents.task.planning._reading import _read
+from agents.task.planning.families import Family
+
+_PAIR_GAP = re.compile(r"\s*(?:of\s+)?(?:the\s+)?(?:fresh\s+)?$", re.IGNORECASE)
+
+
+_DEST_PHRASE = re.compile(r"\b(?:to|into|in|onto)\s+(?=\S)", re.IGNORECASE)
+_JOINED = re.compile(
+    r"(?P<dest>\s+(?:to|into|in|onto)\s+[^,;]+?)?\s*,?\s*(?:and\s+(?:also\s+)?|with\s+|plus\s+|"
+    r"along\s+with\s+|together\s+with\s+|as\s+well\s+as\s+|[&+]\s*)",
+    re.IGNORECASE,
+)
+
+
+# The wells first, then what goes into them: "q384 A1-A4: ...", "A1-A4 get ...", "Into A1: ..."
+_PLACE_FIRST = re.compile(
+    r"\s*(?:(?:add|put|dispense|pipette)\s+)?(?:(?:in)?to\s+|for\s+(?:each\s+(?:of\s+)?)?)?"
+    r"(?P<place>[\w\s,:-]*?[A-Pa-p]\d{1,2}[\w\s,:-]*?|[\w-]+)\s*"
+    r"(?::|\bgets?\b|\breceives?\b|\bneeds?\b|,\s*add\b|\badd\b)\s*(?:each\s*)?(?:with\s+)?",
+    re.IGNORECASE,
+)
+_BARE_HEAD = re.compile(r"\s*(?:(?:add|put|dispense|pipette)\s+)?", re.IGNORECASE)
+_LISTED = re.compile(r"\s*(?:,|\+|&|\band\b|\bplus\b|,\s*and\b|;)\s*", re.IGNORECASE)
+
+
+def split_pairs(
+    read_in: list[tuple[Frame | None, Family | None]], lex: Lexicon, norm: Normalised
+) -> list[tuple[Frame | None, Family | None]]:
+    """ "Dilute 10 uL of media with 90 uL PBS in plate_a A1", "add 5 uL dye and 45 uL buffer
+    to A1": one transfer per volume and liquid, read as clauses of their own (a dilution puts
+    the diluent in first and mixes the stock in)."""
+    out: list[tuple[Frame | None, Family | None]] = []
+    for frame, family in read_in:
+        if frame is None or (family is not None and family.name not in ("transfer", "dilution")):
+            out.append((frame, family))
+            continue
+        text = frame.text
+        pairs = []
+        for m in frame.ents.liquids:
+            q = next(
+                (
+                    q
+                    for q in frame.ents.quantities
+                    if q.kind == "volume"
+                    and q.end <= m.start
+                    and _PAIR_GAP.fullmatch(text[q.end : m.start])
+                ),
+                None,
+            )
+            if q is not None:
+                pairs.append((q, m))
+        dest = (
+            [d for d in _DEST_PHRASE.finditer(text) if d.start() > pairs[-1][1].end]
+            if pairs
+            else []
+        )
+        # "put 30 uL buffer in A1 with 10 uL dye", "fill A1 with 50 uL buffer plus 20 uL dye"
+        between = (
+            _JOINED.fullmatch(text[pairs[0][1].end : pairs[1][0].start])
+            if len(pairs) == 2
+            else None
+        )
+        listed = (  # "10 uL master mix, 2 uL primer mix, 8 uL water" and nothing after
+            len(pairs) > 1
+            and not dest
+            and not text[pairs[-1][1].end :].strip(" .")
+            and all(_LISTED.fullmatch(text[a[1].end : b[0].start]) for a, b in pairwise(pairs))
+        )
+        # "q384 A1-A4: 10 uL master mix, ...": the wells first, then what goes into them
+        first = _PLACE_FIRST.fullmatch(text[: pairs[0][0].start]) if listed else None
+        # under "Into plate_1 B1-B4:", "30 uL buffer, 10 uL dye": each to the heading's wells
+        bare = listed and not frame.places and _BARE_HEAD.fullmatch(text[: pairs[0][0].start])
+        if (
+            len(pairs) < 2
+            or len(pairs) != len(frame.ents.liquids)
+            or len({m.name for _, m in pairs}) != len(pairs)
+            or len(frame.ents.quantities) != len(pairs)
+            or not (dest or between or first or bare)
+            or (family is None and not bare)
+        ):
+            out.append((frame, family))
+            continue
+        head, tail = text[: pairs[0][0].start], text[pairs[-1][1].end :]
+        if first is not None:
+            head, tail = "add ", f" to {first.group('place').strip()}"
+        elif bare:
+            head, tail = "add ", ""
+        if not dest and between is not None:
+            tail = (
+                f" {between.group('dest').strip()}{tail}".rstrip()
+                if between.group("dest")
+                else tail
+            )
+        diluting = bool(re.match(r"^dilute\b", head, re.IGNORECASE))
+        if diluting:
+            head = "add " + head[len("dilute") :].lstrip()
+        order = list(reversed(pairs)) if diluting else pairs
+        pieces = []
+        for i, (q, m) in enumerate(order):
+            mix = ", mix 3 times" if diluting and i == len(order) - 1 else ""
+            said = f"{head}{q.text} of {m.written}{tail}{mix}"
+            pieces.append(_read(replace(frame.clause, text=said), lex, norm.quoted))
+        if any(f is None or fam is None or fam.name != "transfer" for f, fam in pieces):
+            out.append((frame, family))
+            continue
+        out.extend(pieces)
+    return out

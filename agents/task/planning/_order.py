@@ -1,0 +1,46 @@
+"""The order steps run in when "before" and "after" tell it, not the order they are told.
+
+"X, after filling Y" and "X after incubating it 30 min" run Y first; "X before reading Y" and
+"Before reading Y, X" run X first; "read at 570 nm after 30 min at 37 C" waits first. A
+sentence is rewritten into its pieces in run order, joined by semicolons, for the splitter.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+# "X, after filling Y": Y happens first.
+_AFTER = re.compile(r"\s*,?\s+after\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)  # an -ing with its object
+# "X before reading Y": X, then Y; "Before reading Y, X": X first too.
+_BEFORE = re.compile(r"\s*,?\s+before\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)
+_BEFORE_LEAD = re.compile(r"^before\s+(\w+ing\b[^,;]*),\s*(.+)$", _FLAGS)
+# "read at 570 nm after 30 min at 37 C": the wait first.
+_AFTER_WAIT = re.compile(
+    r"\s*,?\s+after\s+(?:a\s+|another\s+)?(?=(?:\d+(?:\.\d+)?|an?|one|two|five|ten)\s*-?\s*"
+    r"(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|seconds?)\b(?:\s+(?:at|@)\s+[^,;]*)?\s*$)",
+    _FLAGS,
+)
+
+
+_ING = {"reading": "read", "measuring": "measure", "shaking": "shake", "incubating": "incubate",
+        "adding": "add", "mixing": "mix", "moving": "move", "scanning": "scan"}  # fmt: skip
+
+
+def _base_verb(text: str) -> str:
+    """'reading it at 450 nm' -> 'read it at 450 nm': the clause a "before ..." names."""
+    first, _, rest = text.partition(" ")
+    return f"{_ING.get(first.lower(), first)} {rest}".strip()
+
+
+def run_order(part: str) -> str:
+    """``part`` rewritten with its pieces in the order they run, or as it is."""
+    if (after := _AFTER.search(part)) is not None:
+        return f"{part[after.end() :]}; {part[: after.start()]}"
+    if (wait := _AFTER_WAIT.search(part)) is not None:
+        return f"wait {part[wait.end() :]}; {part[: wait.start()]}"
+    if (lead := _BEFORE_LEAD.match(part)) is not None:
+        return f"{lead.group(2)}; {_base_verb(lead.group(1))}"
+    if (before := _BEFORE.search(part)) is not None:
+        return f"{part[: before.start()]}; {_base_verb(part[before.end() :])}"
+    return part
