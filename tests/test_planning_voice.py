@@ -9,6 +9,7 @@ from test_rule_planner import make_lab
 from agents.task.planning._clauses import ACTION_VERBS, split
 from agents.task.planning._entities import extract
 from agents.task.planning._labels import heading_line
+from agents.task.planning._labware_names import described
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._numberwords import digits
@@ -240,3 +241,18 @@ def test_more_ways_to_write_a_range(written: str, wells: str) -> None:
     (found,) = find_all(normalise(written).text)
     got = found.expand(8, 12)
     assert f"{got[0]}..{got[-1]}" == wells and len(got) == 6
+
+
+@pytest.mark.parametrize(
+    "said", ["no need to mix", "mixing not required", "doesn't need to be mixed", "don't mix"]
+)
+def test_saying_not_to_mix_is_never_a_mix(said: str) -> None:
+    ents = extract(f"add 50 uL buffer to A1-A6, {said}", Lexicon(make_lab()), ())
+    assert ents.no_mix and not ents.mix
+
+
+def test_a_plate_is_named_by_a_word_of_its_id_when_no_other_has_it() -> None:
+    plates = [make_lab().labware[n] for n in ("plate_1", "plate_2", "reservoir")]
+    assert described("from the reservoir to the plate", plates, []) == [("reservoir", 5, 18)]
+    sera = plates[0].model_copy(update={"id": "sera_plt"})
+    assert described("the sera plate", [sera, *plates[1:]], []) == [("sera_plt", 0, 14)]

@@ -116,9 +116,12 @@ _MIX = re.compile(
     r"\b(?:mix(?:ing|ed)?|pipett?(?:e|ing)\s+up\s+and\s+down|triturat\w*|resuspend\w*)\b", _FLAGS
 )
 _NO_MIX = re.compile(
-    r"\b(?:no|without|don'?t|do\s+not|skip(?:ping)?(?:\s+the)?)\s+mix(?:ing)?\b|\bno\s+mixing\b",
+    r"\b(?:no|without|don'?t|do\s+not|skip(?:ping)?(?:\s+the)?)\s+mix(?:ing)?\b|\bno\s+mixing\b"
+    r"|\b(?:no|not\s+any)\s+need\s+(?:to|for)\s+mix(?:ing)?\b|\b(?:don'?t|do\s+not|doesn'?t|does\s+not)"
+    r"\s+(?:need|have)\s+to\s+(?:be\s+)?mix(?:ed)?\b|\bmixing\s+(?:is\s+)?(?:not|un)\s*(?:needed|"
+    r"necessary|required)\b|\bnot\s+necessary\s+to\s+mix\b",
     _FLAGS,
-)
+)  # "no need to mix", "mixing not needed", "doesn't need to be mixed"
 _HOW = re.compile(
     r"\b(?:for|throughout|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:thing|lot|run|plate|set|job|transfer)\b",
     _FLAGS,

@@ -24,6 +24,7 @@ from functools import cached_property, lru_cache
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
+from agents.task.planning._labware_names import described
 from agents.task.planning._liquid_names import (
     alias_pattern,
     by_phrase,
@@ -31,7 +32,6 @@ from agents.task.planning._liquid_names import (
     by_word_mentions,
 )
 from agents.task.planning._vocabulary import (
-    _LABWARE_WORDS,
     _NOT_A_LIQUID,
     _SHORT_VERBS,
     _VOCAB_LIST,
@@ -79,23 +79,6 @@ def closest(word: str, names: list[str]) -> tuple[str, float, bool] | None:
     if edits == allowed + 1 and length >= 5 and score >= FLOOR:
         return name, score, False
     return None
-
-
-_BY_SHAPE = re.compile(
-    r"\b(?:the\s+)?(?:(?P<res>\d{1,2}|single|one)[\s-]*(?:troughs?|channels?|columns?|wells?|rows?)"
-    r"[\s-]+(?:reservoir|trough)s?\b|(?P<res2>\d{1,2})[\s-]*troughs?(?:\s+plate)?\b"
-    r"|(?P<wells>\d{2,4})[\s-]*(?:well|w)\b(?:\s+(?:plate|block))?"
-    r"|(?P<wells2>384|96|48|24|12|6)\s+(?:plate|block)\b"
-    r"|(?P<ml>\d+(?:\.\d+)?)\s*m[lL]\s+(?:deep[\s-]?well\s+)?(?:block|plate)\b"
-    r"|deep[\s-]?well(?:\s+(?:block|plate))?|(?<!\w)block\b)",
-    _FLAGS,
-)
-
-
-def _reservoir_like(lw: object) -> bool:
-    """A trough or a reservoir: a dozen wells or fewer, each of several mL."""
-    rows, cols = getattr(lw, "rows", 0), getattr(lw, "cols", 0)
-    return rows * cols <= 12 and getattr(lw, "well_max_volume_ul", 0) >= 2000
 
 
 _PLATE_LIKE = re.compile(
@@ -226,21 +209,9 @@ class Lexicon:
                 i = int(next(k for k, v in m.groupdict().items() if v is not None)[1:])
                 found.append(Mention(self._labware_order[i], m.start(), m.end(), m.group(0)))
         taken = [(f.start, f.end) for f in found]
-        for m in _BY_SHAPE.finditer(text):
-            if any(a <= m.start() < b or m.start() <= a < m.end() for a, b in taken):
-                continue
-            match = self._by_shape(m)
-            if match is not None:
-                found.append(Mention(match, m.start(), m.end(), m.group(0)))
-                taken.append((m.start(), m.end()))
-        for word, hints in _LABWARE_WORDS.items():
-            for m in re.finditer(rf"\b(?:the\s+)?{re.escape(word)}\b", text, _FLAGS):
-                if any(a <= m.start() < b or m.start() <= a < m.end() for a, b in taken):
-                    continue
-                match = self._by_hint(hints)
-                if match is not None:
-                    found.append(Mention(match, m.start(), m.end(), m.group(0)))
-                    taken.append((m.start(), m.end()))
+        plates = [lw for lw in self.lab.labware.values() if lw.kind == "plate"]
+        for name, a, b in described(text, plates, taken):  # "the 384 plate", "the sera plate"
+            found.append(Mention(name, a, b, text[a:b]))
         unknown: list[Mention] = []
         for m in _PLATE_LIKE.finditer(text):
             if any(a <= m.start() < b for a, b in taken):
@@ -255,42 +226,6 @@ class Lexicon:
                 unknown.append(Mention(written, m.start(), m.end(), written, False))
         found.sort(key=lambda f: f.start)
         return found, unknown
-
-    def _by_hint(self, hints: tuple[str, ...]) -> str | None:
-        """The one labware whose id or type contains a hint word, or for "reservoir" and
-        "trough" the one reservoir-like labware (None if none or several)."""
-        plates = [lw for lw in self.lab.labware.values() if lw.kind == "plate"]
-        matches = [lw.id for lw in plates if any(h in f"{lw.id} {lw.type}".lower() for h in hints)]
-        if not matches and {"reservoir", "trough"} & set(hints):
-            matches = [lw.id for lw in plates if _reservoir_like(lw)]
-        return matches[0] if len(matches) == 1 else None
-
-    def _by_shape(self, m: re.Match[str]) -> str | None:
-        """'the 24-well plate', 'the 384 plate', 'the 2.2 mL block', 'the deep-well block'."""
-        plates = [lw for lw in self.lab.labware.values() if lw.kind == "plate"]
-        if m.group("res") or m.group("res2"):  # "the 4-trough", "the 12-channel reservoir"
-            said = (m.group("res") or m.group("res2")).lower()
-            count = 1 if said in ("single", "one") else int(said)
-            matches = [lw.id for lw in plates if _reservoir_like(lw) and lw.rows * lw.cols == count]
-        elif m.group("wells") or m.group("wells2"):
-            count = int(m.group("wells") or m.group("wells2"))
-            matches = [
-                lw.id for lw in plates if lw.rows * lw.cols == count and not _reservoir_like(lw)
-            ]
-        elif m.group("ml"):
-            ml = float(m.group("ml"))
-            near = sorted(
-                (abs(lw.well_max_volume_ul / 1000 - ml), lw.id)
-                for lw in plates
-                if abs(lw.well_max_volume_ul / 1000 - ml) < 0.25 * ml
-            )
-            close = [n for d, n in near if d <= near[0][0] + 0.05 * ml] if near else []
-            matches = close[:1] if len(close) == 1 else close
-        else:
-            matches = [
-                lw.id for lw in plates if lw.well_max_volume_ul >= 1000 and lw.rows * lw.cols >= 24
-            ]
-        return matches[0] if len(matches) == 1 else None
 
     # ------------------------------------------------------------------ liquids
     def liquid_mentions(self, text: str) -> list[Mention]:
@@ -352,7 +287,7 @@ class Lexicon:
                 if (
                     best is not None
                     and best[2]
-                    and written.split()[-1].lower()[:3] == name.split()[-1].lower()[:3]
+                    and written.split()[-1].lower()[:2] == name.split()[-1].lower()[:2]
                     and first is not None
                     and first[2]  # "blocking buffer" is no typo of "sample buffer"
                 ):

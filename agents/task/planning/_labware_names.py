@@ -1,0 +1,105 @@
+"""Labware named by what it is rather than by its id: its shape ("the 384 plate", "the 12-trough
+reservoir", "the 2.2 mL block", "the deep-well block"), a word for its kind ("the reservoir",
+"the PCR plate"), or a word of its id ("the sera plate" for sera_plt, "the ELISA plate" for
+elisa_A) - each only when exactly one labware of the lab fits.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agents.task.planning._vocabulary import _LABWARE_WORDS
+
+_FLAGS = re.IGNORECASE
+
+_BY_SHAPE = re.compile(
+    r"\b(?:the\s+)?(?:(?P<res>\d{1,2}|single|one)[\s-]*(?:troughs?|channels?|columns?|wells?|rows?)"
+    r"[\s-]+(?:reservoir|trough)s?\b|(?P<res2>\d{1,2})[\s-]*troughs?(?:\s+plate)?\b"
+    r"|(?P<wells>\d{2,4})[\s-]*(?:well|w)\b(?:\s+(?:plate|block))?"
+    r"|(?P<wells2>384|96|48|24|12|6)\s+(?:plate|block)\b"
+    r"|(?P<ml>\d+(?:\.\d+)?)\s*m[lL]\s+(?:deep[\s-]?well\s+)?(?:block|plate)\b"
+    r"|deep[\s-]?well(?:\s+(?:block|plate))?|(?<!\w)block\b)",
+    _FLAGS,
+)
+
+
+def _reservoir_like(lw: object) -> bool:
+    """A trough or a reservoir: a dozen wells or fewer, each of several mL."""
+    rows, cols = getattr(lw, "rows", 0), getattr(lw, "cols", 0)
+    return rows * cols <= 12 and getattr(lw, "well_max_volume_ul", 0) >= 2000
+
+
+def _by_hint(plates: list[Any], hints: tuple[str, ...]) -> str | None:
+    """The one labware whose id or type contains a hint word, or for "reservoir" and
+    "trough" the one reservoir-like labware (None if none or several)."""
+    matches = [lw.id for lw in plates if any(h in f"{lw.id} {lw.type}".lower() for h in hints)]
+    if not matches and {"reservoir", "trough"} & set(hints):
+        matches = [lw.id for lw in plates if _reservoir_like(lw)]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _by_shape(plates: list[Any], m: re.Match[str]) -> str | None:
+    """'the 24-well plate', 'the 384 plate', 'the 2.2 mL block', 'the deep-well block'."""
+    if m.group("res") or m.group("res2"):  # "the 4-trough", "the 12-channel reservoir"
+        said = (m.group("res") or m.group("res2")).lower()
+        count = 1 if said in ("single", "one") else int(said)
+        matches = [lw.id for lw in plates if _reservoir_like(lw) and lw.rows * lw.cols == count]
+    elif m.group("wells") or m.group("wells2"):
+        count = int(m.group("wells") or m.group("wells2"))
+        matches = [lw.id for lw in plates if lw.rows * lw.cols == count and not _reservoir_like(lw)]
+    elif m.group("ml"):
+        ml = float(m.group("ml"))
+        near = sorted(
+            (abs(lw.well_max_volume_ul / 1000 - ml), lw.id)
+            for lw in plates
+            if abs(lw.well_max_volume_ul / 1000 - ml) < 0.25 * ml
+        )
+        close = [n for d, n in near if d <= near[0][0] + 0.05 * ml] if near else []
+        matches = close[:1] if len(close) == 1 else close
+    else:
+        matches = [
+            lw.id for lw in plates if lw.well_max_volume_ul >= 1000 and lw.rows * lw.cols >= 24
+        ]
+    return matches[0] if len(matches) == 1 else None
+
+
+_ID_WORD = re.compile(
+    r"\b(?:the\s+)?(?P<word>[A-Za-z][A-Za-z0-9]{2,})\s+(?:plate|block|reservoir|trough|rack)\b",
+    _FLAGS,
+)
+
+
+def _by_id_word(plates: list[Any], word: str) -> str | None:
+    """The one labware whose id has ``word`` as one of its parts ("sera" for sera_plt)."""
+    low = word.lower()
+    matches = [lw.id for lw in plates if low in re.split(r"[_\-\s]+", lw.id.lower())]
+    return matches[0] if len(matches) == 1 else None
+
+
+def described(
+    text: str, plates: list[Any], taken: list[tuple[int, int]]
+) -> list[tuple[str, int, int]]:
+    """(labware id, start, end) for each labware ``text`` names by what it is (``taken``:
+    spans already named, extended with what is found here)."""
+    out: list[tuple[str, int, int]] = []
+
+    def free(a: int, b: int) -> bool:
+        return not any(x <= a < y or a <= x < b for x, y in taken)
+
+    def add(name: str | None, a: int, b: int) -> None:
+        if name is not None:
+            out.append((name, a, b))
+            taken.append((a, b))
+
+    for m in _BY_SHAPE.finditer(text):
+        if free(m.start(), m.end()):
+            add(_by_shape(plates, m), m.start(), m.end())
+    for word, hints in _LABWARE_WORDS.items():
+        for m in re.finditer(rf"\b(?:the\s+)?{re.escape(word)}\b", text, _FLAGS):
+            if free(m.start(), m.end()):
+                add(_by_hint(plates, hints), m.start(), m.end())
+    for m in _ID_WORD.finditer(text):
+        if free(m.start(), m.end()):
+            add(_by_id_word(plates, m.group("word")), m.start(), m.end())
+    return out
