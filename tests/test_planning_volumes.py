@@ -244,3 +244,31 @@ def test_wells_named_without_a_plate_are_on_the_one_plate_that_holds_them() -> N
 def test_wells_named_without_a_plate_that_two_plates_hold_are_asked_about() -> None:
     result = RulePlanner().plan("pool B1-B3 into dest_plate H1, 5 uL each", LABS["samples"].view)
     assert result.kind == "clarification" and result.missing == ["plate"]
+
+
+def test_concentrations_are_read_with_their_units_and_nm_stays_a_wavelength() -> None:
+    from agents.task.planning.families import _concentrations as conc
+
+    level = conc.target("normalise to 10 ng/µL with EB")
+    assert level is not None and (level.value, level.dimension) == (10.0, "mass")
+    molar = conc.target("bring each to 2 nM")
+    assert molar is not None and (molar.value, molar.dimension) == (2.0, "molar")
+    assert conc.target("read at 450 nm") is None
+    mass = conc.mass("take 50 ng of each library")
+    assert mass is not None and mass.value == 50.0
+
+
+def test_normalising_in_place_adds_what_each_wells_volume_and_concentration_need() -> None:
+    ops = _ops("normalise dna_plate A1 and A2 to 10 ng/uL with water: A1 30 ng/uL, A2 20 ng/uL",
+               "samples")  # fmt: skip
+    assert sorted(ops) == [
+        ("reservoir:A1", "dna_plate:A1", 40.0),
+        ("reservoir:A1", "dna_plate:A2", 35.0),
+    ]
+
+
+def test_a_well_below_the_target_concentration_is_refused() -> None:
+    result = RulePlanner().plan(
+        "normalise dna_plate A1 to 10 ng/uL with water (A1 is 5 ng/uL)", LABS["samples"].view
+    )
+    assert result.kind == "refusal" and result.code == "capacity"

@@ -46,6 +46,7 @@ from agents.task.planning._reading import (
     _read,
     _recipe_fills,
     _trailing_plate,
+    fold_into_previous,
 )
 from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
@@ -55,6 +56,7 @@ from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, transfer
 from agents.task.planning.families import thermocycle as thermo
+from agents.task.planning.families.normalise import conc_list
 from agents.task.planning.models import Clarification, LabView, Plan, Refusal, TraceItem
 from agents.task.planning.replan import replan_rest
 
@@ -79,6 +81,9 @@ class RulePlanner:
             read_in = _lead_ins([_read(c, lex, norm.quoted) for c in clauses], lex, norm)
             read_in = _merge_fragments(read_in, lex, norm)
             read_in = refills(read_in, lex, norm)
+            read_in = fold_into_previous(
+                read_in, lex, norm, "normalise", conc_list, heading=False, joiner="; "
+            )
             read_in = volume_after(read_in, lex, norm)
             read_in = split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)

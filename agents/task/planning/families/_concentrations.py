@@ -1,0 +1,111 @@
+"""Concentrations as people write them in a normalisation: the target ("to 10 ng/uL", "at
+2 nM"), each well's ("A1 25.3 ng/uL, B1 40", "A1-A3 (20, 40, 60 ng/µL)", a line per well) and
+a mass per well ("50 ng of each"). Units are converted by ``pint``; a mass concentration and a
+molar one cannot be compared without more than the request says.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+import pint
+
+from agents.task.planning._frames import Frame
+
+_NUM = r"(\d+(?:\.\d+)?|\.\d+)"
+# ng/uL, ng/µl, ug/mL, pg/uL, nM, pM, uM (molar: case matters, "nm" is a wavelength)
+_UNIT = r"(?:(?i:[pnuµm]g|g)\s*/\s*(?i:[uµnm]l|l)|(?-i:[pnuµm]M)\b)"
+_CONC = re.compile(rf"(?<![\w.]){_NUM}\s*(?P<unit>{_UNIT})")
+_TARGET = re.compile(
+    rf"\b(?:to|at|of)\s+(?:a\s+)?(?:final\s+|target\s+|uniform\s+|common\s+)?(?:concentration\s+"
+    rf"(?:of\s+)?)?(?:~|about\s+)?{_NUM}\s*(?P<unit>{_UNIT})",
+    re.IGNORECASE,
+)
+_MASS = re.compile(
+    rf"(?<![\w.]){_NUM}\s*(?P<unit>(?i:[pnuµ]g|fmol|pmol))\s+(?:of\s+|from\s+)?(?:each|every)\b"
+)
+_BARE = re.compile(rf"(?<![\w.:/]){_NUM}(?![\w.]|\s*(?:u[lL]|µ[lL]|m[lL]|x\b))")
+
+
+@dataclass(frozen=True)
+class Level:
+    """A concentration (or a mass per well) in one canonical unit of its dimension."""
+
+    value: float
+    dimension: str  # "mass" (ng/uL), "molar" (nM) or "amount" (ng of each)
+    start: int = 0
+    end: int = 0
+
+
+@cache
+def _ureg() -> pint.UnitRegistry:
+    return pint.UnitRegistry()
+
+
+def _level(number: str, unit: str, start: int, end: int) -> Level:
+    unit = unit.replace("µ", "u").replace(" ", "")
+    if "/" in unit:
+        top, bottom = unit.split("/")
+        q = _ureg().Quantity(float(number), f"{top.lower()}/{bottom.lower().replace('l', 'L')}")
+        return Level(float(q.to("ng/uL").magnitude), "mass", start, end)
+    q = _ureg().Quantity(float(number), unit[:-1].lower() + "molar" if len(unit) > 1 else "molar")
+    return Level(float(q.to("nanomolar").magnitude), "molar", start, end)
+
+
+def target(text: str) -> Level | None:
+    """The concentration every well is brought to ("normalise to 10 ng/uL")."""
+    m = _TARGET.search(text)
+    return _level(m.group(1), m.group("unit"), m.start(1), m.end()) if m else None
+
+
+def mass(text: str) -> Level | None:
+    """ "50 ng of each library": the mass each well gives (ng)."""
+    m = _MASS.search(text)
+    if m is None or m.group("unit").lower() not in ("ng", "pg", "ug", "µg"):
+        return None
+    q = _ureg().Quantity(float(m.group(1)), m.group("unit").lower().replace("µ", "u"))
+    return Level(float(q.to("ng").magnitude), "amount", m.start(), m.end())
+
+
+def said(text: str) -> bool:
+    """Whether the text gives a concentration at all."""
+    return bool(_CONC.search(text))
+
+
+def per_well(
+    frame: Frame, rows: int, cols: int, skip: list[Level], default: str | None = None
+) -> list[tuple[str, Level]]:
+    """(well, concentration) for each well the text gives one, in the order written: a
+    number after each well, or a list of numbers after a run of wells ("A1, B1 at 20, 40");
+    a number without a unit takes the unit the others are written in, else ``default``."""
+    text = frame.text
+    taken = [(s.start, s.end) for s in skip]
+    numbers: list[tuple[int, int, str, str | None]] = []
+    for m in _CONC.finditer(text):
+        if not any(a <= m.start(1) < b for a, b in taken):
+            numbers.append((m.start(), m.end(), m.group(1), m.group("unit")))
+    for m in _BARE.finditer(text):
+        inside = any(a <= m.start() < b for a, b, _, _ in numbers)
+        if not inside and not any(a <= m.start() < b for a, b in taken):
+            numbers.append((m.start(), m.end(), m.group(1), None))
+    sets = sorted(frame.ents.wellsets, key=lambda w: w.start)
+    numbers = [n for n in numbers if not any(w.start <= n[0] < w.end for w in sets)]
+    numbers.sort()
+    units = {u for *_, u in numbers if u}
+    unit = units.pop() if len(units) == 1 else default if not units else None
+    out: list[tuple[str, Level]] = []
+    pending: list[str] = []
+    for i, ws in enumerate(sets):
+        wells = ws.expand(rows, cols)
+        until = sets[i + 1].start if i + 1 < len(sets) else len(text)
+        mine = [n for n in numbers if ws.end <= n[0] < until]
+        pending.extend(wells)
+        if not mine:
+            continue
+        for well, (a, b, num, u) in zip(pending, mine, strict=False):
+            if u or unit:
+                out.append((well, _level(num, u or unit or "", a, b)))
+        pending = []
+    return out

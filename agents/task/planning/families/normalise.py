@@ -1,0 +1,191 @@
+"""Normalisation from each well's concentration: "normalise amp_plate A1-A3 to 5 ng/uL with
+EB buffer: A1 25, B1 50, C1 12.5 ng/uL".
+
+Computable only from what the request and the lab state give, never guessed:
+
+- in place (no other plate, no final volume): each well holds V (the lab state) at c, so
+  V * (c / t - 1) of diluent goes in; a well with no known volume is asked about;
+- into another plate with a final volume F ("in 20 uL", "into norm_out A1-A3"): F * t / c of
+  each sample and F minus that of diluent, the diluent first (one tip), then each sample (a tip
+  each);
+- a mass per well ("50 ng of each in 20 uL"): m / c of sample, diluent to F.
+
+A well already at the target needs nothing; a well below it cannot be diluted up to it (the
+request is refused for that physical reason); a concentration in another dimension (nM vs
+ng/uL), a missing diluent or a missing concentration is asked about.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _pipetting as pip
+from agents.task.planning import _resolve as r
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities
+from agents.task.planning._frames import Frame, Place
+from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import fmt
+from agents.task.planning.families import Family
+from agents.task.planning.families import _concentrations as conc
+from agents.task.planning.families.transfer import mixing
+
+_FLAGS = re.IGNORECASE
+_VERB = re.compile(r"^(?:please\s+)?(?:normali[sz]e|dilute|adjust|bring)\b|\bnormali[sz]", _FLAGS)
+_TAKE = re.compile(r"^(?:take|transfer|move|pipette|put|add|aliquot|dispense)\b", _FLAGS)
+_WITH = re.compile(
+    r"\b(?:with|using|in|diluent:?|diluted\s+in)\s+(?:the\s+|some\s+)?"
+    r"(?:\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\s+(?:of\s+)?)?$",
+    _FLAGS,
+)
+_EPS = 1e-6
+
+
+def detect(clause: Clause, ents: Entities) -> int | None:
+    text = ents.text
+    if _VERB.search(text) and (conc.target(text) is not None or conc.mass(text) is not None):
+        return 80  # "normalise ... to 10 ng/uL": by the wells' concentrations
+    if _TAKE.match(text) and conc.mass(text) is not None:
+        return 80  # "take 50 ng of each library (A1 25 ng/uL, ...) into ..."
+    return None
+
+
+def conc_list(frame: Frame, family: Family | None, head: Frame) -> bool:
+    """A piece that only lists wells and their concentrations ("A1 25.3", "Concs: B1 40")."""
+    ents = frame.ents
+    plain = bool(ents.wellsets) and not ents.liquids and not ents.volumes()
+    return plain and (not ents.labware or conc.said(frame.text))  # "concs libs A1 40 nM, ..."
+
+
+def build(frame: Frame, p: r.Planning) -> str:
+    world = p.world
+    frame.extra["world"] = world  # the mixing reader checks its cycles against the lab
+    level = conc.target(frame.text)
+    amount = conc.mass(frame.text)
+    places = [pl for _, pl in frame.places if pl.labware is not None]
+    dest_place = next((pl for role, pl in frame.places if role == "dest" and pl.labware), None)
+    src_place = next((pl for pl in places if pl is not dest_place), None)
+    src_lw = r.labware(src_place or Place(), p, "take the samples from")
+    view = world.labware(src_lw)
+    skip = [x for x in (level, amount) if x is not None]
+    default = None if level is None else "ng/uL" if level.dimension == "mass" else "nM"
+    given = conc.per_well(frame, view.rows, view.cols, skip, default)
+    if not given:
+        raise Ask(
+            "Normalising to a concentration needs each well's concentration now (e.g. A1 25 "
+            "ng/uL, B1 40 ng/uL), or the volumes to add: which?",
+            ["volume"],
+            ["A1 25 ng/uL, B1 40 ng/uL, ...", "A1 5 uL, B1 10 uL, ..."],
+        )
+    dims = {c.dimension for _, c in given} | ({level.dimension} if level else set())
+    if len(dims) > 1:
+        raise Ask(
+            "The concentrations are in different units (mass and molar): give them all in one "
+            "(ng/uL or nM)",
+            ["volume"],
+            ["ng/uL", "nM"],
+        )
+    final = frame.final.value if frame.final is not None else None
+    cycles, _ = mixing(frame)
+    if dest_place is None and final is None and amount is None and level is not None:
+        return _in_place(frame, p, src_lw, given, level.value, _diluent(frame, p, src_lw), cycles)
+    if amount is not None:
+        share, what = amount.value, f"{amount.value:g} ng of each"  # m / c of each sample
+    elif level is not None and final is not None:
+        share, what = final * level.value, f"to {level.value:g} {_unit(level)}"  # F * t / c
+    else:
+        raise Ask("In what final volume (uL) should each normalised sample be?", ["volume"], [])
+    dst_lw = dest_place.labware.name if dest_place and dest_place.labware else None
+    if dst_lw is None:
+        raise Ask("Which plate should the normalised samples go into?", ["plate"], r.plates(world))
+    dview = world.labware(dst_lw)
+    wells = dest_place.wells.expand(dview.rows, dview.cols) if dest_place.wells else []  # type: ignore[union-attr]
+    wells = wells or [w for w, _ in given]
+    if len(wells) != len(given):
+        raise Ask(f"{len(given)} samples but {len(wells)} destination wells: which wells?",
+                  ["wells"], [])  # fmt: skip
+    moves = []
+    for (src_well, c), dst_well in zip(given, wells, strict=True):
+        sample = share / c.value
+        if final is not None and sample > final + _EPS:
+            raise Refuse(
+                f"{src_lw} {src_well} is {c.value:g} {_unit(c)}, too dilute to reach the target "
+                f"in {fmt(final, 'uL')}: dilution cannot raise a concentration",
+                "capacity",
+            )
+        moves.append((src_well, dst_well, round(sample, 2), round((final or sample) - sample, 2)))
+    lh = world.labware(dst_lw).instrument
+    diluent = _diluent(frame, p, src_lw) if final is not None else ""
+    if diluent:  # the diluent first, into empty wells: one tip
+        src = r.source_of(diluent, sum(m[3] for m in moves), world, {(dst_lw, w) for w in wells})
+        ops = [pip.Op(src, (dst_lw, d), v) for _, d, _, v in moves if v > _EPS]
+        pip.emit(world, lh, ops, 1, pip.policy_used(ops, frame.ents.tips or p.tips))
+    ops = [pip.Op((src_lw, s), (dst_lw, d), v, cycles) for s, d, v, _ in moves]
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    pip.emit(world, lh, ops, 1, policy)
+    p.policies_used.append(pip.POLICIES[policy])
+    p.plate, p.wells = dst_lw, wells
+    into = f" in {fmt(final, 'uL')} with {diluent} (first)" if final is not None else ""
+    return f"normalise {len(moves)} samples of {src_lw} {what}{into} into {dst_lw}, a tip each"
+
+
+def _in_place(
+    frame: Frame,
+    p: r.Planning,
+    plate: str,
+    given: list[tuple[str, conc.Level]],
+    to: float,
+    diluent: str,
+    cycles: int,
+) -> str:
+    """V * (c / t - 1) of diluent into each well, V from the lab state."""
+    world = p.world
+    adds = []
+    for well, c in given:
+        held = world.well_volume(plate, well)
+        if abs(c.value - to) <= _EPS:
+            continue  # already at the target: nothing to add
+        if held <= _EPS:
+            raise Ask(
+                f"{plate} {well} holds nothing I know of: how many uL does it hold, or which "
+                "final volume?",
+                ["volume"],
+                [],
+            )
+        if c.value + _EPS < to:
+            raise Refuse(
+                f"{plate} {well} is {c.value:g} {_unit(c)}, below the {to:g} {_unit(c)} asked: "
+                "dilution cannot raise a concentration",
+                "capacity",
+            )
+        adds.append((well, round(held * (c.value / to - 1), 2)))
+    if all(v <= _EPS for _, v in adds):
+        raise Refuse(f"every well is already at {to:g}: nothing to add", "nothing_to_do")
+    src = r.source_of(diluent, sum(v for _, v in adds), world, {(plate, w) for w, _ in adds})
+    ops = [pip.Op(src, (plate, w), v, cycles) for w, v in adds if v > _EPS]
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    pip.emit(world, world.labware(plate).instrument, ops, 1, policy)
+    p.policies_used.append(pip.POLICIES[policy])
+    p.plate, p.wells = plate, [w for w, _ in given]
+    return (
+        f"normalise {plate} {', '.join(w for w, _ in given)} to {to:g} {_unit(given[0][1])} in "
+        f"place: {diluent} ({src[0]} {src[1]}) by each well's volume and concentration"
+    )
+
+
+def _diluent(frame: Frame, p: r.Planning, plate: str) -> str:
+    """The liquid the samples are diluted with: the one after "with" / "using" / "in", else
+    the one liquid named that the samples' plate does not hold."""
+    named = [m for m in frame.ents.liquids if _WITH.search(frame.text[: m.start])]
+    held = {n for (lw, _), mix in p.world.contents.items() if lw == plate for n in mix}
+    named = named or [m for m in frame.ents.liquids if m.name not in held]
+    if len({m.name for m in named}) != 1:
+        raise Ask("Which liquid should I dilute the samples with?", ["liquid"], r.liquids(p.world))
+    return r.liquid(named[0], p)
+
+
+def _unit(c: conc.Level) -> str:
+    return "ng/uL" if c.dimension == "mass" else "nM"
+
+
+FAMILY = Family("normalise", detect, build)
