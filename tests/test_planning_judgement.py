@@ -178,3 +178,15 @@ def test_a_second_liquid_without_its_volume_is_asked_about_not_dropped() -> None
 def test_instruments_the_lab_lacks_are_refused_by_name(request_: str) -> None:
     said = _plan("standard", request_)
     assert isinstance(said, Refusal) and said.code == "missing_instrument"
+
+
+def test_wells_named_by_what_they_hold_are_on_the_plate_that_holds_it() -> None:
+    plan = _plan("cells", "Add 50 uL medium to the cells in A1:A6.")
+    assert isinstance(plan, Plan)
+    assert {s.args["destination"] for s in plan.steps} == {"cell_plate"}
+
+
+def test_take_off_and_discard_is_one_removal_to_waste() -> None:
+    plan = _plan("cells", "Take 50 uL of old medium off the cells in column 1 and discard it.")
+    assert isinstance(plan, Plan)
+    assert {s.command for s in plan.steps} == {"pick_up_tips", "aspirate", "drop_tips"}

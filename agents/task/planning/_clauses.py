@@ -100,7 +100,10 @@ _NEW_ACTION = re.compile(
     r"\s*,\s*(?:and\s+)?(?=(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:is|holds|has|contains)\b(?!\s+(?:fine|ok(?:ay)?|good|great|best)\b)|=\s*[\w«]))|"
     r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"
     r"|\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
-    r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
+    r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)"
+    # "take 50 uL off the cells and discard it": where the liquid goes, not a new action
+    r"(?!(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b|throw\s+(?:it|them)\s+(?:away|out))"
+    r"(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
     + ACTION_VERBS
     + r")\b"
     # "plate 1 and plate 2", ", plate 2 A1 to G1": a plate's name, not the verb "plate"

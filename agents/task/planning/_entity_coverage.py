@@ -105,8 +105,8 @@ def check(frame: Frame, item: TraceItem, steps: list[PlanStep], world: World) ->
                 [q.kind],
                 [item.understood],
             )
-    if not any(st.command in ("transfer", "aspirate") for st in steps):
-        return
+    if not any(st.command == "transfer" for st in steps):
+        return  # liquid only taken out to waste: what the wells hold may have another name
     liquids = _source_liquids(steps, world)
     understood = item.understood.lower()
     for m in frame.ents.liquids:

@@ -83,8 +83,21 @@ def _resolve_places(
         if place.wells is None and out and out[-1][1].wells is not None:
             # "every well of plate_1 and plate_2": the same wells on the next plate
             place = Place(place.labware, out[-1][1].wells, place.unknown)
-        out.append((r.labware(place, p, doing, implicit=implicit), place))
+        out.append(
+            (r.labware(place, p, doing, implicit=implicit, holding=_beside(frame, p)), place)
+        )
     return out
+
+
+def _beside(frame: Frame, p: r.Planning) -> str | None:
+    """A liquid the clause names besides the one it moves, kept on one plate ("to the cells
+    in A1:A6", "from the cells in row A"): the plate of wells named without one."""
+    moved = frame.liquid.name if frame.liquid is not None else None
+    for m in frame.ents.liquids:
+        on = {lw for lw, _, _ in p.world.liquids.get(m.name, [])}
+        if m.name != moved and len(on) == 1:
+            return m.name
+    return None
 
 
 _FOLLOWING = re.compile(
@@ -285,7 +298,7 @@ def _volume_place(frame: Frame) -> object:
 
 def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
     place = _volume_place(frame)
-    plate = r.labware(place, p, what)  # type: ignore[arg-type]
+    plate = r.labware(place, p, what, holding=_beside(frame, p))  # type: ignore[arg-type]
     last = _LAST_WELL.search(frame.text)  # "discard 100 uL from the last well": of the chain
     if getattr(place, "wells", None) is None and p.plate == plate and p.chain_ends and last:
         return plate, list(p.chain_ends)

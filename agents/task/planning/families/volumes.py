@@ -29,7 +29,9 @@ _DISCARD = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\s+out\b(?!\s+of)|"
     r"^(?:remove|discard|aspirate|withdraw|take\s+(?:off|out|away)|suck|dump|empty|throw\s+away|"
     r"draw\s+off|pull\s+off|decant|waste)\b|\b(?:to|into|in)\s+(?:the\s+)?(?:waste|trash|bin)\b|\bout\s+to\s+waste\b"
-    r"|^take\b.*\bout\s+of\b",
+    r"|^take\b.*\bout\s+of\b"
+    r"|^(?:take|pull|draw)\b.*\b(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b"
+    r"|^(?:take|pull|draw)\b.*\bthrow\s+(?:it|them)\s+(?:away|out)\b",
     _FLAGS,
 )
 _EMPTYING = re.compile(
