@@ -138,7 +138,9 @@ def judge(entry: Entry, result: Plan | Clarification | Refusal, lab: SimLab) -> 
     if not sim.ok:
         return Verdict(entry.id, True, False, [f"the plan fails on the twins: {sim.error}"], got)
     problems = facts(entry, sim, lab)
-    return Verdict(entry.id, True, not problems, problems, got, bool(coverage(result)))
+    return Verdict(
+        entry.id, True, not problems, problems, got, bool(coverage(result, lab.view.labware))
+    )
 
 
 def facts(entry: Entry, sim: Simulated, lab: SimLab) -> list[str]:

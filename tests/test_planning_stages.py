@@ -93,6 +93,17 @@ def test_a_first_semicolon_piece_or_a_line_without_its_colon_can_head_a_list() -
     assert lines[0].heading and lines[1].label and lines[2].label
 
 
+def test_a_line_opener_naming_the_labs_labware_is_a_clause_not_a_label() -> None:
+    text = "Fluorescence read of qc: ex 485 / em 535"
+    (alone,) = split(normalise(text))
+    assert alone.label == "Fluorescence read of qc"  # no lab: an opener of letters is a label
+    (named,) = split(normalise(text), frozenset({"qc", "tr"}))
+    assert named.label is None and named.text == text
+    items = split(normalise("* tr: 60 uL PBS in B1-B4"), frozenset({"tr"}))
+    assert [c.label for c in items if c.label] == []
+    assert clauses_of(text, ["QC"]) == [text]
+
+
 def test_a_label_opens_its_clauses_and_a_line_ending_in_a_colon_is_a_heading() -> None:
     clauses = split(normalise("ELISA step: add 100 uL TMB to row A"))
     assert [(c.label, c.text) for c in clauses] == [("ELISA step", "add 100 uL TMB to row A")]

@@ -202,8 +202,9 @@ def _semicolon_heading(pieces: list[str]) -> bool:
     )
 
 
-def split(norm: Normalised) -> list[Clause]:
-    """The clauses of a request, in order."""
+def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]:
+    """The clauses of a request, in order. ``names``: the lab's labware ids, lower case (a line
+    opener that names one, "Fluorescence read of assay:", is a clause, not a label)."""
     pieces: list[tuple[str, Join, str | None, int, bool]] = []
     list_label: str | None = None
     gapped: set[str] = set()  # second pairs that borrow the verb before them
@@ -225,7 +226,7 @@ def split(norm: Normalised) -> list[Clause]:
         if not item:
             list_label = None
         label, own = (list_label if item else None), False
-        if (m := _LABEL.match(body)) and _is_label(m.group("label")):
+        if (m := _LABEL.match(body)) and _is_label(m.group("label"), names):
             label, body, own = m.group("label").strip(), m.group("body").strip(), True
             if not body:
                 list_label = label
@@ -243,7 +244,7 @@ def split(norm: Normalised) -> list[Clause]:
         for k, part in enumerate(_SENTENCE.split(body)):
             sentence += 1
             joined: Join = ("item" if item else "start") if k == 0 else "sentence"
-            if k and (m := _LABEL.match(part)) and _is_label(m.group("label")) and m["body"]:
+            if k and (m := _LABEL.match(part)) and _is_label(m.group("label"), names) and m["body"]:
                 # "Buffer: 60 uL to D1-D12. Dye: 15 uL to D1-D4": each sentence its own label
                 label, part = m.group("label").strip(), m.group("body").strip()
             part = run_order(part)  # "X before reading Y", "X, after filling Y"
@@ -253,7 +254,7 @@ def split(norm: Normalised) -> list[Clause]:
                 pieces.append((head, joined, label, sentence, True))
                 label, joined = head, "item"
             for j, semi in enumerate(semis):
-                if j and (m := _LABEL.match(semi)) and _is_label(m["label"]) and m["body"]:
+                if j and (m := _LABEL.match(semi)) and _is_label(m["label"], names) and m["body"]:
                     label, semi = m.group("label").strip(), m.group("body").strip()
                 for i, then in enumerate(_THEN.split(semi)):
                     actions: list[tuple[Join, str]] = []
@@ -381,12 +382,14 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
     return [(h, t) for h, t in out if t.strip(" ,.;")]
 
 
-def _is_label(name: str) -> bool:
-    """A line opener like "ELISA step" or "Std curve", not a well or a numbered step."""
+def _is_label(name: str, names: frozenset[str] = frozenset()) -> bool:
+    """A line opener like "ELISA step" or "Std curve", not a well, a numbered step or a phrase
+    that names the lab's labware ("Copy cmpd onto assay", "tr": as "plate_1" would be)."""
     words = name.split()
     return (
         1 <= len(words) <= 4
         and not any(ch.isdigit() for ch in name)
+        and not any(w.lower() in names for w in re.findall(r"[\w-]+", name))
         and not _WELLISH.search(name)
         and not re.fullmatch(r"(?:step|item)s?", name.strip(), _FLAGS)
     )

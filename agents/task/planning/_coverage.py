@@ -8,23 +8,26 @@ is asked for one and is held to the same check. The request is data here, never 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from agents.task.planning._clauses import split
 from agents.task.planning._normalise import normalise
 from agents.task.planning.models import Plan
 
 
-def clauses_of(request: str) -> list[str]:
-    """The clauses of a request in the person's words, as the trace must list them."""
-    return [c.said for c in split(normalise(request))]
+def clauses_of(request: str, labware: Iterable[str] = ()) -> list[str]:
+    """The clauses of a request in the person's words, as the trace must list them
+    (``labware``: the lab's labware ids, which the split reads as names, never as labels)."""
+    return [c.said for c in split(normalise(request), frozenset(n.lower() for n in labware))]
 
 
 def _key(text: str) -> str:
     return " ".join(text.lower().replace('"', "").split()).strip(" .,;:!?-")
 
 
-def problems(plan: Plan) -> list[str]:
+def problems(plan: Plan, labware: Iterable[str] = ()) -> list[str]:
     """What the plan's trace leaves out; empty when every clause is planned."""
-    expected = clauses_of(plan.request)
+    expected = clauses_of(plan.request, labware)
     traced = {_key(t.clause): t for t in plan.trace}
     ids = {s.id for s in plan.steps}
     found: list[str] = []

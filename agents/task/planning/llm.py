@@ -137,7 +137,7 @@ class LLMPlanner:
             instruments=_data(_instruments(lab, self.tools), depth=4),
             lab_state=_data(_lab_state(lab)),
             request=_data(request),
-            clauses=_data(_coverage.clauses_of(request)),
+            clauses=_data(_coverage.clauses_of(request, lab.labware)),
         )
         if previous is not None:
             human += "\n" + prompts.REPLAN.format(
@@ -202,7 +202,7 @@ def accept(text: str, request: str, lab: LabView, tools: Tools | None = None) ->
     if isinstance(result, Plan):
         _check_steps(result, plan_commands(lab, tools or {}))
         result = _renumber(result)
-        gaps = _coverage.problems(result)
+        gaps = _coverage.problems(result, lab.labware)
         if gaps:  # the same coverage check as the rule planner's: no clause may be dropped
             raise _Unusable("its trace does not cover the request: " + "; ".join(gaps))
     return result

@@ -69,8 +69,8 @@ class RulePlanner:
     def plan(self, request: str, lab: LabView) -> Plan | Clarification | Refusal:
         """Turn ``request`` into a plan for ``lab``, a question, or a refusal."""
         norm = normalise(request)
-        clauses = own_ids.in_clauses(split(norm), lab)
         lex = Lexicon(lab)
+        clauses = own_ids.in_clauses(split(norm, frozenset(lex.labware)), lab)
         p = Planning(World(lab), lex)
         trace: list[TraceItem] = []
         clause: Clause | None = None
@@ -205,7 +205,7 @@ class RulePlanner:
             trace=trace,
             tip_policy="; ".join(policies),
         )
-        gaps = _coverage.problems(plan)
+        gaps = _coverage.problems(plan, lab.labware)
         if gaps:
             return Refusal(
                 request=request,
