@@ -113,3 +113,13 @@ def test_a_read_after_a_time_waits_that_time_first() -> None:
 
 def test_spinning_on_the_shaker_is_shaking_not_a_centrifuge() -> None:
     assert steps(plan("spin plate_1 on the shaker at 1200 rpm for 45 s"), "shake")
+
+
+def test_a_step_told_in_brackets_is_a_step_of_its_own() -> None:
+    result = plan("shake plate_1 1 min at 600 rpm (then read luminescence)")
+    assert steps(result, "read_luminescence")
+
+
+def test_a_move_told_in_two_halves_is_one_move() -> None:
+    result = plan("read plate_1 at 600 nm, then take it out of the reader and put it in hotel 2")
+    assert steps(result, "move_plate")[-1]["to_location"] == "hotel:2"

@@ -9,6 +9,7 @@ import pytest
 from test_rule_planner import WORKSPACE, make_lab
 
 from agents.task.planning import Clarification, LabView, Plan, Refusal, RulePlanner
+from agents.task.planning._normalise import normalise
 from agents.task.planning._programme_tables import goto_lists
 from agents.task.planning.families import _profile as prof
 from agents.task.planning.models import InstrumentView
@@ -272,3 +273,36 @@ def test_a_go_to_line_of_a_numbered_programme_repeats_the_steps_it_names(
 def test_a_go_to_among_liquid_handling_items_is_left_alone() -> None:
     listing = "1) add 5 uL to A1\n2) add 5 uL to A2\n3) go back to step 1 for plate_2"
     assert goto_lists(listing) == listing
+
+
+def test_brackets_after_part_names_hold_each_part_s_step_not_the_cycle() -> None:
+    text = (
+        "35 cycles of denaturation (95 C, 30 s), annealing (55 C, 30 s) and extension (72 C, 1 min)"
+    )
+    assert groups(text) == [([(95, 30), (55, 30), (72, 60)], 35)]
+
+
+def test_a_part_preceded_by_the_cycles_runs_before_them() -> None:
+    text = "95 C 30 s / 58 C 30 s, 30 cycles, preceded by 95 C for 5 min and followed by 72 C 7 min"
+    assert [g[1] for g in groups(text)] == [1, 30, 1]
+    assert groups(text)[0][0] == [(95, 300)]
+
+
+def test_a_temperature_named_before_the_steps_that_hold_it_is_no_step_of_its_own() -> None:
+    text = "annealing temperature of 58 C: 35 cycles of 95 C 30 s, 58 C 30 s"
+    assert prof.parse(text).untimed == []
+    assert prof.parse("95 C, 58 C 30 s, 35 cycles").untimed == [95]
+
+
+def test_minutes_and_seconds_written_as_primes_are_times() -> None:
+    assert normalise("95°C 2', 60°C 30\"").text == "95 C 2 min, 60 C 30 s"
+
+
+def test_another_step_inside_a_programme_s_clause_is_asked_about_never_dropped() -> None:
+    result = plan("Run the PCR on plate_2 and park it in the hotel when finished: 30x [95 C 30 s]")
+    assert isinstance(result, Clarification), result
+
+
+def test_a_programme_named_but_not_given_is_asked_for() -> None:
+    result = plan("Run standard cycling on plate_2")
+    assert isinstance(result, Clarification) and "temperature" in result.missing

@@ -44,7 +44,7 @@ ACTION_VERBS = (
     "hit-pick|remove|aspirate|discard|top|normalise|normalize|run|thermocycle|cycle|wash|"
     "agitate|spin|seal|load|set|leave|let|wait|pick|dispose|withdraw|drain|empty|exchange|"
     "replace|swap|refill|replenish|resuspend|titrate|plate|seed|quench|stop|start|do|perform|carry|"
-    "continue|proceed|repeat"
+    "continue|proceed|repeat|park|unload|stash|stow|eject"
 )
 _THEN = re.compile(
     r"\s*[,;]?\s*(?:\b(?:and\s+|&\s+)?then\b|\bafter\s+that\b|\bafterwards\b|\bafter\s+which\b"

@@ -339,6 +339,16 @@ _IS = re.compile(
 )
 
 
+_PRIMES = re.compile(
+    r"(?P<t>-?\d+(?:\.\d+)?\s*[°º˚]?\s*C)\s*,?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<u>''|'|\"|′|″)"
+)
+
+
+def _primed(m: re.Match[str]) -> str:
+    unit = "min" if m["u"] in ("'", "′") else "s"
+    return f"{m['t']} {m['n']} {unit}"
+
+
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
     text = rewrite_tables(_nested(unicodedata.normalize("NFC", request))).translate(_CHARS)
@@ -354,6 +364,7 @@ def normalise(request: str) -> Normalised:
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
     text = _PARTICLE.sub(r"\1 ", _LAMBDA.sub(" uL", digits(text)))
     text = _NUMBER_UNIT.sub(_number_unit, text)
+    text = _PRIMES.sub(_primed, text)  # "95°C 2'", "60°C 30\"": minutes and seconds
     text = _QUOTES.sub(hold, text)
     text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)
     text = _ARROW.sub(" -> ", text)

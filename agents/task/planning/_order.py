@@ -2,7 +2,8 @@
 
 "X, after filling Y" and "X after incubating it 30 min" run Y first; "X before reading Y" and
 "Before reading Y, X" run X first; "read at 570 nm after 30 min at 37 C" waits first. A
-sentence is rewritten into its pieces in run order, joined by semicolons, for the splitter.
+sentence is rewritten into its pieces in run order, joined by semicolons, for the splitter; a
+move told in two halves ("take X out of the reader and put it in hotel 2") becomes one.
 """
 
 from __future__ import annotations
@@ -33,8 +34,28 @@ def _base_verb(text: str) -> str:
     return f"{_ING.get(first.lower(), first)} {rest}".strip()
 
 
+# "... 60 C 1 min (read fluorescence at the end)": a step of its own, told in brackets.
+_BRACKETED_STEP = re.compile(
+    r"\s*\((?=(?:and\s+|then\s+)?(?:read|measure|shake|incubate|move|park|scan|unload)\b)"
+    r"([^()]*)\)",
+    _FLAGS,
+)
+
+
+# "take the plate out of the cycler and put it in hotel 2": one move, told in two halves.
+_OUT_AND_IN = re.compile(
+    r"\b(?:take|remove|get|pull|lift)\s+(?P<x>.+?)\s+(?:out\s+of|off(?:\s+of)?|from)\s+"
+    r"(?:the\s+)?[\w-]+(?:\s+(?:block|drawer|holder))?\s*(?:,\s*)?(?:and\s+|then\s+)+"
+    r"(?:put|place|move|set|park|stash|return)\s+(?:it|them)\b",
+    _FLAGS,
+)
+
+
 def run_order(part: str) -> str:
     """``part`` rewritten with its pieces in the order they run, or as it is."""
+    part = _OUT_AND_IN.sub(lambda m: f"move {m['x']}", part)
+    if (step := _BRACKETED_STEP.search(part)) is not None:
+        part = f"{part[: step.start()]}{part[step.end() :]}; {step.group(1)}"
     if (after := _AFTER.search(part)) is not None:
         return f"{part[after.end() :]}; {part[: after.start()]}"
     if (wait := _AFTER_WAIT.search(part)) is not None:

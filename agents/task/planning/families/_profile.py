@@ -105,11 +105,15 @@ CYCLED = re.compile(
     _FLAGS,
 )
 _BOUNDARY = re.compile(
-    r";|\n|\||\.(?=\s|$)|\b(?:then|followed\s+by|after(?:wards)?|final(?:ly)?|initial(?:ly)?|first|"
+    r";|\n|\||\.(?=\s|$)|\b(?:then|followed\s+by|preceded\s+by|after(?:wards)?|final(?:ly)?|initial(?:ly)?|first|"
     r"last|end(?:ing)?\s+with|at\s+the\s+end)\b",
     _FLAGS,
 )
-_BEFORE = re.compile(r"\b(?:initial(?:ly)?|first|before\s+the\s+cycl\w*|pre-?)", _FLAGS)
+_BEFORE = re.compile(
+    r"\b(?:initial(?:ly)?|first|before\s+the\s+cycl\w*|pre-?|preceded\s+by)", _FLAGS
+)
+_NAMES = re.compile(r"denatur|anneal|exten|elongat|melt", _FLAGS)
+_NAMING = re.compile(r"\b(?:temp(?:erature)?|ta|tm)\s*(?:of|=|:|is|at)?\s*$", _FLAGS)
 _SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "hour": 3600}
 
 
@@ -120,6 +124,7 @@ class Stage:
     bracket: bool = False
     before: bool = False  # told after the cycles but run before them ("an initial ... before")
     sep: str | None = None  # what joins its steps ("/" in "95 C 15 s / 60 C 30 s")
+    parts: bool = False  # its count names its parts: "(95 C, 30 s)" after one is one step's
 
 
 @dataclass
@@ -228,10 +233,19 @@ def parse(text: str) -> Profile:
         and untimed[-1][1] <= COLD_HOLD_C
     ):
         prof.hold_c = untimed.pop()[1]  # "..., 72 C 5 min, then 4 C"
+    timed = {c for *_, c, _ in found}
+    untimed = [  # "with an annealing temperature of 58 C: ..., 58 C 30 s": said again, no step
+        (a, c) for a, c in untimed if not (c in timed and _NAMING.search(text[max(0, a - 30) : a]))
+    ]
     prof.untimed = [c for _, c in untimed]
     leads = [m for m in _LEAD.finditer(text) if free(m.start())]
     tokens += [
-        (m.start(), "lead", count(m.group("n") or m.group("m") or m.group("k"))) for m in leads
+        (
+            m.start(),
+            "lead",
+            (count(m.group("n") or m.group("m") or m.group("k")), _NAMES.search(m[0])),
+        )
+        for m in leads
     ]
     lead_spans = [m.span() for m in leads]
     for m in _TRAIL.finditer(text):
@@ -276,6 +290,8 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
                 close()
                 before = before or kind == "before"
         elif kind == "open":
+            if cur is not None and cur.parts:
+                continue  # "35 cycles of denaturation (95 C, 30 s), annealing (55 C, 30 s)"
             if cur is not None and not cur.steps:
                 cur.bracket = True  # "30x (" / "35x["
             else:
@@ -287,7 +303,8 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
                 close()
         elif kind == "lead":
             close()
-            cur = Stage(repeats=int(value))  # type: ignore[call-overload]
+            repeats, named = value  # type: ignore[misc]
+            cur = Stage(repeats=int(repeats), parts=bool(named))
         elif kind == "trail":
             target = cur if cur is not None and cur.steps else (done[-1] if done else None)
             if target is not None and target.repeats == 1:

@@ -16,7 +16,7 @@ from agents.task.planning.families._amounts import WHOLE
 _FLAGS = re.IGNORECASE
 _VERB = re.compile(
     r"^(?:move|bring|take|put|place|return|send|carry|transport|relocate|park|store|load|stash"
-    r"|stow|shift|transfer)\b",
+    r"|stow|shift|transfer|unload|eject)\b",
     _FLAGS,
 )
 _TO = re.compile(r"(?:\b(?:back\s+to|to|into|onto|on|in|back)\b|->)(.*)$", _FLAGS)

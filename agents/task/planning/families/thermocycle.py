@@ -43,11 +43,13 @@ _CYCLING = re.compile(
     r"|\b(?:run|do|start|perform)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?pcr\b|\b\d+\s+cycles\b"
     r"|\bcycle\s+(?:it|them|the)\b"
     r"|\bamplif\w*|\bthermal[\s-]?cycl\w*|\bcycl\w*\b[^.;]{0,40}?\b\d+\s*(?:x|times)\b"
-    r"|\b(?:denaturation|annealing|extension|elongation)\b",
+    r"|\b(?:denaturation|annealing|extension|elongation)\b"
+    r"|\b(?:run|start|do|perform)\b[^.;]{0,30}\bcycling\b",  # "run standard cycling on X"
     _FLAGS,
 )
 _NAMED = re.compile(
-    r"\bthermo[\s-]?cycl\w*|\bthermal[\s-]?cycl\w*|\bpcr\b|\bdenatur\w*|\banneal\w*|\bamplif\w*",
+    r"\bthermo[\s-]?cycl\w*|\bthermal[\s-]?cycl\w*|\bpcr\b|\bdenatur\w*|\banneal\w*|\bamplif\w*"
+    r"|\bcycling\b",
     _FLAGS,
 )
 _OTHER = {
@@ -139,7 +141,10 @@ def is_continuation(text: str) -> bool:
     if bare and (_COUNT_ONLY.match(bare) or _LID_ONLY.match(bare) or _PART_LABEL.match(bare)):
         return True  # "..., repeat 35 times", "x 30", "Do 35 cycles.", "lid at 105 C", "Stage 3:"
     return bool(prof.steps(text, programme=True)) and not re.search(
-        r"\b(?:shake|read|transfer|add|move|mix|incubate|rpm|nm|ul|ml)\b", rest, _FLAGS
+        r"\b(?:shake|read|transfer|add|move|mix|incubate|rpm|nm|ul|ml|park|unload|stash|measure"
+        r"|hotel|dispense)\b",
+        rest,
+        _FLAGS,
     )
 
 
@@ -262,9 +267,31 @@ def _checked(profile: prof.Profile, tc: str, world: r.World) -> None:
         r.within(profile.hold_c, "block_range_c", tc, world, "block temperature", "C")
 
 
+_OTHER_STEP = re.compile(
+    r"(?<=\s)(?:read|measure|shake|park|unload|stash|transfer|dispense|incubate|move|put\s+it"
+    r"|take\s+it)\b",
+    _FLAGS,
+)
+
+
+def _unplanned(frame: Frame) -> None:
+    """Ask about another step told inside the programme's clause ("... and park it in the
+    hotel when finished: 94 C 2 min, ..."): a profile never silently drops it."""
+    names = [(m.start, m.end) for m in frame.ents.labware + frame.ents.liquids]
+    for m in _OTHER_STEP.finditer(frame.text):
+        if not any(a <= m.start() < b for a, b in names):
+            raise Ask(
+                f"I read a thermocycling programme in '{frame.clause.said}' but not the step "
+                f"'{frame.text[m.start() :]}' inside it. Could you say that step on its own, "
+                "after the programme?",
+                ["action"],
+            )
+
+
 def build(frame: Frame, p: r.Planning) -> str:
     """Bring the plate onto the block, close the lid, run the profile (then the hold)."""
     require(frame, p)
+    _unplanned(frame)
     world = p.world
     tc = r.instrument("thermocycler", p, frame)
     profile = prof.parse(_profile_text(frame))
