@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import cast
 
 from agents.task.planning._quantities import WORD_NUMBERS
 
@@ -303,8 +304,8 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
                 close()
         elif kind == "lead":
             close()
-            repeats, named = value  # type: ignore[misc]
-            cur = Stage(repeats=int(repeats), parts=bool(named))
+            lead = cast(tuple[int, object], value)
+            cur = Stage(repeats=int(lead[0]), parts=bool(lead[1]))
         elif kind == "trail":
             target = cur if cur is not None and cur.steps else (done[-1] if done else None)
             if target is not None and target.repeats == 1:
