@@ -256,3 +256,9 @@ def test_a_plate_is_named_by_a_word_of_its_id_when_no_other_has_it() -> None:
     assert described("from the reservoir to the plate", plates, []) == [("reservoir", 5, 18)]
     sera = plates[0].model_copy(update={"id": "sera_plt"})
     assert described("the sera plate", [sera, *plates[1:]], []) == [("sera_plt", 0, 14)]
+
+
+@pytest.mark.parametrize("quoted", ["`a; b`", "«a; b»", "‚a; b‘", "‹a; b›"])
+def test_backticks_and_guillemets_quote_a_name(quoted: str) -> None:
+    norm = normalise(f"add 5 uL of {quoted} to A1")
+    assert norm.quoted == ("a; b",) and ";" not in norm.text

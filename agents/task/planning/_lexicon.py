@@ -280,8 +280,8 @@ class Lexicon:
             for i in range(len(words) - n + 1):
                 a, b = words[i].start(), words[i + n - 1].end()
                 written = text[a:b]
-                if written.lower() == name.lower():
-                    continue  # exact: the regex found it
+                if written.lower() == name.lower() or _digits(written) != _digits(name):
+                    continue  # exact: the regex found it; "mix 2 times" is not "mix 10 times"
                 best = closest(written.lower(), [name.lower()])
                 first = closest(written.split()[0].lower(), [name.split()[0].lower()])
                 if (

@@ -41,6 +41,12 @@ _CHARS = str.maketrans(
         "×": "x",
         "“": '"',
         "”": '"',
+        "«": '"',  # guillemets and backticks quote a name too
+        "»": '"',
+        "‹": "'",
+        "›": "'",
+        "`": "'",
+        "‚": "'",
         "„": '"',
         "‘": "'",
         "’": "'",

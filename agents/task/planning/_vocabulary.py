@@ -60,6 +60,10 @@ _NOT_A_LIQUID = frozenset(
         "solution",
         "reagent",
         "mix",
+        "times",  # "mix 2 times" never names a liquid called "mix 10 times"
+        "then",
+        "once",
+        "twice",
         "stock",
         "working",
         "fresh",
