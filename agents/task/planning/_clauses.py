@@ -44,7 +44,7 @@ ACTION_VERBS = (
     "hit-pick|remove|aspirate|discard|top|normalise|normalize|run|thermocycle|cycle|wash|"
     "agitate|spin|seal|load|set|leave|let|wait|pick|dispose|withdraw|drain|empty|exchange|"
     "replace|swap|refill|replenish|resuspend|titrate|plate|seed|quench|stop|start|do|perform|carry|"
-    "continue|proceed|repeat|park|unload|stash|stow|eject"
+    "continue|proceed|repeat|park|unload|stash|stow|eject|rinse|feed"
 )
 _THEN = re.compile(
     r"\s*[,;]?\s*(?:\b(?:and\s+|&\s+)?then\b|\bafter\s+that\b|\bafterwards\b|\bafter\s+which\b"
@@ -60,7 +60,7 @@ _PLACE_ONLY = re.compile(
 )
 # ", 200 uL dye into A1" after "100 uL buffer into A2-A12": a second transfer in the same breath.
 _VOLUME_START = re.compile(
-    r"\s*(?:,|\band\b)\s*(?:and\s+)?(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
+    r"\s*(?:,|/|\band\b)\s*(?:and\s+)?(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
     r"|(?:[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?|(?:columns?|cols?|rows?)\s+[A-Pa-p\d]{1,2})"
     r"\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
     _FLAGS,
@@ -77,7 +77,7 @@ _FINAL_TAIL = re.compile(
     _FLAGS,
 )
 _HAS_DEST = re.compile(
-    r"\b(?:to|into|in|onto|gets?)\b\s+[^,;]*?(?:[A-Pa-p]\d|\bcolumns?\b|\brows?\b|_)|\bgets?\b|\b(?:pre-?)?fill(?:ed|ing)?\b|\bwaste\b|\d\s*(?:u|m)l\s+out\b",
+    r"\b(?:to|into|in|onto|gets?)\b\s+[^,;]*?(?:[A-Pa-p]\d|\bcolumns?\b|\brows?\b|_)|\bgets?\b|\b(?:pre-?)?fill(?:ed|ing)?\b|\bwaste\b|\d\s*(?:u|m)l\s+(?:of\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}?out\b",
     _FLAGS,
 )
 # ", 1 h at 37 C" / ", 20 min in the dark" after a transfer: a verbless incubation of its own.

@@ -66,11 +66,21 @@ _FRESH_IN = re.compile(
 )
 
 
+_FRESH_ONLY = re.compile(
+    r"^(?:and\s+)?(?:replace|refill|replenish|top\s+(?:up|off)|put\s+back|add\s+back)\s+"
+    r"(?:it\s+|them\s+|the\s+wells?\s+)?(?:with\s+)?(?:the\s+|some\s+)?(?:fresh|new)"
+    r"(?:\s+(?:media|medium))?\W*$",
+    re.IGNORECASE,
+)
 _MEDIUM = re.compile(r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|f-?12|growth)\b", re.I)
 
 
 def _fresh_in(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
     """'120 uL fresh in' after '120 uL out': the lab's one medium into the same wells."""
+    if _FRESH_ONLY.match(frame.text) and hasattr(lex := prev.extra.get("lex"), "liquids"):
+        media = [n for n in lex.liquids.values() if _MEDIUM.search(n)]  # type: ignore[union-attr]
+        if len(media) == 1:  # "... and replace with fresh": the lab's one medium, as much
+            return _reread(replace(frame.clause, text=f"replace with {media[0]}"), prev)
     tail = _HOW_TAIL.search(frame.text)  # "(90 uL out, 90 uL fresh in) with the 8-channel"
     said = frame.text[: tail.start()] if tail else frame.text
     m = _FRESH_IN.match(said.rstrip(" )"))

@@ -15,7 +15,8 @@ from agents.task.planning._quantities import Quantity, fmt
 _FLAGS = re.IGNORECASE
 # "leaving 30 uL in each well", "down to 50 uL", "to a residual of 20 uL": what stays behind
 RESIDUAL = re.compile(
-    r"\b(?:leaving|leave|keep(?:ing)?|down\s+to|residual(?:\s+volume)?\s+of)\s+(?:only\s+|just\s+|about\s+)?"
+    r"\b(?:leaving|leave|keep(?:ing)?|down\s+to|residual(?:\s+volume)?\s+of)\s+"
+    r"(?:only\s+|just\s+|about\s+|approx(?:\.|imately)?\s+|ca\.?\s+|~\s*)?"
     r"(?P<v>\d+(?:\.\d+)?)\s*(?P<u>u[lL]|µ[lL]|m[lL])\b",
     _FLAGS,
 )
@@ -37,6 +38,9 @@ WHOLE = re.compile(
 # "divide A1 equally into B1:B5", "split evenly across", "into 3 equal parts"
 _EVENLY = re.compile(
     r"\b(?:equally|evenly|equal\s+(?:parts|portions|volumes|aliquots|shares))\b", _FLAGS
+)
+_REFILL = re.compile(
+    r"^(?:and\s+)?(?:replace|refill|replenish|top\s+(?:up|off)|add\s+back|put\s+back)\b", _FLAGS
 )
 _SHARES = {"half": 0.5, "third": 1 / 3, "thirds": 2 / 3, "quarter": 0.25, "quarters": 0.75}
 
@@ -145,3 +149,32 @@ def per_well(frame: Frame, volume: float, plate: str, wells: int, world: r.World
             ["volume"],
             [fmt(frame.total.value / count, "uL"), fmt(volume, "uL")],
         )
+
+
+def part_out(frame: Frame, p: r.Planning, plate: str, wells: list[str], part: float) -> str:
+    """ "Remove half of the medium", "take 90% of the supernatant off": that share of what
+    each well holds, to waste (a new tip for every well)."""
+    world = p.world
+    ops = [pip.Op((plate, w), None, round(world.well_volume(plate, w) * part, 4)) for w in wells]
+    ops = [o for o in ops if o.volume > 1e-6]
+    if not ops:
+        raise Refuse(f"{plate} {wells[0]}.. hold nothing to take a share of", "nothing_to_do")
+    channels = frame.ents.channels or p.channels or 1
+    pip.emit(world, world.labware(plate).instrument, ops, channels, "per_destination")
+    p.plate, p.wells = plate, wells
+    return (
+        f"take {part:.0%} of what {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) hold out "
+        "to waste (a new tip for every well)"
+    )
+
+
+def refill(
+    frame: Frame, p: r.Planning, dest_sets: list[tuple[str, list[str]]]
+) -> list[float] | None:
+    """ "Remove 90% of the medium and replace with fresh": what the removal just before took
+    out of each well goes back in (None when this is no refill of those wells)."""
+    wells = [(lw, w) for lw, ws in dest_sets for w in ws]
+    if not _REFILL.match(frame.text) or not wells or not all(k in p.removed for k in wells):
+        return None
+    back, p.removed = [p.removed[k] for k in wells], {}
+    return back

@@ -295,7 +295,7 @@ def _ops(
     if per_well is None and 1 < len(frame.volumes) in (len(dst_wells), n_src) and not each_said:
         per_well = [q.value for q in frame.volumes]  # "... into A1, A2, A3 at 2, 3 and 4.5 uL"
     if per_well is None and frame.volume is None and frame.total is None:
-        per_well = am.whole(frame, src_sets, p)  # "pool everything from A1-A3 into A12"
+        per_well = am.whole(frame, src_sets, p) or am.refill(frame, p, dest_sets)
         n_src = len(per_well) if per_well else n_src
     volume = None
     if per_well is None or len(per_well) not in (len(dst_wells), n_src):

@@ -26,7 +26,7 @@ from agents.task.planning.families._places import volume_wells as _wells
 _FLAGS = re.IGNORECASE
 _WASH = re.compile(r"^(?:wash|rinse)(?:\b|ing\b|es\b)(?:\s+(?:step|\d+))?", _FLAGS)
 _DISCARD = re.compile(
-    r"\b\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\s+out\b(?!\s+of)|"
+    r"\b\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\s+(?:of\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}?out\b(?!\s+of)|"
     r"^(?:remove|discard|aspirate|withdraw|take\s+(?:off|out|away)|suck|dump|empty|throw\s+away|"
     r"draw\s+off|pull\s+off|decant|waste)\b|\b(?:to|into|in)\s+(?:the\s+)?(?:waste|trash|bin)\b|\bout\s+to\s+waste\b"
     r"|^take\b.*\bout\s+of\b"
@@ -73,6 +73,18 @@ _NORMALISE_TO = re.compile(
 )
 
 
+# "Do a half media change on plate48", "50% medium exchange for row A": what the wells hold.
+_MEDIA_CHANGE = re.compile(
+    r"\b(?:half|partial|\d+\s*%)[\s-]+(?:media|medium)[\s-]+(?:change|exchange|swap|refresh)\b",
+    _FLAGS,
+)
+
+
+def _changes_media(text: str) -> bool:
+    """ "A half media change on X" says the whole exchange; "(90 uL out, ..." only its half."""
+    return bool(_MEDIA_CHANGE.search(text)) and not re.search(r"\bout\b", text, _FLAGS)
+
+
 _EXCHANGE = re.compile(
     r"^(?:change|replace|exchange|refresh|swap|renew)\b(?!\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b)"
     r"(?=.*\b(?:media|medium|buffer|supernatant)\b)",  # "replace with ...": the refill alone
@@ -98,7 +110,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         _DISCARD.search(text) or re.match(r"^(?:take|bring|reduce)\b", text, _FLAGS)
     ):
         return 95  # "take cell_plate row B down to 50 uL": a removal, never a dilution chain
-    if _EXCHANGE.match(text) and not clause.heading:
+    if (_EXCHANGE.match(text) or _changes_media(text)) and not clause.heading:
         return 73  # "Replace 500 uL of the medium in wells24 row A with fresh growth medium"
     if (_WASH.match(text) and _verb_first(ents)) or (
         _WASH.fullmatch((clause.label or "").strip()) and ents.volumes()
@@ -112,8 +124,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 72  # "normalise the DNA to 10 ng/uL": to what volumes?
     if _DISCARD.search(text) and (ents.volumes() or ents.vague or ents.bare):
         return 70
-    if _DISCARD.match(text) and _EMPTYING.search(text):
-        return 70
+    if _DISCARD.match(text) and (_EMPTYING.search(text) or am.SHARE.search(text)):
+        return 70  # "remove the medium", "remove half of the medium"
     if _TOP_UP.search(text) and (ents.volumes() or ents.vague):
         return 72
     if am.EQUAL.search(text) and not ents.volumes() and ents.liquids:
@@ -128,7 +140,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
 
 
 def build(frame: Frame, p: r.Planning) -> str:
-    if _EXCHANGE.match(frame.text):
+    if _EXCHANGE.match(frame.text) or _changes_media(frame.text):
         return ex.exchange(frame, p)
     washing = _verb_first(frame.ents)
     if (_WASH.match(frame.text) and washing) or (
@@ -153,7 +165,15 @@ def build(frame: Frame, p: r.Planning) -> str:
         or _LIQUID_TO.match(frame.text)
     ) and not _DISCARD.search(frame.text):
         return _top_up(frame, p)
-    return _discard(frame, p)
+    before = dict(p.world.volume)
+    said = _discard(frame, p)
+    after = p.world.volume  # what each well gave, for "... and replace with fresh medium"
+    p.removed = {
+        k: round(v - after.get(k, 0.0), 4)
+        for k, v in before.items()
+        if v - after.get(k, 0.0) > 1e-6
+    }
+    return said
 
 
 def _discard(frame: Frame, p: r.Planning) -> str:
@@ -163,6 +183,8 @@ def _discard(frame: Frame, p: r.Planning) -> str:
         return am.down_to(
             frame, p, plate, wells, float(left["v"]) * (1000 if left["u"][0] in "mM" else 1)
         )
+    if frame.volume is None and frame.total is None and (part := am.share(frame.text)):
+        return am.part_out(frame, p, plate, wells, part)  # "remove 90% of the medium"
     if frame.volume is None and frame.total is None and _EMPTYING.search(frame.text):
         return _empty(frame, p, plate, wells)
     volume = r.quantity(
