@@ -209,3 +209,28 @@ def test_a_tip_wish_said_for_one_liquid_works_only_that_liquids_transfers() -> N
     assert isinstance(plan, Plan)
     assert "13 tips" in plan.summary
     assert [t.kind for t in plan.trace] == ["action", "action", "setting", "setting"]
+
+
+@pytest.mark.parametrize(
+    ("said", "read"),
+    [
+        ("Do duplicates of samples A1-H1 into dest_plate", "transfer in duplicate samples A1-H1"),
+        ("make triplicates of samples A1 in dest_plate A1-A3", "transfer in triplicate samples A1"),
+        ("add 50 microlitres of dye to A1", "add 50 uL of dye to A1"),
+        ("add 50 uL dye to columns one to three", "add 50 uL dye to columns 1 to 3"),
+    ],
+)
+def test_copies_counts_and_units_said_in_words_are_read_as_the_usual_form(
+    said: str, read: str
+) -> None:
+    assert _texts(said)[0].startswith(read)
+
+
+def test_a_label_naming_where_picks_go_is_the_plate_of_the_wells_after_the_arrows() -> None:
+    plan = _plan(
+        "chan_screen", "cherry-pick to daughter: cmpd_src A2 5 uL -> D1; cmpd_src E7 12 uL -> D2"
+    )
+    assert isinstance(plan, Plan)
+    assert {s.args.get("destination") for s in plan.steps if s.command == "transfer"} == {
+        "daughter"
+    }

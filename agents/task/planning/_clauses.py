@@ -20,6 +20,7 @@ from agents.task.planning import _social
 from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._labels import heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
+from agents.task.planning._nouns import as_verb
 from agents.task.planning._order import run_order
 
 Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
@@ -33,7 +34,7 @@ _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|h
 _LABEL = re.compile(r"^(?P<label>[A-Za-z][A-Za-z /+&()'-]{0,38}?)\s*:(?:\s+|$)(?P<body>.*)$")
 _WELLISH = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
 _SENTENCE = re.compile(
-    r"(?<!\be\.g)(?<!\bi\.e)(?<!\bapprox)(?<!\bdenat\.)(?<!\bext\.)(?<!\binit\.)(?<!\belong\.)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
+    r"(?<!\be\.g)(?<!\bi\.e)(?<!\bapprox)(?<!\bdenat\.)(?<!\bext\.)(?<!\binit\.)(?<!\belong\.)(?<!\bcol\.)(?<!\bcols\.)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
     _FLAGS,
 )
 # Words that start an action when they follow a comma or an "and".
@@ -280,7 +281,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     clauses: list[Clause] = []
     for text, how, label, sentence, heading in pieces:
         said = unquote(text.strip(" ,.;:!?-"), norm.quoted, '"')
-        cleaned = _COPY_NOUN.sub("replicate ", _polite_off(text.strip(" ,.;:!?-")))
+        cleaned = as_verb(_polite_off(text.strip(" ,.;:!?-")))
         if text in gapped and clauses:
             cleaned = borrow(clauses[-1].text, cleaned)  # "... and the even ones with buffer"
         if cleaned:
@@ -297,15 +298,6 @@ def _outside_brackets(text: str) -> list[str]:
             pieces.append(text[last:i].strip())
             last = i + 1
     return [*pieces, text[last:].strip()] if depth == 0 else _SEMI.split(text)
-
-
-# "Make me a replicate plate of samples on dest_plate": the noun names the action (replicate).
-_COPY_NOUN = re.compile(
-    r"^(?:make|create|prepare|set\s+up|do|generate|produce|pour|run)\s+(?:me\s+|us\s+)?(?:a|an|one)\s+"
-    r"(?:(?:replicate|replica|copy|duplicate|daughter|clone|mirror|stamped|carbon)[\s-]+)?"
-    r"(?:replicate|replica|copy|duplicate|daughter|clone|mirror)(?:[\s-]+plate)?\s+(?:of|from)\s+",
-    _FLAGS,
-)
 
 
 def _polite_off(text: str) -> str:

@@ -41,10 +41,23 @@ def _value(words: str) -> int:
     return total + current
 
 
+# "columns one to three", "rows two and four": the numbers of a plate's lines, spelled
+_LINE_WORDS = re.compile(
+    rf"\b(?P<line>columns?|cols?\.?|rows?)\s+(?P<n>{_SMALL}(?:\s*(?:,|and|&|to|through|thru|-)\s*{_SMALL})*)\b"
+    r"(?!\s+(?:by|at\s+a|after)\b)",
+    re.IGNORECASE,
+)
+
+
 def digits(text: str) -> str:
-    """``text`` with every number spelled before a unit written in digits."""
+    """``text`` with every number spelled before a unit, or naming columns and rows
+    ("columns one to three"), written in digits."""
 
     def one(m: re.Match[str]) -> str:
         return f"{_value(m.group('n'))}{m.group('unit')}"
 
-    return _SPELLED.sub(one, text)
+    def line(m: re.Match[str]) -> str:
+        spelled = re.compile(rf"\b{_SMALL}\b", re.IGNORECASE)
+        return f"{m.group('line')} " + spelled.sub(lambda w: str(_value(w.group(0))), m.group("n"))
+
+    return _LINE_WORDS.sub(line, _SPELLED.sub(one, text))

@@ -64,7 +64,8 @@ def _row(cells: list[str], roles: list[str], unit: str) -> str | None:
     number = _NUMBER.match(got["vol"])
     if number is None:
         return None
-    return f"{src} -> {dst} {number.group(1)} {unit}"
+    own = re.search(r"\b(u[lL]|m[lL])\b", got["vol"])  # "0.002 mL" in a column headed "volume"
+    return f"{src} -> {dst} {number.group(1)} {own.group(1) if own else unit}"
 
 
 # "source plate: samples", "- destination: dest_plate", "volume = 10 uL": a form's fields.

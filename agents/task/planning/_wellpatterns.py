@@ -163,7 +163,12 @@ _JOIN = re.compile(
     r"^\s*(?:,|&|\+|\band\b|\bas well as\b|\bplus\b|,\s*and\b)\s*(?:wells?\s+)?$", _FLAGS
 )
 _PAIR_NEXT = re.compile(r"^\s*(?:->|into\b|onto\b)", _FLAGS)
-_CROSS = re.compile(r"^\s*(?:,|of|in|on|x|×|;|\()?\s*(?:the\s+)?(?:#+\s+)?$", _FLAGS)
+# "columns 1-3 in triplicate (rows A-D)": the replicates' block, the lines where two sets cross
+_CROSS = re.compile(
+    r"^\s*(?:,|of|in|on|x|×|;|\()?\s*(?:the\s+)?(?:#+\s+)?$"
+    r"|^\s*,?\s*in\s+(?:duplicate|triplicate|quadruplicate)s?\s*[,(]?\s*$",
+    _FLAGS,
+)
 _ELLIPSIS = re.compile(r"\s*(?:,|\band\b|\bto\b)?\s*(\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?", _FLAGS)
 _THEN_ALTERNATE = re.compile(r"^\s*,?\s*(?:in\s+|at\s+|using\s+|taking\s+)?$", _FLAGS)
 # Read backwards: the text before a range ends in "from" (+ a few words), no "to" between.

@@ -61,6 +61,7 @@ from agents.task.planning.models import Clarification, LabView, Plan, Refusal, T
 from agents.task.planning.replan import replan_rest
 
 _PART = "part of the clause before: "
+_INTO_LABEL = re.compile(r"\b(?:to|into|onto)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 class RulePlanner:
@@ -111,6 +112,12 @@ class RulePlanner:
                     own = {m.name for m in frame.ents.labware}
                     if len(named) == 1 and named[0].sure and not own and not p.head_dest:
                         p.plate = named[0].name  # "Normalise libs: add EB to A1 ..."
+                    elif (
+                        len(named) == 1
+                        and named[0].sure
+                        and _INTO_LABEL.search(frame.clause.label[: named[0].start])
+                    ):  # "cherry-pick to daughter: cmpd A2 5 uL -> D1": the wells are daughter's
+                        p.plate = p.head_dest = named[0].name
                     elif (
                         len(named) == 1
                         and named[0].sure

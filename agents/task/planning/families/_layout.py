@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from agents.task.planning import _resolve as r
+from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._wellpatterns import quadrants
 from agents.task.planning.families._places import _FOLLOWING, _PICK
@@ -39,6 +40,7 @@ _STARTING = re.compile(
 )
 _BY_ROW = re.compile(
     r"\b(?:row[\s-]?(?:wise|by[\s-]row)|by\s+rows?|across\s+(?:the\s+)?rows?|along\s+(?:the\s+)?rows?"
+    r"|side[\s-]by[\s-]side"
     r"|in\s+row\s+order|left\s+to\s+right)\b",
     _FLAGS,
 )
@@ -77,15 +79,16 @@ def _run_from(text: str, start: str, n: int, lw: str, world: r.World) -> list[st
 
 
 def _arranged(
-    text: str, src_lw: str, src: list[str], dst_lw: str, dst: list[str], world: r.World
+    frame: Frame, src_lw: str, src: list[str], dst_lw: str, dst: list[str], world: r.World
 ) -> list[str]:
     """The destination wells as the request lays them out: picks into the first wells of a
     larger set in order ("hit-pick B3, C7, E2 into column 12"), a 96-well plate onto a quadrant
-    of a 384-well plate, or a run of wells from a starting well."""
+    of a 384-well plate, or a run of wells from a starting well (for every replicate)."""
+    text, count = frame.text, frame.ents.replicates or 1
     if 1 < len(src) < len(dst) and (_PICK.match(text) or _FOLLOWING.search(text)):
         return dst[: len(src)]
     if quad := _quadrant(text, src_lw, src, dst_lw, world):
         return quad
-    if len(dst) == 1 and (run := _run_from(text, dst[0], len(src), dst_lw, world)):
+    if len(dst) == 1 and (run := _run_from(text, dst[0], len(src) * count, dst_lw, world)):
         return run
     return dst

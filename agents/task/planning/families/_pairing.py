@@ -231,6 +231,14 @@ def _layout(src: list[str], dst: list[str], count: int) -> list[str] | None:
     elif len({w[1:] for w in dst}) == count and len({w[1:] for w in src}) == 1:
         rows = {w[0] for w in src}
         keep = [w for w in dst if w[0] in rows]
+    elif (rect := _rect(dst)) is not None and {rect[2], rect[3]} == {len(src), count}:
+        # "A1-A4 into columns 1-3 in triplicate (rows A-D)": a line of the block per source,
+        # its replicates along that line (listed replicate by replicate, to pair in order)
+        letters = sorted({w[0] for w in dst})
+        numbers = sorted({int(w[1:]) for w in dst})
+        if rect[2] == len(src):  # a row per source: its replicates along the row
+            return [f"{r_}{c}" for c in numbers for r_ in letters]
+        return [f"{r_}{c}" for r_ in letters for c in numbers]
     else:
         return None
     return keep if len(keep) == len(src) * count else None

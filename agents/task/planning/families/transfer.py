@@ -349,7 +349,7 @@ def _ops(
         name = f"{liquid} ({src_lw} {well})"
         p.liquid = liquid
     if len(dest_sets) == 1:  # picks in order, a quadrant, a run from a starting well
-        dst_wells = _arranged(text, src_lw, src_wells, dst_lw, dst_wells, world)
+        dst_wells = _arranged(frame, src_lw, src_wells, dst_lw, dst_wells, world)
         dest_sets = [(dst_lw, dst_wells)]
     if frame.ents.replicates and frame.ents.replicates > 1 and len(dest_sets) == 1:
         dst_wells = pairing.replicate(
