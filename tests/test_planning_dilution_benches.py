@@ -9,6 +9,8 @@ import pytest
 from agents.task.planning._blanks import split_blanks
 from agents.task.planning._entities import extract
 from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._quantities import name_fold
+from agents.task.planning._series import series
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.models import Plan
 from agents.task.planning.rules import RulePlanner
@@ -92,3 +94,46 @@ def test_mixing_said_on_a_line_under_a_dilution_heading_is_how_each_step_mixes()
     sim = simulate(LABS["dil_mic"], plan)
     assert {op.mix_after for op in sim.ops if op.src.startswith("mic_b") and op.dst} == {5}
     assert not [m for m in sim.mixes if m.after_op is None]
+
+
+@pytest.mark.parametrize(
+    ("text", "names", "factor"),
+    [
+        ("make 1x SYBR from the ###", ["2x SYBR mix"], 2.0),
+        ("dilute the ### to 0.5 mg/mL with PBS", ["BSA 2 mg/mL", "PBS pH 7.4"], 4.0),
+        ("add ### to A1", ["BSA 2 mg/mL"], None),
+        ("mix 3x", ["10x buffer"], None),
+    ],
+)
+def test_a_fold_comes_from_the_strength_a_stocks_name_says_and_the_strength_asked(
+    text: str, names: list[str], factor: float | None
+) -> None:
+    assert name_fold(text, names) == factor
+
+
+@pytest.mark.parametrize(
+    ("text", "points", "blanks"),
+    [
+        ("1000, 100, 10, 1, 0.1 copies/uL and 0", 5, 1),
+        ("1e6 to 1e1 copies in water, 10-fold", 6, 0),
+    ],
+)
+def test_a_series_is_read_in_copies_and_in_powers_of_ten(
+    text: str, points: int, blanks: int
+) -> None:
+    found = series(text, 10.0)
+    assert found is not None and (found.points, found.blanks) == (points, blanks)
+
+
+def test_a_volume_said_before_carried_is_what_each_step_carries() -> None:
+    plan = _plan(
+        "gBlock std 1:10 in NFW down dil_96 column 4, 5 points, 18 uL NFW per well and 2 uL "
+        "transfers",
+        "dil_qpcr",
+    )
+    carried = {
+        op.volume
+        for op in simulate(LABS["dil_qpcr"], plan).ops
+        if op.src.startswith("dil_96") and op.dst
+    }
+    assert carried == {2.0}

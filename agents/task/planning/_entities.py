@@ -307,8 +307,14 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ents.well_count = ws.well_count(text)
     ents.times = qty.times(plain)
     ents.fold = qty.fold(plain)
+    if ents.fold is None and (k := qty.name_fold(plain, [m.name for m in ents.liquids])):
+        ents.fold = (k, "ratio")  # "make 1x SYBR from the 2x SYBR mix": the name says 2x
     ents.steps = qty.steps(plain)
-    ents.series = series(plain, ents.fold[0] if ents.fold else None)
+    # the concentrations read with the names blanked but not a "0" the unit after it claimed
+    # ("..., 0.1 copies/uL and 0, 50 uL each": the 0 is the blank)
+    kept = [(q.start, q.end) for q in ents.quantities if q.value == 0]
+    conc_text = _blank(text, [sp for sp in spans[: len(spans) - len(how)] if sp not in kept])
+    ents.series = series(conc_text, ents.fold[0] if ents.fold else None)
     if rep := _REPLICATES.search(text):
         word = next((g for g in rep.groups()[:5] if g), "").lower()
         ents.replicates = _REPLICATE_WORDS.get(word) or int(

@@ -81,7 +81,7 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return False
     ents = frame.ents
     if (
-        _STEP_ONLY.match(frame.text)
+        (_STEP_ONLY.match(frame.text) or (family is not None and family.name == "chain"))
         and frame.clause.joined in ("comma", "and")
         and not frame.places
         and not ents.liquids

@@ -292,6 +292,31 @@ def _conc_value(number: str, unit: str) -> tuple[float, str]:
     return float(number) * scale / per_scale, f"{head[-1]}/{per[-1:] or '-'}"
 
 
+_TARGET = re.compile(
+    rf"(?:\b(?:to|make|makes|prepare|at|final|working|of)\s+(?:a\s+)?(?:final\s+)?(?:conc\w*\s+(?:of\s+)?)?"
+    rf"{_CONC}|(?<![\w.])(1)\s*(x)\b)",
+    re.IGNORECASE,
+)
+
+
+def name_fold(text: str, names: list[str]) -> float | None:
+    """The fold from a stock whose lab name says its strength ("2x SYBR mix", "BSA 2 mg/mL")
+    to the strength ``text`` asks for ("make 1x SYBR from the 2x SYBR mix", "dilute the BSA
+    to 0.5 mg/mL"); None unless exactly one named stock gives one."""
+    target = _TARGET.search(text)
+    if target is None:
+        return None
+    g = [x for x in target.groups() if x is not None]
+    want, unit = _conc_value(g[0], g[1])
+    found = set()
+    for name in names:
+        for m in re.finditer(_CONC, name, re.IGNORECASE):
+            have, unit_have = _conc_value(m.group(1), m.group(2))
+            if unit_have == unit and want > 0 and have > want:
+                found.add(round(have / want, 4))
+    return found.pop() if len(found) == 1 else None
+
+
 def _conc_fold(text: str) -> float | None:
     """The fold between two concentrations a dilution is said by ("from 10x to 1x", "5X to
     1X", "1X buffer from the 10X stock", "2 mg/mL to 0.5 mg/mL"), None when none is said."""

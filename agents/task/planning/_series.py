@@ -11,15 +11,19 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 _FLAGS = re.IGNORECASE
-_UNIT = r"(?:[pnuµm]?g|[pnuµm]M|U|IU|%|x)(?:\s*/\s*(?:m[lL]|u[lL]|µ[lL]|L|well))?"
-_NUM = r"\d+(?:\.\d+)?"
+_UNIT = (
+    r"(?:[pnuµm]?g|[pnuµm]M|U|IU|%|x|copies|cells|cfu|CFU|units)"
+    r"(?:\s*/\s*(?:m[lL]|u[lL]|µ[lL]|L|well|rxn|reaction))?"
+)
+_NUM = r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"
 _LIST = re.compile(
     rf"(?<![\w.:/-]){_NUM}(?:\s*{_UNIT}\b)?(?:\s*(?:,|;|\band\b|&|->|>)\s*{_NUM}(?:\s*{_UNIT}\b)?){{2,}}",
     _FLAGS,
 )
+# "from 1000 ng/mL down to 15.6 ng/mL", "1e6 to 1e1 copies": the unit may be said once, last
 _RANGE = re.compile(
-    rf"\bfrom\s+(?P<hi>{_NUM})\s*(?P<u1>{_UNIT})\s+(?:(?:down|all\s+the\s+way)\s+)?to\s+"
-    rf"(?P<lo>{_NUM})\s*(?P<u2>{_UNIT})",
+    rf"(?:\bfrom\s+|(?<![\w.:/-]))(?P<hi>{_NUM})\s*(?P<u1>{_UNIT})?\s+"
+    rf"(?:(?:down|all\s+the\s+way)\s+)?to\s+(?P<lo>{_NUM})\s*(?P<u2>{_UNIT})(?![\w/])",
     _FLAGS,
 )
 _PREFIX = {"p": 1e-12, "n": 1e-9, "u": 1e-6, "µ": 1e-6, "m": 1e-3}
@@ -71,7 +75,7 @@ def series(text: str, fold: float | None = None) -> Series | None:
         if factor is not None:
             return Series(factor, len(values), zeros, tuple(said))
     if fold and fold > 1 and (r := _RANGE.search(text)):
-        hi = float(r.group("hi")) * _scale(r.group("u1"))
+        hi = float(r.group("hi")) * _scale(r.group("u1") or r.group("u2"))
         lo = float(r.group("lo")) * _scale(r.group("u2"))
         if hi > lo > 0:
             points = round(math.log(hi / lo) / math.log(fold)) + 1

@@ -56,6 +56,12 @@ _STEP_VOLUME = re.compile(
     r"\b(?:transfer(?:ring)?|move|carry(?:ing)?|take|taking|pass(?:ing)?)\s*$", _FLAGS
 )
 
+# "5 uL carried each step", "20 uL transfers", "10 uL per step": what each step carries
+_STEP_AFTER = re.compile(
+    r"\s*(?:(?:is\s+|are\s+)?(?:carried|transferred|moved|passed)\b|transfers?\b"
+    r"|(?:per|each|every)\s+(?:step|transfer)\b)",
+    _FLAGS,
+)
 
 # "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank": a series, never one
 # ratio dilution repeated in every well.
@@ -121,7 +127,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 80
     if ents.fold is not None and len(ents.liquids) >= 2 and _MIXED_IN.search(text):
         return 80  # "200 uL of 1:10 dye in buffer", "1 part dye with 9 parts buffer"
-    if ents.fold is not None and len(ents.liquids) == 2 and _WITH.search(text):
+    if ents.fold is not None and len({m.name for m in ents.liquids}) == 2 and _WITH.search(text):
         return (
             80  # "prepare 1:20 dye in buffer": one stock and its diluent (three liquids: a recipe)
         )
@@ -242,7 +248,14 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     chains, last_blank = _without_blanks(frame, chains, plate, p)
     if any(len(c) < 2 for c in chains):
         raise Refuse("a serial dilution needs at least two wells", "nothing_to_do")
-    step_q = next((q for q in frame.volumes if _STEP_VOLUME.search(frame.text[: q.start])), None)
+    step_q = next(
+        (
+            q
+            for q in frame.volumes
+            if _STEP_VOLUME.search(frame.text[: q.start]) or _STEP_AFTER.match(frame.text[q.end :])
+        ),
+        None,
+    )
     top = next(
         (
             q
@@ -377,6 +390,10 @@ def _serial(frame: Frame, p: r.Planning) -> str:
 def _read_series(frame: Frame) -> None:
     """A series said by its concentrations gives the factor and the points."""
     found = frame.ents.series
+    if found is not None:  # "..., 0.1 copies/uL and 0, 50 uL each": the 0 is a blank, not 0 uL
+        frame.volumes = [q for q in frame.volumes if q.value > 0]
+        if frame.volume is not None and frame.volume.value <= 0:
+            frame.volume = frame.volumes[0] if len(frame.volumes) == 1 else None
     if found is not None and frame.ents.fold is None:
         frame.ents.fold = (found.fold, "fold")
     if found is not None and frame.ents.steps is None:
