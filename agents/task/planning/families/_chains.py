@@ -8,6 +8,7 @@ starting well, an arrow chain as written.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
@@ -30,6 +31,11 @@ _TAIL_BLANKS = re.compile(
     _FLAGS,
 )
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+_LAST_BLANK = re.compile(
+    r"\b(?:the\s+)?last\s+(?:well|one|point|row|column|position)s?\b[^,;.]*?\bblanks?\b"
+    r"|\bblanks?\b[^,;.]*?\b(?:in\s+|as\s+|at\s+)?the\s+last\s+(?:well|one|point|row|column|position)\b",
+    _FLAGS,
+)
 
 
 def blanks_after(frame: Frame) -> int:
@@ -230,3 +236,31 @@ def carry(
         return
     for ops in moves:
         pip.emit(p.world, lh, ops, channels, policy)
+
+
+def without_blanks(
+    frame: Frame, chains: list[list[str]], plate: str, p: r.Planning
+) -> tuple[list[list[str]], list[str]]:
+    """The chains without their blank wells, and those blanks (diluent only): the last n wells
+    ("7 points plus a blank", "the last well is a blank") and the named blanks at a chain's end
+    ("A1 to H1 with H1 as the blank")."""
+    view = p.world.labware(plate)
+    named = {w for b in p.blanks for w in b.expand(view.rows, view.cols)}
+    n = blanks_after(frame) or (1 if _LAST_BLANK.search(frame.text) else 0)
+    kept, blanks = [], []
+    for chain in chains:
+        body, tail = chain[: len(chain) - n], chain[len(chain) - n :]
+        while body and body[-1] in named:
+            tail.insert(0, body.pop())
+        kept.append(body)
+        blanks += tail
+    return kept, blanks
+
+
+def without_held(frame: Frame, held: tuple[str, list[str], str] | None, plate: str) -> Frame:
+    """The frame without the stock's own wells on the dilution's plate ("a series of
+    sample_plate A1-H1 across sample_plate columns 1-6": the chains are the columns)."""
+    if held is None or held[0] != plate:
+        return frame
+    kept = [w for w in frame.ents.wellsets if w.expand(16, 24) != held[1]]
+    return replace(frame, ents=replace(frame.ents, wellsets=kept))

@@ -22,7 +22,6 @@ the order written. A ratio dilution puts V / k of stock and V - V / k of diluent
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
@@ -88,11 +87,6 @@ _TOP = re.compile(
 )
 _TOP_BEFORE = re.compile(
     r"\b(?:top|highest|first)\s+(?:standard|well|point|std)\s*(?:gets|holds|has|with|of|:|=)?\s*$",
-    _FLAGS,
-)
-_LAST_BLANK = re.compile(
-    r"\b(?:the\s+)?last\s+(?:well|one|point|row|column|position)s?\b[^,;.]*?\bblanks?\b"
-    r"|\bblanks?\b[^,;.]*?\b(?:in\s+|as\s+|at\s+)?the\s+last\s+(?:well|one|point|row|column|position)\b",
     _FLAGS,
 )
 
@@ -206,34 +200,6 @@ def _chain_only(frame: Frame, p: r.Planning) -> str:
     )
 
 
-def _without_blanks(
-    frame: Frame, chains: list[list[str]], plate: str, p: r.Planning
-) -> tuple[list[list[str]], list[str]]:
-    """The chains without their blank wells, and those blanks (diluent only): the last n wells
-    ("7 points plus a blank", "the last well is a blank") and the named blanks at a chain's end
-    ("A1 to H1 with H1 as the blank")."""
-    view = p.world.labware(plate)
-    named = {w for b in p.blanks for w in b.expand(view.rows, view.cols)}
-    n = geometry.blanks_after(frame) or (1 if _LAST_BLANK.search(frame.text) else 0)
-    kept, blanks = [], []
-    for chain in chains:
-        body, tail = chain[: len(chain) - n], chain[len(chain) - n :]
-        while body and body[-1] in named:
-            tail.insert(0, body.pop())
-        kept.append(body)
-        blanks += tail
-    return kept, blanks
-
-
-def _without_held(frame: Frame, held: tuple[str, list[str], str] | None, plate: str) -> Frame:
-    """The frame without the stock's own wells on the dilution's plate ("a series of
-    sample_plate A1-H1 across sample_plate columns 1-6": the chains are the columns)."""
-    if held is None or held[0] != plate:
-        return frame
-    kept = [w for w in frame.ents.wellsets if w.expand(16, 24) != held[1]]
-    return replace(frame, ents=replace(frame.ents, wellsets=kept))
-
-
 def _serial(frame: Frame, p: r.Planning) -> str:
     world = p.world
     k = _fold(frame)
@@ -244,8 +210,8 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     if diluent == stock:
         raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
     plate = r.labware(place, p, "dilute across")
-    chains = geometry.chains_of(_without_held(frame, held, plate), plate, p)
-    chains, last_blank = _without_blanks(frame, chains, plate, p)
+    chains = geometry.chains_of(geometry.without_held(frame, held, plate), plate, p)
+    chains, last_blank = geometry.without_blanks(frame, chains, plate, p)
     if any(len(c) < 2 for c in chains):
         raise Refuse("a serial dilution needs at least two wells", "nothing_to_do")
     step_q = next(
