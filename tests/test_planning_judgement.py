@@ -190,3 +190,15 @@ def test_take_off_and_discard_is_one_removal_to_waste() -> None:
     plan = _plan("cells", "Take 50 uL of old medium off the cells in column 1 and discard it.")
     assert isinstance(plan, Plan)
     assert {s.command for s in plan.steps} == {"pick_up_tips", "aspirate", "drop_tips"}
+
+
+def test_a_plate_said_empty_that_holds_liquid_disagrees() -> None:
+    said = _plan("samples", "dna_plate is empty. Add 50 uL water to dna_plate A1.")
+    assert isinstance(said, Clarification) and said.missing == ["lab_state"]
+
+
+def test_two_liquids_in_one_fact_are_checked_each_in_its_own_well() -> None:
+    request_ = (
+        "The water is in reservoir A1 and the buffer in A2. Add 20 uL buffer to dest_plate A1."
+    )
+    assert isinstance(_plan("samples", request_), Plan)

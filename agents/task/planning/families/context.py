@@ -16,11 +16,11 @@ from agents.task.planning import _resolve as r
 from agents.task.planning._blanks import blank_note
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import TIP_POLICIES, Entities
-from agents.task.planning._frames import Frame, Place
-from agents.task.planning._outcomes import Ask, Refuse
-from agents.task.planning._quantities import fmt
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Refuse
 from agents.task.planning._social import is_pleasantry
 from agents.task.planning.families import Family
+from agents.task.planning.families._facts import check_fact
 
 _FLAGS = re.IGNORECASE
 PLEASANTRY = re.compile(
@@ -68,7 +68,6 @@ _SETTING = re.compile(
 _FILL_WITH = re.compile(
     r"\b(?:(?:pre-?)?(?:filled|loaded)\s+)?with\s+(?:another\s+)?\d+(?:\.\d+)?\s*(?:u|m)l", _FLAGS
 )
-_EMPTY = re.compile(r"\b(?:is|are)\s+empty\b", _FLAGS)
 _NOTE = re.compile(
     r"(?:\b(?:is|are|stays?|remains?|as|serves?\s+as|will\s+be|left\s+as)|=|:)\s+(?:the\s+|a\s+|our\s+)?"
     r"(?:(?:growth|sterility|vehicle|solvent|no[\s-]drug|untreated|media|medium|broth|buffer|"
@@ -253,138 +252,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         ]
         scope = "the whole request" if tips_only(frame.ents) else "what follows"
         return f"a setting for {scope}: " + ", ".join(s for s in said if s)
-    return _check_fact(frame, p)
-
-
-# "reservoir A2 is water", "A4 holds Coomassie", "res12 A5 has 5 mL of ethanol in it": the
-# liquid a fact says a place holds, as written (the lab may not know the name at all).
-_NAME = (
-    r"(?P<name>(?:[A-Za-z]|\d+(?:\.\d+)?\s*[x%X]\s*)[\w%+-]*"
-    r"(?:\s+(?!(?:in|on|at|per|each|already|now|there|from|for)\b)[A-Za-z0-9][\w%+-]*){0,2})"
-)
-_HOLDS = re.compile(
-    r"(?:\b(?:is|are|holds?|contains?|has(?:\s+got)?|have)\b|=)\s*(?:(?:the|our|my|some|just|"
-    r"only|pure)\s+)*(?:[\d.]+\s*(?:u[lL]|µ[lL]|m[lL])\s+(?:of\s+)?(?:the\s+)?)?"
-    + _NAME
-    + r"(?:\s+(?:in\s+(?:it|there|each|every|all)\b.*|already|per\s+well|each|now))?\W*$",
-    _FLAGS,
-)
-# "the ethanol is in reservoir A1", "TE's in A1": a liquid named before where it is.
-_IS_IN = re.compile(
-    r"^(?:the\s+|our\s+|my\s+)?(?P<name>[A-Za-z][\w%+-]*(?:\s+[A-Za-z][\w%+-]*){0,2})"
-    r"(?:\s+(?:is|are|sits?)|'s)\s+(?:(?:already|currently|now)\s+)?(?:in|at)\b",
-    _FLAGS,
-)
-# Words a fact uses that are not liquids ("A1 is empty", "plate_1 is in the reader").
-_NOT_LIQUID_TEXT = """
-    empty full filled ready fine ok okay clean done there here in on at it that this same
-    blank blanks control controls standard standards source destination dry loaded prefilled
-    pre-filled sitting already now left untouched free available occupied used spent old new
-    fresh cold warm sealed open closed a an the one two plate well wells reservoir trough
-    nothing"""
-_NOT_LIQUID = frozenset(_NOT_LIQUID_TEXT.split())
-
-
-def said_liquid(frame: Frame, p: r.Planning) -> str | None:
-    """The liquid a fact names that is none of the lab's ("reservoir A2 is water" where the
-    lab has no water): a fact that cannot agree with the lab."""
-    if frame.liquid is not None or frame.ents.liquids:
-        return None
-    m = _IS_IN.match(frame.text) or _HOLDS.search(frame.text)
-    if m is None:
-        return None
-    name = m.group("name").strip()
-    words = name.lower().split()
-    if words[0] in _NOT_LIQUID or any(w in _NOT_LIQUID for w in words[-1:]):
-        return None
-    if any(a <= m.start("name") < b for a, b in _named_spans(frame)):
-        return None  # a plate or an instrument, not a liquid
-    known = [k for k in (p.lex.liquid(name), p.lex.liquid(words[0])) if k is not None and k.sure]
-    if known or any(w in n.lower().split() for n in p.world.liquids for w in words):
-        return None  # the lab's liquid, perhaps shortened ("Bradford" for "Bradford reagent")
-    return name
-
-
-def _named_spans(frame: Frame) -> list[tuple[int, int]]:
-    spans = [(x.start, x.end) for x in frame.ents.labware + frame.ents.unknown_labware]
-    spans += [(a, b) for _, _, a, b in frame.ents.instruments]
-    return spans
-
-
-def _check_fact(frame: Frame, p: r.Planning) -> str:
-    world = p.world
-    unknown = said_liquid(frame, p)
-    checked: list[str] = []
-    plate_named = [m.name for m in frame.ents.labware if m.sure]
-    # "plate_1 is in the reader": a location.
-    for kind, iid, _, _ in frame.ents.instruments:
-        if plate_named and kind in ("plate_reader", "heater_shaker"):
-            where = r.place_of(iid or r.instrument(kind, p, frame), world)
-            plate = plate_named[0]
-            if world.location[plate] != where:
-                raise _disagree(f"{plate} is at {where}", f"{plate} is at {world.location[plate]}")
-            checked.append(f"{plate} is at {where}")
-    volume = frame.volume or (frame.volumes[0] if frame.volumes else None)
-    for _, place in frame.places:
-        if place.wells is None:
-            continue
-        sure = [m for m in frame.ents.labware if m.sure]
-        if place.labware is None and place.unknown is None and len(sure) == 1:
-            place = Place(sure[0], place.wells)  # "The reservoir has 12 mL of water in A1"
-        plate = r.labware(place, p, "check", implicit=r.plates(world))
-        wells = r.wells(place, plate, p, "do you mean", frame)
-        liquid = r.liquid(frame.liquid, p) if frame.liquid else None
-        for well in wells:
-            have = world.well_volume(plate, well)
-            contents = world.contents.get((plate, well), {})
-            if _EMPTY.search(frame.text):
-                if have > 1e-6:
-                    raise _disagree(
-                        f"{plate} {well} is empty", f"it holds {fmt(round(have, 3), 'uL')}"
-                    )
-                continue
-            if volume is not None and abs(have - volume.value) > 0.5:
-                raise _disagree(
-                    f"{plate} {well} holds {volume.text}", f"it holds {fmt(round(have, 3), 'uL')}"
-                )
-            if liquid is not None and contents.get(liquid, 0) <= 0:
-                held = ", ".join(contents) or "nothing"
-                raise _disagree(f"{plate} {well} holds {liquid}", f"it holds {held}")
-            if unknown is not None:  # "reservoir A2 is water" in a lab with no water
-                held = ", ".join(contents) or "nothing"
-                raise _disagree(
-                    f"{plate} {well} holds {unknown}", f"the lab has no {unknown}; it holds {held}"
-                )
-            if liquid is None and volume is None and len(contents) == 1:
-                p.liquid = next(
-                    iter(contents)
-                )  # "reservoir A2 is our buffer": take "it" from there
-        kept = [k for k, v in world.contents.get((plate, wells[0]), {}).items() if v > 0]
-        if len(wells) == 1 and len(kept) == 1:
-            p.kept[kept[0]] = (plate, wells[0])  # "... Move 100 uL into read_96 A1": from here
-        checked.append(f"{plate} {wells[0]}{'..' + wells[-1] if len(wells) > 1 else ''}")
-        p.plate, p.wells = plate, wells  # "... add 100 uL buffer to it"
-    if frame.liquid is not None:
-        liquid = r.liquid(frame.liquid, p)
-        if plate_named and not any(
-            lw == plate_named[0] for lw, _, _ in world.liquids.get(liquid, [])
-        ):
-            raise _disagree(f"{liquid} is in {plate_named[0]}", f"{liquid} is not there")
-        p.liquid = liquid  # "add 50 uL of it"
-        if not checked:
-            checked.append(f"{liquid} is in the lab")
-    if not checked:
-        checked.append("nothing to check against the lab")
-    return "a fact, checked against the lab: " + "; ".join(checked) + " (agrees)"
-
-
-def _disagree(said: str, lab: str) -> Ask:
-    return Ask(
-        f"You say {said}, but the lab state says {lab}. Which is right? Correct the lab state "
-        "(read the instrument back) or the request.",
-        ["lab_state"],
-        [f"the lab state: {lab}", f"the request: {said}"],
-    )
+    return check_fact(frame, p)
 
 
 FAMILY = Family("context", detect, build)

@@ -320,6 +320,9 @@ def _ops(
         written = None if frame.liquid else pairing.written_liquid(frame)
         # A liquid the clause names, even one the lab lacks, is never the clause before's.
         liquid = r.liquid(frame.liquid, p) if frame.liquid else (None if written else p.liquid)
+        held = [k for k, at in p.kept.items() if at[1] not in dict(dest_sets).get(at[0], [])]
+        if liquid is None and not written and len(p.kept) == len(held) == 1:
+            liquid = held[0]  # "samples A1 holds 100 uL. Take 50 uL to ...": from it
         if liquid is None:
             if not written:
                 raise Ask(

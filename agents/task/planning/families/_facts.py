@@ -1,0 +1,165 @@
+"""Facts about the lab checked against its state ("A1 already holds 200 uL of dye", "the
+buffer is in reservoir A2", "plate_1 is in the reader", "dna_plate is empty").
+
+A fact that agrees changes nothing but what later clauses may leave out: the wells it named
+("add 100 uL buffer to it"), the liquid it named ("add 50 uL of it") and, for one well, the
+source of that liquid ("lysate_block A1 holds lysate. Move 100 uL into read_96 A1"). A fact
+that disagrees - another volume, another liquid, a liquid the lab does not have at all, a
+plate said empty that is not - is asked about (``lab_state``): the planner never plans on
+either version.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning import _resolve as r
+from agents.task.planning._frames import Frame, Place
+from agents.task.planning._outcomes import Ask
+from agents.task.planning._quantities import fmt
+
+_FLAGS = re.IGNORECASE
+_EMPTY = re.compile(r"\b(?:is|are)\s+(?:still\s+|completely\s+|totally\s+|now\s+)?empty\b", _FLAGS)
+
+
+# "reservoir A2 is water", "A4 holds Coomassie", "res12 A5 has 5 mL of ethanol in it": the
+# liquid a fact says a place holds, as written (the lab may not know the name at all).
+_NAME = (
+    r"(?P<name>(?:[A-Za-z]|\d+(?:\.\d+)?\s*[x%X]\s*)[\w%+-]*"
+    r"(?:\s+(?!(?:in|on|at|per|each|already|now|there|from|for)\b)[A-Za-z0-9][\w%+-]*){0,2})"
+)
+_HOLDS = re.compile(
+    r"(?:\b(?:is|are|holds?|contains?|has(?:\s+got)?|have)\b|=)\s*(?:(?:the|our|my|some|just|"
+    r"only|pure)\s+)*(?:[\d.]+\s*(?:u[lL]|µ[lL]|m[lL])\s+(?:of\s+)?(?:the\s+)?)?"
+    + _NAME
+    + r"(?:\s+(?:in\s+(?:it|there|each|every|all)\b.*|already|per\s+well|each|now))?\W*$",
+    _FLAGS,
+)
+# "the ethanol is in reservoir A1", "TE's in A1": a liquid named before where it is.
+_IS_IN = re.compile(
+    r"^(?:the\s+|our\s+|my\s+)?(?P<name>[A-Za-z][\w%+-]*(?:\s+[A-Za-z][\w%+-]*){0,2})"
+    r"(?:\s+(?:is|are|sits?)|'s)\s+(?:(?:already|currently|now)\s+)?(?:in|at)\b",
+    _FLAGS,
+)
+# Words a fact uses that are not liquids ("A1 is empty", "plate_1 is in the reader").
+_NOT_LIQUID_TEXT = """
+    empty full filled ready fine ok okay clean done there here in on at it that this same
+    blank blanks control controls standard standards source destination dry loaded prefilled
+    pre-filled sitting already now left untouched free available occupied used spent old new
+    fresh cold warm sealed open closed a an the one two plate well wells reservoir trough
+    nothing"""
+_NOT_LIQUID = frozenset(_NOT_LIQUID_TEXT.split())
+
+
+def said_liquid(frame: Frame, p: r.Planning) -> str | None:
+    """The liquid a fact names that is none of the lab's ("reservoir A2 is water" where the
+    lab has no water): a fact that cannot agree with the lab."""
+    if frame.liquid is not None or frame.ents.liquids:
+        return None
+    m = _IS_IN.match(frame.text) or _HOLDS.search(frame.text)
+    if m is None:
+        return None
+    name = m.group("name").strip()
+    words = name.lower().split()
+    if any(
+        re.fullmatch(r"[\d.]+|u[lL]|m[lL]|about|approx\w*|around|roughly|nearly", w) for w in words
+    ):
+        return None  # "still has about 100 uL": a volume, not a liquid
+    if words[0] in _NOT_LIQUID or any(w in _NOT_LIQUID for w in words[-1:]):
+        return None
+    if any(a <= m.start("name") < b for a, b in _named_spans(frame)):
+        return None  # a plate or an instrument, not a liquid
+    known = [k for k in (p.lex.liquid(name), p.lex.liquid(words[0])) if k is not None and k.sure]
+    if known or any(w in n.lower().split() for n in p.world.liquids for w in words):
+        return None  # the lab's liquid, perhaps shortened ("Bradford" for "Bradford reagent")
+    return name
+
+
+def _named_spans(frame: Frame) -> list[tuple[int, int]]:
+    spans = [(x.start, x.end) for x in frame.ents.labware + frame.ents.unknown_labware]
+    spans += [(a, b) for _, _, a, b in frame.ents.instruments]
+    return spans
+
+
+def check_fact(frame: Frame, p: r.Planning) -> str:
+    """Check a fact against the lab; ask (``lab_state``) when they disagree."""
+    world = p.world
+    unknown = said_liquid(frame, p)
+    checked: list[str] = []
+    plate_named = [m.name for m in frame.ents.labware if m.sure]
+    # "plate_1 is in the reader": a location.
+    for kind, iid, _, _ in frame.ents.instruments:
+        if plate_named and kind in ("plate_reader", "heater_shaker"):
+            where = r.place_of(iid or r.instrument(kind, p, frame), world)
+            plate = plate_named[0]
+            if world.location[plate] != where:
+                raise _disagree(f"{plate} is at {where}", f"{plate} is at {world.location[plate]}")
+            checked.append(f"{plate} is at {where}")
+    volume = frame.volume or (frame.volumes[0] if frame.volumes else None)
+    for m in frame.ents.labware:  # "dna_plate is empty": every well of it
+        if m.sure and not any(pl.wells for _, pl in frame.places) and _EMPTY.search(frame.text):
+            full = sorted(w for (lw, w), v in world.volume.items() if lw == m.name and v > 1e-6)
+            if full:
+                raise _disagree(f"{m.name} is empty", f"{m.name} {full[0]} holds liquid")
+            checked.append(f"{m.name} is empty")
+    placed = [pl for _, pl in frame.places if pl.wells is not None]
+    paired = len(frame.ents.liquids) == len(placed) > 1  # "water in A1 and the buffer in A2"
+    for k, place in enumerate(placed):
+        said = frame.ents.liquids[k] if paired else frame.liquid
+        sure = [m for m in frame.ents.labware if m.sure]
+        if place.labware is None and place.unknown is None and len(sure) == 1:
+            place = Place(sure[0], place.wells)  # "The reservoir has 12 mL of water in A1"
+        plate = r.labware(place, p, "check", implicit=r.plates(world))
+        wells = r.wells(place, plate, p, "do you mean", frame)
+        liquid = r.liquid(said, p) if said else None
+        for well in wells:
+            have = world.well_volume(plate, well)
+            contents = world.contents.get((plate, well), {})
+            if _EMPTY.search(frame.text):
+                if have > 1e-6:
+                    raise _disagree(
+                        f"{plate} {well} is empty", f"it holds {fmt(round(have, 3), 'uL')}"
+                    )
+                continue
+            if volume is not None and abs(have - volume.value) > 0.5:
+                raise _disagree(
+                    f"{plate} {well} holds {volume.text}", f"it holds {fmt(round(have, 3), 'uL')}"
+                )
+            if liquid is not None and contents.get(liquid, 0) <= 0:
+                held = ", ".join(contents) or "nothing"
+                raise _disagree(f"{plate} {well} holds {liquid}", f"it holds {held}")
+            if unknown is not None:  # "reservoir A2 is water" in a lab with no water
+                held = ", ".join(contents) or "nothing"
+                raise _disagree(
+                    f"{plate} {well} holds {unknown}", f"the lab has no {unknown}; it holds {held}"
+                )
+            if liquid is None and volume is None and len(contents) == 1:
+                p.liquid = next(
+                    iter(contents)
+                )  # "reservoir A2 is our buffer": take "it" from there
+        kept = [k for k, v in world.contents.get((plate, wells[0]), {}).items() if v > 0]
+        if len(wells) == 1 and len(kept) == 1:
+            p.kept[kept[0]] = (plate, wells[0])  # "... Move 100 uL into read_96 A1": from here
+        checked.append(f"{plate} {wells[0]}{'..' + wells[-1] if len(wells) > 1 else ''}")
+        p.plate, p.wells = plate, wells  # "... add 100 uL buffer to it"
+    if frame.liquid is not None:
+        liquid = r.liquid(frame.liquid, p)
+        if plate_named and not any(
+            lw == plate_named[0] for lw, _, _ in world.liquids.get(liquid, [])
+        ):
+            raise _disagree(f"{liquid} is in {plate_named[0]}", f"{liquid} is not there")
+        p.liquid = liquid  # "add 50 uL of it"
+        if not checked:
+            checked.append(f"{liquid} is in the lab")
+    if not checked:
+        checked.append("nothing to check against the lab")
+    return "a fact, checked against the lab: " + "; ".join(checked) + " (agrees)"
+
+
+def _disagree(said: str, lab: str) -> Ask:
+    return Ask(
+        f"You say {said}, but the lab state says {lab}. Which is right? Correct the lab state "
+        "(read the instrument back) or the request.",
+        ["lab_state"],
+        [f"the lab state: {lab}", f"the request: {said}"],
+    )
