@@ -123,3 +123,21 @@ def test_a_step_told_in_brackets_is_a_step_of_its_own() -> None:
 def test_a_move_told_in_two_halves_is_one_move() -> None:
     result = plan("read plate_1 at 600 nm, then take it out of the reader and put it in hotel 2")
     assert steps(result, "move_plate")[-1]["to_location"] == "hotel:2"
+
+
+def test_a_shaker_pre_warmed_gives_the_next_incubation_its_temperature() -> None:
+    result = plan("pre-warm the heater shaker to 37 C, then incubate plate_1 for 1 h")
+    assert steps(result, "set_temperature")[-1]["celsius"] == 37
+
+
+def test_five_percent_co2_needs_an_incubator_the_lab_lacks() -> None:
+    result = plan("Incubate plate_1 at 37 C, 5% CO2, for 24 h")
+    assert isinstance(result, Refusal) and result.code == "missing_instrument"
+
+
+def test_return_all_plates_brings_every_plate_away_from_home_back() -> None:
+    result = plan(
+        "move plate_1 to hotel 1 and plate_2 to hotel 2, then return all plates to the deck"
+    )
+    moves = [m["to_location"] for m in steps(result, "move_plate")]
+    assert moves[-2:] == ["lh1:plate_carrier:1", "lh1:plate_carrier:2"]

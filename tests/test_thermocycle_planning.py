@@ -306,3 +306,11 @@ def test_another_step_inside_a_programme_s_clause_is_asked_about_never_dropped()
 def test_a_programme_named_but_not_given_is_asked_for() -> None:
     result = plan("Run standard cycling on plate_2")
     assert isinstance(result, Clarification) and "temperature" in result.missing
+
+
+def test_a_move_to_the_thermocycler_is_a_move_and_a_hold_there_is_the_block_s() -> None:
+    moved = plan("move plate_2 to the thermocycler")
+    assert isinstance(moved, Plan) and "tc1.run_profile" not in commands(moved)
+    held = plan("load plate_2 in the thermocycler and hold it at 4 C", without_heater_shaker())
+    assert isinstance(held, Plan), held
+    assert commands(held)[-1] == "tc1.set_block_temperature"

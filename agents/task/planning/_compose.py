@@ -156,6 +156,14 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             frame = read(frame.clause, frame.ents, family.name)
         if (
             prev is not None
+            and prev[1].name == "move"
+            and any(kind == "thermocycler" for kind, *_ in prev[0].ents.instruments)
+            and thermo.is_hold(thermo.part_text(frame.clause))
+        ):  # "load rt_plt in the cycler and hold it at 4 C": the block holds it
+            family = thermo.FAMILY
+            frame = read(frame.clause, frame.ents, family.name)
+        if (
+            prev is not None
             and prev[1].name == "thermocycle"
             and (
                 thermo.is_hold(thermo.part_text(frame.clause))

@@ -26,7 +26,10 @@ _DERIVED = re.compile(
     _FLAGS,
 )
 _PLATE_WORDS = re.compile(r"\b(?:the|a|an|plates?|wells?|block|trough|reservoir)\b", _FLAGS)
-_SHAKING = re.compile(r"\b(?:shak\w*|agitat\w*|orbital|rpm|mix\w*\s+on)\b", _FLAGS)
+_SHAKING = re.compile(  # a heater-shaker named is no shaking asked for; "800rpm" is
+    r"\b(?<!heater[\s-])(?<!heater)(?:shak\w*|agitat\w*|orbital|mix\w*\s+on)\b|(?<![a-z])rpm\b",
+    _FLAGS,
+)
 _WARM = re.compile(
     r"\b(?:room\s+temp\w*|rt|ambient|let|leave|rest|sit|wait|shak\w*|agitat\w*)\b", _FLAGS
 )

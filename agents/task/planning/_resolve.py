@@ -65,6 +65,7 @@ class Planning:
     liquid: str | None = None
     kept: dict[str, tuple[str, str]] = field(default_factory=dict)  # "lysate_block A1 holds lysate"
     thermocycler: str | None = None  # the one a profile ran on ('then hold at 4 C')
+    heater_c: float | None = None  # "pre-warm the shaker to 37 C": the next incubation's
     # Moves of consecutive transfer clauses not yet emitted: the next clause from the same
     # source carries on with the same tip (a new tip only when the source changes).
     pending: list[Any] = field(default_factory=list)

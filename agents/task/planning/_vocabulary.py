@@ -114,7 +114,7 @@ INSTRUMENT_WORDS: dict[str, tuple[str, ...]] = {
         r"centrifuge",
         r"spin(?:ner)?(?![\w\s]{0,20}\b(?:on|in)\s+the\s+(?:heater[\s-]?)?shaker)",
     ),  # "spin on the shaker at 1200 rpm" is shaking
-    "incubator": (r"incubator", r"co2 incubator"),
+    "incubator": (r"incubator", r"co2 incubator", r"\d+(?:\.\d+)?\s*%\s*co2"),  # "5% CO2"
     "sealer": (r"plate sealer", r"heat sealer", r"sealer"),
     "washer": (r"plate washer", r"washer"),
     # kinds no lab here has: named, they are refused, never replaced by another instrument

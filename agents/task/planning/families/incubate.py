@@ -48,13 +48,24 @@ _SHAKE_AS = re.compile(
 )
 
 
+# "pre-warm the heater shaker to 37 C", "set the thermomixer to 37 C": no plate, the
+# temperature of the incubation that follows.
+_PREHEAT = re.compile(
+    r"^(?:pre-?(?:warm|heat)|set|heat(?:\s+up)?|warm(?:\s+up)?|bring)\s+(?:up\s+)?(?:the\s+)?"
+    r"(?:heater[\s-]?shaker|shaker|thermo[\s-]?(?:mixer|shaker)|[a-z]+\d*)\s+(?:up\s+)?to\b",
+    _FLAGS,
+)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
+    if _PREHEAT.match(text) and not ents.labware and ents.quantities and not ents.volumes():
+        return 62
     if _SHAKE_AS.match(text) and not ents.volumes() and not ents.wellsets:
         return 60  # "give plate_1 a quick shake", "mix plate_1 on the shaker at 600 rpm"
     if (
         _PUT_ON.match(text)
-        and any(q.kind == "duration" for q in ents.quantities)
+        and (any(q.kind in ("duration", "temperature") for q in ents.quantities) or ents.vague)
         and any(kind == "heater_shaker" for kind, *_ in ents.instruments)
     ):
         return 55  # "put plate_1 on the shaker for 5 min": shaking (at what speed?), not a move
@@ -74,6 +85,12 @@ def detect(clause: Clause, ents: Entities) -> int | None:
 def build(frame: Frame, p: r.Planning) -> str:
     world, text = p.world, frame.text
     hs = r.instrument("heater_shaker", p, frame)
+    if _PREHEAT.match(text) and not frame.ents.labware and frame.temperature is not None:
+        target = frame.temperature.value
+        r.within(target, "temperature_range_c", hs, world, "temperature", "C")
+        world.emit(hs, "set_temperature", {"celsius": target}, {"target_c": target})
+        p.heater_c = target
+        return f"pre-warm {hs} to {fmt(target, 'C')}"
     plate = r.labware(
         frame.head
         if not frame.head.empty
@@ -84,9 +101,11 @@ def build(frame: Frame, p: r.Planning) -> str:
     )
     shaking = bool(_SHAKING.search(text)) and not _NO_SHAKE.search(text)
     verb = "shake" if shaking else "incubate"
-    celsius = None
+    celsius: float | None = None
     if frame.temperature is not None:
         celsius = frame.temperature.value
+    elif p.heater_c is not None and not _ROOM.search(text):
+        celsius = p.heater_c  # the temperature it was pre-warmed to
     elif _ROOM.search(text):
         celsius = None
     elif not shaking and not re.match(r"^(?:let|leave|rest|sit|wait)\b", text, _FLAGS):

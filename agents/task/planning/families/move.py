@@ -32,6 +32,9 @@ _SLOT = re.compile(
 )
 
 
+_ALL_PLATES = re.compile(r"\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?plates?\b", _FLAGS)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     if _VERB.match(ents.text) and not (ents.volumes() or ents.liquids or WHOLE.search(ents.text)):
         if ents.wellsets and re.match(r"transfer\b", ents.text, _FLAGS):
@@ -104,6 +107,9 @@ def build(frame: Frame, p: r.Planning) -> str:
     world = p.world
     world.arm()  # refuses at once in a lab without a plate mover
     plates = [m.name for m in frame.ents.labware if m.sure]
+    if not plates and _ALL_PLATES.search(frame.text):  # "return all plates to the deck"
+        plates = [lw for lw in r.work_plates(world) if world.location[lw] != world.labware(lw).home]
+        plates = plates or r.work_plates(world)
     if not plates:
         plates = [r.labware(frame.head, p, "move", implicit=r.plates(world))]
     text = frame.text

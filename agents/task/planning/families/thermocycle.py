@@ -21,9 +21,18 @@ from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._outcomes import Ask, Refuse
-from agents.task.planning._quantities import fmt, fmt_duration, quantities
+from agents.task.planning._quantities import fmt, fmt_duration
 from agents.task.planning.families import Family
 from agents.task.planning.families import _profile as prof
+from agents.task.planning.families._programme_parts import (
+    HOLD,
+    is_continuation,
+    is_hold,
+    part_before,
+    part_text,
+    programme_only,
+    timed_only,
+)
 
 _FLAGS = re.IGNORECASE
 _THERMO = re.compile(
@@ -33,7 +42,6 @@ _THERMO = re.compile(
     + r"\s*(?:x|times))\b|\d+\s*x\s*[(\[]",
     _FLAGS,
 )
-HOLD = re.compile(r"^(?:hold|keep|store|cool)\b", _FLAGS)
 MAX_REPEATS = 200
 
 # Words for thermocycling without a usable profile (refused when the lab has no thermocycler).
@@ -83,41 +91,6 @@ def is_profile(text: str) -> bool:
     return bool(_THERMO.search(text)) and bool(prof.steps(text))
 
 
-_COLD = re.compile(
-    r"^(?:and\s+)?(?:then\s+)?(?:at\s+|to\s+)?(-?\d+(?:\.\d+)?)\s*(?:c|degrees?)\W*$", _FLAGS
-)
-
-
-def is_hold(text: str) -> bool:
-    """A clause that only holds the block ('hold at 4 C', '4 C forever', 'keep it at 4 C',
-    'then 4 C')."""
-    if prof.steps(text):
-        return False
-    cold = _COLD.match(text.strip())
-    return prof.hold_of(text) is not None or bool(cold and float(cold.group(1)) <= prof.COLD_HOLD_C)
-
-
-_COUNT_ONLY = re.compile(
-    r"^(?=.*\b(?:repeat\w*|\d+|x|times|cycles?)\b)(?:and\s+)?(?:then\s+)?"
-    r"(?:repeat(?:ed)?|(?:do|run|perform|cycle)(?:\s+(?:it|that|this|them))?|for|with)?\s*"
-    r"(?:(?:it|that|this|them)\s+)?(?:(?:a\s+)?total\s+of\s+)?"
-    rf"(?:(?:x|×)\s*{prof.COUNT_N}|{prof.COUNT_N}\s*(?:x|×|times|cycles?)"
-    r"|(?:a\s+few|several|a\s+couple\s+of|some|many)\s+(?:times|cycles))?\s*(?:(?:in\s+)?total|of)?\W*$",
-    _FLAGS,
-)
-
-
-_LID_ONLY = re.compile(
-    r"^(?:and\s+|then\s+|with\s+)*(?:the\s+|a\s+)?(?:heated\s+)?lid\b[^,;]*?\d[^,;]*$", _FLAGS
-)
-
-
-_PART_LABEL = re.compile(
-    r"^(?:(?:initial|final|first|last|pre-?)\s+)?(?:heated\s+)?(?:lid|hold|denatur\w*|anneal\w*|"
-    r"exten\w*|elongat\w*|melt\w*|hot\s+start|activation|inactivation|cycl\w*|stage\s*\w*|"
-    r"step\s*\w*|\d+\s*(?:x|cycles?))(?:\s+temp(?:erature)?)?$",
-    _FLAGS,
-)
 _FOLLOWING = re.compile(
     r"\b(?:run|do|perform|use|start|set\s+up)\b.*\b(?:the\s+following|as\s+follows|"
     r"this\s+(?:program(?:me)?|profile|protocol|cycling))\b",
@@ -125,47 +98,9 @@ _FOLLOWING = re.compile(
 )
 
 
-def part_text(clause: Clause) -> str:
-    """A clause with its label when the label names a part of a programme ("Lid: 105 C",
-    "Hold: 4 C", "Initial denaturation: 98 C, 30 s")."""
-    label = (clause.label or "").strip()
-    return f"{label} {clause.text}" if label and _PART_LABEL.match(label) else clause.text
-
-
-def is_continuation(text: str) -> bool:
-    """A clause of only temperatures and times ('72 C for 5 min', 'final extension 72 C 5 min')."""
-    rest = text
-    for q in sorted(quantities(text), key=lambda q: -q.start):
-        rest = rest[: q.start] + rest[q.end :]
-    bare = text.strip().rstrip(":").strip()
-    if bare and (_COUNT_ONLY.match(bare) or _LID_ONLY.match(bare) or _PART_LABEL.match(bare)):
-        return True  # "..., repeat 35 times", "x 30", "Do 35 cycles.", "lid at 105 C", "Stage 3:"
-    return bool(prof.steps(text, programme=True)) and not re.search(
-        r"\b(?:shake|read|transfer|add|move|mix|incubate|rpm|nm|ul|ml|park|unload|stash|measure"
-        r"|hotel|dispense)\b",
-        rest,
-        _FLAGS,
-    )
-
-
-_PLATE_ONLY = re.compile(
-    r"^[\W_]*(?:(?:the|plate|for|on|with|program(?:me)?|protocol)\b[\W_]*)*$", _FLAGS
+_MOVE_ONLY = re.compile(
+    r"^(?:move|put|place|load|bring|send|take|transfer|return|carry|transport)\b", _FLAGS
 )
-
-
-def part_before(before: Frame, family: str, profile: Frame) -> bool:
-    """Whether the clause ``before`` a profile is its first part: a part with only
-    temperatures and times ("rxn_plate: 99 C 30 s", "Stage 1: 95 C 10 min", "initial 95/3min"),
-    or a line naming only the plate the programme runs on ("amp_plt" above its steps)."""
-    if family not in ("incubate", "context", "not understood"):
-        return False
-    text = part_text(before.clause)
-    if is_continuation(text) and not is_hold(text):
-        return True
-    rest = text
-    for m in sorted(before.ents.labware, key=lambda m: -m.start):
-        rest = rest[: m.start] + rest[m.end :]
-    return bool(before.ents.labware) and bool(_PLATE_ONLY.match(rest))
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
@@ -175,6 +110,14 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     named = any(kind == "thermocycler" for kind, *_ in ents.instruments)
     if prof.steps(text) and (named or prof.CYCLED.search(text)):
         return 80  # "rxn_plate at 65 C for 20 min on tc1", "25 rounds of 94 C 20 s, ..."
+    if HOLD.match(text) and named and prof.hold_of(text) is not None:
+        return 78  # "keep rt_plt at 4 C in the cycler"
+    if (
+        _MOVE_ONLY.match(text)
+        and not (prof.CYCLED.search(text) or ents.quantities)
+        and not any(rx.search(text) for rx in _OTHER.values())
+    ):
+        return None  # "move q384 to the thermocycler": a move, no programme asked
     if _CYCLING.search(text) and (
         any(q.kind == "temperature" for q in ents.quantities) or _NAMED.search(text)
     ):
@@ -185,25 +128,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 78  # "lid temperature 105 C; ...", "run the following on rxn_plate (lid 103 C)"
     if any(rx.search(text) for rx in _OTHER.values()):
         return 74
-    if _programme_only(text, ents):
+    if programme_only(text, ents):
         return 77  # "RT: 25 C 10 min, 50 C 10 min, 85 C 5 min, hold at 4 C forever"
     return None
-
-
-_FOREVER = re.compile(r"∞|\bforever\b|\bindefinitely\b|\binf(?:inity)?\b|\bhold\b", _FLAGS)
-_NOT_BLOCK = re.compile(r"\b(?:shak\w*|rpm|agitat\w*|orbital|read|nm)\b", _FLAGS)
-
-
-def _programme_only(text: str, ents: Entities) -> bool:
-    """A programme told without a cycling word: three timed steps or more, or timed steps
-    ending in a cold hold ('..., 85 C 5 min, 4 C forever'). A heater-shaker holds one
-    temperature a clause and never holds a plate cold for good."""
-    timed = prof.steps(text)
-    if not timed or ents.volumes() or _NOT_BLOCK.search(text):
-        return False
-    cold = prof.hold_of(text)
-    kept = cold is not None and cold <= prof.COLD_HOLD_C and bool(_FOREVER.search(text))
-    return kept or (len({c for *_, c, _ in timed}) >= 2 and len(timed) >= 3)
 
 
 def require(frame: Frame, p: r.Planning) -> None:
@@ -300,6 +227,8 @@ def build(frame: Frame, p: r.Planning) -> str:
     stages = profile.stages
     place = next((pl for _, pl in frame.places if pl.labware or pl.unknown), frame.head)
     plate = r.labware(place, p, "thermocycle")
+    if not stages and profile.hold_c is not None and not profile.untimed and is_hold(frame.text):
+        return _hold_only(plate, tc, profile.hold_c, p)  # "hold amp_plt at 4 C on the cycler"
     if not stages:
         raise Ask(
             "Which temperatures for how long, and how many cycles?", ["temperature", "duration"]
@@ -348,12 +277,6 @@ def build(frame: Frame, p: r.Planning) -> str:
     return f"thermocycle {plate} on {tc}: {said}{then}"
 
 
-def _timed_only(frame: Frame) -> bool:
-    return bool(prof.steps(part_text(frame.clause))) and not (
-        frame.ents.volumes() or _NOT_BLOCK.search(frame.text)
-    )
-
-
 def programme_runs(read_in: list[tuple[Frame | None, Any]], kinds: set[str]) -> None:
     """Read a run of clauses of one sentence holding only temperatures and times as one
     programme on the thermocycler when it ends in an open-ended cold hold ("Digest at 37 C for
@@ -365,7 +288,7 @@ def programme_runs(read_in: list[tuple[Frame | None, Any]], kinds: set[str]) -> 
     i = 0
     while i < len(read_in):
         frame, family = read_in[i]
-        if frame is None or family is None or family.name != "incubate" or not _timed_only(frame):
+        if frame is None or family is None or family.name != "incubate" or not timed_only(frame):
             i += 1
             continue
         j = i + 1
@@ -376,7 +299,7 @@ def programme_runs(read_in: list[tuple[Frame | None, Any]], kinds: set[str]) -> 
                 or fam is None
                 or fam.name not in ("incubate", "thermocycle")
                 or nxt.clause.sentence != frame.clause.sentence
-                or not (_timed_only(nxt) or is_hold(part_text(nxt.clause)))
+                or not (timed_only(nxt) or is_hold(part_text(nxt.clause)))
             ):
                 break
             j += 1
@@ -394,4 +317,17 @@ def _as_profile(frame: Frame) -> Frame:
     return again
 
 
+def _hold_only(plate: str, tc: str, celsius: float, p: r.Planning) -> str:
+    """The plate on the block, the lid closed, the block held at ``celsius``: no programme."""
+    r.within(celsius, "block_range_c", tc, p.world, "block temperature", "C")
+    p.world.bring(plate, r.place_of(tc, p.world))
+    p.world.act(tc, "close_lid", {}, {"facts": {"lid_open": False}})
+    p.world.act(
+        tc, "set_block_temperature", {"celsius": celsius}, {"facts": {"block_target_c": celsius}}
+    )
+    p.plate, p.thermocycler = plate, tc
+    return f"hold {plate} on {tc} at {fmt(celsius, 'C')}"
+
+
 FAMILY = Family("thermocycle", detect, build)
+__all__ = ["FAMILY", "HOLD", "is_continuation", "is_hold", "part_before", "part_text"]
