@@ -272,3 +272,12 @@ def test_a_well_below_the_target_concentration_is_refused() -> None:
         "normalise dna_plate A1 to 10 ng/uL with water (A1 is 5 ng/uL)", LABS["samples"].view
     )
     assert result.kind == "refusal" and result.code == "capacity"
+
+
+def test_rows_pooled_into_as_many_wells_go_row_by_row() -> None:
+    from agents.task.planning.families._pairing import pair
+
+    rows = [f"{r}{c}" for r in "AB" for c in range(1, 4)]
+    assert pair(rows, ["H1", "H2"]) == [
+        ("A1", "H1"), ("A2", "H1"), ("A3", "H1"), ("B1", "H2"), ("B2", "H2"), ("B3", "H2")
+    ]  # fmt: skip

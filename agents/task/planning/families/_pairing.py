@@ -183,12 +183,27 @@ def pair(src: list[str], dst: list[str]) -> list[tuple[str, str]]:
         return tiled if len(dst) > len(src) else [(s, d) for d, s in tiled]
     if len(dst) % len(src) == 0:
         return [(src[j % len(src)], d) for j, d in enumerate(dst)]
+    if len(src) > len(dst) > 1 and (groups := _groups_of(src, len(dst))) is not None:
+        return [(s, d) for group, d in zip(groups, dst, strict=True) for s in group]
     raise Ask(
         f"{len(src)} source wells and {len(dst)} destination wells do not pair up: "
         "which wells should receive which?",
         ["destination"],
         [f"{len(src)} destination wells (one per source)", "1 destination well (pool)"],
     )
+
+
+def _groups_of(src: list[str], k: int) -> list[list[str]] | None:
+    """ "Rows A and B into A1 and A2": the sources as k equal rows, or k equal columns, in the
+    order written, when exactly one of the two fits (else None: which goes where is asked)."""
+    fits = []
+    for key in (lambda w: w[0].upper(), lambda w: w[1:]):
+        groups: dict[str, list[str]] = {}
+        for w in src:
+            groups.setdefault(key(w), []).append(w)
+        if len(groups) == k and len({len(g) for g in groups.values()}) == 1:
+            fits.append(list(groups.values()))
+    return fits[0] if len(fits) == 1 else None
 
 
 _SIDE_BY_SIDE = re.compile(

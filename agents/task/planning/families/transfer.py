@@ -31,6 +31,7 @@ from agents.task.planning.families._places import (
     _LABEL_VERBS,
     _OF_THOSE,
     _PER_WELL,
+    _POOL,
     _REST,
     _SAME_WELLS,
     NEXT_LIQUID,
@@ -354,7 +355,8 @@ def _ops(
     if len(dest_sets) == 1:  # picks in order, a quadrant, a run from a starting well
         dst_wells = _arranged(frame, src_lw, src_wells, dst_lw, dst_wells, world)
         dest_sets = [(dst_lw, dst_wells)]
-    if frame.ents.replicates and frame.ents.replicates > 1 and len(dest_sets) == 1:
+    pooled = bool(_POOL.match(text)) and len(dst_wells) == 1  # "pool the 4 replicates into B12"
+    if frame.ents.replicates and frame.ents.replicates > 1 and len(dest_sets) == 1 and not pooled:
         dst_wells = pairing.replicate(
             dst_wells,
             frame.ents.replicates,

@@ -49,8 +49,12 @@ _TOP_UP = re.compile(
 )
 
 
+_TOP_UP_LABEL = re.compile(
+    r"^\s*(?:top[\s-]*(?:up|off)|q\.?s\.?|make[\s-]*up|fill[\s-]*up|bring[\s-]*up)(?:\s+to\s+volume)?\s*$",
+    _FLAGS,
+)
 _REACH = re.compile(
-    r"\b(?:so\s+(?:that\s+)?|until\s+)[^,;]*?\b(?:reach(?:es)?|is\s+at|are\s+at|holds?|contains?)"
+    r"\b(?:so\s+(?:that\s+)?|until\s+)[^,;]*?\b(?:reach(?:es)?|is\s+at|are\s+at|holds?|contains?|has|have)"
     r"\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d"
     r"|\bbring(?:ing)?\s+(?:each|every|all|them|it)\b[^,;]{0,30}\bto\s+\d",
     _FLAGS,
@@ -126,7 +130,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70
     if _DISCARD.match(text) and (_EMPTYING.search(text) or am.SHARE.search(text)):
         return 70  # "remove the medium", "remove half of the medium"
-    if _TOP_UP.search(text) and (ents.volumes() or ents.vague):
+    if (_TOP_UP.search(text) or _TOP_UP_LABEL.match(clause.label or "")) and (
+        ents.volumes() or ents.vague
+    ):  # "top-up: dna_plate column 3 -> 80 uL (water)"
         return 72
     if am.EQUAL.search(text) and not ents.volumes() and ents.liquids:
         return 72  # "add an equal volume of water to dna_plate column 3": what each holds
@@ -159,6 +165,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         return am.equal(frame, p, plate, wells)
     if (
         _TOP_UP.search(frame.text)
+        or _TOP_UP_LABEL.match(frame.clause.label or "")
         or _NORMALISE_TO.search(frame.text)
         or _REACH.search(frame.text)
         or _DILUTE_TO.search(frame.text)
@@ -220,7 +227,7 @@ def _empty(frame: Frame, p: r.Planning, plate: str, wells: list[str]) -> str:
 
 # "top each well up with 15 uL", "top off by 20 uL": the amount added, not the level reached.
 _BY_AMOUNT = re.compile(
-    r"\b(?:with|by|add(?:ing)?|another|extra|additional|an?\s+(?:further|additional|extra))\s+"
+    r"(?:\b(?:with|by|add(?:ing)?|another|extra|additional|an?\s+(?:further|additional|extra))|\bw/)\s*"
     r"(?:(?:another|an?\s+(?:further|additional|extra)|extra|additional)\s+)?$",
     _FLAGS,
 )
