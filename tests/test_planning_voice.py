@@ -262,3 +262,8 @@ def test_a_plate_is_named_by_a_word_of_its_id_when_no_other_has_it() -> None:
 def test_backticks_and_guillemets_quote_a_name(quoted: str) -> None:
     norm = normalise(f"add 5 uL of {quoted} to A1")
     assert norm.quoted == ("a; b",) and ";" not in norm.text
+
+
+def test_a_tip_sentence_inside_a_list_item_belongs_to_that_item() -> None:
+    text = normalise("1. Add 50 uL PBS to A1-A6. Use a fresh tip each time.\n2. Add DMSO").text
+    assert text.split("\n")[0] == "1. Add 50 uL PBS to A1-A6, Use a fresh tip each time."

@@ -127,6 +127,7 @@ _VOLUME_HEAD = re.compile(
 )
 _LEAD = re.compile(
     r"^(?:(?:(?:would|do|could)\s+you\s+mind|please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|oh|ah|"
+    r"(?:make|be)\s+sure\s+(?:to|you)|remember\s+to|"
     r"gently|carefully|thoroughly|slowly|vigorously|"
     r"ok(?:ay)?|so|hey|hi|hello|can\s+you|could\s+you|would\s+you|will\s+you|"
     r"i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+(?:need|want)\s+(?:you\s+)?to|"

@@ -319,6 +319,22 @@ def _nested(text: str) -> str:
     return "\n".join(out)
 
 
+_HOW_SENTENCE = re.compile(
+    r"(?<=[.!])[ \t]+(?=(?:(?:please|and|also)\s+)?(?:use|using|with|change|fresh|new|one|same)\b"
+    r"[^.!?\n\d]*\b(?:tips?|channels?|multi-?channel|head)\b[^.!?\n\d]*[.!]?[ \t]*$)",
+    re.IGNORECASE,
+)
+
+
+def _item_how(line: str) -> str:
+    """ "1. Add 50 uL PBS to A1-A6. Use a fresh tip each time.": in a list item, a sentence
+    that only says how to use tips or the head belongs to that item, not the whole request."""
+    if not _BULLET.match(line):
+        return line
+    m = _HOW_SENTENCE.search(line)
+    return line if m is None else line[: m.start() - 1] + ", " + line[m.end() :]
+
+
 @dataclass(frozen=True, slots=True)
 class Normalised:
     """A request in one spelling, its quoted spans held aside."""
@@ -364,7 +380,7 @@ def normalise(request: str) -> Normalised:
         quoted.append((m.group(1) or m.group(2) or "").strip())
         return f" «q{len(quoted) - 1}» "
 
-    text = "\n".join(_markdown(line) for line in text.split("\n"))
+    text = "\n".join(_item_how(_markdown(line)) for line in text.split("\n"))
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
     text = _CAUSATIVE.sub(_causative, text)
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)

@@ -82,6 +82,9 @@ REMARK = re.compile(
     r"|^for\s+(?:the|our|my|a|an|tomorrow|today|this|next)\b(?!.*\d\s*(?:u[lL]|m[lL]|min|s|h|rpm|c)\b)"
     r"|^(?:for|to|as\s+part\s+of|before)\s+(?:the\s+|our\s+)?normali[sz](?:e|ation|ing)\b[^\d]*$"
     r"|^(?:i'?ll|i\s+will|we'?ll|we\s+will|let\s+me\s+know|ping\s+me|notify\s+me)\b"
+    # "We're doing a Bradford today", "Today I'm setting up the qPCR": what the work is for
+    r"|^(?:(?:today|tomorrow|this\s+(?:morning|afternoon|week))\s*,?\s*)?(?:we'?re|we\s+are|i'?m|i\s+am)"
+    r"\s+(?:doing|running|setting\s+up|prepping|preparing|starting|working\s+on|trying)\b(?!.*\d)"
     r"|^(?:don'?t|do\s+not|no\s+need\s+to)\s+mix(?:\s+(?:it|them|afterwards|after))?$"
     r"|^(?:no\s+mixing|without\s+mixing)$",
     _FLAGS,
