@@ -14,7 +14,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from agents.task.planning._markdown import bracketed_lines, item_how, markdown_line, nested
 from agents.task.planning._numberwords import digits
+from agents.task.planning._phrasings import rephrase
 from agents.task.planning._programme_tables import goto_lists, programme_tables
 from agents.task.planning._tables import rewrite as rewrite_tables
 
@@ -84,74 +86,6 @@ def _line_chain(m: re.Match[str]) -> str:
 # "100 uL/step", "20 uL/transfer": a volume for each of something, written "per".
 _PER = re.compile(r"(\d\s*(?:u[lL]|m[lL]))\s*/\s*(steps?|transfers?|points?|dilutions?|samples?)\b")
 _SPACES = re.compile(r"[ ]{2,}")
-# "add in 45 uL", "pipette out 20 uL", "transfer over 30 uL": the particle says nothing more
-# ("in 45 uL" would read as a final volume)
-_PARTICLE = re.compile(
-    r"\b(add|pipett?e|dispense|spike|put|pop|squirt|transfer|move|aliquot|load|deliver)\s+"
-    r"(?:in|out|over)\s+(?=(?:\d|\.\d|an?\s+|one\s))",
-    re.IGNORECASE,
-)
-# "1x assay dil. to D1-D4", "50 uL ea. into": a short form's period, not a sentence's end
-_ABBR_DOT = re.compile(
-    r"\b(soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl|ea|vol|temp|approx|resp|sat|rxn|"
-    r"rxns|incl|max|min|avg|ca)\.(?=[ \t]+[a-z(0-9])"
-)
-# "(these are my blanks)", "(I think)", "(for the calibration)": a remark in brackets that says
-# nothing to do (no number, no well, no tip or mixing word) is set aside.
-_ASIDE = re.compile(
-    r"\s*\(\s*(?:these|this|that|it|they|i|we|my|our|which|as|hopefully|just|not\s+sure|"
-    r"for\s+(?:my|our|the|a|an|tomorrow|today|this|next))\b(?![^()]*(?:\d|\b(?:tips?|channels?|"
-    r"mix\w*|same|fresh|new|change|multi\w*|each|every|all|first|then|after|before)\b))[^()]*\)",
-    re.IGNORECASE,
-)
-# "Take 40 uL of dye from the reservoir and add it to A1-A4", "Aspirate 50 uL from A1, then
-# dispense into B1": one transfer said with two verbs.
-_TAKE_PUT = re.compile(
-    r"\b(?:take|grab|aspirate|draw(?:\s+up)?|withdraw|suck\s+up|pick\s+up|collect)\s+"
-    r"(?P<what>(?:[^.;\n]|(?<=\d)\.(?=\d))*?\d(?:[^.;\n]|(?<=\d)\.(?=\d))*?)\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+|\s+and\s+)"
-    r"(?:add|put|dispense|transfer|deliver|place|pipett?e|move|eject|expel|release|squirt|load|"
-    r"drop)\s+(?:(?:it|them|this|that|all\s+of\s+it|the\s+lot)\s+)?(?P<to>(?:in|into|to|onto)\b)",
-    re.IGNORECASE,
-)
-_BRACKETED_LINE = re.compile(r"^[ \t]*\(([^()\n]+)\)[ \t.]*$", re.MULTILINE)
-# "the first 6 wells of row B", "the first 4 wells in column 3": the wells from the row's or
-# column's start
-_FIRST_WELLS = re.compile(
-    r"\b(?:the\s+)?first\s+(\d{1,2})\s+wells?\s+(?:of|in|on|along|down)\s+(?:the\s+)?"
-    r"(?:row\s+([A-Pa-p])|col(?:umn)?\s+(\d{1,2}))\b",
-    re.IGNORECASE,
-)
-
-
-def _first_wells(m: re.Match[str]) -> str:
-    n = int(m.group(1))
-    if m.group(2):
-        return f"{m.group(2).upper()}1-{m.group(2).upper()}{n}"
-    return f"A{m.group(3)}-{chr(64 + min(n, 26))}{m.group(3)}"
-
-
-# "get plate_1 read at 450 nm", "have it shaken for 2 min", "plate_1 needs to be read", "then
-# the plate read at 600 nm", "I want plate_1 read": the work said of its plate, as a command.
-_DONE_TO = {"read": "read", "shaken": "shake", "incubated": "incubate", "mixed": "mix",
-            "measured": "measure", "scanned": "scan", "spun": "spin", "heated": "heat"}  # fmt: skip
-_CAUSATIVE = re.compile(
-    r"\b(?P<lead>(?:get|have)\s+|(?:then|and)\s+|(?:(?:i|we)(?:'d|\s+would)?\s+)?(?:want|like|need)\s+)?"
-    r"(?P<obj>(?:the\s+|this\s+|that\s+)?plate|it|[A-Za-z][\w-]*\d\w*|[A-Za-z][\w-]*_[\w-]+)\s+"
-    r"(?P<be>(?:needs?|has|have)\s+to\s+be\s+|(?:should|must|is\s+to|will)\s+be\s+|to\s+be\s+)?"
-    r"(?P<pp>read|shaken|incubated|mixed|measured|scanned|spun|heated)"
-    r"(?=\s+(?:at|for|on|in|@|with|by|\d)|\s*[,.;]|\s*$)",
-    re.IGNORECASE,
-)
-
-
-def _causative(m: re.Match[str]) -> str:
-    if not (m.group("lead") or m.group("be")):
-        return m.group(0)  # "plate_1 read 0.4 at 600 nm": no command
-    lead = m.group("lead") or ""
-    keep = lead if re.match(r"(?:then|and)\b", lead, re.IGNORECASE) else ""
-    return f"{keep}{_DONE_TO[m.group('pp').lower()]} {m.group('obj')}"
-
-
 # "100λ": the old notebook sign for a microlitre (after a number only; λ alone is a wavelength)
 _LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
 # "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
@@ -264,77 +198,6 @@ def _carry_units(lines: list[str]) -> list[str]:
     return out
 
 
-# Markdown as notebooks and READMEs write it: "## Prep", "**Day 1**", "__Plate 2__", bold words.
-_MD_HEADING = re.compile(r"^\s*#{1,6}\s*(?=\S)")
-_MD_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
-_MD_ALONE = re.compile(r"^\s*(?:[-*+]\s+)?(\*\*|__)(?=\S)([^*_\n]+?)(?<=\S)\1\s*:?\s*$")
-_LAB_CONTENT = re.compile(r"\d\s*(?:u[lL]|m[lL]|uM|nM|C|rpm|nm)\b|\b[A-Pa-p]\d{1,2}\b")
-
-
-def _markdown(line: str) -> str:
-    """A markdown heading or a line that is all bold ("## Prep", "**Day 1**") is a heading of
-    what follows ("Prep:"); bold elsewhere is only emphasis ("add **50 uL** buffer")."""
-    alone = _MD_ALONE.match(line)
-    heading = _MD_HEADING.match(line)
-    if alone:
-        line = alone.group(2)
-    elif heading:
-        line = line[heading.end() :]
-    line = _MD_STRONG.sub(r"\2", line)
-    if (alone or heading) and not _LAB_CONTENT.search(line):
-        return line.rstrip(" .:") + ":"
-    return line
-
-
-_BULLET = re.compile(
-    r"^(?P<indent>[ \t]*)(?:[-*+•◦▪‣]|\(?(?:\d{1,2}|[a-z]|i{1,3}|iv|vi{0,3})[.)])\s+"
-)
-
-
-def _nested(text: str) -> str:
-    """A sub-item that only qualifies the item above it ("- 50 uL buffer to B1-B12" then,
-    indented, "- fresh tip for each well") is part of that item, not a clause for the whole
-    request: it joins its parent's line. A sub-item with a volume or wells of its own stays."""
-    out: list[str] = []
-    parents: list[tuple[int, int]] = []  # (indent, index in out) of the open items
-    for line in text.split("\n"):
-        m = _BULLET.match(line)
-        if m is None:
-            if line.strip():
-                parents = []
-            out.append(line)
-            continue
-        indent = len(m.group("indent").expandtabs(4))
-        while parents and parents[-1][0] >= indent:
-            parents.pop()
-        child = line[m.end() :].strip()
-        if parents and not _LAB_CONTENT.search(child) and _LAB_CONTENT.search(out[parents[-1][1]]):
-            at = parents[-1][1]
-            out[at] = out[at].rstrip(" .;") + ", " + child
-            continue
-        if parents and not _LAB_CONTENT.search(head := out[parents[-1][1]]):
-            out[parents[-1][1]] = head.rstrip(" .:") + ":"  # "- Plate 1" over its own items
-        parents.append((indent, len(out)))
-        out.append(line)
-    return "\n".join(out)
-
-
-_HOW_SENTENCE = re.compile(
-    r"(?<=[.!])[ \t]+(?=(?:(?:please|and|also)\s+)?(?:use|using|with|change|fresh|new|one|same)\b"
-    r"[^.!?\n\d]*\b(?:tips?|channels?|multi-?channel|head)\b[^.!?\n\d]*[.!]?[ \t]*$)",
-    re.IGNORECASE,
-)
-
-
-def _item_how(line: str) -> str:
-    """ "1. Add 50 uL PBS to A1-A6. Use a fresh tip each time.": in a list item, a sentence
-    that only says how to use tips or the head belongs to that item, not the whole request."""
-    if not _BULLET.match(line):
-        return line
-    m = _HOW_SENTENCE.search(line)
-    return line if m is None else line[: m.start() - 1] + ", " + line[m.end() :]
-
-
 @dataclass(frozen=True, slots=True)
 class Normalised:
     """A request in one spelling, its quoted spans held aside."""
@@ -373,18 +236,15 @@ def _primed(m: re.Match[str]) -> str:
 
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
-    text = rewrite_tables(_nested(unicodedata.normalize("NFC", request))).translate(_CHARS)
+    text = rewrite_tables(nested(unicodedata.normalize("NFC", request))).translate(_CHARS)
     quoted: list[str] = []
 
     def hold(m: re.Match[str]) -> str:
         quoted.append((m.group(1) or m.group(2) or "").strip())
         return f" «q{len(quoted) - 1}» "
 
-    text = "\n".join(_item_how(_markdown(line)) for line in text.split("\n"))
-    text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
-    text = _CAUSATIVE.sub(_causative, text)
-    text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
-    text = _PARTICLE.sub(r"\1 ", _LAMBDA.sub(" uL", digits(text)))
+    text = "\n".join(item_how(markdown_line(line)) for line in text.split("\n"))
+    text = rephrase(_LAMBDA.sub(" uL", digits(text)))
     text = _NUMBER_UNIT.sub(_number_unit, text)
     text = _PRIMES.sub(_primed, text)  # "95°C 2'", "60°C 30\"": minutes and seconds
     text = _QUOTES.sub(hold, text)
@@ -404,7 +264,7 @@ def normalise(request: str) -> Normalised:
     text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
     text = goto_lists(text)  # "5) go to step 2, 29 more times": steps 2-4 thirty times
     lines, carried = [], None
-    text = _BRACKETED_LINE.sub(r"\1", text)  # "(all on plate_2)" on a line of its own
+    text = bracketed_lines(text)  # "(all on plate_2)" on a line of its own
     for raw in _carry_units(text.replace("\r", "\n").split("\n")):
         line, carried = _units(raw, carried if raw.strip() else None)
         lines.append(_SPACES.sub(" ", line).strip())

@@ -1,0 +1,84 @@
+"""Ways of saying a command that are written the planner's one way before anything reads it:
+a verb's particle ("add in 45 uL"), a short form's period ("1x assay dil. to"), a remark in
+brackets ("(these are my blanks)"), one transfer said with two verbs ("take 40 uL ... and add
+it to ..."), "the first 6 wells of row B", and work said of its plate as a wish or in the
+passive ("get plate_1 read at 450 nm", "plate_1 needs to be read").
+"""
+
+from __future__ import annotations
+
+import re
+
+# "add in 45 uL", "pipette out 20 uL", "transfer over 30 uL": the particle says nothing more
+# ("in 45 uL" would read as a final volume)
+_PARTICLE = re.compile(
+    r"\b(add|pipett?e|dispense|spike|put|pop|squirt|transfer|move|aliquot|load|deliver)\s+"
+    r"(?:in|out|over)\s+(?=(?:\d|\.\d|an?\s+|one\s))",
+    re.IGNORECASE,
+)
+# "1x assay dil. to D1-D4", "50 uL ea. into": a short form's period, not a sentence's end
+_ABBR_DOT = re.compile(
+    r"\b(soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl|ea|vol|temp|approx|resp|sat|rxn|"
+    r"rxns|incl|max|min|avg|ca)\.(?=[ \t]+[a-z(0-9])"
+)
+# "(these are my blanks)", "(I think)", "(for the calibration)": a remark in brackets that says
+# nothing to do (no number, no well, no tip or mixing word) is set aside.
+_ASIDE = re.compile(
+    r"\s*\(\s*(?:these|this|that|it|they|i|we|my|our|which|as|hopefully|just|not\s+sure|"
+    r"for\s+(?:my|our|the|a|an|tomorrow|today|this|next))\b(?![^()]*(?:\d|\b(?:tips?|channels?|"
+    r"mix\w*|same|fresh|new|change|multi\w*|each|every|all|first|then|after|before)\b))[^()]*\)",
+    re.IGNORECASE,
+)
+# "Take 40 uL of dye from the reservoir and add it to A1-A4", "Aspirate 50 uL from A1, then
+# dispense into B1": one transfer said with two verbs.
+_TAKE_PUT = re.compile(
+    r"\b(?:take|grab|aspirate|draw(?:\s+up)?|withdraw|suck\s+up|pick\s+up|collect)\s+"
+    r"(?P<what>(?:[^.;\n]|(?<=\d)\.(?=\d))*?\d(?:[^.;\n]|(?<=\d)\.(?=\d))*?)\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+|\s+and\s+)"
+    r"(?:add|put|dispense|transfer|deliver|place|pipett?e|move|eject|expel|release|squirt|load|"
+    r"drop)\s+(?:(?:it|them|this|that|all\s+of\s+it|the\s+lot)\s+)?(?P<to>(?:in|into|to|onto)\b)",
+    re.IGNORECASE,
+)
+# "the first 6 wells of row B", "the first 4 wells in column 3": the wells from the row's or
+# column's start
+_FIRST_WELLS = re.compile(
+    r"\b(?:the\s+)?first\s+(\d{1,2})\s+wells?\s+(?:of|in|on|along|down)\s+(?:the\s+)?"
+    r"(?:row\s+([A-Pa-p])|col(?:umn)?\s+(\d{1,2}))\b",
+    re.IGNORECASE,
+)
+
+
+def _first_wells(m: re.Match[str]) -> str:
+    n = int(m.group(1))
+    if m.group(2):
+        return f"{m.group(2).upper()}1-{m.group(2).upper()}{n}"
+    return f"A{m.group(3)}-{chr(64 + min(n, 26))}{m.group(3)}"
+
+
+# "get plate_1 read at 450 nm", "have it shaken for 2 min", "plate_1 needs to be read", "then
+# the plate read at 600 nm", "I want plate_1 read": the work said of its plate, as a command.
+_DONE_TO = {"read": "read", "shaken": "shake", "incubated": "incubate", "mixed": "mix",
+            "measured": "measure", "scanned": "scan", "spun": "spin", "heated": "heat"}  # fmt: skip
+_CAUSATIVE = re.compile(
+    r"\b(?P<lead>(?:get|have)\s+|(?:then|and)\s+|(?:(?:i|we)(?:'d|\s+would)?\s+)?(?:want|like|need)\s+)?"
+    r"(?P<obj>(?:the\s+|this\s+|that\s+)?plate|it|[A-Za-z][\w-]*\d\w*|[A-Za-z][\w-]*_[\w-]+)\s+"
+    r"(?P<be>(?:needs?|has|have)\s+to\s+be\s+|(?:should|must|is\s+to|will)\s+be\s+|to\s+be\s+)?"
+    r"(?P<pp>read|shaken|incubated|mixed|measured|scanned|spun|heated)"
+    r"(?=\s+(?:at|for|on|in|@|with|by|\d)|\s*[,.;]|\s*$)",
+    re.IGNORECASE,
+)
+
+
+def _causative(m: re.Match[str]) -> str:
+    if not (m.group("lead") or m.group("be")):
+        return m.group(0)  # "plate_1 read 0.4 at 600 nm": no command
+    lead = m.group("lead") or ""
+    keep = lead if re.match(r"(?:then|and)\b", lead, re.IGNORECASE) else ""
+    return f"{keep}{_DONE_TO[m.group('pp').lower()]} {m.group('obj')}"
+
+
+def rephrase(text: str) -> str:
+    """``text`` with each of these ways of saying written the one way."""
+    text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
+    text = _CAUSATIVE.sub(_causative, text)
+    text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
+    return _PARTICLE.sub(r"\1 ", text)
