@@ -234,3 +234,32 @@ def test_a_label_naming_where_picks_go_is_the_plate_of_the_wells_after_the_arrow
     assert {s.args.get("destination") for s in plan.steps if s.command == "transfer"} == {
         "daughter"
     }
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Dispense 50 uL buffer into 3 wells of plate_1 row C",
+        "Add 10 uL dye to two wells of plate_1 column 1",
+        "Add 50 uL dye to plate_1 row C in triplicate",
+    ],
+)
+def test_a_count_of_wells_the_named_set_does_not_have_is_asked_never_filled_all_the_same(
+    request_text: str,
+) -> None:
+    asked = _plan("standard", request_text)
+    assert isinstance(asked, Clarification)
+    assert asked.missing == ["wells"]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Add 50 uL dye to each of the 12 wells of plate_1 row A",
+        "Add 100 uL buffer to the inner 60 wells of plate_1",
+        "Add 50 uL dye to plate_1 A1-A3 in triplicate",
+        "Triplicate columns of buffer, 50 uL, in plate_1 columns 1-3, multichannel",
+    ],
+)
+def test_a_count_of_wells_or_replicates_the_set_has_is_planned(request_text: str) -> None:
+    assert isinstance(_plan("standard", request_text), Plan)

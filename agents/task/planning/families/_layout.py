@@ -78,6 +78,33 @@ def _run_from(text: str, start: str, n: int, lw: str, world: r.World) -> list[st
     )
 
 
+_NUMBERS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}  # fmt: skip
+_N_WELLS = re.compile(
+    rf"\b(?<!per\s)(?<!every\s)(\d{{1,3}}|{'|'.join(_NUMBERS)})\s+(?:(?:more|other|empty|separate|"
+    r"different|adjacent|neighbou?ring|consecutive|fresh|new)\s+)?wells\b",
+    _FLAGS,
+)
+
+
+def _as_counted(text: str, dst: list[str], lw: str) -> list[str]:
+    """'into 3 wells of row C': a count of wells the set named does not have is asked about,
+    never filled all the same (12 wells) or cut short."""
+    m = _N_WELLS.search(text)
+    if m is None:
+        return dst
+    n = _NUMBERS.get(m.group(1).lower()) or int(m.group(1))
+    if n == len(dst) or n == 0:
+        return dst
+    some = f"{lw} {dst[0]}-{dst[n - 1]}" if n < len(dst) else f"{len(dst)} wells of {lw}"
+    raise Ask(
+        f"You say {n} wells, but the wells named are {len(dst)} ({lw} {dst[0]}..{dst[-1]}): "
+        "which wells should receive it?",
+        ["wells"],
+        [some, f"{lw} {dst[0]}..{dst[-1]} (all {len(dst)})"],
+    )
+
+
 def _arranged(
     frame: Frame, src_lw: str, src: list[str], dst_lw: str, dst: list[str], world: r.World
 ) -> list[str]:
@@ -91,4 +118,4 @@ def _arranged(
         return quad
     if len(dst) == 1 and (run := _run_from(text, dst[0], len(src) * count, dst_lw, world)):
         return run
-    return dst
+    return _as_counted(text, dst, dst_lw)

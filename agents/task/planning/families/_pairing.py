@@ -267,6 +267,14 @@ def replicate(
     replicates need is their layout when it is one ("in triplicate (rows A, B and C)")."""
     if len(src) > 1 and len(dst) > needed and (laid := _layout(src, dst, count)) is not None:
         return laid
+    lines = (len({w[0] for w in dst}), len({w[1:] for w in dst}))
+    if len(src) == 1 and len(dst) > needed and count not in lines:
+        raise Ask(  # "row C in triplicate": 3 of its wells, or every well of it?
+            f"{count} replicates, but the wells named are {len(dst)} "
+            f"({plate} {dst[0]}..{dst[-1]}): which wells should receive them?",
+            ["wells"],
+            [f"{plate} {', '.join(dst[:count])}", f"{plate} {dst[0]}..{dst[-1]} (all {len(dst)})"],
+        )
     if len(dst) >= needed:
         return dst
     lw = p.world.labware(plate)
