@@ -60,3 +60,30 @@ def test_a_spaced_id_is_planned_and_the_trace_keeps_the_person_s_words() -> None
     assert isinstance(result, Plan)
     assert result.steps[-1].args["wavelength_nm"] == 600
     assert [t.clause for t in result.trace] == clauses_of(result.request) == ["plate 1, 600 nm"]
+
+
+# --------------------------------------------------------------------------- spelling
+@pytest.mark.parametrize(
+    ("written", "meant"),
+    [
+        ("trasnfer 5 uL", "transfer 5 uL"),
+        ("Dipsense 80 uL", "Dispense 80 uL"),
+        ("incubtae 15 min", "incubate 15 min"),
+        ("pipete = 8-channel", "pipette = 8-channel"),
+        ("serial diltuion from A1", "serial dilution from A1"),
+    ],
+)
+def test_a_misspelt_verb_or_keyword_is_corrected_before_the_split(written: str, meant: str) -> None:
+    assert normalise(written).text == meant
+
+
+def test_inflections_other_words_and_quoted_names_are_not_corrected() -> None:
+    for text in ("Repeats", "mixer", "pipets", "the black plate", "cells", "diluted"):
+        assert normalise(text).text == text
+    assert normalise('add 5 uL "dipsense" to A1').quoted == ("dipsense",)
+
+
+def test_a_misspelt_verb_after_a_comma_still_starts_its_own_clause() -> None:
+    result = plan("add 20 uL dye to plate_1 A1:A3, incubtae at 37 C for 10 min")
+    assert isinstance(result, Plan)
+    assert [t.kind for t in result.trace] == ["action", "action"]

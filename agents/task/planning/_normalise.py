@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.task.planning._markdown import bracketed_lines, item_how, markdown_line, nested
 from agents.task.planning._numberwords import digits
 from agents.task.planning._phrasings import rephrase
 from agents.task.planning._programme_tables import goto_lists, programme_tables
+from agents.task.planning._spelling import keywords, units
 from agents.task.planning._tables import rewrite as rewrite_tables
 
 # A placeholder is a word of its own: «q0», «q1», ...
@@ -94,26 +96,6 @@ _LABWARE_WELL = re.compile(r"\b([A-Za-z][\w-]*):(?=[A-Pa-p]\d{1,2}\b)")
 _SLASHED = re.compile(
     r"\b(?:\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)+(?=\s*(?:u[lL]|m[lL])\b)|[A-Pa-p]\d{1,2}(?:/[A-Pa-p]\d{1,2})+\b)"
 )
-
-
-# A unit after a number, spelled however it is written ("150 microlitres", "0.2 millilitres",
-# "4 degrees C", "37 deg. Celsius", "5 minutes", "30 secs", "2 hours"), in the one short form
-# the later stages read ("uL", "mL", "C", "min", "s", "h"). Only right after a number.
-_NUMBER_UNIT = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?|\.\d+)([ \t]*-?[ \t]*)"
-    r"(?:(?P<ul>micro[ \t-]?lit(?:er|re)s?|u[lL]s?|mcl)"
-    r"|(?P<ml>milli[ \t-]?lit(?:er|re)s?|m[lL]s|ML)"
-    r"|(?P<c>(?:degrees?|deg\.?)[ \t]*(?:C|celsius|centigrade)|degrees?(?![ \t]*(?:F|fahrenheit)\b)"
-    r"|celsius|centigrade|degC|c(?=[ \t]*(?:$|[,;.)/\n]|for\b|and\b|\d)))"
-    r"|(?P<min>minutes?|mins)|(?P<s>seconds?|secs?)|(?P<h>hours?|hrs?))\b",
-    re.IGNORECASE | re.MULTILINE,
-)
-_SHORT = {"ul": "uL", "ml": "mL", "c": "C", "min": "min", "s": "s", "h": "h"}
-
-
-def _number_unit(m: re.Match[str]) -> str:
-    kind = next(k for k in _SHORT if m.group(k) is not None)
-    return f"{m.group(1)}{m.group(2)}{_SHORT[kind]}"
 
 
 def _labware_well(m: re.Match[str]) -> str:
@@ -234,6 +216,15 @@ def _primed(m: re.Match[str]) -> str:
     return f"{m['t']} {m['n']} {unit}"
 
 
+def _outside_quotes(fn: Callable[[str], str], text: str) -> str:
+    """``fn`` applied to the text between quoted spans; what is quoted stays as written."""
+    out, last = [], 0
+    for m in _QUOTES.finditer(text):
+        out += [fn(text[last : m.start()]), m.group(0)]
+        last = m.end()
+    return "".join([*out, fn(text[last:])])
+
+
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
     text = rewrite_tables(nested(unicodedata.normalize("NFC", request))).translate(_CHARS)
@@ -244,8 +235,8 @@ def normalise(request: str) -> Normalised:
         return f" «q{len(quoted) - 1}» "
 
     text = "\n".join(item_how(markdown_line(line)) for line in text.split("\n"))
-    text = rephrase(_LAMBDA.sub(" uL", digits(text)))
-    text = _NUMBER_UNIT.sub(_number_unit, text)
+    text = _outside_quotes(keywords, text)  # "incubtae", "dipsense": before any verb is read
+    text = units(rephrase(_LAMBDA.sub(" uL", digits(text))))
     text = _PRIMES.sub(_primed, text)  # "95°C 2'", "60°C 30\"": minutes and seconds
     text = _QUOTES.sub(hold, text)
     text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)

@@ -72,7 +72,7 @@ def _row(cells: list[str], roles: list[str], unit: str) -> str | None:
 _FIELD = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<key>source(?:\s+(?:plate|labware))?|src|from|origin|"
     r"dest(?:ination)?(?:\s+(?:plate|labware))?|dst|to|target|volume(?:\s+per\s+well)?|vol|"
-    r"liquid|reagent|wells?|columns?|rows?|channels?|pipette|head|tips?)\s*[:=]\s*(?P<value>\S.*?)\s*$",
+    r"liquid|reagent|wells?|columns?|rows?|channels?|pipett?e?|head|tips?)\s*[:=]\s*(?P<value>\S.*?)\s*$",
     _FLAGS,
 )
 _KEYS = {"src": "source", "from": "source", "origin": "source", "dst": "dest", "to": "dest",
