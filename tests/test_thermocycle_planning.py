@@ -314,3 +314,26 @@ def test_a_move_to_the_thermocycler_is_a_move_and_a_hold_there_is_the_block_s() 
     held = plan("load plate_2 in the thermocycler and hold it at 4 C", without_heater_shaker())
     assert isinstance(held, Plan), held
     assert commands(held)[-1] == "tc1.set_block_temperature"
+
+
+def test_a_touchdown_step_runs_each_cycle_at_its_own_temperature() -> None:
+    stages = prof.parse("3 cycles of 95 C 30 s, 65 C 30 s (-1 C per cycle); 25 cycles of 95 C 30 s")
+    assert [st.steps[1][0] for st in stages.stages[:3]] == [65, 64, 63]
+    assert [st.repeats for st in stages.stages] == [1, 1, 1, 25]
+    assert stages.vague is None
+
+
+@pytest.mark.parametrize(
+    ("request_", "code"),
+    [
+        ("plate_2: 40 cycles of 95 C 15 s, 60 C 1 min, ramp rate 1.6 C/s", "capacity"),
+        ("plate_2: 40x (95 C 15 s, 60 C 1 min), then a melt curve 65-95 C", "missing_instrument"),
+        ("plate_2 gradient PCR, annealing 55-65 C: 30x (95 C 30 s, 60 C 30 s)", "capacity"),
+        ("Run plate_2 30 cycles of 95 C 15 s, 60 C 30 s with the lid off", "policy_limit"),
+    ],
+)
+def test_what_a_programme_of_temperatures_and_times_cannot_be_is_refused(
+    request_: str, code: str
+) -> None:
+    result = plan(request_)
+    assert isinstance(result, Refusal) and result.code == code, result

@@ -90,14 +90,17 @@ def _source_liquids(steps: list[PlanStep], world: World) -> set[str]:
     return found
 
 
+_PER_CYCLE = re.compile(r"\s*(?:/|per|each|every|a)\s*cycle\b", re.IGNORECASE)
+
+
 def check(frame: Frame, item: TraceItem, steps: list[PlanStep], world: World) -> None:
     """Ask about whatever ``frame`` names that the steps planned for it do not use."""
     if item.kind != "action" or not steps:
         return
     numbers = [n for s in steps for n in _numbers(s.args)]
     for q in frame.ents.quantities:
-        if _ASIDE.search(frame.text[: q.start]):
-            continue  # "read within 30 min", "buffer pre-warmed to 37 C": not a setting
+        if _ASIDE.search(frame.text[: q.start]) or _PER_CYCLE.match(frame.text[q.end :]):
+            continue  # "read within 30 min", "pre-warmed to 37 C", "0.5 C per cycle" (a step's)
         if q.kind in _KINDS and not _used(q.value, numbers, q.kind):
             raise Ask(
                 f"I read it as '{item.understood}', which does not use the {q.text} you "

@@ -233,11 +233,11 @@ def _instruments_first(read_in: Sequence[tuple[Frame | None, Family | None]], p:
     """A request that needs an instrument the lab lacks is refused for that, whatever else
     it asks ("RT step at 50 C, then 40 cycles of 95 C / 60 C": there is no thermocycler)."""
     for frame, family in read_in:
+        if frame is not None and family is not None and family.name == "thermocycle":
+            thermo.require(frame, p)  # "a melt curve 65-95 C": refused before any range is asked
         if frame is not None and family is not None and family.name != "context":
             _named_instruments(frame, p)
             choices.check(frame)  # "10-20 uL", "dye or buffer": asked, never picked
-        if frame is not None and family is not None and family.name == "thermocycle":
-            thermo.require(frame, p)
         needs = {"read": "plate_reader", "incubate": "heater_shaker"}
         if frame is not None and family is not None and family.name in needs:
             kind = needs[family.name]

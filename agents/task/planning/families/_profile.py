@@ -114,6 +114,12 @@ _BEFORE = re.compile(
     r"\b(?:initial(?:ly)?|first|before\s+the\s+cycl\w*|pre-?|preceded\s+by)", _FLAGS
 )
 _NAMES = re.compile(r"denatur|anneal|exten|elongat|melt", _FLAGS)
+_DELTA = re.compile(  # "(-1 C per cycle)", "decreasing by 0.5 C each cycle": a touchdown
+    r"\(?\s*(?P<d>[-+−]\s*\d+(?:\.\d+)?)\s*(?:°\s*)?C?\s*(?:/|per|each|every|a)\s*cycle\s*\)?"
+    r"|\b(?:(?P<up>increas\w*|rais\w*)|decreas\w*|dropp?\w*|lower\w*|reduc\w*)\s+(?:by\s+)?"
+    r"(?P<d2>\d+(?:\.\d+)?)\s*(?:°\s*)?C?\s*(?:/|per|each|every|a)\s*cycle",
+    _FLAGS,
+)
 _NAMING = re.compile(r"\b(?:temp(?:erature)?|ta|tm)\s*(?:of|=|:|is|at)?\s*$", _FLAGS)
 _SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "hour": 3600}
 
@@ -125,6 +131,8 @@ class Stage:
     bracket: bool = False
     before: bool = False  # told after the cycles but run before them ("an initial ... before")
     sep: str | None = None  # what joins its steps ("/" in "95 C 15 s / 60 C 30 s")
+    deltas: dict[int, float] = field(default_factory=dict)  # step -> C more each cycle
+    cycle_of_touchdown: bool = False  # one cycle of a touchdown, run once
     parts: bool = False  # its count names its parts: "(95 C, 30 s)" after one is one step's
 
 
@@ -206,6 +214,8 @@ def hold_of(text: str) -> float | None:
 def parse(text: str) -> Profile:
     """The programme ``text`` describes (no stages: no programme here)."""
     prof = Profile([])
+    deltas = [(m.start(), _delta(m)) for m in _DELTA.finditer(text)]
+    text = _blank(text, [m.span() for m in _DELTA.finditer(text)])  # "-1 C" is no step
     lid = _LID.search(text)
     if lid:
         prof.lid_c = float(lid.group("c") or lid.group("c2"))
@@ -217,7 +227,7 @@ def parse(text: str) -> Profile:
     prof.no_hold = bool(NO_HOLD.search(text))
     vague = _VAGUE.search(text)
     prof.vague = vague.group(0) if vague else None
-    tokens: list[tuple[int, str, object]] = []
+    tokens: list[tuple[int, str, object]] = [(a, "delta", d) for a, d in deltas]
     found = steps(text, programme=True)
     tokens += [(a, "step", (c, s)) for a, _, c, s in found]
     covered = [(a, b) for a, b, _, _ in found]
@@ -267,7 +277,7 @@ def parse(text: str) -> Profile:
     if (
         prof.vague is None
         and _CYCLING.search(text)
-        and all(st.repeats == 1 for st in prof.stages)
+        and all(st.repeats == 1 and not st.cycle_of_touchdown for st in prof.stages)
         and any(len(st.steps) > 1 for st in prof.stages)
     ):
         prof.vague = "no number of cycles"  # "cycle rxn_plate 95 C 15 s / 60 C 30 s"
@@ -317,6 +327,9 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
                     cur.sep = str(value)
                 elif cur.sep == "/" and value == ",":
                     close()  # "35 cycles of 95 C 15 s / 60 C 30 s, 72 C 5 min": a new part
+        elif kind == "delta":
+            if cur is not None and cur.steps:
+                cur.deltas[len(cur.steps) - 1] = float(value)  # type: ignore[arg-type]
         elif kind == "step":
             if cur is not None and cur.steps and not cur.bracket and cur.steps[-1][0] == value[0]:  # type: ignore[index]
                 close()  # "..., 72 C 30 s, 72 C 5 min": one temperature twice is two parts
@@ -325,7 +338,27 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
                 before = False
             cur.steps.append(value)  # type: ignore[arg-type]
     close()
-    return _in_run_order(done)
+    return _in_run_order(_touchdown(done))
+
+
+def _touchdown(stages: list[Stage]) -> list[Stage]:
+    """A cycle whose step changes by a set amount each cycle ("65 C 30 s (-1 C per cycle)")
+    run as one part per cycle, each at its own temperature (65, 64, 63, ...)."""
+    out: list[Stage] = []
+    for st in stages:
+        if not st.deltas or st.repeats < 2:
+            out.append(st)
+            continue
+        for k in range(st.repeats):
+            steps = [(c + st.deltas.get(i, 0.0) * k, t) for i, (c, t) in enumerate(st.steps)]
+            out.append(Stage(steps=steps, cycle_of_touchdown=True))
+    return out
+
+
+def _delta(m: re.Match[str]) -> float:
+    if m["d"]:
+        return float(re.sub(r"\s+", "", m["d"]).replace("−", "-"))
+    return float(m["d2"]) * (1 if m["up"] else -1)
 
 
 def _in_run_order(stages: list[Stage]) -> list[Stage]:

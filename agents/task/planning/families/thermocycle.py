@@ -110,6 +110,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     named = any(kind == "thermocycler" for kind, *_ in ents.instruments)
     if prof.steps(text) and (named or prof.CYCLED.search(text)):
         return 80  # "rxn_plate at 65 C for 20 min on tc1", "25 rounds of 94 C 20 s, ..."
+    if any(rx.search(text) for rx, _, code in _CANNOT if code != "policy_limit"):
+        return 76  # "then a melt curve 65-95 C": the thermocycler's, refused for what it is
     if HOLD.match(text) and named and prof.hold_of(text) is not None:
         return 78  # "keep rt_plt at 4 C in the cycler"
     if (
@@ -133,6 +135,38 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     return None
 
 
+# What a programme of temperatures, times and cycles cannot be: refused with the reason.
+_CANNOT = (
+    (
+        re.compile(
+            r"\bramp(?:ing)?(?:\s+(?:rate|speed))?\b[^,;]*?\d\s*(?:C|degrees?)?\s*/\s*s", _FLAGS
+        ),
+        "the thermocycler runs temperatures, times and cycles: it takes no ramp rate",
+        "capacity",
+    ),
+    (
+        re.compile(r"\bmelt(?:ing)?[\s-]*curve|\bdissociation\s+curve|\bhrm\b", _FLAGS),
+        "a melt curve reads the plate while the block ramps: the lab has no real-time "
+        "(qPCR) instrument, only a thermocycler and a separate reader",
+        "missing_instrument",
+    ),
+    (
+        re.compile(r"\bgradient\b", _FLAGS),
+        "the thermocycler holds one temperature across its block: it runs no gradient",
+        "capacity",
+    ),
+    (
+        re.compile(
+            r"\blid\s+(?:off|open)\b|\b(?:without|no)\s+(?:the\s+|a\s+)?(?:heated\s+)?lid\b"
+            r"|\bopen[\s-]lid\b",
+            _FLAGS,
+        ),
+        "a profile runs with the lid closed: with it open the samples evaporate",
+        "policy_limit",
+    ),
+)
+
+
 def require(frame: Frame, p: r.Planning) -> None:
     """Refuse, before anything else is planned, what needs an instrument the lab lacks."""
     text = frame.text
@@ -149,6 +183,10 @@ def require(frame: Frame, p: r.Planning) -> None:
                 "missing_instrument",
             )
     r.instrument("thermocycler", p, frame)  # refuses when the lab has none
+    text = _profile_text(frame)
+    for rx, why, code in _CANNOT:
+        if rx.search(text):
+            raise Refuse(why, code)
 
 
 def _profile_text(frame: Frame) -> str:
