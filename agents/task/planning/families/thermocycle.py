@@ -173,11 +173,7 @@ def require(frame: Frame, p: r.Planning) -> None:
     for kind, rx in _OTHER.items():
         if rx.search(text) and not _CYCLING.search(text):
             if not p.world.lab.of_kind(kind):
-                raise Refuse(
-                    f"the lab has no {r.KIND_LABEL.get(kind, kind)}: "
-                    f"it cannot {frame.clause.said!r}",
-                    "missing_instrument",
-                )
+                raise Refuse(r.lacks(kind, p.world), "missing_instrument")  # names what it has
             raise Refuse(
                 f"planning for the {r.KIND_LABEL.get(kind, kind)} is not supported yet",
                 "missing_instrument",
