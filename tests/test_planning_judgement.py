@@ -202,3 +202,23 @@ def test_two_liquids_in_one_fact_are_checked_each_in_its_own_well() -> None:
         "The water is in reservoir A1 and the buffer in A2. Add 20 uL buffer to dest_plate A1."
     )
     assert isinstance(_plan("samples", request_), Plan)
+
+
+def test_the_liquid_already_in_a_chains_first_well_is_its_stock() -> None:
+    plan = _plan(
+        "samples",
+        "dna_plate A3 already holds 50 uL of DNA. Do a 2-fold serial dilution from A3 to A8 "
+        "with water, 25 uL per step.",
+    )
+    assert isinstance(plan, Plan)
+    assert {(s.args.get("source"), s.args.get("source_well")) for s in plan.steps} >= {
+        ("reservoir", "A1"),
+        ("dna_plate", "A3"),
+    }
+
+
+def test_a_verbless_list_of_liquids_and_wells_is_a_fact() -> None:
+    said = _plan(
+        "samples", "Reservoir: buffer in A1, water in A2. Add 50 uL water to dest_plate C1."
+    )
+    assert isinstance(said, Clarification) and said.missing == ["lab_state"]

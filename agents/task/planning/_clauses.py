@@ -72,6 +72,12 @@ _NAMED_VOLUME_START = re.compile(
     r"(?:into|in|to|->)\s)",
     _FLAGS,
 )
+# What says how the lab is, not what to do: volumes after it are more of the same fact.
+_STATE_SENTENCE = re.compile(
+    r"^\s*(?:there\s+(?:is|are|'s)|there's|we\s+have|i\s+have|(?:it|they)\s+(?:has|have|holds?))\b"
+    r"|\b(?:already|currently)\s+(?:has|have|holds?|contains?)\b",
+    _FLAGS,
+)
 _VOLUME = re.compile(r"\d\s*(?:u[lL]|ml|mL|microlit|millilit)", _FLAGS)
 _FINAL_TAIL = re.compile(
     r"^\s*[\d.]+\s*[a-zA-Zµ]+\s+(?:final|total|per\s+well|each|in\s+total|in\s+every|in\s+each)",
@@ -342,6 +348,8 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         after = after[: (re.search(r"[,;]", after) or re.search(r"$", after)).start()]  # type: ignore[union-attr]
         if re.match(r"[A-Pa-p]\d", after) and not _VOLUME.search(before):
             continue  # "... into e1, e2, e3 with 7, 14 and 21 ul": the volumes of the list
+        if _STATE_SENTENCE.search(before):
+            continue  # "There is 12 mL of buffer in A2 and 12 mL of water in A1": one fact
         if _HAS_DEST.search(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
             cuts.append(m)
     timed = []

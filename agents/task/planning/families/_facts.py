@@ -106,6 +106,8 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
     paired = len(frame.ents.liquids) == len(placed) > 1  # "water in A1 and the buffer in A2"
     for k, place in enumerate(placed):
         said = frame.ents.liquids[k] if paired else frame.liquid
+        vols = [q for q in frame.ents.quantities if q.kind == "volume"]
+        volume = vols[k] if len(vols) == len(placed) > 1 else volume  # "12 mL ..., 5 mL ..."
         sure = [m for m in frame.ents.labware if m.sure]
         if place.labware is None and place.unknown is None and len(sure) == 1:
             place = Place(sure[0], place.wells)  # "The reservoir has 12 mL of water in A1"

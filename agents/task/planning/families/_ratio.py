@@ -92,6 +92,18 @@ def _stock(frame: Frame, p: r.Planning) -> str:
     return r.liquid(named[0], p)
 
 
+_AS_DILUENT = re.compile(r"\b(?:with|using|in|into)\s+(?:the\s+|some\s+)?$", _FLAGS)
+
+
+def first_well_stock(frame: Frame, p: r.Planning, plate: str, first: str) -> str | None:
+    """The liquid the chain's first well already holds, when the clause names no other stock
+    ("dna_plate A3 holds DNA. 2-fold serial dilution from A3 to A8 with water": the DNA)."""
+    if any(not _AS_DILUENT.search(frame.text[: m.start]) for m in frame.liquids):
+        return None  # a stock is named: it is the stock
+    held = [n for n, v in p.world.contents.get((plate, first), {}).items() if v > 0]
+    return held[0] if len(held) == 1 else None
+
+
 def _by_column(wells: list[str], channels: int) -> list[str]:
     return sorted(wells, key=lambda w: (int(w[1:]), w[0])) if channels == 8 else wells
 

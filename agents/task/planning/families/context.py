@@ -211,7 +211,22 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         and not (_FILL_WITH.search(text) and not _ALREADY_FILLED.search(text))
     ):
         return 65  # "Note that samples is pre-filled with 100 uL sample per well"
+    if _where_list(ents):
+        return 65  # "water in A1, buffer in A2": where each liquid is
     return None
+
+
+_WHERE_FILLER = re.compile(r"[#\s,;:=()-]+|\b(?:in|at|and|the|is|are|wells?|troughs?)\b", _FLAGS)
+
+
+def _where_list(ents: Entities) -> bool:
+    """A list of liquids and the wells they are in, with no verb ("water in A1, buffer in A2")."""
+    if not ents.liquids or len(ents.wellsets) != len(ents.liquids) or ents.volumes():
+        return False
+    rest = ents.marked
+    for w in ents.wellsets:
+        rest = rest[: w.start] + " " * (w.end - w.start) + rest[w.end :]
+    return not _WHERE_FILLER.sub("", rest)
 
 
 def build(frame: Frame, p: r.Planning) -> str:

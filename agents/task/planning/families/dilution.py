@@ -39,6 +39,7 @@ from agents.task.planning.families._ratio import (
     _fold,
     _ratio,
     _stock,
+    first_well_stock,
     held_stock,
     stock_sources,
 )
@@ -205,15 +206,16 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     k = _fold(frame)
     place = frame.dest if not frame.dest.empty else frame.head
     held = held_stock(frame, p, place)  # "serially dilute sample_plate A1 ... down assay column 1"
-    stock = held[2] if held is not None else _stock(frame, p)
-    diluent = _diluent(frame, stock, p)
-    if diluent == stock:
-        raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
     plate = r.labware(place, p, "dilute across")
     chains = geometry.chains_of(geometry.without_held(frame, held, plate), plate, p)
     chains, last_blank = geometry.without_blanks(frame, chains, plate, p)
     if any(len(c) < 2 for c in chains):
         raise Refuse("a serial dilution needs at least two wells", "nothing_to_do")
+    first = first_well_stock(frame, p, plate, chains[0][0]) if held is None else None
+    stock = held[2] if held is not None else (first or _stock(frame, p))
+    diluent = _diluent(frame, stock, p)
+    if diluent == stock:
+        raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
     step_q = next(
         (
             q
