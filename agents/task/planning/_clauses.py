@@ -182,6 +182,16 @@ def _opens_a_list(line: str, after: list[str]) -> bool:
     )
 
 
+_FOLLOWS = re.compile(
+    r"\b(?:as\s+follows|the\s+following(?:\s+[\w-]+){0,3}|below)\s*[.,]?\s*$", _FLAGS
+)
+
+
+def _follows(line: str, after: list[str]) -> bool:
+    """ "add to dna_plate the following water volumes" + a line per well: a heading."""
+    return bool(after and _FOLLOWS.search(line) and _ENTRY.match(after[0].strip()))
+
+
 def _inline_items(line: str) -> str:
     """'1. add ...; 2. add ...; 3. read ...' on one line: the numbers mark items, not sentences."""
     found = list(_INLINE_ITEM.finditer(line))
@@ -220,11 +230,15 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     lines = [_inline_items(line) for line in norm.text.split("\n")]
     for n, line in enumerate(lines):
         line = wells_label(line)  # "Blanks (H11, H12): 100 uL buffer into plate_1"
-        if _opens_a_list(line, lines[n + 1 : n + 2]) or (
-            lines[n + 1 : n + 2]
-            and re.match(r"\s*(?:[-*+>]|\(?\d{1,2}[.)])\s*\S", lines[n + 1])
-            and not _ITEM.match(line)
-            and heading_line(line, ACTION_VERBS)
+        if (
+            _opens_a_list(line, lines[n + 1 : n + 2])
+            or _follows(line, lines[n + 1 : n + 2])
+            or (
+                lines[n + 1 : n + 2]
+                and re.match(r"\s*(?:[-*+>]|\(?\d{1,2}[.)])\s*\S", lines[n + 1])
+                and not _ITEM.match(line)
+                and heading_line(line, ACTION_VERBS)
+            )
         ):
             line = line.rstrip(" .") + ":"  # "Cherry-pick list, samples to dest_plate" + items
         item = _ITEM.match(line)

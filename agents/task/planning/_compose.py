@@ -48,7 +48,8 @@ _NORMALISING = re.compile(r"\bnormali[sz](?:e|ation|ing)\b", re.IGNORECASE)
 
 
 _ADDING = re.compile(
-    r"\bnormali[sz](?:e|ation|ing)\b|^(?:add|dispense|put|pipette|fill|top)\b|\bvolumes?\b",
+    r"\bnormali[sz](?:e|ation|ing)\b|^(?:add|dispense|put|pipette|fill|top)\b|\bvolumes?\b"
+    r"|\badditions?\b|\bamounts?\b|\bto\s+add\b",
     re.IGNORECASE,
 )
 

@@ -15,6 +15,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning._resolve import Fill, Planning, source_of
 from agents.task.planning.families import FAMILIES, Family, transfer
+from agents.task.planning.families._places import _SAME_WELLS
 from agents.task.planning.models import TraceItem
 
 # A heading that starts with one of these names its sources first ("Plate samples B1-B6 ...").
@@ -28,6 +29,7 @@ _TAKES = re.compile(
 def _heading(frame: Frame, p: Planning) -> str:
     """A heading names the plates and wells the clauses under it work on."""
     frame.extra["kind"] = "setting"
+    p.head_same = bool(_SAME_WELLS.search(frame.text))  # "... to dest_plate, same wells:"
     said = []
     if frame.volume is not None and frame.ents.volumes() == [frame.volume]:
         p.head_volume = frame.volume  # "Cherry-pick from cmpd to assay, 2 uL each:" + items
@@ -135,7 +137,7 @@ def _fill(p: Planning, trace: list[TraceItem]) -> None:
         )
 
 
-_ANNOUNCES = re.compile(r"^(?:please\s+)?normali[sz](?:e|ation)\b", re.IGNORECASE)
+_ANNOUNCES = re.compile(r"\bnormali[sz](?:e|ation)\b", re.IGNORECASE)
 _WITH = re.compile(r"\b(?:with|using|in)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
@@ -150,7 +152,7 @@ def announced(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             or family is None
             or family.name != "volumes"
             or frame.clause.heading
-            or not _ANNOUNCES.match(frame.text)
+            or not _ANNOUNCES.search(frame.text)
             or frame.ents.volumes()
             or nxt is None
             or not (nxt.ents.volumes() or nxt.ents.bare)

@@ -78,6 +78,7 @@ class Planning:
     blanks: list[Any] = field(default_factory=list)  # blank wells the request names anywhere
     chain_ends: list[str] = field(default_factory=list)  # the last well of each chain carried
     removed: dict[tuple[str, str], float] = field(default_factory=dict)  # the last removal's
+    head_same: bool = False  # the heading said "same wells" ("from X to Y, same wells:")
 
 
 @dataclass

@@ -36,6 +36,8 @@ _ALL_PLATES = re.compile(r"\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?plates?\b
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
+    if clause.heading and re.search(r"\bfrom\s+\S+.*\b(?:to|into)\b", ents.text, _FLAGS):
+        return None  # "Transfer from dna_plate to dest_plate (same wells):" + items: liquid
     if _VERB.match(ents.text) and not (ents.volumes() or ents.liquids or WHOLE.search(ents.text)):
         if ents.wellsets and re.match(r"transfer\b", ents.text, _FLAGS):
             return None  # "transfer A1 to B1": liquid, how much is the question

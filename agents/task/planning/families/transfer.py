@@ -68,8 +68,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         _FLAGS,
     ):
         has_liquid = ents.volumes() or ents.liquids or ents.vague or ents.bare or ents.wellsets
-        if re.match(r"^(?:move|take|put|place|transfer)", text, _FLAGS) and not (
-            has_liquid or am.WHOLE.search(text)
+        if re.match(r"^(?:move|take|put|place|transfer)\b", text, _FLAGS) and not (
+            has_liquid or am.WHOLE.search(text) or (clause.heading and _SAME_WELLS.search(text))
         ):
             return None  # "transfer amp_plt to the cycler": the plate moves
         return 40
@@ -238,7 +238,10 @@ def _ops(
         dests = [Place(next(d for d in dests if d.labware).labware)]
         src_sets = [(sources[0].labware.name, listed)]  # type: ignore[union-attr]
         dest_sets = [(dests[0].labware.name, listed)]  # type: ignore[union-attr]
-    if not sources:
+    if positions and p.head_source and p.head_dest and (p.head_same or _SAME_WELLS.search(text)):
+        listed = [w for pl in positions for w in _expand(pl, world, p.head_source)]  # 1:1
+        src_sets, dest_sets = [(p.head_source, listed)], dest_sets or [(p.head_dest, listed)]
+    elif not sources:
         src_sets = _unnamed_sources(frame, p, bool(dests))
     if sources and not src_sets:
         implicit = _implicit_sources(frame, dests, p)
