@@ -18,7 +18,7 @@ from typing import Literal
 
 from agents.task.planning import _social
 from agents.task.planning._gapping import borrow, gaps
-from agents.task.planning._labels import heading_line, wells_label
+from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
 from agents.task.planning._nouns import as_verb
 from agents.task.planning._order import run_order
@@ -182,16 +182,6 @@ def _opens_a_list(line: str, after: list[str]) -> bool:
     )
 
 
-_FOLLOWS = re.compile(
-    r"\b(?:as\s+follows|the\s+following(?:\s+[\w-]+){0,3}|below)\s*[.,]?\s*$", _FLAGS
-)
-
-
-def _follows(line: str, after: list[str]) -> bool:
-    """ "add to dna_plate the following water volumes" + a line per well: a heading."""
-    return bool(after and _FOLLOWS.search(line) and _ENTRY.match(after[0].strip()))
-
-
 def _inline_items(line: str) -> str:
     """'1. add ...; 2. add ...; 3. read ...' on one line: the numbers mark items, not sentences."""
     found = list(_INLINE_ITEM.finditer(line))
@@ -232,7 +222,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
         line = wells_label(line)  # "Blanks (H11, H12): 100 uL buffer into plate_1"
         if (
             _opens_a_list(line, lines[n + 1 : n + 2])
-            or _follows(line, lines[n + 1 : n + 2])
+            or (n + 1 < len(lines) and follows(line) and bool(_ENTRY.match(lines[n + 1].strip())))
             or (
                 lines[n + 1 : n + 2]
                 and re.match(r"\s*(?:[-*+>]|\(?\d{1,2}[.)])\s*\S", lines[n + 1])

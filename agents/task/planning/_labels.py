@@ -78,3 +78,13 @@ def heading_line(line: str, verbs: str) -> bool:
         )
         and not _NOT_A_HEADING.search(line)
     )
+
+
+_FOLLOWS = re.compile(
+    r"\b(?:as\s+follows|the\s+following(?:\s+[\w-]+){0,3}|below)\s*[.,]?\s*$", re.IGNORECASE
+)
+
+
+def follows(line: str) -> bool:
+    """ "add to dna_plate the following water volumes": a line that heads the entries under it."""
+    return bool(_FOLLOWS.search(line))
