@@ -137,3 +137,31 @@ def test_a_volume_said_before_carried_is_what_each_step_carries() -> None:
         if op.src.startswith("dil_96") and op.dst
     }
     assert carried == {2.0}
+
+
+@pytest.mark.parametrize(
+    ("request_", "wells"),
+    [
+        ("BSA standard: 7 steps of 1:2 in PBS down dil_plate column 5, 120 uL per well", 8),
+        ("compound 1:3 in DMSO across dil_plate row A, 11 pts, 30 uL/well", 11),
+    ],
+)
+def test_a_count_of_steps_is_transfers_and_a_count_of_points_is_wells(
+    request_: str, wells: int
+) -> None:
+    plan = _plan(request_, "assay_dev")
+    final = simulate(LABS["assay_dev"], plan).final["dil_plate"]
+    assert len([w for w, v in final.items() if v > 0]) == wells
+
+
+def test_the_stock_said_into_the_first_well_starts_the_chain_and_the_diluent_is_still_added() -> (
+    None
+):
+    plan = _plan(
+        "2-fold dilutions of BSA standard in PBS along dil_plate row C, 8 wells, starting with "
+        "200 uL BSA standard in C1, 100 uL moved each time",
+        "assay_dev",
+    )
+    sim = simulate(LABS["assay_dev"], plan)
+    assert sim.final["dil_plate"]["C2"] == 100
+    assert sum(op.volume for op in sim.ops if op.dst == "dil_plate:C1") == 200

@@ -24,6 +24,7 @@ _VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
 _FIRST_WELL = re.compile(r"\b(?:the\s+)?(?:first|top)\s+(?:well|standard|point)\b", re.IGNORECASE)
 
 
+_STARTING_WITH = re.compile(r"^(?:starting|beginning|start)\s+with\b", re.IGNORECASE)
 _STEP_ONLY = re.compile(
     r"^(?:transfer|carry|move|pass)\s+[\d.]+\s*uL(?:\s+(?:each|per|every)\s+(?:step|time|transfer))?$",
     re.IGNORECASE,
@@ -66,6 +67,19 @@ def _under_heading(frame: Frame | None, family: Family | None, header: Frame) ->
     )
 
 
+def _stock_first(frame: Frame, header: Frame) -> bool:
+    """The dilution's stock said into the first well of its line ("..., along row C, 200 uL
+    BSA standard in C1"): how much stock starts the chain, not a filling step of its own."""
+    ents, head = frame.ents, header.ents
+    wells = [w for ws in ents.wellsets for w in ws.expand(16, 24)]
+    if header.ents.fold is None or len(wells) != 1 or len(ents.volumes()) != 1:
+        return False
+    if not head.liquids or {m.name for m in ents.liquids} != {head.liquids[0].name}:
+        return False
+    lines = [ws.expand(16, 24) for ws in head.wellsets]
+    return any(line and line[0] == wells[0] for line in lines)
+
+
 def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool:
     """A verbless piece of a dilution sentence that says more about it ("2-fold", "A1 to A11",
     "A12 blank", "100 uL final"), not a filling step of its own ("diluent 100 uL in B1..H1")."""
@@ -100,6 +114,8 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return False
     if _FIRST_WELL.search(frame.text) and not ents.wellsets and not ents.labware:
         return True  # "..., 150 uL dye in the first well": how much stock starts the chain
+    if _STARTING_WITH.match(frame.text) and header.ents.fold is not None:
+        return True  # "..., starting with 200 uL standard in C1": the stock that starts it
     fills = [q for q in frame.volumes if q is not frame.final and q is not frame.total]
     bare = not (ents.liquids or ents.wellsets or ents.labware) and len(fills) == 1
     if fills and (ents.liquids or frame.final is None) and not (bare and _unsized(header)):
@@ -162,9 +178,21 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         read_in, lex, norm, "context", _places_for, heading=False, becomes="dilution"
     )
 
+    filled = {  # liquids the request pours itself: a spelled-out dilution fills its own wells
+        m.name
+        for f, fam in read_in
+        if f is not None and fam is not None and fam.name == "transfer"
+        for m in f.ents.liquids
+    }
+
     def joins(frame: Frame, family: Family | None, head: Frame) -> bool:
         return (
             _fragment(frame, family, head)
+            or (  # "... along row C, 8 wells, 200 uL BSA standard in C1, 100 uL moved each time"
+                _stock_first(frame, head)
+                and frame.clause.sentence == head.clause.sentence
+                and not filled - {m.name for m in frame.ents.liquids}
+            )
             or _completes(frame, family, head)
             or _under_heading(frame, family, head)
             or _where_under(frame, family, head)

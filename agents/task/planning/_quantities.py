@@ -104,7 +104,7 @@ _FOLD = re.compile(
 _RATIO = re.compile(r"(?<![\w:.])1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.])", _FLAGS)
 _STEPS = re.compile(
     rf"(?<![\w.:/])({_COUNT[1:-1]})(?![\d.])\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
-    r"(?:steps?|points?|dilutions?|concentrations?|wells?|standards?)\b",
+    r"(?:steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b",
     _FLAGS,
 )
 VAGUE = re.compile(

@@ -31,6 +31,13 @@ _TAIL_BLANKS = re.compile(
     _FLAGS,
 )
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+# What a count of a dilution counts: "7 steps" (transfers), "8 points" / "6 wells" (wells)
+_STEP_NOUN = re.compile(
+    r"(?<![\w.:/])(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
+    r"(?![\d.])\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
+    r"(steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b",
+    _FLAGS,
+)
 _LAST_BLANK = re.compile(
     r"\b(?:the\s+)?last\s+(?:well|one|point|row|column|position)s?\b[^,;.]*?\bblanks?\b"
     r"|\bblanks?\b[^,;.]*?\b(?:in\s+|as\s+|at\s+)?the\s+last\s+(?:well|one|point|row|column|position)\b",
@@ -194,13 +201,10 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
     steps = frame.ents.steps
     if steps is not None:
         # "5 steps": five transfers (six wells); "8 points": eight wells.
+        said = _STEP_NOUN.search(frame.text)
+        transfers = said is not None and said.group(1).lower().startswith(("step", "dilution"))
         wells_n = (
-            steps
-            if frame.ents.series is not None
-            or re.search(
-                r"\bpoints?\b|\bconcentrations?\b|\bwells?\b|\bstandards?\b", frame.text, _FLAGS
-            )
-            else steps + 1
+            steps if frame.ents.series is not None or not transfers else steps + 1
         ) + blanks_after(frame)  # the blanks after the points are in the line too
         if wells_n > max(len(c) for c in out):
             raise Refuse(

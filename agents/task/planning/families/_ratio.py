@@ -78,6 +78,9 @@ def _fold(frame: Frame) -> float:
     return k
 
 
+_IN_IT = re.compile(r"\b(?:in|with|using|into)\s+(?:the\s+)?$", _FLAGS)
+
+
 def _stock(frame: Frame, p: r.Planning) -> str:
     diluent_at = _DILUENT.search(frame.text)
     named = [
@@ -85,6 +88,10 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         for m in frame.liquids
         if not (diluent_at and m.start >= diluent_at.start() and m.start < diluent_at.end())
     ]
+    said_as_diluent = [m for m in named if _IN_IT.search(frame.text[: m.start])]
+    label = p.lex.liquid_mentions(frame.clause.label) if frame.clause.label else []
+    if named and len(said_as_diluent) == len(named) and len({m.name for m in label}) == 1:
+        named = label  # "BSA standard: 7 steps of 1:2 in PBS ...": the label's is the stock
     if not named and frame.liquid is not None:
         named = [frame.liquid]  # "Standards in triplicate: rows A-C, 2-fold ...": the label's
     if not named:

@@ -28,7 +28,8 @@ MIX_CYCLES = 3
 CHAIN_WORDS = re.compile(
     r"\band\s+so\s+on\b|\bon\s+down\b|\b(?:on\s+)?down\s+to\b|\beach\s+step\b|\bper\s+step\b|\bstep\s+by\s+step\b"
     r"|\bcolumn\s+to\s+column\b|\brow\s+to\s+row\b|\bserial\s+(?:(?:1:\d+|\d+-fold|\d+x)\s+)?transfers?\b|\bonwards?\b|\bchain\b"
-    r"|\bsuccessive(?:ly)?\b|\b(?:moving|carrying|carry|passing)\b|\bmoved\s+each\b"
+    r"|\bsuccessive(?:ly)?\b|\b(?:moving|carrying|carry|carried|passing|passed)\b|\bmoved\s+each\b"
+    r"|\b(?:moved|transferred)\s+(?:along|down|across|on)\b"
     r"|\bsteps?\s+of\s+\d|-fold\s+steps\b|\d\s*(?:u[lL]|µ[lL])\s+steps?\b"
     r"|\b(?:continue|carry\s+on|keep\s+going|proceed)\s+(?:down\s+|across\s+|along\s+)?(?:to|until|through)\b",
     _FLAGS,

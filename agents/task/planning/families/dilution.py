@@ -59,13 +59,14 @@ _STEP_VOLUME = re.compile(
 # "5 uL carried each step", "20 uL transfers", "10 uL per step": what each step carries
 _STEP_AFTER = re.compile(
     r"\s*(?:(?:is\s+|are\s+)?(?:carried|transferred|moved|passed)\b|transfers?\b"
+    r"|(?:into|in)\s+(?:each\s+)?[\d.]+\s*(?:u[lL]|µ[lL])\b"  # "100 uL into 100 uL DMSO"
     r"|(?:per|each|every)\s+(?:step|transfer)\b)",
     _FLAGS,
 )
 
 # "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank": a series, never one
 # ratio dilution repeated in every well.
-_SERIES_WORDS = re.compile(r"\b(?:standards|stds|curves?|points?|blanks?)\b", _FLAGS)
+_SERIES_WORDS = re.compile(r"\b(?:standards|stds|curves?|points?|pts|blanks?)\b", _FLAGS)
 # "add 200 uL of 1:10 dye in buffer", "mix 1 part dye with 9 parts buffer": a dilution made here.
 _WITH = re.compile(r"\b(?:in|into|with)\b", _FLAGS)
 _MIXED_IN = re.compile(
@@ -166,6 +167,9 @@ def build(frame: Frame, p: r.Planning) -> str:
         or _SERIAL.search(label)
         or (fold is not None and fold[1] == "fold" and _ALONG.search(frame.text))
         or _STEP_ALONG.search(frame.text)
+        or (
+            frame.ents.steps and re.search(r"\b(?:steps?|points?|pts?|stds?)\b", frame.text, _FLAGS)
+        )
         or _SERIES_WORDS.search(frame.text)
     )
     if serial or frame.ents.fold is None or (frame.ents.fold[1] == "fold" and frame.ents.steps):
