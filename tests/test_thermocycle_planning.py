@@ -337,3 +337,16 @@ def test_what_a_programme_of_temperatures_and_times_cannot_be_is_refused(
 ) -> None:
     result = plan(request_)
     assert isinstance(result, Refusal) and result.code == code, result
+
+
+def test_initial_said_after_its_step_runs_that_step_first() -> None:
+    text = "30 cycles (94 C 30 s, 58 C 30 s) with 94 C 2 min initial and 72 C 5 min final extension"
+    assert [g[0] for g in groups(text)] == [[(94, 120)], [(94, 30), (58, 30)], [(72, 300)]]
+
+
+def test_a_reaction_volume_among_a_programme_s_lines_is_part_of_it() -> None:
+    result = plan(
+        "Cycling conditions (plate_2)\nReaction volume: 25 uL\n30x (95 C 15 s, 60 C 30 s)"
+    )
+    assert isinstance(result, Plan), result
+    assert [s["repeats"] for s in profile(result)["stages"]] == [30]

@@ -265,6 +265,8 @@ def parse(text: str) -> Profile:
     for m in _BOUNDARY.finditer(text):
         if free(m.start()):
             kind = "before" if _BEFORE.match(m.group(0)) else "boundary"
+            if kind == "before" and _after_its_step(text, m, covered):
+                kind = "was_before"  # "94 C 2 min initial": the step just told runs first
             tokens.append((m.start(), kind, None))
     for m in re.finditer(r"[(\[]|[)\]]", text):
         if free(m.start()):
@@ -296,7 +298,10 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
         cur = None
 
     for _, kind, value in tokens:
-        if kind in ("boundary", "before"):
+        if kind == "was_before" and cur is not None and cur.steps and not cur.bracket:
+            cur.before = True
+            close()
+        elif kind in ("boundary", "before", "was_before"):
             if cur is None or not cur.bracket:
                 close()
                 before = before or kind == "before"
@@ -339,6 +344,15 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
             cur.steps.append(value)  # type: ignore[arg-type]
     close()
     return _in_run_order(_touchdown(done))
+
+
+def _after_its_step(text: str, word: re.Match[str], covered: list[tuple[int, int]]) -> bool:
+    """'initial' written after its step ("with 94 C 2 min initial and ..."): a step ends just
+    before the word and none follows it before the next comma or "and"."""
+    ends_here = any(0 <= word.start() - b <= 2 for _, b in covered)
+    nxt = re.search(r"[,;]|\band\b|$", text[word.end() :])
+    stop = word.end() + (nxt.start() if nxt else 0)
+    return ends_here and not any(word.end() <= a < stop for a, _ in covered)
 
 
 def _touchdown(stages: list[Stage]) -> list[Stage]:

@@ -57,9 +57,11 @@ _PART_LABEL = re.compile(
 
 def part_text(clause: Clause) -> str:
     """A clause with its label when the label names a part of a programme ("Lid: 105 C",
-    "Hold: 4 C", "Initial denaturation: 98 C, 30 s")."""
+    "Hold: 4 C", "Initial denaturation: 98 C, 30 s") or its volume ("Reaction volume: 25 uL")."""
     label = (clause.label or "").strip()
-    return f"{label} {clause.text}" if label and _PART_LABEL.match(label) else clause.text
+    if label and (_PART_LABEL.match(label) or _VOLUME_NOTE.match(f"{label} {clause.text}")):
+        return f"{label} {clause.text}"
+    return clause.text
 
 
 def is_continuation(text: str) -> bool:
@@ -68,7 +70,12 @@ def is_continuation(text: str) -> bool:
     for q in sorted(quantities(text), key=lambda q: -q.start):
         rest = rest[: q.start] + rest[q.end :]
     bare = text.strip().rstrip(":").strip()
-    if bare and (_COUNT_ONLY.match(bare) or _LID_ONLY.match(bare) or _PART_LABEL.match(bare)):
+    if bare and (
+        _COUNT_ONLY.match(bare)
+        or _LID_ONLY.match(bare)
+        or _PART_LABEL.match(bare)
+        or _VOLUME_NOTE.match(bare)
+    ):
         return True  # "..., repeat 35 times", "x 30", "Do 35 cycles.", "lid at 105 C", "Stage 3:"
     return bool(prof.steps(text, programme=True)) and not re.search(
         r"\b(?:shake|read|transfer|add|move|mix|incubate|rpm|nm|ul|ml|park|unload|stash|measure"
@@ -79,7 +86,15 @@ def is_continuation(text: str) -> bool:
 
 
 _PLATE_ONLY = re.compile(
-    r"^[\W_]*(?:(?:the|plate|for|on|with|program(?:me)?|protocol)\b[\W_]*)*$", _FLAGS
+    r"^[\W_]*(?:(?:the|plate|for|on|with|program(?:me)?|protocol|thermal|cycling|conditions"
+    r"|pcr|qpcr|profile|settings|parameters|run)\b[\W_]*)*$",
+    _FLAGS,
+)
+# "Reaction volume: 25 uL" among a programme's lines: what the wells hold, no setting of it.
+_VOLUME_NOTE = re.compile(
+    r"^(?:(?:reaction|sample|total|final|rxn)\s+)?vol(?:ume)?\.?\s*[:=]?\s*\d+(?:\.\d+)?\s*u[lL]"
+    r"(?:\s*(?:per|/|each)\s*(?:well|reaction|rxn))?\W*$",
+    _FLAGS,
 )
 
 
