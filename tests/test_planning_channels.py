@@ -263,3 +263,15 @@ def test_a_count_of_wells_the_named_set_does_not_have_is_asked_never_filled_all_
 )
 def test_a_count_of_wells_or_replicates_the_set_has_is_planned(request_text: str) -> None:
     assert isinstance(_plan("standard", request_text), Plan)
+
+
+@pytest.mark.parametrize(
+    ("said", "channels"),
+    [("using the multi", 8), ("with the P300 multi", 8), ("a multi-step dispense", None)],
+)
+def test_the_multi_is_the_multichannel(said: str, channels: int | None) -> None:
+    assert how_said(said)[0] == channels
+
+
+def test_all_columns_alone_is_the_whole_plate() -> None:
+    assert [len(w) for w in _wells("100 uL per well, all columns, 8-channel")] == [96]

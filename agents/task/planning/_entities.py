@@ -93,7 +93,8 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
 ]
 _MULTI = re.compile(
     r"\b(?:8|eight)[\s-]?(?:channel|chan|ch|tip)s?(?:\s+head|\s+pipette)?\b|\bmulti[\s-]?channel\b"
-    r"|\bmultichannel\b|\ball\s+(?:8|eight)\s+channels\b|\bp\d+\s*multi\b|\b8\s+at\s+a\s+time\b",
+    r"|\bmultichannel\b|\ball\s+(?:8|eight)\s+channels\b|\bp\d+\s*multi\b|\b8\s+at\s+a\s+time\b"
+    r"|\b(?:the|a|my|our)\s+multi\b(?![\s-]*(?:step|dispense|well|plate|aspirat))",
     _FLAGS,
 )
 # "the 96-channel head", "a 12-channel pipette", "16 channels", "the 96 head": another head.

@@ -41,7 +41,15 @@ _STAMP = re.compile(
 def _copies(frame: Frame) -> bool:
     """The clause (or its label: "Plate-to-plate transfer:") copies a plate's layout."""
     said = [frame.text, frame.clause.label or ""]
-    return any(_SAME_WELLS.search(t) or _STAMP.match(t) for t in said)
+    return any(_SAME_WELLS.search(t) or _STAMP.match(t) or _LINE_BY_LINE.search(t) for t in said)
+
+
+# "from samples to dest_plate column by column": a plate's columns, each onto the same column
+_LINE_BY_LINE = re.compile(
+    r"\b(?:column|row)[\s-]?(?:by[\s-](?:column|row)|wise)\b|\b(?:one\s+)?(?:column|row)\s+at\s+a\s+time\b"
+    r"|\bby\s+(?:columns?|rows?)\b",
+    _FLAGS,
+)
 
 
 _HEAD_IS_SOURCE = re.compile(

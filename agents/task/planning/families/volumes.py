@@ -24,7 +24,10 @@ from agents.task.planning.families import _exchange as ex
 from agents.task.planning.families._places import volume_wells as _wells
 
 _FLAGS = re.IGNORECASE
-_WASH = re.compile(r"^(?:wash|rinse)(?:\b|ing\b|es\b)(?:\s+(?:step|\d+))?", _FLAGS)
+# "wash buffer ..." names a liquid, not a wash
+_WASH = re.compile(
+    r"^(?:wash|rinse)(?:\b|ing\b|es\b)(?!\s+(?:buffer|solution|soln)\b)(?:\s+(?:step|\d+))?", _FLAGS
+)
 _DISCARD = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\s+(?:of\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}?out\b(?!\s+of)|"
     r"^(?:remove|discard|aspirate|withdraw|take\s+(?:off|out|away)|suck|dump|empty|throw\s+away|"
