@@ -40,7 +40,12 @@ _OFF_BENCH = re.compile(
     r"^(?:write|draft|compose|translate|remind|tell|e-?mail|text|message|notify|schedule|book|"
     r"order|buy|purchase|calculate|compute|explain|summari[sz]e|describe|draw|plot|graph|"
     r"generate|code|search|google|look\s+up|find\s+out|print|show\s+me|teach|recommend|"
-    r"suggest|predict|estimate|convert)\b",
+    r"suggest|predict|estimate|convert|list|label|re-?name|(?:log|record)\s+that|note\s+down|"
+    r"write\s+down|"
+    r"export|save|upload|download|design|(?:help\s+me\s+)?plan\s+(?:my|an?|the|our)\s+"
+    r"(?:experiment|assay|study|layout|day|week)|check\s+(?:how|whether|if|what|which)|"
+    r"(?:make|create|build|prepare)\s+(?:me\s+)?(?:a|an)\s+(?:plate\s+)?(?:map|layout|table|"
+    r"spreadsheet|list|chart|figure|graph|plot|sop|protocol|script|diagram|template))\b",
     re.IGNORECASE,
 )
 
@@ -103,7 +108,9 @@ def check(request: str, read_in: list[tuple[Frame | None, Family | None]]) -> No
     if (
         read_in
         and all(
-            f is not None and (pleasantry(f.text) or _OFF_BENCH.match(f.text)) for f, _ in read_in
+            f is not None
+            and (pleasantry(f.text) or _OFF_BENCH.match(f.text) or REMARK.search(f.text))
+            for f, _ in read_in
         )
         and any(f is not None and _OFF_BENCH.match(f.text) for f, _ in read_in)
     ):
