@@ -26,7 +26,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.task.planning.rules import RulePlanner
 from evals.planning import Entry, Labs, judge, load_entries
 
-_QUOTED = re.compile(r'("[^"\n]*"|“[^”\n]*”)')
+# quoted names as people quote them (a straight single quote only when it is no apostrophe)
+_QUOTED = re.compile(
+    r"(\"[^\"\n]*\"|“[^”\n]*”|„[^“”\n]*[“”]|‚[^‘’\n]*[‘’]|‘[^’\n]*’|«[^»\n]*»|`[^`\n]*`"
+    r"|(?<![\w'])'[^'\n]+'(?![\w']))"
+)
 _VOL = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:uL|ul|µl|µL|μl|μL)\b")
 _WELL = r"([A-Pa-p])(\d{1,2})"
 _RANGE = re.compile(rf"\b{_WELL}(?::|-|–|\.\.(?!\.)|\s+through\s+|\s+thru\s+){_WELL}\b")
@@ -34,7 +38,7 @@ _RANGE = re.compile(rf"\b{_WELL}(?::|-|–|\.\.(?!\.)|\s+through\s+|\s+thru\s+){
 _LISTED = re.compile(r"\d\s*(?:,|/|;|&|\band\b|\bor\b)\s*$")
 _DEG = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:°\s*C|C|deg C|degrees C)\b(?!\d)")
 _MIN = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:min|mins|minutes)\b")
-_THEN = re.compile(r"(?:,|;)?\s+then\s+", re.I)
+_THEN = re.compile(r"(?:,|;)?\s+(?:and\s+)?then\s+", re.I)
 _TYPOS = {
     "transfer": "trasnfer",
     "dispense": "dipsense",
@@ -48,9 +52,18 @@ _TYPOS = {
 
 
 def _outside_quotes(fn: Callable[[str], str]) -> Callable[[str], str]:
+    """``fn`` on the text with its quoted names held aside (as «0», «1», ...), so that a
+    rewording that splits or joins the text never splits a name or reads inside one."""
+
     def apply(text: str) -> str:
-        parts = _QUOTED.split(text)
-        return "".join(p if i % 2 else fn(p) for i, p in enumerate(parts))
+        held: list[str] = []
+
+        def hold(m: re.Match[str]) -> str:
+            held.append(m[0])
+            return f"\x00{len(held) - 1}\x00"
+
+        out = fn(_QUOTED.sub(hold, text))
+        return re.sub(r"\x00(\d+)\x00", lambda m: held[int(m[1])], out)
 
     return apply
 

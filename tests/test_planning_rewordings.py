@@ -87,3 +87,18 @@ def test_a_misspelt_verb_after_a_comma_still_starts_its_own_clause() -> None:
     result = plan("add 20 uL dye to plate_1 A1:A3, incubtae at 37 C for 10 min")
     assert isinstance(result, Plan)
     assert [t.kind for t in result.trace] == ["action", "action"]
+
+
+# --------------------------------------------------------------------------- lists
+def test_a_destination_left_unsaid_in_a_new_sentence_is_the_wells_before_as_after_then() -> None:
+    for joiner in (", then ", ". ", "\n2. "):
+        result = plan(f"1. add 50 uL buffer to plate_1 A1:A3{joiner}add 20 uL dye")
+        assert isinstance(result, Plan), joiner
+        assert result.steps[-1].args["destination_wells"] == ["A1", "A2", "A3"]
+
+
+def test_one_transfer_said_with_two_verbs_over_two_sentences_or_items() -> None:
+    for joiner in (". Then ", "\n2. ", "; "):
+        result = plan(f"Take 40 uL of dye from the reservoir{joiner}put it into plate_1 B2")
+        assert isinstance(result, Plan), joiner
+        assert len(result.steps) == 1 and result.steps[0].args["destination_wells"] == ["B2"]

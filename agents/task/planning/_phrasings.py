@@ -33,7 +33,8 @@ _ASIDE = re.compile(
 # dispense into B1": one transfer said with two verbs.
 _TAKE_PUT = re.compile(
     r"\b(?:take|grab|aspirate|draw(?:\s+up)?|withdraw|suck\s+up|pick\s+up|collect)\s+"
-    r"(?P<what>(?:[^.;\n]|(?<=\d)\.(?=\d))*?\d(?:[^.;\n]|(?<=\d)\.(?=\d))*?)\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+|\s+and\s+)"
+    r"(?P<what>(?:[^.;\n]|(?<=\d)\.(?=\d))*?\d(?:[^.;\n]|(?<=\d)\.(?=\d))*?)\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+|\s+and\s+"
+    r"|(?:[.;]|\n\s*(?:\d{1,2}[.)]|[-*])?)\s*(?:then\s+)?)"
     r"(?:add|put|dispense|transfer|deliver|place|pipett?e|move|eject|expel|release|squirt|load|"
     r"drop)\s+(?:(?:it|them|this|that|all\s+of\s+it|the\s+lot)\s+)?(?P<to>(?:in|into|to|onto)\b)",
     re.IGNORECASE,

@@ -91,6 +91,12 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         header.clause.heading
         or any(c.joined == "item" for c in (folded if isinstance(folded, list) else []))
     )
+    if (
+        frame.clause.joined in ("then", "sentence", "item")
+        and frame.clause.sentence - header.clause.sentence <= 1
+        and _BLANKS_AFTER.match(frame.text)
+    ):
+        return True  # "6 points of 1:2, then 2 blanks, 100 uL each" (or ". Then", a new item)
     if frame.clause.sentence != header.clause.sentence and not listed:
         return False
     ents = frame.ents
@@ -102,8 +108,6 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         and header.ents.fold is not None
     ):
         return True  # "..., 180 uL buffer per well, transfer 20 uL": what each step carries
-    if frame.clause.joined == "then" and _BLANKS_AFTER.match(frame.text):
-        return True  # "6 points of 1:2, then 2 blanks, 100 uL each"
     if frame.clause.joined not in ("comma", "semicolon", "and") and not listed:
         return False
     if family is not None and family.name == "mix" and not frame.places and not ents.volumes():

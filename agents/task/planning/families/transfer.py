@@ -218,7 +218,7 @@ def _ops(
         not dests
         and p.plate
         and p.wells
-        and frame.clause.joined in ("then", "and", "comma", "semicolon")
+        and frame.clause.joined in ("then", "and", "comma", "semicolon", "sentence", "item")
         and not any(role == "dest" for role, _ in frame.places)
         and (not frame.places or not VERBS.match(text))
     ):
