@@ -12,7 +12,7 @@ from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask
-from agents.task.planning._quantities import fmt
+from agents.task.planning._quantities import fmt, number
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families._places import volume_wells as _wells
 
@@ -26,7 +26,8 @@ def wash(frame: Frame, p: r.Planning) -> str:
     plate, wells = _wells(frame, p, "wash")
     volume = r.quantity(frame.volume, frame, "How many uL of wash per well?", "volume")
     liquid = r.liquid(frame.liquid, p, "wash liquid")
-    times = frame.ents.times or 1
+    said = re.search(r"\b(\d+|two|three|four|five)\s+(?:washe?s|rinses)\b", frame.text, _FLAGS)
+    times = frame.ents.times or (int(number(said.group(1))) if said else 1)  # "3 washes of"
     channels = frame.ents.channels or p.channels or 1
     lh = world.labware(plate).instrument
     for _ in range(times):

@@ -52,6 +52,7 @@ _TOP_UP = re.compile(
 )
 
 
+_DRAIN = re.compile(r"^(?:aspirate|empty|drain|evacuate)\b(?!\s+\d)", _FLAGS)
 _TOP_UP_LABEL = re.compile(
     r"^\s*(?:top[\s-]*(?:up|off)|q\.?s\.?|make[\s-]*up|fill[\s-]*up|bring[\s-]*up)(?:\s+to\s+volume)?\s*$",
     _FLAGS,
@@ -111,6 +112,22 @@ def _verb_first(ents: Entities) -> bool:
     )  # fmt: skip
 
 
+# "3 washes of 150 uL PBS", "PBS wash x3": a wash said as a noun (not "wash buffer").
+_WASH_NOUN = re.compile(
+    r"\b(?:\d+|two|three|four|five)\s+(?:washe?s|rinses)\b|\bwash(?:es)?\s*(?:x\s*\d|\d\s*x)\b",
+    _FLAGS,
+)
+
+
+def _washes(clause: Clause, ents: Entities) -> bool:
+    text = ents.text
+    return bool(
+        (_WASH.match(text) and _verb_first(ents))
+        or (_WASH.fullmatch((clause.label or "").strip()) and ents.volumes())
+        or (_WASH_NOUN.search(text) and ents.volumes())
+    )
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if am.RESIDUAL.search(text) and (
@@ -119,10 +136,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 95  # "take cell_plate row B down to 50 uL": a removal, never a dilution chain
     if (_EXCHANGE.match(text) or _changes_media(text)) and not clause.heading:
         return 73  # "Replace 500 uL of the medium in wells24 row A with fresh growth medium"
-    if (_WASH.match(text) and _verb_first(ents)) or (
-        _WASH.fullmatch((clause.label or "").strip()) and ents.volumes()
-    ):
-        return 74  # "wash A1:H2 three times with 200 uL wash buffer"
+    if _washes(clause, ents):
+        return 74  # "wash A1:H2 three times with 200 uL wash buffer", "PBS wash x3, 100 uL"
     if _NORMALISE_TO.search(text) and not clause.heading and len(ents.volumes()) < 3:
         return 73  # (with a list of volumes, well by well, the list says what to add)
     if _NORMALISE.search(text) and not ents.volumes() and not clause.heading:
@@ -131,6 +146,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 72  # "normalise the DNA to 10 ng/uL": to what volumes?
     if _DISCARD.search(text) and (ents.volumes() or ents.vague or ents.bare):
         return 70
+    if _DRAIN.match(text) and (ents.wellsets or ents.labware) and not ents.volumes():
+        return 70  # "aspirate cell_plate column 5": empty those wells
     if _DISCARD.match(text) and (_EMPTYING.search(text) or am.SHARE.search(text)):
         return 70  # "remove the medium", "remove half of the medium"
     if (_TOP_UP.search(text) or _TOP_UP_LABEL.match(clause.label or "")) and (
@@ -151,10 +168,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
 def build(frame: Frame, p: r.Planning) -> str:
     if _EXCHANGE.match(frame.text) or _changes_media(frame.text):
         return ex.exchange(frame, p)
-    washing = _verb_first(frame.ents)
-    if (_WASH.match(frame.text) and washing) or (
-        _WASH.fullmatch((frame.clause.label or "").strip()) and frame.ents.volumes()
-    ):
+    if _washes(frame.clause, frame.ents):
         return ex.wash(frame, p)
     if _NORMALISE.search(frame.text) and not frame.ents.volumes():
         raise Ask(
@@ -195,7 +209,11 @@ def _discard(frame: Frame, p: r.Planning) -> str:
         )
     if frame.volume is None and frame.total is None and (part := am.share(frame.text)):
         return am.part_out(frame, p, plate, wells, part)  # "remove 90% of the medium"
-    if frame.volume is None and frame.total is None and _EMPTYING.search(frame.text):
+    if (
+        frame.volume is None
+        and frame.total is None
+        and (_EMPTYING.search(frame.text) or _DRAIN.match(frame.text))
+    ):
         return _empty(frame, p, plate, wells)
     volume = r.quantity(
         frame.volume or frame.total, frame, "How many uL should I take out of each well?", "volume"
