@@ -141,3 +141,15 @@ def test_return_all_plates_brings_every_plate_away_from_home_back() -> None:
     )
     moves = [m["to_location"] for m in steps(result, "move_plate")]
     assert moves[-2:] == ["lh1:plate_carrier:1", "lh1:plate_carrier:2"]
+
+
+def test_a_wait_said_after_the_last_step_runs_just_before_it() -> None:
+    result = plan("Put 100 uL buffer in plate_1 A1 to A12 and read 450 nm after 5 min")
+    assert isinstance(result, Plan), result
+    done = [s.command for s in result.steps if s.command in ("transfer", "hold", "read_absorbance")]
+    assert done == ["transfer", "hold", "read_absorbance"]
+
+
+def test_a_step_said_to_be_done_by_hand_is_a_remark() -> None:
+    result = plan("Wash step is done by hand. Read plate_1 at 450 nm")
+    assert isinstance(result, Plan) and steps(result, "read_absorbance")

@@ -51,15 +51,31 @@ _OUT_AND_IN = re.compile(
 )
 
 
+# Where the last action of a sentence starts ("add ... and read it after 5 min": the read).
+_LAST_ACTION = re.compile(
+    r"(?:[,;]\s*|\s+)(?:and\s+|then\s+)*(?=(?:read|measure|scan|shake|add|transfer|dispense|move"
+    r"|incubate|mix|put|take|spin|cycle|run)\b)",
+    _FLAGS,
+)
+
+
+def _first(part: str, said_at: int, first: str) -> str:
+    """``first`` run just before the last action told before ``said_at`` in ``part``."""
+    head, cut = part[:said_at], 0
+    for m in _LAST_ACTION.finditer(head):
+        cut = m.end() if m.start() > 0 else cut
+    return f"{head[:cut]}; {first}; {head[cut:]}" if cut else f"{first}; {head}"
+
+
 def run_order(part: str) -> str:
     """``part`` rewritten with its pieces in the order they run, or as it is."""
     part = _OUT_AND_IN.sub(lambda m: f"move {m['x']}", part)
     if (step := _BRACKETED_STEP.search(part)) is not None:
         part = f"{part[: step.start()]}{part[step.end() :]}; {step.group(1)}"
     if (after := _AFTER.search(part)) is not None:
-        return f"{part[after.end() :]}; {part[: after.start()]}"
+        return _first(part, after.start(), part[after.end() :])
     if (wait := _AFTER_WAIT.search(part)) is not None:
-        return f"wait {part[wait.end() :]}; {part[: wait.start()]}"
+        return _first(part, wait.start(), f"wait {part[wait.end() :]}")
     if (lead := _BEFORE_LEAD.match(part)) is not None:
         return f"{lead.group(2)}; {_base_verb(lead.group(1))}"
     if (before := _BEFORE.search(part)) is not None:

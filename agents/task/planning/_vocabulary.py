@@ -34,7 +34,7 @@ VOCABULARY = frozenset(_VOCAB_TEXT.split())
 _NOT_TYPOS_TEXT = """
     heated cycled cycler sealed plated shaped mixes mixer positive washed washes staining
     heating sealing cycler's posted shaker's seated treated treats heats pooling machine
-    machines stirring storing
+    machines stirring storing incubating shaking reading
 """
 NOT_TYPOS = frozenset(_NOT_TYPOS_TEXT.split())
 _VOCAB_LIST = sorted(VOCABULARY)

@@ -96,7 +96,10 @@ SKIPPED = re.compile(
     r"(?:mix|shake|wash|spin|seal|mixing|shaking|washing|washes|spinning|sealing)"
     r"(?:\s+(?:steps?|needed|it|them|afterwards|after|the\s+plate|this\s+time))?$"
     r"|^(?:the\s+)?(?:mix|shake|wash|spin)(?:ing)?\s+(?:steps?\s+)?(?:is\s+|are\s+)?(?:not\s+"
-    r"(?:needed|required|necessary)|unnecessary|skipped|optional)$",
+    r"(?:needed|required|necessary)|unnecessary|skipped|optional)$"
+    r"|^(?:the\s+)?(?:wash|mix|spin|seal)(?:es|ing)?\s+(?:steps?\s+)?(?:is|are|was|were|ha(?:s|ve)\s+been)"
+    r"\s+(?:(?:already\s+)?(?:done|performed|handled)|taken\s+care\s+of)(?:\s+(?:by\s+hand|manually"
+    r"|already|offline|separately|off[\s-]deck))*$",  # "wash step is done by hand"
     _FLAGS,
 )
 CANCEL = re.compile(
