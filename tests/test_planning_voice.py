@@ -14,6 +14,7 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._numberwords import digits
 from agents.task.planning._social import is_pleasantry, strip
+from agents.task.planning._tables import rewrite as rewrite_tables
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.models import Plan
 from agents.task.planning.rules import RulePlanner
@@ -267,3 +268,11 @@ def test_backticks_and_guillemets_quote_a_name(quoted: str) -> None:
 def test_a_tip_sentence_inside_a_list_item_belongs_to_that_item() -> None:
     text = normalise("1. Add 50 uL PBS to A1-A6. Use a fresh tip each time.\n2. Add DMSO").text
     assert text.split("\n")[0] == "1. Add 50 uL PBS to A1-A6, Use a fresh tip each time."
+
+
+def test_a_liquid_s_form_is_one_sentence() -> None:
+    form = "Plate: elisa_A\nWells: A1-A6\nReagent: TMB\nVolume: 100 uL"
+    assert rewrite_tables(form) == "Add 100 uL TMB to elisa_A A1-A6"
+    assert rewrite_tables("Reagent = PBS-T; volume = 150 uL; wells = B1-B12") == (
+        "Add 150 uL PBS-T to  B1-B12"
+    )

@@ -225,10 +225,10 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
             or (n + 1 < len(lines) and follows(line) and bool(_ENTRY.match(lines[n + 1].strip())))
             or (
                 lines[n + 1 : n + 2]
-                and re.match(r"\s*(?:[-*+>]|\(?\d{1,2}[.)])\s*\S", lines[n + 1])
+                and (re.match(r"\s*(?:[-*+>]|\(?\d{1,2}[.)])\s*\S", lines[n + 1]) or n == 0)
                 and not _ITEM.match(line)
                 and heading_line(line, ACTION_VERBS)
-            )
+            )  # over list items, or a title on the first line ("ELISA - day 2")
         ):
             line = line.rstrip(" .") + ":"  # "Cherry-pick list, samples to dest_plate" + items
         item = _ITEM.match(line)

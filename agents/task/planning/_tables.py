@@ -72,11 +72,13 @@ def _row(cells: list[str], roles: list[str], unit: str) -> str | None:
 _FIELD = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<key>source(?:\s+(?:plate|labware))?|src|from|origin|"
     r"dest(?:ination)?(?:\s+(?:plate|labware))?|dst|to|target|volume(?:\s+per\s+well)?|vol|"
-    r"liquid|reagent|wells?|columns?|rows?|channels?|pipett?e?|head|tips?)\s*[:=]\s*(?P<value>\S.*?)\s*$",
+    r"liquid|reagent|solution|wells?|columns?|rows?|channels?|pipett?e?|head|tips?|plate|labware)"
+    r"\s*[:=]\s*(?P<value>\S.*?)\s*$",
     _FLAGS,
 )
 _KEYS = {"src": "source", "from": "source", "origin": "source", "dst": "dest", "to": "dest",
-         "target": "dest", "destination": "dest", "vol": "volume"}  # fmt: skip
+         "target": "dest", "destination": "dest", "vol": "volume", "plate": "dest",
+         "labware": "dest", "reagent": "liquid", "solution": "liquid"}  # fmt: skip
 _BULLET = re.compile(r"^\s*[-*+]\s+(?P<value>\S.*?)\s*$")
 
 
@@ -97,10 +99,17 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
         else:
             break
         j += 1
-    if "source" not in fields or "dest" not in fields:
-        return None
     head = lines[i - 1].strip().rstrip(":").strip() if i else ""
-    said = f"{head or 'Transfer'} from {fields.pop('source')} to {fields.pop('dest')}"
+    if "source" not in fields and "liquid" in fields and {"dest", "wells"} & set(fields):
+        # "Plate: elisa_A / Wells: A1-A6 / Reagent: TMB / Volume: 100 uL": a liquid added
+        volume = fields.pop("volume", "")
+        said = f"{head or 'Add'} {volume} {fields.pop('liquid')} to {fields.pop('dest', '')}"
+        wells = [fields.pop(k) for k in ("wells", "well") if k in fields]
+        said += "".join(f" {w}" for w in wells)
+    elif "source" not in fields or "dest" not in fields:
+        return None
+    else:
+        said = f"{head or 'Transfer'} from {fields.pop('source')} to {fields.pop('dest')}"
     more = [f"{k} {v}" if k in ("wells", "well", "columns", "column", "rows", "row") else v
             for k, v in fields.items()] + extra  # fmt: skip
     return ", ".join([said, *more]), j
@@ -117,7 +126,13 @@ _INLINE_FIELDS = re.compile(
 def rewrite(text: str) -> str:
     """``text`` with every table's rows written as pairs (and its header line dropped), and a
     form's fields ("source: X", "destination: Y", "volume: 10 uL") as one sentence."""
-    lines = text.split("\n")
+    lines = [  # "Reagent = PBS-T; volume = 150 uL; wells = B1-B12": one field a line
+        "\n".join(p.strip() for p in parts)
+        if len(parts := re.split(r"\s*[;,]\s*", line.strip(" ."))) > 1
+        and all(_FIELD.match(p) for p in parts)
+        else line
+        for line in text.split("\n")
+    ]
     for i, line in enumerate(lines):  # a line of only the two fields heads the pairs under it
         if (m := _INLINE_FIELDS.fullmatch(line.strip(" .;"))) and i + 1 < len(lines):
             pairs = re.search(r"[A-Pa-p]\d", lines[i + 1])
