@@ -364,3 +364,8 @@ def test_a_count_times_a_volume_is_the_volume_of_each_aliquot_and_the_other_the_
     assert frame.volume is not None and frame.volume.value == 500
     assert frame.total is not None and frame.total.value == 4000
     assert frame.extra["aliquots"] == 8
+
+
+def test_a_well_set_after_a_finished_pair_starts_a_pair_of_its_own() -> None:
+    found = find_all("pool # row A (A1-A4) into # A1 and row B (B1-B4) into # B1")
+    assert [w.text for w in found] == ["row A", "A1-A4", "A1", "row B", "B1-B4", "B1"]

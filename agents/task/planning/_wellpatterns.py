@@ -163,7 +163,7 @@ _EXCEPT = re.compile(
 _JOIN = re.compile(
     r"^\s*(?:,|&|\+|\band\b|\bas well as\b|\bplus\b|,\s*and\b)\s*(?:wells?\s+)?$", _FLAGS
 )
-_PAIR_NEXT = re.compile(r"^\s*(?:->|into\b|onto\b)", _FLAGS)
+_PAIR_NEXT = re.compile(r"^\s*(?:\([^()]{1,30}\)\s*)?(?:->|into\b|onto\b)", _FLAGS)
 # "columns 1-3 in triplicate (rows A-D)": the replicates' block, the lines where two sets cross
 _CROSS = re.compile(
     r"^\s*(?:,|of|in|on|x|×|;|\()?\s*(?:the\s+)?(?:#+\s+)?$"

@@ -272,6 +272,8 @@ def _starts_a_pair(text: str, prev_start: int, end: int) -> bool:
     X' (no other pair written) D9 ends the list."""
     if not _PAIR_NEXT.match(text[end:]):
         return False
+    if re.search(r"(?:->|\binto\b|\bonto\b)\s*(?:#+\s*)?$", text[:prev_start], _FLAGS):
+        return True  # "X into # A1 and row B (B1-B4) into # B1": A1 ended a pair, row B starts one
     after = text[end:]
     joint = re.search(r"->|\binto\b|\bonto\b", after, _FLAGS)
     after = after[joint.end() :] if joint else ""
