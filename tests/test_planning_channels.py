@@ -275,3 +275,12 @@ def test_the_multi_is_the_multichannel(said: str, channels: int | None) -> None:
 
 def test_all_columns_alone_is_the_whole_plate() -> None:
     assert [len(w) for w in _wells("100 uL per well, all columns, 8-channel")] == [96]
+
+
+def test_the_empty_plate_is_the_one_plate_that_holds_nothing_and_never_the_source() -> None:
+    plan = _plan("samples", "Stamp samples onto the empty plate, 10 uL per well")
+    assert isinstance(plan, Plan)
+    assert {s.args.get("destination") for s in plan.steps} == {"dest_plate"}
+    asked = _plan("samples", "Copy samples to the other plate, 5 uL each")
+    assert isinstance(asked, Clarification)
+    assert "samples" not in asked.options

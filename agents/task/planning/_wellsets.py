@@ -328,6 +328,7 @@ def find_all(text: str) -> list[WellSet]:
             and len(parts) == 1
             and parts[0].kind == "other"
             and not sets[-1].chain
+            and sets[-1].axis != axis  # "column 2 in every other column of X": another set
             and _THEN_ALTERNATE.match(text[sets[-1].end : start])
             and re.match(r"every|alternat", text[start:end], _FLAGS)
         ):

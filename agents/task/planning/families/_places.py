@@ -8,6 +8,7 @@ import re
 
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame, Place
+from agents.task.planning._lexicon import Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 
@@ -151,7 +152,8 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
             # "Normalise these libs with EB - A1 10 uL, B1 12 uL": the wells are on libs;
             # "from samples to dest_plate, columns 1-4": the columns of dest_plate
             by[role] = [Place(plain[0].labware, pl.wells) for pl in loose]
-    gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"] and by["dest"])
+    # "Replicate cmpd on a fresh plate with 2 uL": what a copy verb names first is its source
+    gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"])
     if re.match(r"^(?:fill|pre-?fill)", text, _FLAGS) or gets:
         return by["source"], by["head"] + by["dest"]
     src_plain = [pl for pl in by["source"] if pl.labware is not None and pl.wells is None]
@@ -334,3 +336,31 @@ def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]
     ):
         wells = list(p.wells) + wells  # "top it up ..., and B1 through D1 as well"
     return plate, wells
+
+
+_FRESH = re.compile(
+    r"\b(?:an?|the|one)\s+(?:empty|fresh|new|clean|blank|unused|spare|other|second)\s+"
+    r"(?:[\w-]+\s+)?plate\b",
+    _FLAGS,
+)
+
+
+def _unnamed_destination(frame: Frame, p: r.Planning, sources: list[str]) -> list[Place]:
+    """A destination said without its name: "onto the empty plate" (or "the other plate") is
+    the one work plate that fits - holding nothing, and not a source; else it is asked,
+    offering the plates it could be (never the source itself)."""
+    world = p.world
+    options = [lw for lw in r.work_plates(world) if lw not in sources] or r.work_plates(world)
+    if _FRESH.search(frame.text):
+        empty = [
+            lw
+            for lw in options
+            if not any(v > 0 for (at, _), v in world.volume.items() if at == lw)
+        ]
+        fits = options if re.search(r"\bother\b", frame.text, _FLAGS) else empty
+        if len(fits) == 1:
+            return [Place(Mention(fits[0], 0, 0, fits[0], True))]
+        options = fits or options
+    if _A_PLATE.search(frame.text):
+        raise Ask("Which plate should I pipette into?", ["plate"], options)
+    raise Ask("Which wells of which plate should receive it?", ["destination"], options)

@@ -24,7 +24,6 @@ from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _pairing as pairing
 from agents.task.planning.families._layout import _arranged
 from agents.task.planning.families._places import (
-    _A_PLATE,
     _BOTH,
     _EACH_AFTER,
     _GETS,
@@ -44,6 +43,7 @@ from agents.task.planning.families._places import (
     _resolve_places,
     _roles,
     _source_wells,
+    _unnamed_destination,
 )
 from agents.task.planning.families._sources import _implicit_sources, _unnamed_sources
 
@@ -253,14 +253,8 @@ def _ops(
     if not dest_sets and not dests and (onto := _onto_liquid(frame, p)):
         dest_sets = [onto]  # "add 500 uL growth medium to the cells": the wells holding them
     if not dest_sets:
-        if not dests:
-            if _A_PLATE.search(text):
-                raise Ask("Which plate should I pipette into?", ["plate"], r.work_plates(world))
-            raise Ask(
-                "Which wells of which plate should receive it?",
-                ["destination"],
-                r.work_plates(world),
-            )
+        if not dests:  # "onto the empty plate": the one that fits, else asked
+            dests = _unnamed_destination(frame, p, [lw for lw, _ in src_sets])
         for lw, place in _resolve_places(dests, p, "pipette into", None, frame):
             r.check_count(frame, lw, p)
             if (
