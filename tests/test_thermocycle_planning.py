@@ -350,3 +350,23 @@ def test_a_reaction_volume_among_a_programme_s_lines_is_part_of_it() -> None:
     )
     assert isinstance(result, Plan), result
     assert [s["repeats"] for s in profile(result)["stages"]] == [30]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "95 C 15 s and 60 C 1 min; cycle number 40",
+        "40 cycles total of 95 C 15 s / 60 C 1 min",
+        "cycle 40 times between 95 C (15 s) and 60 C (1 min)",
+        "2-step: 40 cycles, 95 C 15 s, 60 C 1 min",
+    ],
+)
+def test_a_cycle_count_is_read_however_it_is_placed(text: str) -> None:
+    assert groups(text) == [([(95, 15), (60, 60)], 40)]
+
+
+def test_a_count_after_steps_and_before_another_part_counts_the_steps_before_it() -> None:
+    assert groups("95 C 15 s, 60 C 1 min, 40 cycles, 72 C 5 min") == [
+        ([(95, 15), (60, 60)], 40),
+        ([(72, 300)], 1),
+    ]

@@ -132,7 +132,7 @@ class RulePlanner:
                 if (
                     frame.clause.heading
                     and family.name not in ("dilution", "chain")
-                    and not (family.name == "thermocycle" and frame.extra.get("continued"))
+                    and not (family.name == "thermocycle" and thermo.has_programme(frame))
                 ):  # a programme's heading with its parts under it is the programme
                     understood = _heading(frame, p)
                 else:

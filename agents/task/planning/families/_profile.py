@@ -25,6 +25,14 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from agents.task.planning._quantities import WORD_NUMBERS
+from agents.task.planning.families._stages import (
+    _DELTA,
+    Stage,
+    _after_its_step,
+    _delta,
+    _in_run_order,
+    _touchdown,
+)
 
 _FLAGS = re.IGNORECASE
 _N = r"\d+(?:\.\d+)?"
@@ -49,7 +57,7 @@ def _named(pattern: str, suffix: str) -> str:
 
 
 _STEP = re.compile(
-    rf"(?P<t>-?{_N}){_DEG}\s*(?:for|during|,|:|-|–|held\s+for|hold(?:ing)?(?:\s+for)?)?\s*{_DUR}"
+    rf"(?P<t>-?{_N}){_DEG}\s*(?:for|during|,|:|-|–|held\s+for|hold(?:ing)?(?:\s+for)?)?\s*\(?\s*{_DUR}"
     rf"|(?P<tb>-?{_N})\s*(?:c\s*)?/\s*{_named(_DUR, 'b')}"
     rf"|{_named(_DUR, 'a')}\s*(?:at|@)\s*(?P<ta>-?{_N}){_DEG}?"
     rf"|\b(?:at|@)\s*(?P<tx>-?{_N})\s+for\s+{_named(_DUR, 'x')}",
@@ -79,15 +87,21 @@ NO_HOLD = re.compile(r"\bno\s+(?:final\s+)?hold\b|\bwithout\s+(?:a\s+)?(?:final\
 _LEAD = re.compile(
     rf"\b(?P<n>{COUNT_N})\s*(?:x|×)\s*:?(?=\s*[(\[]|\s*\d)"
     rf"|\b(?P<m>{COUNT_N})\s*-?\s*(?:cycles?|cyles?|cylces?|rounds?|repeats?|times)"
-    r"\s*(?:(?:consisting\s+)?of\b\s*:?|:|through\b|with\b|at\b|-|as\s+follows\s*:?)?"
+    r"(?:\s+(?:in\s+)?total)?"
+    r"\s*(?:(?:consisting\s+)?of\b\s*:?|:|through\b|with\b|at\b|between\b|-|as\s+follows\s*:?)?"
     r"(?:\s*(?:denatur\w*|melt\w*|anneal\w*|exten\w*|elongat\w*)(?:\s+(?:at|for))?\s*:?)?"
     r"(?=\s*(?:[(\[]|-?\d))"
     rf"|(?<=[(\[])\s*(?P<k>{COUNT_N})\s*-?\s*(?:x|×|cycles?|rounds?|repeats?|times)\s*[)\]]\s*:",
     _FLAGS,
 )  # "Stage 2 (40 cycles): 95 C 15 s, ...": the count heads the steps after it
+_LEAD_COMMA = re.compile(
+    rf"\b(?P<m>{COUNT_N})\s*(?:cycles?|rounds?|times|x)\s*,(?=\s*-?\d)", _FLAGS
+)
 _TRAIL = re.compile(
     rf"(?:x|×)\s*(?P<n>{COUNT_N})\b|\b(?:for\s+)?(?P<m>{COUNT_N})\s*(?:x\b|×|"
-    r"(?:cycles?|cyles?|rounds?|times)\b)",
+    r"(?:cycles?|cyles?|rounds?|times)\b)"
+    r"|\b(?:cycle\s+(?:number|count|no\.?)|(?:number|no\.?)\s+of\s+cycles|#\s*(?:of\s+)?cycles"
+    r"|cycles)\s*[:=]?\s*(?P<k>\d{1,3})\b(?!\s*(?:°|c\b|deg|/))",  # "cycle number 40", "cycles: 40"
     _FLAGS,
 )
 _FEW = (
@@ -114,26 +128,8 @@ _BEFORE = re.compile(
     r"\b(?:initial(?:ly)?|first|before\s+the\s+cycl\w*|pre-?|preceded\s+by)", _FLAGS
 )
 _NAMES = re.compile(r"denatur|anneal|exten|elongat|melt", _FLAGS)
-_DELTA = re.compile(  # "(-1 C per cycle)", "decreasing by 0.5 C each cycle": a touchdown
-    r"\(?\s*(?P<d>[-+−]\s*\d+(?:\.\d+)?)\s*(?:°\s*)?C?\s*(?:/|per|each|every|a)\s*cycle\s*\)?"
-    r"|\b(?:(?P<up>increas\w*|rais\w*)|decreas\w*|dropp?\w*|lower\w*|reduc\w*)\s+(?:by\s+)?"
-    r"(?P<d2>\d+(?:\.\d+)?)\s*(?:°\s*)?C?\s*(?:/|per|each|every|a)\s*cycle",
-    _FLAGS,
-)
 _NAMING = re.compile(r"\b(?:temp(?:erature)?|ta|tm)\s*(?:of|=|:|is|at)?\s*$", _FLAGS)
 _SECONDS = {"s": 1, "sec": 1, "m": 60, "min": 60, "h": 3600, "hr": 3600, "hour": 3600}
-
-
-@dataclass
-class Stage:
-    steps: list[tuple[float, float]] = field(default_factory=list)
-    repeats: int = 1
-    bracket: bool = False
-    before: bool = False  # told after the cycles but run before them ("an initial ... before")
-    sep: str | None = None  # what joins its steps ("/" in "95 C 15 s / 60 C 30 s")
-    deltas: dict[int, float] = field(default_factory=dict)  # step -> C more each cycle
-    cycle_of_touchdown: bool = False  # one cycle of a touchdown, run once
-    parts: bool = False  # its count names its parts: "(95 C, 30 s)" after one is one step's
 
 
 @dataclass
@@ -258,10 +254,14 @@ def parse(text: str) -> Profile:
         )
         for m in leads
     ]
+    for m in _LEAD_COMMA.finditer(text):  # "2-step: 40 cycles, 95 C 15 s, 60 C 1 min"
+        if free(m.start()) and not any(a <= m.start() < b for a, b in (x.span() for x in leads)):
+            tokens.append((m.start(), "lead_comma", count(m["m"])))
+            leads.append(m)
     lead_spans = [m.span() for m in leads]
     for m in _TRAIL.finditer(text):
         if free(m.start()) and not any(a <= m.start() < b for a, b in lead_spans):
-            tokens.append((m.start(), "trail", count(m.group("n") or m.group("m"))))
+            tokens.append((m.start(), "trail", count(m.group("n") or m.group("m") or m["k"])))
     for m in _BOUNDARY.finditer(text):
         if free(m.start()):
             kind = "before" if _BEFORE.match(m.group(0)) else "boundary"
@@ -317,6 +317,13 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
             if cur is not None and cur.bracket:
                 cur.bracket = False
                 close()
+        elif kind == "lead_comma" and cur is not None and cur.steps:
+            if cur.repeats == 1:
+                cur.repeats = int(value)  # type: ignore[call-overload]
+            close()  # "95 C 15 s, 60 C 1 min, 40 cycles, 72 C 5 min": the steps before
+        elif kind == "lead_comma":
+            close()
+            cur = Stage(repeats=int(value))  # type: ignore[call-overload]
         elif kind == "lead":
             close()
             lead = cast(tuple[int, object], value)
@@ -344,45 +351,3 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
             cur.steps.append(value)  # type: ignore[arg-type]
     close()
     return _in_run_order(_touchdown(done))
-
-
-def _after_its_step(text: str, word: re.Match[str], covered: list[tuple[int, int]]) -> bool:
-    """'initial' written after its step ("with 94 C 2 min initial and ..."): a step ends just
-    before the word and none follows it before the next comma or "and"."""
-    ends_here = any(0 <= word.start() - b <= 2 for _, b in covered)
-    nxt = re.search(r"[,;]|\band\b|$", text[word.end() :])
-    stop = word.end() + (nxt.start() if nxt else 0)
-    return ends_here and not any(word.end() <= a < stop for a, _ in covered)
-
-
-def _touchdown(stages: list[Stage]) -> list[Stage]:
-    """A cycle whose step changes by a set amount each cycle ("65 C 30 s (-1 C per cycle)")
-    run as one part per cycle, each at its own temperature (65, 64, 63, ...)."""
-    out: list[Stage] = []
-    for st in stages:
-        if not st.deltas or st.repeats < 2:
-            out.append(st)
-            continue
-        for k in range(st.repeats):
-            steps = [(c + st.deltas.get(i, 0.0) * k, t) for i, (c, t) in enumerate(st.steps)]
-            out.append(Stage(steps=steps, cycle_of_touchdown=True))
-    return out
-
-
-def _delta(m: re.Match[str]) -> float:
-    if m["d"]:
-        return float(re.sub(r"\s+", "", m["d"]).replace("−", "-"))
-    return float(m["d2"]) * (1 if m["up"] else -1)
-
-
-def _in_run_order(stages: list[Stage]) -> list[Stage]:
-    """Parts told after the cycles but said to run before them go first."""
-    first = next((i for i, st in enumerate(stages) if st.repeats > 1), None)
-    if first is None:
-        return stages
-    early = [st for st in stages[first:] if st.before and st.repeats == 1]
-    return [
-        *stages[:first],
-        *early,
-        *(st for st in stages[first:] if not (st.before and st.repeats == 1)),
-    ]

@@ -42,6 +42,11 @@ _COUNT_ONLY = re.compile(
 )
 
 
+_CYCLE_NUMBER = re.compile(
+    r"^(?:the\s+)?(?:cycle\s+(?:number|count|no\.?)|(?:number|no\.?)\s+of\s+cycles|#\s*(?:of\s+)?cycles"
+    r"|cycles)\s*[:=]?\s*\d{1,3}\W*$",
+    _FLAGS,
+)  # "cycle number 40", "No. of cycles: 35"
 _LID_ONLY = re.compile(
     r"^(?:and\s+|then\s+|with\s+)*(?:the\s+|a\s+)?(?:heated\s+)?lid\b[^,;]*?\d[^,;]*$", _FLAGS
 )
@@ -72,6 +77,7 @@ def is_continuation(text: str) -> bool:
     bare = text.strip().rstrip(":").strip()
     if bare and (
         _COUNT_ONLY.match(bare)
+        or _CYCLE_NUMBER.match(bare)
         or _LID_ONLY.match(bare)
         or _PART_LABEL.match(bare)
         or _VOLUME_NOTE.match(bare)

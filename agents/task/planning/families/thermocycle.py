@@ -98,6 +98,7 @@ _FOLLOWING = re.compile(
 )
 
 
+_TIMES = re.compile(r"\b(?:\d{1,3}|twice)\s*(?:times|x)\b|\bx\s*\d{1,3}\b", _FLAGS)
 _MOVE_ONLY = re.compile(
     r"^(?:move|put|place|load|bring|send|take|transfer|return|carry|transport)\b", _FLAGS
 )
@@ -110,6 +111,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     named = any(kind == "thermocycler" for kind, *_ in ents.instruments)
     if prof.steps(text) and (named or prof.CYCLED.search(text)):
         return 80  # "rxn_plate at 65 C for 20 min on tc1", "25 rounds of 94 C 20 s, ..."
+    timed = prof.steps(text)
+    if len({c for *_, c, _ in timed}) >= 2 and _TIMES.search(text) and not ents.volumes():
+        return 80  # "95 C 15 s and 60 C 1 min, 40 times"
     if any(rx.search(text) for rx, _, code in _CANNOT if code != "policy_limit"):
         return 76  # "then a melt curve 65-95 C": the thermocycler's, refused for what it is
     if HOLD.match(text) and named and prof.hold_of(text) is not None:
@@ -183,6 +187,12 @@ def require(frame: Frame, p: r.Planning) -> None:
     for rx, why, code in _CANNOT:
         if rx.search(text):
             raise Refuse(why, code)
+
+
+def has_programme(frame: Frame) -> bool:
+    """A thermocycling clause that carries a programme (its own steps, parts joined to it or a
+    hold), never a mere heading ("rxn_plate - 95 C 15 s, 60 C 1 min - 40 cycles - hold 4 C")."""
+    return bool(frame.extra.get("continued") or frame.extra.get("hold") or prof.steps(frame.text))
 
 
 def _profile_text(frame: Frame) -> str:
@@ -340,7 +350,14 @@ def programme_runs(read_in: list[tuple[Frame | None, Any]], kinds: set[str]) -> 
         last = read_in[j - 1][0]
         assert last is not None
         held = is_hold(part_text(last.clause)) and last.duration is None
-        if j - i >= 2 and (held or "heater_shaker" not in kinds):
+        nxt = read_in[j][0] if j < len(read_in) else None
+        counted = (  # "95 C 15 s and 60 C 1 min; cycle number 40": the count makes it cycles
+            nxt is not None
+            and not prof.steps(nxt.text)
+            and is_continuation(part_text(nxt.clause))
+            and (j - i >= 2 or len(prof.steps(frame.text)) >= 2)
+        )
+        if (j - i >= 2 and (held or "heater_shaker" not in kinds)) or counted:
             read_in[i] = (_as_profile(frame), FAMILY)
         i = j
 

@@ -1,0 +1,74 @@
+"""The stages of a programme put in the order the block runs them: a touchdown cycle ("65 C
+30 s (-1 C per cycle)") unrolled into one part per cycle, each at its own temperature, and
+parts told after the cycles but said to run before them ("... with 94 C 2 min initial",
+"preceded by 95 C 5 min") moved first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_FLAGS = re.IGNORECASE
+
+
+@dataclass
+class Stage:
+    steps: list[tuple[float, float]] = field(default_factory=list)
+    repeats: int = 1
+    bracket: bool = False
+    before: bool = False  # told after the cycles but run before them ("an initial ... before")
+    sep: str | None = None  # what joins its steps ("/" in "95 C 15 s / 60 C 30 s")
+    deltas: dict[int, float] = field(default_factory=dict)  # step -> C more each cycle
+    cycle_of_touchdown: bool = False  # one cycle of a touchdown, run once
+    parts: bool = False  # its count names its parts: "(95 C, 30 s)" after one is one step's
+
+
+_DELTA = re.compile(  # "(-1 C per cycle)", "decreasing by 0.5 C each cycle": a touchdown
+    r"\(?\s*(?P<d>[-+−]\s*\d+(?:\.\d+)?)\s*(?:°\s*)?C?\s*(?:/|per|each|every|a)\s*cycle\s*\)?"
+    r"|\b(?:(?P<up>increas\w*|rais\w*)|decreas\w*|dropp?\w*|lower\w*|reduc\w*)\s+(?:by\s+)?"
+    r"(?P<d2>\d+(?:\.\d+)?)\s*(?:°\s*)?C?\s*(?:/|per|each|every|a)\s*cycle",
+    _FLAGS,
+)
+
+
+def _after_its_step(text: str, word: re.Match[str], covered: list[tuple[int, int]]) -> bool:
+    """'initial' written after its step ("with 94 C 2 min initial and ..."): a step ends just
+    before the word and none follows it before the next comma or "and"."""
+    ends_here = any(0 <= word.start() - b <= 2 for _, b in covered)
+    nxt = re.search(r"[,;]|\band\b|$", text[word.end() :])
+    stop = word.end() + (nxt.start() if nxt else 0)
+    return ends_here and not any(word.end() <= a < stop for a, _ in covered)
+
+
+def _touchdown(stages: list[Stage]) -> list[Stage]:
+    """A cycle whose step changes by a set amount each cycle ("65 C 30 s (-1 C per cycle)")
+    run as one part per cycle, each at its own temperature (65, 64, 63, ...)."""
+    out: list[Stage] = []
+    for st in stages:
+        if not st.deltas or st.repeats < 2:
+            out.append(st)
+            continue
+        for k in range(st.repeats):
+            steps = [(c + st.deltas.get(i, 0.0) * k, t) for i, (c, t) in enumerate(st.steps)]
+            out.append(Stage(steps=steps, cycle_of_touchdown=True))
+    return out
+
+
+def _delta(m: re.Match[str]) -> float:
+    if m["d"]:
+        return float(re.sub(r"\s+", "", m["d"]).replace("−", "-"))
+    return float(m["d2"]) * (1 if m["up"] else -1)
+
+
+def _in_run_order(stages: list[Stage]) -> list[Stage]:
+    """Parts told after the cycles but said to run before them go first."""
+    first = next((i for i, st in enumerate(stages) if st.repeats > 1), None)
+    if first is None:
+        return stages
+    early = [st for st in stages[first:] if st.before and st.repeats == 1]
+    return [
+        *stages[:first],
+        *early,
+        *(st for st in stages[first:] if not (st.before and st.repeats == 1)),
+    ]
