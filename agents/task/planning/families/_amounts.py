@@ -45,9 +45,18 @@ _REFILL = re.compile(
 _SHARES = {"half": 0.5, "third": 1 / 3, "thirds": 2 / 3, "quarter": 0.25, "quarters": 0.75}
 
 
+# "Remove half", "take off 90% of it": a share of what the wells hold, the wells said before.
+_SHARE_ALONE = re.compile(
+    r"^(?:remove|aspirate|discard|take\s+(?:off|out)|exchange|replace)\s+(half|a\s+third|one\s+third|"
+    r"two\s+thirds|a\s+quarter|one\s+quarter|three\s+quarters|(\d+(?:\.\d+)?)\s*%)"
+    r"(?:\s+of\s+(?:it|them|each(?:\s+well)?|that|those))?\W*$",
+    _FLAGS,
+)
+
+
 def share(text: str) -> float | None:
     """ "half of the medium" -> 0.5, "50% of the media" -> 0.5 (None: no share said)."""
-    m = SHARE.search(text)
+    m = SHARE.search(text) or _SHARE_ALONE.match(text)
     if m is None:
         return None
     if m.group(2):

@@ -103,6 +103,8 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
                 raise _disagree(f"{m.name} is empty", f"{m.name} {full[0]} holds liquid")
             checked.append(f"{m.name} is empty")
     placed = [pl for _, pl in frame.places if pl.wells is not None]
+    if volume is not None and not placed and len(plate_named) == 1 and not frame.ents.instruments:
+        checked.append(_per_well(plate_named[0], volume.value, volume.text, frame, p))
     paired = len(frame.ents.liquids) == len(placed) > 1  # "water in A1 and the buffer in A2"
     for k, place in enumerate(placed):
         said = frame.ents.liquids[k] if paired else frame.liquid
@@ -156,6 +158,28 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
     if not checked:
         checked.append("nothing to check against the lab")
     return "a fact, checked against the lab: " + "; ".join(checked) + " (agrees)"
+
+
+def _per_well(plate: str, volume: float, text: str, frame: Frame, p: r.Planning) -> str:
+    """ "cell_plate currently holds 200 uL per well": every well that holds something (of the
+    liquid said, when one is) holds that much."""
+    world = p.world
+    said = r.liquid(frame.liquid, p) if frame.liquid is not None else None
+    filled = {
+        w: v
+        for (lw, w), v in world.volume.items()
+        if lw == plate and v > 1e-6 and (said is None or world.contents[lw, w].get(said, 0) > 0)
+    }
+    if not filled:
+        raise _disagree(f"{plate} holds {text} a well", f"{plate} holds nothing there")
+    for well in sorted(filled, key=lambda w: (w[0], int(w[1:]))):
+        if abs(filled[well] - volume) > 0.5:
+            raise _disagree(
+                f"{plate} holds {text} a well",
+                f"{plate} {well} holds {fmt(round(filled[well], 3), 'uL')}",
+            )
+    p.plate, p.wells = plate, sorted(filled, key=lambda w: (int(w[1:]), w[0]))
+    return f"{plate}: {len(filled)} wells of {text}"
 
 
 def _disagree(said: str, lab: str) -> Ask:

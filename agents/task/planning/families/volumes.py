@@ -148,7 +148,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70
     if _DRAIN.match(text) and (ents.wellsets or ents.labware) and not ents.volumes():
         return 70  # "aspirate cell_plate column 5": empty those wells
-    if _DISCARD.match(text) and (_EMPTYING.search(text) or am.SHARE.search(text)):
+    if _DISCARD.match(text) and (_EMPTYING.search(text) or am.share(text)):
         return 70  # "remove the medium", "remove half of the medium"
     if (_TOP_UP.search(text) or _TOP_UP_LABEL.match(clause.label or "")) and (
         ents.volumes() or ents.vague
