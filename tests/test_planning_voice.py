@@ -276,3 +276,11 @@ def test_a_liquid_s_form_is_one_sentence() -> None:
     assert rewrite_tables("Reagent = PBS-T; volume = 150 uL; wells = B1-B12") == (
         "Add 150 uL PBS-T to  B1-B12"
     )
+
+
+def test_a_liquid_is_named_by_its_initials_and_a_plate_by_the_liquid_it_holds() -> None:
+    lab = make_lab(liquids={"A1": ("nuclease-free water", 5000), "A2": ("dye", 5000)})
+    assert [m.name for m in Lexicon(lab).liquid_mentions("20 uL NFW")] == ["nuclease-free water"]
+    assert normalise("Using the library plate, put 5 uL from A2 into E2").text == (
+        "put 5 uL from the library plate A2 into E2"
+    )

@@ -1,7 +1,8 @@
 """Labware named by what it is rather than by its id: its shape ("the 384 plate", "the 12-trough
 reservoir", "the 2.2 mL block", "the deep-well block"), a word for its kind ("the reservoir",
 "the PCR plate"), or a word of its id ("the sera plate" for sera_plt, "the ELISA plate" for
-elisa_A) - each only when exactly one labware of the lab fits.
+elisa_A) or the liquid it holds ("the library plate" for the one plate of library) - each only
+when exactly one labware of the lab fits.
 """
 
 from __future__ import annotations
@@ -71,9 +72,21 @@ _ID_WORD = re.compile(
 
 
 def _by_id_word(plates: list[Any], word: str) -> str | None:
-    """The one labware whose id has ``word`` as one of its parts ("sera" for sera_plt)."""
+    """The one labware whose id has ``word`` as one of its parts ("sera" for sera_plt), else
+    the one labware holding the liquid ``word`` names ("the library plate" for libs_in)."""
     low = word.lower()
     matches = [lw.id for lw in plates if low in re.split(r"[_\-\s]+", lw.id.lower())]
+    if not matches:
+        forms = {low, low.removesuffix("s"), low.removesuffix("es")}
+        matches = [
+            lw.id
+            for lw in plates
+            if any(
+                forms & {liquid.lower(), *liquid.lower().split()}
+                for well in lw.wells.values()
+                for liquid in well.contents
+            )
+        ]
     return matches[0] if len(matches) == 1 else None
 
 

@@ -85,6 +85,9 @@ def by_word(liquids: list[str], taken: set[str], not_a_liquid: frozenset[str]) -
                 forms.add(w.lower()[:-2] + "a")
             for f in forms:
                 owners.setdefault(f, set()).add(name)
+        if 3 <= len(parts := re.split(r"[\s-]+", name)) <= 5 and parts[0][:1].isalpha():
+            for initials in _initials(parts):  # "NFW": nuclease-free water, "PBS": phosphate ...
+                owners.setdefault(initials, set()).add(name)
     singles = {n.lower() for n in liquids if " " not in n}
     return {
         **shorthand(liquids, taken | not_a_liquid),
@@ -168,6 +171,15 @@ def shorthand(liquids: list[str], taken: set[str] | frozenset[str]) -> dict[str,
         and w not in lows
         and not any(k.lower().startswith(w) for k in taken)
     }
+
+
+def _initials(words: list[str]) -> set[str]:
+    """The first letters of a name's words, each word also by its short forms' letters."""
+    out = {""}
+    for w in words:
+        firsts = {f[0] for f in (w.lower(), *_BY_WORD.get(w.lower(), ())) if f[0].isalpha()}
+        out = {o + f for o in out for f in firsts}
+    return {o for o in out if len(o) == len(words)}
 
 
 def by_phrase(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:

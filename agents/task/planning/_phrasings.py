@@ -77,9 +77,17 @@ def _causative(m: re.Match[str]) -> str:
     return f"{keep}{_DONE_TO[m.group('pp').lower()]} {m.group('obj')}"
 
 
+# "Using the library plate, put 5 uL from A2 into E2": the plate said first is where "from A2" is
+_USING_PLATE = re.compile(
+    r"(?im)^(?P<lead>(?:using|with|from|out\s+of|taking\s+from)\s+)(?P<lw>(?:the\s+)?[\w-]+"
+    r"(?:\s+(?:plate|block))?)\s*,\s*(?P<rest>[^\n]*?\bfrom\s+)(?=(?:wells?\s+)?[A-Pa-p]\d{1,2}\b)"
+)
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
     text = _CAUSATIVE.sub(_causative, text)
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
+    text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
     return _PARTICLE.sub(r"\1 ", text)
