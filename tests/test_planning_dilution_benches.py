@@ -9,7 +9,7 @@ import pytest
 from agents.task.planning._blanks import split_blanks
 from agents.task.planning._entities import extract
 from agents.task.planning._lexicon import Lexicon
-from agents.task.planning._quantities import name_fold
+from agents.task.planning._quantities import fold, name_fold
 from agents.task.planning._series import series
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.models import Plan
@@ -165,3 +165,44 @@ def test_the_stock_said_into_the_first_well_starts_the_chain_and_the_diluent_is_
     sim = simulate(LABS["assay_dev"], plan)
     assert sim.final["dil_plate"]["C2"] == 100
     assert sum(op.volume for op in sim.ops if op.dst == "dil_plate:C1") == 200
+
+
+def test_a_count_before_a_plural_liquid_name_counts_points_not_a_liquid() -> None:
+    ents = extract(
+        "down std_curve column 1, 7 standards and a zero", Lexicon(LABS["elisa_dev"].view), ()
+    )
+    assert not ents.liquids and [w.text for w in ents.wellsets] == ["column 1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "factor"),
+    [("standard 2x down col 12", (2.0, "fold")), ("mix 3x down the column", None)],
+)
+def test_a_count_of_x_before_down_or_across_is_a_fold_unless_it_counts_mixes(
+    text: str, factor: tuple[float, str] | None
+) -> None:
+    assert fold(text) == factor
+
+
+def test_a_liquid_followed_by_a_ratio_is_no_plate_id() -> None:
+    ents = extract("Dilute sample 1:5 in assay diluent", Lexicon(LABS["elisa_dev"].view), ())
+    assert not ents.unknown_labware and ents.fold == (5.0, "ratio")
+
+
+def test_rows_said_under_a_heading_that_names_columns_are_those_rows_of_those_columns() -> None:
+    plan = _plan(
+        "Standards (std_curve cols 1-2, duplicates): start 250 uL standard in A1/A2, 125 uL "
+        "assay diluent in B-H, carry 125 uL down, mix 5x",
+        "elisa_dev",
+    )
+    final = simulate(LABS["elisa_dev"], plan).final["std_curve"]
+    assert final.get("B3", 0) == 0 and final["B2"] == 125
+
+
+def test_a_named_blank_after_one_replicate_chain_is_repeated_after_each() -> None:
+    plan = _plan(
+        "2-fold serial of standard in assay diluent, std_curve A1-A7 with A8 as blank, "
+        "150 uL/well, in duplicate (rows A and B)",
+        "elisa_dev",
+    )
+    assert simulate(LABS["elisa_dev"], plan).final["std_curve"]["B8"] == 150

@@ -156,6 +156,7 @@ _REFER = re.compile(
 )
 
 
+_COUNTED = re.compile(r"(?<![\w.:/-])\d{1,2}\s+$")
 _PIPETTING = re.compile(r"\d\s*(?:u[lL]|µ[lL]|m[lL])\b", _FLAGS)
 _SIZED_TIPS = re.compile(r"\b(\d+(?:\.\d+)?)\s*(u[lL]|µ[lL]|m[lL])\s+(?:filter\s+)?tips?\b", _FLAGS)
 
@@ -280,11 +281,21 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ]
     ents.liquids += [q for q in named if not any(_overlap(w, q) for w in ents.labware)]
     ents.liquids = _dedupe(sorted(ents.liquids, key=lambda m: (m.start, -(m.end - m.start))))
+    # "7 standards and a zero": a count of points, even where the lab has a liquid "standard"
+    ents.liquids = [
+        m
+        for m in ents.liquids
+        if not (m.written.lower().endswith("s") and _COUNTED.search(text[: m.start]))
+    ]
     ents.instruments = lex.instrument_mentions(unquoted)
     ents.quantities = [
         q
         for q in qty.quantities(text)
         if not any(m.start() <= q.start < m.end() for m in sized)  # "the 50 uL tips"
+    ]
+    # "Dilute sample 1:5": the lab's liquid "sample" and a ratio, not a plate "sample 1"
+    ents.unknown_labware = [
+        u for u in ents.unknown_labware if not any(_overlap(u, q) for q in ents.liquids)
     ]
     spans = [(m.start, m.end) for m in ents.labware + ents.liquids + ents.unknown_labware]
     spans += [(q.start, q.end) for q in ents.quantities]

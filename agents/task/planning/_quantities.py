@@ -98,9 +98,11 @@ _TIMES = re.compile(
     _FLAGS,
 )
 _FOLD = re.compile(
-    rf"(?<![\w.])(\d+(?:\.\d+)?|{_WORDS})\s*-?\s*(?:fold\b|x\s+(?=(?:serial\s+)?dilut|serial\b|series\b))",
+    rf"(?<![\w.])(\d+(?:\.\d+)?|{_WORDS})\s*-?\s*(?:fold\b|x\s+(?=(?:serial\s+)?dilut|serial\b|series\b"
+    r"|(?:down|across|along)\s+(?:the\s+)?(?:[\w-]+\s+)?(?:col|row|plate|[A-Pa-p]\d)))",
     _FLAGS,
 )
+_MIXED = re.compile(r"\bmix(?:ed|ing|es)?\s*(?:it|them|well|up)?\s*$", _FLAGS)
 _RATIO = re.compile(r"(?<![\w:.])1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.])", _FLAGS)
 _STEPS = re.compile(
     rf"(?<![\w.:/])({_COUNT[1:-1]})(?![\d.])\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
@@ -242,8 +244,9 @@ def times(text: str) -> int | None:
 
 def fold(text: str) -> tuple[float, str] | None:
     """A dilution factor and how it was written: '2-fold' -> (2, 'fold'), '1:10' -> (10, 'ratio')"""
-    if m := _FOLD.search(text):
-        return number(m.group(1)), "fold"
+    for said in _FOLD.finditer(text):
+        if said.group(0).lower().endswith("fold") or not _MIXED.search(text[: said.start()]):
+            return number(said.group(1)), "fold"  # ("mix 3x down the column": mixes)
     if m := _RATIO.search(text):
         return float(m.group(1)), "ratio"
     if m := _PARTS.search(text):  # "1 part stock with 9 parts diluent": 1 in 10

@@ -190,9 +190,13 @@ def wells(
             return ws.WellSet((ws.Part("all"),), 0, 0, "").expand(lw.rows, lw.cols)
         raise Ask(f"Which wells of {plate_id} {what}?", ["wells"], ws.examples(lw.rows, lw.cols))
     try:
-        return place.wells.expand(lw.rows, lw.cols)
+        found = place.wells.expand(lw.rows, lw.cols)
     except ws.SelectionError as exc:
         raise Refuse(f"{exc} ({plate_id} has {lw.rows * lw.cols} wells)", "plate_size") from exc
+    if {x.kind for x in place.wells.parts} in ({"rows"}, {"cols"}) and p.head_dest == plate_id:
+        # "Standards (cols 1-2): ... diluent in B-H": those rows of the heading's columns
+        found = [w for w in found if w in set(p.head_wells)] or found
+    return found
 
 
 def check_count(frame: Frame, plate_id: str, p: Planning) -> None:

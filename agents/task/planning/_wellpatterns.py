@@ -120,7 +120,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "rowspan",
         re.compile(
-            r"\brows?\s+([A-Pa-p])\s*(?:\s(?:to|through|thru)\s|-|->)\s*rows?\s+([A-Pa-p])\b",
+            r"\brows?\s+([A-Pa-p])\s*(?:\s(?:to|through|thru)\s|-|->)\s*rows?\s+([A-Pa-p])\b"
+            # "125 uL diluent in B-H" (under a heading that names the columns): rows B to H
+            r"|(?<=\bin\s)([B-Pb-p])\s*[-–]\s*([B-Pb-p])\b(?![\d:])",
             _FLAGS,
         ),
     ),

@@ -174,7 +174,8 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
         x, y = ((g.get(k) or g.get(k + "2") or "A").upper() for k in ("x", "y"))
         return Part("rect", (f"{x}{col}", f"{y}{col}")), None
     if kind == "rowspan":
-        return Part("rows", tuple(_letters(f"{m.group(1)}-{m.group(2)}"))), "row"
+        a, b = m.group(1) or m.group(3), m.group(2) or m.group(4)
+        return Part("rows", tuple(_letters(f"{a}-{b}"))), "row"
     if kind == "colspan":
         return Part("cols", tuple(_numbers(f"{m.group(1)}-{m.group(2)}"))), "col"
     if kind == "rows":

@@ -27,7 +27,9 @@ _STARTING = re.compile(
 # "7 points plus a blank", "6 standards and 2 blanks", "then two blanks": blanks after the points
 _TAIL_BLANKS = re.compile(
     r"(?:\b(?:plus|and|with|then|followed\s+by)|\+|,)\s+(?:(a|an|one|two|three|four|\d)\s+)?"
-    r"(?:(?!the\b|[A-Pa-p]\d{1,2}\b|rows?\b|columns?\b|cols?\b|\d)[\w-]+[\s-]+(?:only\s+)?)?blanks?\b(?!\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b|columns?\b|cols?\b))",
+    r"(?:(?!the\b|[A-Pa-p]\d{1,2}\b|rows?\b|columns?\b|cols?\b|\d)[\w-]+[\s-]+(?:only\s+)?)?"
+    r"(?:blanks?|zeros?(?:\s+(?:standards?|stds?|points?|conc\w*))?)\b"  # "7 standards and a zero"
+    r"(?!\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b|columns?\b|cols?\b))",
     _FLAGS,
 )
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
@@ -258,7 +260,18 @@ def without_blanks(
             tail.insert(0, body.pop())
         kept.append(body)
         blanks += tail
+    # "A1-A7 with A8 as blank, in duplicate (rows A and B)": each replicate's own blank after it
+    after = [_next(c, view.rows, view.cols) for c in kept if len(c) >= 2]
+    if len(after) > 1 and any(a in named for a in after):
+        blanks += [a for a in after if a is not None and a not in named and a not in blanks]
     return kept, blanks
+
+
+def _next(chain: list[str], rows: int, cols: int) -> str | None:
+    """The well after a chain's last one, in the chain's direction (None: off the plate)."""
+    (r0, c0), (r1, c1) = ((ord(w[0]) - 65, int(w[1:])) for w in chain[-2:])
+    r2, c2 = r1 + (r1 - r0), c1 + (c1 - c0)
+    return f"{chr(65 + r2)}{c2}" if 0 <= r2 < rows and 1 <= c2 <= cols else None
 
 
 def without_held(frame: Frame, held: tuple[str, list[str], str] | None, plate: str) -> Frame:

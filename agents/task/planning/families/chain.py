@@ -129,7 +129,23 @@ def lines(frame: Frame, plate: str, header: Frame | None, p: r.Planning) -> list
             span = areas[0].expand(view.rows, view.cols)
             return [geometry.clip(c, span) for c in found]
         return found
+    if (filled := _filled_lines(frame, plate, p)) is not None:
+        return filled
     raise Ask("Which wells should the dilution carry through (e.g. A1 -> B1 -> C1)?", ["wells"], [])
+
+
+def _filled_lines(frame: Frame, plate: str, p: r.Planning) -> list[list[str]] | None:
+    """ "..., 125 uL diluent in B-H, carry 125 uL down": each column (or row, "across") of the
+    wells this plan filled on the plate, top to bottom, when the clause names none."""
+    down = geometry.direction(frame)
+    filled = list(dict.fromkeys(w for (lw, w), _ in p.world.poured if lw == plate))
+    if down is None or not filled:
+        return None
+    lines: dict[str, list[str]] = {}
+    for w in sorted(filled, key=lambda w: (w[0], int(w[1:])) if not down else (int(w[1:]), w[0])):
+        lines.setdefault(w[1:] if down else w[0], []).append(w)
+    found = [line for line in lines.values() if len(line) >= 2]
+    return found or None
 
 
 def _span(area: WellSet, plate: str, p: r.Planning) -> list[list[str]] | None:
