@@ -9,7 +9,7 @@ from test_rule_planner import LAB, plan
 from agents.task.planning._coverage import clauses_of
 from agents.task.planning._normalise import normalise
 from agents.task.planning._own_ids import own_ids
-from agents.task.planning.models import Plan
+from agents.task.planning.models import Plan, Refusal
 
 
 # --------------------------------------------------------------------------- normalise
@@ -102,3 +102,19 @@ def test_one_transfer_said_with_two_verbs_over_two_sentences_or_items() -> None:
         result = plan(f"Take 40 uL of dye from the reservoir{joiner}put it into plate_1 B2")
         assert isinstance(result, Plan), joiner
         assert len(result.steps) == 1 and result.steps[0].args["destination_wells"] == ["B2"]
+
+
+# --------------------------------------------------------------------------- not a lab request
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Hi! How do I make a 2-fold serial dilution? Thanks!",
+        "For my assay tomorrow: What is the Km of HRP for dye?",
+        "Step 1 - why does my buffer turn cloudy?",
+    ],
+)
+def test_a_question_with_a_greeting_or_a_label_around_it_is_still_no_lab_request(
+    request_text: str,
+) -> None:
+    result = plan(request_text)
+    assert isinstance(result, Refusal) and result.code == "not_a_lab_request"

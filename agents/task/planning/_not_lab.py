@@ -85,6 +85,37 @@ _SET_ASIDE = re.compile(
 )
 
 
+# What may wrap a question without changing it: a greeting or thanks as a sentence of its own,
+# a label before it ("For my assay tomorrow:", "Step 1 -", "Quick question -").
+_OPENING = re.compile(r"^\s*(?P<piece>[^.!?\n:]{1,60}?)\s*(?:[.!?:\n]+|\s-\s)\s*(?=\S)")
+_CLOSING = re.compile(r"(?:(?<=[.!?])|\s)\s*(?P<piece>[^.!?\n:]{1,60}?)[\s.!]*$")
+_STEP_LABEL = re.compile(r"^\s*(?:step|item|part|q)\s*\d{1,2}\b", re.IGNORECASE)
+
+
+def _wrapped(piece: str) -> bool:
+    words = piece.split()
+    return pleasantry(piece) or bool(_STEP_LABEL.match(piece)) or (
+        1 <= len(words) <= 6 and not any(ch.isdigit() for ch in piece)
+        and not _QUESTION.match(piece + "?") and not _LAB_WORDS.match(piece)
+    )  # fmt: skip
+
+
+def _core(request: str) -> str:
+    """The request without the greetings, thanks and labels around it."""
+    text = request.strip()
+    for _ in range(4):
+        m = _OPENING.match(text)
+        if m is None or not _wrapped(m["piece"]) or m.group(0).rstrip().endswith("?"):
+            break
+        text = text[m.end() :]
+    for _ in range(3):
+        m = _CLOSING.search(text)
+        if m is None or m.start() == 0 or not pleasantry(m["piece"]):
+            break
+        text = text[: m.start()].rstrip()
+    return text
+
+
 def check(request: str, read_in: list[tuple[Frame | None, Family | None]]) -> None:
     """Refuse what is not a lab request at all (a question about the world, a poem, an
     instruction to set the rules aside), and a request that only calls off what was asked
@@ -95,7 +126,8 @@ def check(request: str, read_in: list[tuple[Frame | None, Family | None]]) -> No
             "within the lab's safety rules, and never on a request that asks otherwise",
             "not_a_lab_request",
         )
-    if _ASKS_ADVICE.match(request.strip()):
+    core = _core(request)
+    if _ASKS_ADVICE.match(request.strip()) or _ASKS_ADVICE.match(core):
         raise Refuse(
             "this is a question about how or whether to do something, not a request to do it: "
             "ask for the work itself (for example 'add 50 uL of buffer to plate_1 A1')",
@@ -126,7 +158,7 @@ def check(request: str, read_in: list[tuple[Frame | None, Family | None]]) -> No
             "liquid handling, incubation, reading and plate moves",
             "not_a_lab_request",
         )
-    if _QUESTION.match(request) and not any(
+    if (_QUESTION.match(request) or _QUESTION.match(core)) and not any(
         fam is not None and fam.name not in ("context",) for _, fam in read_in
     ):
         raise Refuse(
