@@ -135,6 +135,7 @@ def _following(text: str, by: dict[str, list[Place]]) -> None:
 def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     """(sources, destinations) of a clause by the roles of its places and its verb."""
     text = frame.text
+    treated(frame)  # "Feed the cells with medium": the medium is moved
     by = {"head": [], "source": [], "dest": []}  # type: dict[str, list[Place]]
     for role, place in frame.places:
         by[role].append(place)
@@ -154,7 +155,12 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
             by[role] = [Place(plain[0].labware, pl.wells) for pl in loose]
     # "Replicate cmpd on a fresh plate with 2 uL": what a copy verb names first is its source
     gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"])
-    if re.match(r"^(?:fill|pre-?fill)", text, _FLAGS) or gets:
+    if (
+        re.match(
+            r"^(?:fill|pre-?fill|treat|dose|stain|feed|spike|coat|overlay|supplement)", text, _FLAGS
+        )
+        or gets
+    ):
         return by["source"], by["head"] + by["dest"]
     src_plain = [pl for pl in by["source"] if pl.labware is not None and pl.wells is None]
     if (
@@ -213,6 +219,23 @@ def _source_wells(
 _A_PLATE = re.compile(r"\b(?:the|a|this|that|my|our)\s+(?:[\w-]+\s+)?plate\b", _FLAGS)
 
 
+WITH_VERB = re.compile(
+    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|inoculate)\b[^,;]*\bwith\b", _FLAGS
+)
+
+
+def treated(frame: Frame) -> None:
+    """ "Feed the cells with 50 uL medium": the liquid after "with" is the one moved."""
+    if WITH_VERB.match(frame.text):
+        after = [m for m in frame.liquids if re.search(r"\bwith\b[^,;]*$", frame.text[: m.start])]
+        frame.liquid = after[0] if after else frame.liquid
+
+
+# "Feed the cells with ...": what is fed is where the liquid goes.
+_TREATED = re.compile(
+    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement)\s+(?:all\s+|each\s+of\s+)?(?:the\s+)?$",
+    _FLAGS,
+)
 _ONTO = re.compile(
     r"\b(?:to|onto|into|over|on)\s+(?:the\s+|all\s+(?:of\s+)?the\s+|each\s+of\s+the\s+|each\s+|every\s+|all\s+)?$",
     _FLAGS,
@@ -240,7 +263,8 @@ def _onto_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
     for m in frame.ents.liquids:
         if frame.liquid is not None and m.name == frame.liquid.name:
             continue
-        if not _ONTO.search(frame.text[: m.start]) or m.name not in p.world.liquids:
+        before = frame.text[: m.start]
+        if not (_ONTO.search(before) or _TREATED.match(before)) or m.name not in p.world.liquids:
             continue
         found = _holders_on_one_plate(m.name, p)
         if found is not None:

@@ -34,6 +34,7 @@ from agents.task.planning.families._places import (
     _REST,
     _SAME_WELLS,
     NEXT_LIQUID,
+    WITH_VERB,
     _all,
     _copies,
     _expand,
@@ -58,15 +59,14 @@ VERBS = re.compile(
 MIX_CYCLES = 3
 _INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
 _IN = re.compile(r"\b(?:in|into|back|on\s+top)\b", _FLAGS)
+_GERUND = re.compile(
+    r"^(?:filling|adding|putting|dispensing|transferring|(?:pre-?)?fill(?:ed)?\s+with)\b", _FLAGS
+)
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
-    if VERBS.match(text) or re.match(
-        r"^(?:filling|adding|putting|dispensing|transferring|(?:pre-?)?fill(?:ed)?\s+with)\b",
-        text,
-        _FLAGS,
-    ):
+    if VERBS.match(text) or _GERUND.match(text) or (WITH_VERB.match(text) and ents.liquids):
         has_liquid = ents.volumes() or ents.liquids or ents.vague or ents.bare or ents.wellsets
         if re.match(r"^(?:move|take|put|place|transfer)\b", text, _FLAGS) and not (
             has_liquid or am.WHOLE.search(text) or (clause.heading and _SAME_WELLS.search(text))
