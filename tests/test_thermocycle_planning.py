@@ -370,3 +370,11 @@ def test_a_count_after_steps_and_before_another_part_counts_the_steps_before_it(
         ([(95, 15), (60, 60)], 40),
         ([(72, 300)], 1),
     ]
+
+
+def test_do_this_n_times_repeats_the_steps_before_it_but_not_a_hot_start() -> None:
+    assert groups("95 C 15 s then 60 C 1 min, do this 40 times") == [([(95, 15), (60, 60)], 40)]
+    assert groups("95 C 3 min, then 95 C 15 s, then 60 C 1 min, repeat these 40 times") == [
+        ([(95, 180)], 1),
+        ([(95, 15), (60, 60)], 40),
+    ]

@@ -31,6 +31,7 @@ from agents.task.planning.families._stages import (
     _after_its_step,
     _delta,
     _in_run_order,
+    _merge_back,
     _touchdown,
 )
 
@@ -96,6 +97,11 @@ _LEAD = re.compile(
 )  # "Stage 2 (40 cycles): 95 C 15 s, ...": the count heads the steps after it
 _LEAD_COMMA = re.compile(
     rf"\b(?P<m>{COUNT_N})\s*(?:cycles?|rounds?|times|x)\s*,(?=\s*-?\d)", _FLAGS
+)
+_THESE = re.compile(
+    r"\b(?:do|repeat|run|cycle)\s+(?:this|these|that|those|them|all|both|the\s+above|it\s+all)"
+    r"(?:\s+(?:two|three|four))?(?:\s+steps?)?\s*(?:for\s+)?$",
+    _FLAGS,
 )
 _TRAIL = re.compile(
     rf"(?:x|×)\s*(?P<n>{COUNT_N})\b|\b(?:for\s+)?(?P<m>{COUNT_N})\s*(?:x\b|×|"
@@ -261,7 +267,9 @@ def parse(text: str) -> Profile:
     lead_spans = [m.span() for m in leads]
     for m in _TRAIL.finditer(text):
         if free(m.start()) and not any(a <= m.start() < b for a, b in lead_spans):
-            tokens.append((m.start(), "trail", count(m.group("n") or m.group("m") or m["k"])))
+            n = count(m.group("n") or m.group("m") or m["k"])
+            these = bool(_THESE.search(text[max(0, m.start() - 40) : m.start()]))
+            tokens.append((m.start(), "trail_these" if these else "trail", n))
     for m in _BOUNDARY.finditer(text):
         if free(m.start()):
             kind = "before" if _BEFORE.match(m.group(0)) else "boundary"
@@ -328,6 +336,9 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
             close()
             lead = cast(tuple[int, object], value)
             cur = Stage(repeats=int(lead[0]), parts=bool(lead[1]))
+        elif kind == "trail_these":  # "95 C 15 s then 60 C 1 min, do this 40 times"
+            close()
+            done[:] = _merge_back(done, int(value))  # type: ignore[call-overload]
         elif kind == "trail":
             target = cur if cur is not None and cur.steps else (done[-1] if done else None)
             if target is not None and target.repeats == 1:

@@ -35,7 +35,8 @@ def is_hold(text: str) -> bool:
 _COUNT_ONLY = re.compile(
     r"^(?=.*\b(?:repeat\w*|\d+|x|times|cycles?)\b)(?:and\s+)?(?:then\s+)?"
     r"(?:repeat(?:ed)?|(?:do|run|perform|cycle)(?:\s+(?:it|that|this|them))?|for|with)?\s*"
-    r"(?:(?:it|that|this|them)\s+)?(?:(?:a\s+)?total\s+of\s+)?"
+    r"(?:(?:it|that|this|them|these|those|all|both|the\s+above)(?:\s+(?:two|three|four))?"
+    r"(?:\s+steps?)?\s+)?(?:(?:a\s+)?total\s+of\s+)?"
     rf"(?:(?:x|×)\s*{prof.COUNT_N}|{prof.COUNT_N}\s*(?:x|×|times|cycles?)"
     r"|(?:a\s+few|several|a\s+couple\s+of|some|many)\s+(?:times|cycles))?\s*(?:(?:in\s+)?total|of)?\W*$",
     _FLAGS,

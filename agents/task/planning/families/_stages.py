@@ -72,3 +72,15 @@ def _in_run_order(stages: list[Stage]) -> list[Stage]:
         *early,
         *(st for st in stages[first:] if not (st.before and st.repeats == 1)),
     ]
+
+
+def _merge_back(done: list[Stage], repeats: int) -> list[Stage]:
+    """Stages run once just before "do this 40 times", cycled together: the parts since the
+    last cycle, less a first part said to run before or a long hot start (2 min or more)."""
+    start = max((i + 1 for i, st in enumerate(done) if st.repeats > 1), default=0)
+    while start < len(done) and (done[start].before or done[start].steps[0][1] >= 120):
+        start += 1
+    if start >= len(done):
+        return done
+    merged = Stage(steps=[step for st in done[start:] for step in st.steps], repeats=repeats)
+    return [*done[:start], merged]
