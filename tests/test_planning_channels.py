@@ -8,6 +8,7 @@ import pytest
 
 from agents.task.planning._clauses import split
 from agents.task.planning._entities import how_said
+from agents.task.planning._lexicon import Lexicon, Mention
 from agents.task.planning._normalise import normalise
 from agents.task.planning._wellpatterns import quadrants
 from agents.task.planning._wellsets import find_all
@@ -284,3 +285,16 @@ def test_the_empty_plate_is_the_one_plate_that_holds_nothing_and_never_the_sourc
     asked = _plan("samples", "Copy samples to the other plate, 5 uL each")
     assert isinstance(asked, Clarification)
     assert "samples" not in asked.options
+
+
+def test_a_camel_case_plate_id_is_found_however_it_is_spaced() -> None:
+    lex = Lexicon(Labs()["chan_elisa"].view)
+    found = [m.name for m in lex.labware_mentions("from plate B to Plate A and PlateA")[0]]
+    assert found == ["PlateB", "PlateA", "PlateA"]
+
+
+def test_a_liquid_word_as_close_to_two_lab_liquids_is_not_sure() -> None:
+    lex = Lexicon(Labs()["chan_elisa"].view)
+    said = lex.liquid("buffer")
+    assert said is not None and not said.sure
+    assert lex.liquid("buffer a") == Mention("Buffer A", 0, 0, "buffer a", True)

@@ -110,10 +110,14 @@ def _spaced(name: str) -> str:
     return r"[\s_\-]?".join(parts)
 
 
+# Where an id's words meet: "_", "-", a space, "PlateA" (a capital after a lower-case letter)
+_ID_PARTS = re.compile(r"[_\-\s]+|(?<=[a-z])(?=[A-Z])")
+
+
 def _labware_alias(name: str) -> str:
     """A labware id however it is spaced, with the word "plate" where people add it:
-    assay_a ~ "assay plate A", "assay_a plate"; elisa_b ~ "ELISA plate B"."""
-    parts = [re.escape(p) for p in re.split(r"[_\-\s]+", name) if p]
+    assay_a ~ "assay plate A", "assay_a plate"; elisa_b ~ "ELISA plate B"; PlateA ~ "plate A"."""
+    parts = [re.escape(p) for p in re.split(_ID_PARTS, name) if p]
     sep = r"[\s_\-]?"
     forms = [sep.join(parts)]
     if len(parts) >= 2 and "plate" not in (p.lower() for p in parts):
@@ -306,7 +310,9 @@ class Lexicon:
         best = closest(low, list(spaced))
         if best is None:
             return None
-        return Mention(spaced[best[0]], 0, 0, written, best[2])
+        edits = [DamerauLevenshtein.distance(low, k) for k in spaced]
+        tie = edits.count(min(edits)) > 1  # "buffer" for "Buffer A" and "Buffer B": asked
+        return Mention(spaced[best[0]], 0, 0, written, best[2] and not tie)
 
     # ------------------------------------------------------------------ instruments
     def instrument_mentions(self, text: str) -> list[tuple[str, str, int, int]]:
