@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from agents.task.planning._again import _SAME, _again, _again_before
 from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._outcomes import Ask
@@ -124,6 +125,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             out[-1][0].extra["folded"] = [*_folded(prev[0]), frame.clause]
             continue
         if prev is not None and _SAME.match(frame.text) and (again := _again(frame, prev[0])):
+            out.extend(_again_before(frame, out))  # "100 uL out, 100 uL in. Same for row B."
             frame, family = again  # "..., then do the same for row B"
         if (
             prev is not None
@@ -281,13 +283,6 @@ def _fills_first(out: list[tuple[Frame, Family]]) -> list[tuple[Frame, Family]]:
     return out
 
 
-_SAME = re.compile(
-    r"^(?:(?:do|repeat)\s+)?(?:the\s+)?(?:same|this|that|it)(?:\s+again)?\s+(?:for|to|with|in|on|into|onto)\b"
-    r"|^repeat\s+(?:for|with|on|in|into|to)\b|^(?:again|likewise)\s+(?:for|to|in|into|on|with)\b",
-    re.IGNORECASE,
-)
-
-
 _CONTINUE = re.compile(
     r"^(?:and\s+)?(?:then\s+)?(?:continue|carry\s+on|keep\s+going|proceed|go\s+on|repeat)"
     r"(?:\s+(?:the\s+same|like\s+that|this\s+way|down|across|along|(?:down|across|along)\s+the\s+(?:row|column)))*"
@@ -308,32 +303,6 @@ def _continue_chain(prev: Frame, end: str) -> tuple[Frame, Family] | None:
         return None
     again[0].extra["folded"] = _folded(prev)
     return again
-
-
-def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
-    """The clause before, with the places this one names put in place of its own."""
-    ents = frame.ents
-    lab = ents.labware[0] if ents.labware else None
-    wells = ents.wellsets[0] if ents.wellsets else None
-    if lab is None and wells is None:
-        return None
-    place = prev.dest if not prev.dest.empty else prev.head
-    text = prev.clause.text
-    edits: list[tuple[int, int, str]] = []
-    if wells is not None:
-        if place.wells is not None:
-            edits.append((place.wells.start, place.wells.end, wells.text))
-        elif place.labware is not None:
-            edits.append((place.labware.end, place.labware.end, f" {wells.text}"))
-        else:
-            return None
-    if lab is not None:
-        if place.labware is None:
-            return None
-        edits.append((place.labware.start, place.labware.end, lab.written or lab.name))
-    for a, b, new in sorted(edits, reverse=True):
-        text = text[:a] + new + text[b:]
-    return _reread(replace(frame.clause, text=text), prev)
 
 
 _SAME_VOLUME = re.compile(r"\b(?:the\s+)?same\s+(?:volume|amount)\b", re.IGNORECASE)

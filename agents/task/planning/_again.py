@@ -1,0 +1,72 @@
+"""Repeats: "..., then do the same for row B", "Same for B1-B8." - the clauses said before,
+again, with the places the repeat names put in place of their own."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from agents.task.planning._frames import Frame
+from agents.task.planning._reading import _reread
+from agents.task.planning._wellsets import WellSet
+from agents.task.planning.families import Family
+
+_SAME = re.compile(
+    r"^(?:(?:do|repeat)\s+)?(?:the\s+)?(?:same|this|that|it)(?:\s+again)?\s+(?:for|to|with|in|on|into|onto)\b"
+    r"|^repeat\s+(?:for|with|on|in|into|to)\b|^(?:again|likewise)\s+(?:for|to|in|into|on|with)\b",
+    re.IGNORECASE,
+)
+
+
+def _again_before(frame: Frame, out: list[tuple[Frame, Family]]) -> list[tuple[Frame, Family]]:
+    """The liquid moves said with the clause before in its sentence ("aspirate 100 uL, add
+    100 uL medium. Same for row B."): each again for the new places, or none of them."""
+    last = out[-1][0]
+    said: list[Frame] = []
+    for earlier, family in reversed(out[:-1]):
+        if (
+            earlier.clause.sentence != last.clause.sentence
+            or earlier.extra.get("kind") == "setting"
+        ):
+            break
+        if family.name not in ("transfer", "volumes") or last.extra.get("kind") == "setting":
+            return []
+        said.insert(0, earlier)
+    again = [_again(frame, f) for f in said]
+    return [a for a in again if a is not None] if all(again) else []
+
+
+def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
+    """The clause before, with the places this one names put in place of its own."""
+    ents = frame.ents
+    lab = ents.labware[0] if ents.labware else None
+    wells = ents.wellsets[0] if ents.wellsets else None
+    if lab is None and wells is None:
+        return None
+    place = next((pl for pl in (prev.dest, prev.head, prev.source) if not pl.empty), prev.head)
+    text = prev.clause.text
+    if place.empty and prev.family == "transfer" and not prev.places:
+        where = " ".join(x.text if isinstance(x, WellSet) else x.written or x.name
+                         for x in (lab, wells) if x is not None)  # fmt: skip
+        return _reread(replace(frame.clause, text=f"{text} to {where}"), prev)  # "add 100 uL X"
+    if place.empty and (same := re.search(r"\bthe\s+same\s+wells\b", text, re.IGNORECASE)):
+        where = " ".join(x.text if isinstance(x, WellSet) else x.written or x.name
+                         for x in (lab, wells) if x is not None)  # fmt: skip
+        return _reread(
+            replace(frame.clause, text=text[: same.start()] + where + text[same.end() :]), prev
+        )
+    edits: list[tuple[int, int, str]] = []
+    if wells is not None:
+        if place.wells is not None:
+            edits.append((place.wells.start, place.wells.end, wells.text))
+        elif place.labware is not None:
+            edits.append((place.labware.end, place.labware.end, f" {wells.text}"))
+        else:
+            return None
+    if lab is not None:
+        if place.labware is None:
+            return None
+        edits.append((place.labware.start, place.labware.end, lab.written or lab.name))
+    for a, b, new in sorted(edits, reverse=True):
+        text = text[:a] + new + text[b:]
+    return _reread(replace(frame.clause, text=text), prev)
