@@ -31,6 +31,9 @@ def check(frames: Iterable[Frame | None], p: r.Planning) -> None:
         if frame.family in _LIQUID:
             _volumes(frame, p)
             _wells(frame, p)
+            times = frame.ents.mix_times or (frame.ents.times if frame.family == "mix" else None)
+            if times:  # "mix the wells 100 times": beyond what any mixing may repeat
+                r.within(times, "mix_repetitions", None, p.world, "mixing", "times")
         elif frame.family == "incubate":
             _heater_shaker(frame, p)
         elif frame.family == "read":
