@@ -206,3 +206,22 @@ def test_a_named_blank_after_one_replicate_chain_is_repeated_after_each() -> Non
         "elisa_dev",
     )
     assert simulate(LABS["elisa_dev"], plan).final["std_curve"]["B8"] == 150
+
+
+def test_a_diluent_already_in_the_wells_is_used_where_it_is() -> None:
+    plan = _plan(
+        "titr_plate already has 100 uL RPMI-1640 in columns 2-12 and the mAb-7 stock in column "
+        "1. Serially dilute 1:2 from column 1 to 12 with the 8-channel, 100 uL transfers.",
+        "dil_prefill",
+    )
+    ops = simulate(LABS["dil_prefill"], plan).ops
+    assert ops and all(op.src.startswith("titr_plate") for op in ops)
+
+
+def test_a_fact_gives_a_volume_only_to_the_place_it_is_said_with() -> None:
+    result = RulePlanner().plan(
+        "titr_plate already has 100 uL RPMI-1640 in columns 2-12 and the mAb-7 stock in column "
+        "1. Mix titr_plate A1 3 times.",
+        LABS["dil_prefill"].view,
+    )
+    assert isinstance(result, Plan), result

@@ -16,7 +16,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask
-from agents.task.planning._quantities import fmt
+from agents.task.planning._quantities import Quantity, fmt
 
 _FLAGS = re.IGNORECASE
 _EMPTY = re.compile(r"\b(?:is|are)\s+(?:still\s+|completely\s+|totally\s+|now\s+)?empty\b", _FLAGS)
@@ -109,7 +109,7 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
     for k, place in enumerate(placed):
         said = frame.ents.liquids[k] if paired else frame.liquid
         vols = [q for q in frame.ents.quantities if q.kind == "volume"]
-        volume = vols[k] if len(vols) == len(placed) > 1 else volume  # "12 mL ..., 5 mL ..."
+        volume = vols[k] if len(vols) == len(placed) > 1 else _own(vols, placed, k, volume)
         sure = [m for m in frame.ents.labware if m.sure]
         if place.labware is None and place.unknown is None and len(sure) == 1:
             place = Place(sure[0], place.wells)  # "The reservoir has 12 mL of water in A1"
@@ -158,6 +158,19 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
     if not checked:
         checked.append("nothing to check against the lab")
     return "a fact, checked against the lab: " + "; ".join(checked) + " (agrees)"
+
+
+def _own(
+    vols: list[Quantity], placed: list[Place], k: int, shared: Quantity | None
+) -> Quantity | None:
+    """The volume said for the k-th place: the one written between it and the place before
+    ("100 uL buffer in columns 2-12 and the stock in column 1": none for column 1), or the one
+    said after all of them ("A1 and plate_2 A1 hold 100 uL")."""
+    ends = [pl.wells.end if pl.wells is not None else 0 for pl in placed]
+    if len(placed) < 2 or not vols or all(q.start >= ends[-1] for q in vols):
+        return shared
+    inside = [q for q in vols if (ends[k - 1] if k else 0) <= q.start < ends[k]]
+    return inside[0] if inside else None
 
 
 def _per_well(plate: str, volume: float, text: str, frame: Frame, p: r.Planning) -> str:

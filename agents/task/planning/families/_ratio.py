@@ -111,6 +111,19 @@ def first_well_stock(frame: Frame, p: r.Planning, plate: str, first: str) -> str
     return held[0] if len(held) == 1 else None
 
 
+def prefilled_diluent(
+    world: r.World, plate: str, chains: list[list[str]]
+) -> tuple[str, float] | None:
+    """The one liquid every well after each chain's first already holds, and its one volume
+    ("titr_plate already has 100 uL RPMI in columns 2-12"): the diluent, in place."""
+    held = [world.contents.get((plate, w), {}) for c in chains for w in c[1:]]
+    names = {n for h in held for n, v in h.items() if v > 1e-6}
+    volumes = {round(sum(h.values()), 3) for h in held}
+    if len(names) != 1 or len(volumes) != 1 or not all(held):
+        return None
+    return names.pop(), volumes.pop()
+
+
 def _by_column(wells: list[str], channels: int) -> list[str]:
     return sorted(wells, key=lambda w: (int(w[1:]), w[0])) if channels == 8 else wells
 

@@ -41,6 +41,7 @@ from agents.task.planning.families._ratio import (
     _stock,
     first_well_stock,
     held_stock,
+    prefilled_diluent,
     stock_sources,
 )
 
@@ -217,7 +218,14 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         raise Refuse("a serial dilution needs at least two wells", "nothing_to_do")
     first = first_well_stock(frame, p, plate, chains[0][0]) if held is None else None
     stock = held[2] if held is not None else (first or _stock(frame, p))
-    diluent = _diluent(frame, stock, p)
+    pre = prefilled_diluent(world, plate, chains)  # "RPMI already in columns 2-12"
+    if pre is not None:
+        try:
+            named = _diluent(frame, stock, p)
+        except Ask:
+            named = pre[0]
+        pre = pre if named == pre[0] else None
+    diluent = pre[0] if pre is not None else _diluent(frame, stock, p)
     if diluent == stock:
         raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
     step_q = next(
@@ -258,11 +266,21 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     ):
         final = frame.volume.value
         t = round(final / (k - 1), 4)
+    elif pre is not None:  # the diluent already in the wells says each well's volume
+        final, t = pre[1], round(pre[1] / (k - 1), 4)
     else:
         raise Ask(
             "What final volume should each well hold (or how much should each step transfer)?",
             ["volume"],
             ["100 uL final volume", "transfer 50 uL each step"],
+        )
+    if pre is not None and abs(pre[1] - final) > 0.5:
+        raise Ask(
+            f"{plate} already holds {fmt(pre[1], 'uL')} of {diluent} in the wells after the "
+            f"first, but a {k:g}-fold dilution with these volumes needs {fmt(final, 'uL')}: "
+            "which is right?",
+            ["lab_state"],
+            [f"{fmt(pre[1], 'uL')} in each well", f"{fmt(final, 'uL')} in each well"],
         )
     room = world.labware(plate).well_max_volume_ul
     if room and final + t > room + 1e-6:
@@ -303,7 +321,9 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         and (lanes is None or w[0] in lanes)
         and (cols is None or w[1:] in cols)
     ]
-    src = r.source_of(diluent, final * len(rest), world, on_plate)
+    if pre is not None:  # only what does not hold its diluent yet (a blank, say)
+        rest = [w for w in rest if world.well_volume(plate, w) < 1e-6]
+    src = r.source_of(diluent, final * len(rest), world, on_plate) if rest else ("", "")
     pip.emit(
         world,
         lh,
