@@ -37,12 +37,13 @@ def _again_before(frame: Frame, out: list[tuple[Frame, Family]]) -> list[tuple[F
 
 
 def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
-    """The clause before, with the places this one names put in place of its own."""
+    """The clause before, with the places, liquid and volume this one names put in place of
+    its own ("...; do the same with dye in B1-B6", "then the same with 50 uL buffer")."""
     ents = frame.ents
     lab = ents.labware[0] if ents.labware else None
     wells = ents.wellsets[0] if ents.wellsets else None
     if lab is None and wells is None:
-        return None
+        return _other_liquid(frame, prev, prev.clause.text, []) if ents.liquids else None
     place = next((pl for pl in (prev.dest, prev.head, prev.source) if not pl.empty), prev.head)
     text = prev.clause.text
     if place.empty and prev.family == "transfer" and not prev.places:
@@ -67,6 +68,21 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
         if place.labware is None:
             return None
         edits.append((place.labware.start, place.labware.end, lab.written or lab.name))
+    return _other_liquid(frame, prev, text, edits)
+
+
+def _other_liquid(
+    frame: Frame, prev: Frame, text: str, edits: list[tuple[int, int, str]]
+) -> tuple[Frame, Family] | None:
+    """The clause before with ``edits`` and the liquid and volume this one names in place of
+    its own; None when it names a liquid the clause before did not write to replace."""
+    said, named = prev.liquid, frame.ents.liquids[0] if frame.ents.liquids else None
+    if named is not None and (said is None or said.name != named.name):
+        if said is None or said.end <= said.start:
+            return None  # the liquid before is not written in its clause: nothing to replace
+        edits.append((said.start, said.end, named.written or named.name))  # "same with dye"
+    if frame.volume is not None and prev.volume is not None:  # "the same with 20 uL dye"
+        edits.append((prev.volume.start, prev.volume.end, frame.volume.text))
     for a, b, new in sorted(edits, reverse=True):
         text = text[:a] + new + text[b:]
     return _reread(replace(frame.clause, text=text), prev)

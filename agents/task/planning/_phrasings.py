@@ -84,8 +84,16 @@ _USING_PLATE = re.compile(
 )
 
 
+# "A 1-A 6": a well written with a space, in a range; "ad 30 uL": the verb "add" one letter short
+_SPACED_RANGE = re.compile(
+    r"\b([A-P]) (\d{1,2})(\s*(?:-|to|through|thru)\s*)([A-P]) (\d{1,2})\b(?!\s*(?:u[lL]|m[lL]))"
+)
+_AD = re.compile(r"(?im)^([ \t]*(?:[-*•][ \t]+|\d{1,2}[.)][ \t]+)?)ad(?=[ \t]+\d)")
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
+    text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", text))
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
     text = _CAUSATIVE.sub(_causative, text)
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
