@@ -139,6 +139,11 @@ def _fill(p: Planning, trace: list[TraceItem]) -> None:
 
 _ANNOUNCES = re.compile(r"\bnormali[sz](?:e|ation)\b", re.IGNORECASE)
 _WITH = re.compile(r"\b(?:with|using|in)\s+(?:the\s+)?$", re.IGNORECASE)
+_SWAPS = re.compile(
+    r"\b(?:change|replace|exchange|refresh|swap|renew)\b.*\b(?:media|medium)\b"
+    r"|\b(?:media|medium)\s+(?:change|exchange|swap|refresh)\b",
+    re.IGNORECASE,
+)
 
 
 def announced(read_in: list[tuple[Frame | None, Family | None]]) -> None:
@@ -152,12 +157,15 @@ def announced(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             or family is None
             or family.name != "volumes"
             or frame.clause.heading
-            or not _ANNOUNCES.search(frame.text)
             or frame.ents.volumes()
             or nxt is None
             or not (nxt.ents.volumes() or nxt.ents.bare)
         ):
             continue
+        if not _ANNOUNCES.search(frame.text) and not (
+            _SWAPS.search(frame.text) and re.search(r"\bout\b", nxt.text, re.IGNORECASE)
+        ):
+            continue  # "swap out the media on X? 150 uL old out, 150 uL fresh in": the heading
         frame.clause = replace(frame.clause, heading=True)
         if read_in[i + 1][1] is None:  # "volumes to add: 5, 7, 3.5 and 10 uL": what goes in
             adds = next(f for f in FAMILIES if f.name == "transfer")

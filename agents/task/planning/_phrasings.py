@@ -16,6 +16,8 @@ _PARTICLE = re.compile(
     r"(?:in|out|over)\s+(?=(?:\d|\.\d|an?\s+|one\s))",
     re.IGNORECASE,
 )
+# "replace w/ 500 uL medium", "top up w/ buffer": "with" (not "w/v", "w/w": weight ratios)
+_W_SLASH = re.compile(r"(?<![\w/])w/(?![vw]\b)\s*(?=[\w«])", re.IGNORECASE)
 # "1x assay dil. to D1-D4", "50 uL ea. into": a short form's period, not a sentence's end
 _ABBR_DOT = re.compile(
     r"\b(soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl|ea|vol|temp|approx|resp|sat|rxn|"
@@ -98,4 +100,5 @@ def rephrase(text: str) -> str:
     text = _CAUSATIVE.sub(_causative, text)
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
     text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
+    text = _W_SLASH.sub("with ", text)
     return _PARTICLE.sub(r"\1 ", text)

@@ -61,7 +61,8 @@ def refills(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
 _FRESH_IN = re.compile(
     r"^(?:and\s+)?(?:(?:add|put(?:\s+back)?|dispense|refill\s+with|replace\s+with|top\s+up\s+with)\s+)?"
     r"(?P<v>(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL))\s+(?:of\s+)?(?:the\s+)?(?:(?:fresh|new)"
-    r"(?:\s+(?P<what>media|medium))?\s*(?:in|back(?:\s+in)?|added)?|in|back(?:\s+in)?|added)\W*$",
+    r"(?:\s+(?P<what>media|medium|[\w-]+(?=\s+(?:in|back)\b)))?\s*(?:in|back(?:\s+in)?|added)?"
+    r"|in|back(?:\s+in)?|added)\W*$",
     re.IGNORECASE,
 )
 

@@ -25,8 +25,8 @@ EQUAL = re.compile(
 )
 SHARE = re.compile(
     r"\b(half|a\s+third|one\s+third|two\s+thirds|a\s+quarter|one\s+quarter|three\s+quarters"
-    r"|(\d+(?:\.\d+)?)\s*%)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?(?:old\s+|spent\s+)?"
-    r"(?:medium|media|volume|liquid|supernatant|buffer)\b",
+    r"|1/2|1/3|2/3|1/4|3/4|(\d+(?:\.\d+)?)\s*%)\s+(?:of\s+)?(?:the\s+|its\s+|their\s+)?"
+    r"(?:old\s+|spent\s+)?(?:medium|media|volume|liquid|supernatant|buffer)\b",
     _FLAGS,
 )
 # "pool everything", "all of them", "the entire contents": each source's whole volume.
@@ -61,6 +61,9 @@ def share(text: str) -> float | None:
         return None
     if m.group(2):
         return float(m.group(2)) / 100
+    if "/" in m.group(1):  # "replace 1/2 the medium"
+        top, bottom = m.group(1).split("/")
+        return int(top) / int(bottom)
     return _SHARES[m.group(1).split()[-1].lower()]
 
 

@@ -53,6 +53,11 @@ _TOP_UP = re.compile(
 
 
 _DRAIN = re.compile(r"^(?:aspirate|empty|drain|evacuate)\b(?!\s+\d)", _FLAGS)
+_BARE_REMOVE = re.compile(
+    r"^(?:aspirate|remove|discard|suck\s+off|take\s+off)(?:\s+(?:it|them|again|all|everything|"
+    r"(?:the\s+)?(?:wash|buffer|pbs|dpbs|liquid|supernatant|medium|media)))?\W*$",
+    _FLAGS,
+)
 _TOP_UP_LABEL = re.compile(
     r"^\s*(?:top[\s-]*(?:up|off)|q\.?s\.?|make[\s-]*up|fill[\s-]*up|bring[\s-]*up)(?:\s+to\s+volume)?\s*$",
     _FLAGS,
@@ -148,6 +153,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70
     if _DRAIN.match(text) and (ents.wellsets or ents.labware) and not ents.volumes():
         return 70  # "aspirate cell_plate column 5": empty those wells
+    if _BARE_REMOVE.match(text):
+        return 70  # "..., aspirate, then add 200 uL": empty the wells worked on
     if _DISCARD.match(text) and (_EMPTYING.search(text) or am.share(text)):
         return 70  # "remove the medium", "remove half of the medium"
     if (_TOP_UP.search(text) or _TOP_UP_LABEL.match(clause.label or "")) and (
@@ -212,7 +219,11 @@ def _discard(frame: Frame, p: r.Planning) -> str:
     if (
         frame.volume is None
         and frame.total is None
-        and (_EMPTYING.search(frame.text) or _DRAIN.match(frame.text))
+        and (
+            _EMPTYING.search(frame.text)
+            or _DRAIN.match(frame.text)
+            or _BARE_REMOVE.match(frame.text)
+        )
     ):
         return _empty(frame, p, plate, wells)
     volume = r.quantity(
