@@ -25,7 +25,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
     (
         "per_source",
         re.compile(
-            r"\b(?:one|a|new|fresh|separate|clean)\s+tips?\s+(?:per|for\s+each|for\s+every|each)\s+"
+            r"\b(?:one|a|new|fresh|separate|clean)\s+(?:set\s+of\s+)?tips?\s+(?:per|for\s+each|for\s+every|each)\s+"
             r"(?:source|input|sample\s+well\s+you\s+take\s+from|liquid|reagent|solution)\b(?:\s+wells?)?"
             r"|\bchange\s+(?:the\s+)?tips?\s+(?:when(?:ever)?|each\s+time)\s+the\s+source\s+changes",
             _FLAGS,

@@ -15,7 +15,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._blanks import blank_note
 from agents.task.planning._clauses import Clause
-from agents.task.planning._entities import TIP_POLICIES, Entities
+from agents.task.planning._entities import TIP_POLICIES, Entities, without_how
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Refuse
 from agents.task.planning._social import is_pleasantry
@@ -133,7 +133,7 @@ def tips_only(ents: Entities) -> bool:
     if not ents.tips or ents.volumes() or ents.wellsets or ents.quantities:
         return False
     rx = next(rx for name, rx in TIP_POLICIES if name == ents.tips)
-    rest = rx.sub(" ", ents.text)
+    rest = rx.sub(" ", without_how(ents.text))  # "8-channel, fresh tips per column": both said
     return not re.sub(r"[\s,.;:!()-]+", "", _TIP_FILLER.sub(" ", rest))
 
 
