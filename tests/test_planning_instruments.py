@@ -153,3 +153,11 @@ def test_a_wait_said_after_the_last_step_runs_just_before_it() -> None:
 def test_a_step_said_to_be_done_by_hand_is_a_remark() -> None:
     result = plan("Wash step is done by hand. Read plate_1 at 450 nm")
     assert isinstance(result, Plan) and steps(result, "read_absorbance")
+
+
+def test_developing_and_equilibrating_are_waits_and_protect_from_light_a_remark() -> None:
+    result = plan(
+        "Add 50 uL dye to plate_1 A1:A6, protect from light and develop for 15 min, then "
+        "allow to equilibrate at room temperature for 10 min"
+    )
+    assert [h["duration_s"] for h in steps(result, "hold")] == [900, 600]

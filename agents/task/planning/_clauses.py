@@ -45,7 +45,8 @@ ACTION_VERBS = (
     "hit-pick|remove|aspirate|discard|top|normalise|normalize|run|thermocycle|cycle|wash|"
     "agitate|spin|seal|load|set|leave|let|wait|pick|dispose|withdraw|drain|empty|exchange|"
     "replace|swap|refill|replenish|resuspend|titrate|plate|seed|quench|stop|start|do|perform|carry|"
-    "continue|proceed|repeat|park|unload|stash|stow|eject|rinse|feed"
+    "continue|proceed|repeat|park|unload|stash|stow|eject|rinse|feed|allow|equilibrate|develop|"
+    "protect|cover"
 )
 _THEN = re.compile(
     r"\s*[,;]?\s*(?:\b(?:and\s+|&\s+)?then\b|\bafter\s+that\b|\bafterwards\b|\bafter\s+which\b"

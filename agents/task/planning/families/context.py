@@ -86,7 +86,9 @@ REMARK = re.compile(
     r"|^(?:(?:today|tomorrow|this\s+(?:morning|afternoon|week))\s*,?\s*)?(?:we'?re|we\s+are|i'?m|i\s+am)"
     r"\s+(?:doing|running|setting\s+up|prepping|preparing|starting|working\s+on|trying)\b(?!.*\d)"
     r"|^(?:don'?t|do\s+not|no\s+need\s+to)\s+mix(?:\s+(?:it|them|afterwards|after))?$"
-    r"|^(?:no\s+mixing|without\s+mixing)$",
+    r"|^(?:no\s+mixing|without\s+mixing)$"
+    r"|^(?:protect(?:ed)?|keep|kept)\s+(?:it\s+|them\s+|the\s+plate\s+)?(?:away\s+)?from\s+"
+    r"(?:the\s+)?light$|^(?:in\s+the\s+dark|(?:protected\s+)?from\s+light)$",
     _FLAGS,
 )
 # A step said to be left out ("no wash step", "skip the wash", "wash not needed", "don't

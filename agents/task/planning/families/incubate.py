@@ -21,6 +21,7 @@ from agents.task.planning.families import Family
 _FLAGS = re.IGNORECASE
 _VERB = re.compile(
     r"^(?:shake|incubate|heat|warm|agitate|hold|keep|leave|let|rest|sit|wait|cool|chill|"
+    r"develop|equilibrate|allow|"
     r"orbital|vortex|spin\s+on\s+the\s+shaker|put\s+(?:it|the\s+plate)\s+on\s+the\s+shaker|"
     r"(?:an?\s+)?incubation|(?:a\s+)?shake)\b",
     _FLAGS,
@@ -108,7 +109,9 @@ def build(frame: Frame, p: r.Planning) -> str:
         celsius = p.heater_c  # the temperature it was pre-warmed to
     elif _ROOM.search(text):
         celsius = None
-    elif not shaking and not re.match(r"^(?:let|leave|rest|sit|wait)\b", text, _FLAGS):
+    elif not shaking and not re.match(
+        r"^(?:let|leave|rest|sit|wait|develop|allow)\b", text, _FLAGS
+    ):
         celsius = r.quantity(
             None, frame, f"At what temperature should I incubate {plate}?", "temperature"
         )

@@ -80,7 +80,8 @@ _OTHER = {
     ),
     "plate lidder": re.compile(
         r"\b(?:put|place|pop|add)\s+(?:the\s+|a\s+)?lids?\s+(?:back\s+)?on\b|^(?:re-?)?lid\s+(?:the\b|it\b|them\b|\w+_)"
-        r"|\b(?:take|remove)\s+(?:off\s+)?(?:the\s+)?lids?\b(?!\s+(?:temp|at|to)\b)|\bde-?lid\b",
+        r"|\b(?:take|remove)\s+(?:off\s+)?(?:the\s+)?lids?\b(?!\s+(?:temp|at|to)\b)|\bde-?lid\b"
+        r"|^cover\s+(?:the\s+plate|it|them|\w+_\w+)\b",  # "Cover the plate and incubate ..."
         _FLAGS,
     ),
 }
