@@ -22,6 +22,7 @@ from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
 from agents.task.planning._nouns import as_verb
 from agents.task.planning._order import run_order
+from agents.task.planning._vocabulary import ACTION_VERBS
 
 Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
 
@@ -36,17 +37,6 @@ _WELLISH = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
 _SENTENCE = re.compile(
     r"(?<!\be\.g)(?<!\bi\.e)(?<!\bapprox)(?<!\bdenat\.)(?<!\bext\.)(?<!\binit\.)(?<!\belong\.)(?<!\bcol\.)(?<!\bcols\.)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
     _FLAGS,
-)
-# Words that start an action when they follow a comma or an "and".
-ACTION_VERBS = (
-    "transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|bring|return|"
-    "send|take|mix|shake|incubate|heat|warm|cool|hold|read|measure|scan|record|make|prepare|"
-    "dilute|serially|pool|combine|consolidate|spot|stamp|replicate|copy|cherry-pick|cherrypick|"
-    "hit-pick|remove|aspirate|discard|top|normalise|normalize|run|thermocycle|cycle|wash|"
-    "agitate|spin|seal|load|set|leave|let|wait|pick|dispose|withdraw|drain|empty|exchange|"
-    "replace|swap|refill|replenish|resuspend|titrate|plate|seed|quench|stop|start|do|perform|carry|"
-    "continue|proceed|repeat|park|unload|stash|stow|eject|rinse|feed|allow|equilibrate|develop|"
-    "protect|cover"
 )
 _THEN = re.compile(
     r"\s*[,;]?\s*(?:\b(?:and\s+|&\s+)?then\b|\bafter\s+that\b|\bafterwards\b|\bafter\s+which\b"

@@ -138,3 +138,14 @@ _LABWARE_WORDS = {
     "destination plate": ("dest",),
     "source plate": ("source", "src"),
 }
+# Words that start an action when they follow a comma or an "and".
+ACTION_VERBS = (
+    "transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|bring|return|"
+    "send|take|mix|shake|incubate|heat|warm|cool|hold|read|measure|scan|record|make|prepare|"
+    "dilute|serially|pool|combine|consolidate|spot|stamp|replicate|copy|cherry-pick|cherrypick|"
+    "hit-pick|remove|aspirate|discard|top|normalise|normalize|run|thermocycle|cycle|wash|"
+    "agitate|spin|seal|load|set|leave|let|wait|pick|dispose|withdraw|drain|empty|exchange|"
+    "replace|swap|refill|replenish|resuspend|titrate|plate|seed|quench|stop|start|do|perform|"
+    "carry|continue|proceed|repeat|park|unload|stash|stow|eject|rinse|feed|allow|equilibrate|"
+    "develop|protect|cover"
+)
