@@ -13,7 +13,10 @@ from agents.task.planning.families import Family
 
 _SAME = re.compile(
     r"^(?:(?:do|repeat)\s+)?(?:the\s+)?(?:same|this|that|it)(?:\s+again)?\s+(?:for|to|with|in|on|into|onto)\b"
-    r"|^repeat\s+(?:for|with|on|in|into|to)\b|^(?:again|likewise)\s+(?:for|to|in|into|on|with)\b",
+    r"|^repeat\s+(?:for|with|on|in|into|to)\b|^(?:again|likewise)\s+(?:for|to|in|into|on|with)\b"
+    # "do plate_2 the same way", "treat row B likewise"
+    r"|^(?:do|treat|handle|fill)\s+[^,;]{1,30}?\s+(?:(?:in\s+)?the\s+same(?:\s+way)?|likewise|"
+    r"similarly)\W*$",
     re.IGNORECASE,
 )
 
