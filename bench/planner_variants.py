@@ -88,6 +88,19 @@ def _one_line(fn: Callable[[str], str]) -> Callable[[str], str]:
     return lambda t: t if "\n" in t.strip() else fn(t.strip())
 
 
+# A request that already opens with a greeting or a list number, or ends with thanks or a
+# name: wrapping it again would say it twice ("Many thanks, Sam Thanks!", "Step 1 - 1. add").
+_WRAPPED = re.compile(
+    r"^\s*(?:hi|hey|hello|good\s+\w+|morning|\d{1,2}[.)]\s)|(?:thanks?|cheers|ta|regards)"
+    r"(?:,?\s+[A-Z][a-z]+)?[\s!.]*$",
+    re.IGNORECASE,
+)
+
+
+def _unwrapped(fn: Callable[[str], str]) -> Callable[[str], str]:
+    return lambda t: t if _WRAPPED.search(t.strip()) else fn(t)
+
+
 def _numbered(text: str) -> str:
     if "\n" in text.strip():
         return text
@@ -125,9 +138,9 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "ids with a space": _outside_quotes(lambda t: re.sub(r"\b([A-Za-z]+)_(\d+)\b", r"\1 \2", t)),
     "into as to": _outside_quotes(lambda t: re.sub(r"\binto\b", "to", t)),
     "no 'the'": _outside_quotes(lambda t: re.sub(r"\bthe\s+", "", t, flags=re.I)),
-    "greeting around": _one_line(lambda t: f"Hi! {t} Thanks!"),
-    "context before": _one_line(lambda t: f"For my assay tomorrow: {t}"),
-    "step label": _one_line(lambda t: f"Step 1 - {t}"),
+    "greeting around": _one_line(_unwrapped(lambda t: f"Hi! {t} Thanks!")),
+    "context before": _one_line(_unwrapped(lambda t: f"For my assay tomorrow: {t}")),
+    "step label": _one_line(_unwrapped(lambda t: f"Step 1 - {t}")),
     "then as sentence": _outside_quotes(lambda t: _THEN.sub(". Then ", t)),
     "then as semicolon": _outside_quotes(lambda t: _THEN.sub("; then ", t)),
     "numbered list": _outside_quotes(_numbered),

@@ -122,17 +122,6 @@ _VOLUME_HEAD = re.compile(
     r"(?:\s+(?:each|apiece|per\s+(?:well|pair|pick|transfer)))?)\s*:\s+(?P<body>\S.*)$",
     _FLAGS,
 )
-_LEAD = re.compile(
-    r"^(?:(?:(?:would|do|could)\s+you\s+mind|please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|oh|ah|"
-    r"(?:make|be)\s+sure\s+(?:to|you)|remember\s+to|"
-    r"gently|carefully|thoroughly|slowly|vigorously|"
-    r"ok(?:ay)?|so|hey|hi|hello|can\s+you|could\s+you|would\s+you|will\s+you|"
-    r"i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+(?:need|want)\s+(?:you\s+)?to|"
-    r"we\s+(?:need|want)\s+to|let'?s|go\s+ahead\s+and|just|quickly|then|"
-    r"when\s+you\s+(?:get|have)\s+a\s+(?:chance|moment|minute)|"
-    r"if\s+you\s+(?:can|could|get\s+a\s+chance)|at\s+some\s+point)\b[\s,:-]*)+",
-    _FLAGS,
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +156,7 @@ def _opens_a_list(line: str, after: list[str]) -> bool:
         and not _ITEM.match(line)
         and line.strip()
         and not line.rstrip().endswith(":")
-        and _HEAD_VERB.match(_LEAD.sub("", line.strip()))
+        and _HEAD_VERB.match(_social.LEAD_IN.sub("", line.strip()))
         and not _WELLISH.search(line)
         and not _VOLUME.search(line)
     )
@@ -223,7 +212,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
         ):
             line = line.rstrip(" .") + ":"  # "Cherry-pick list, samples to dest_plate" + items
         item = _ITEM.match(line)
-        body = line[item.end() :] if item else line
+        body = wells_label(line[item.end() :]) if item else line
         if not item and list_label is not None and _ENTRY.match(line):
             item = re.match("", line)  # "A1 10 uL" under "Normalise libs with EB:": an entry
         if not item:
@@ -231,6 +220,10 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
         label, own = (list_label if item else None), False
         if (m := _LABEL.match(body)) and _is_label(m.group("label"), names):
             label, body, own = m.group("label").strip(), m.group("body").strip(), True
+            inner = _LABEL.match(body := wells_label(body))
+            if inner and _is_label(inner["label"], names) and inner["body"].strip():
+                # "For my assay tomorrow: Reading: plate_1, 450 nm": the nearer label governs
+                label, body = inner["label"].strip(), inner["body"].strip()
             if not body:
                 list_label = label
                 continue
@@ -247,6 +240,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
         for k, part in enumerate(_SENTENCE.split(body)):
             sentence += 1
             joined: Join = ("item" if item else "start") if k == 0 else "sentence"
+            part = wells_label(part) if k else part  # "Hi! Blanks (H11, H12): 100 uL ..."
             if k and (m := _LABEL.match(part)) and _is_label(m.group("label"), names) and m["body"]:
                 # "Buffer: 60 uL to D1-D12. Dye: 15 uL to D1-D4": each sentence its own label
                 label, part = m.group("label").strip(), m.group("body").strip()
@@ -262,7 +256,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
                 for i, then in enumerate(_THEN.split(semi)):
                     actions: list[tuple[Join, str]] = []
                     for said_how, text in _split_actions(then):
-                        cut = gaps(text, _polite_off(text.strip(" ,.;:!?-")))
+                        cut = gaps(text, _social.polite_off(text.strip(" ,.;:!?-")))
                         actions += [(said_how, cut[0])] + [("and", t) for t in cut[1:]]
                         gapped.update(cut[1:])
                     for h, action in enumerate(actions):
@@ -283,7 +277,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     clauses: list[Clause] = []
     for text, how, label, sentence, heading in pieces:
         said = unquote(text.strip(" ,.;:!?-"), norm.quoted, '"')
-        cleaned = as_verb(_polite_off(text.strip(" ,.;:!?-")))
+        cleaned = as_verb(_social.polite_off(text.strip(" ,.;:!?-")))
         if text in gapped and clauses:
             cleaned = borrow(clauses[-1].text, cleaned)  # "... and the even ones with buffer"
         if cleaned:
@@ -300,19 +294,6 @@ def _outside_brackets(text: str) -> list[str]:
             pieces.append(text[last:i].strip())
             last = i + 1
     return [*pieces, text[last:].strip()] if depth == 0 else _SEMI.split(text)
-
-
-def _polite_off(text: str) -> str:
-    """A clause without its lead-ins ("please", "would it be possible to") and its trailing
-    hedges ("..., if that's ok"); a clause that is all pleasantry stays as it is."""
-    if _social.is_pleasantry(text):
-        return text
-    for _ in range(3):
-        before = text
-        text = _social.strip(_LEAD.sub("", text).strip(" ,.;:!?-")).strip(" ,.;:!?-")
-        if text == before:
-            break
-    return text
 
 
 def _split_actions(text: str) -> list[tuple[Join, str]]:

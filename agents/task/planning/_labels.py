@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning import _social
+
 _VERB_LABEL = re.compile(
     r"(?:read|measure|shake|incubate|move|mix|add|transfer|dispense|wash|thermocycle|cycle)",
     re.IGNORECASE,
@@ -48,7 +50,9 @@ def wells_label(line: str) -> str:
     m = _WELLS_LABEL.match(line)
     if m is None or _WELL.search(m.group("body")):
         return line
-    body = m.group("body").rstrip(" .")
+    body = m.group("body").rstrip(" .!")
+    tail = _social.TAIL.search(body)  # "... into plate_1, thanks!": the wells before the thanks
+    body = body[: tail.start()] if tail and tail.start() > 0 else body
     return f"{m.group('label').strip()}: {body} ({m.group('wells')})"
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning import _social
+
 _FLAGS = re.IGNORECASE
 # "X, after filling Y": Y happens first.
 _AFTER = re.compile(r"\s*,?\s+after\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)  # an -ing with its object
@@ -74,8 +76,10 @@ def run_order(part: str) -> str:
         part = f"{part[: step.start()]}{part[step.end() :]}; {step.group(1)}"
     if (after := _AFTER.search(part)) is not None:
         return _first(part, after.start(), part[after.end() :])
-    if (wait := _AFTER_WAIT.search(part)) is not None:
-        return _first(part, wait.start(), f"wait {part[wait.end() :]}")
+    tail = _social.TAIL.search(part)  # "... after 5 min, thanks!": the wait ends the action
+    core = (part[: tail.start()] if tail and tail.start() > 0 else part).rstrip(" .!")
+    if (wait := _AFTER_WAIT.search(core)) is not None:
+        return _first(core, wait.start(), f"wait {core[wait.end() :]}")
     if (lead := _BEFORE_LEAD.match(part)) is not None:
         return f"{lead.group(2)}; {_base_verb(lead.group(1))}"
     if (before := _BEFORE.search(part)) is not None:

@@ -80,8 +80,10 @@ def _causative(m: re.Match[str]) -> str:
 
 
 # "Using the library plate, put 5 uL from A2 into E2": the plate said first is where "from A2" is
+# (at the start of a line or of a sentence: "Hi! Using the library plate, ...")
 _USING_PLATE = re.compile(
-    r"(?im)^(?P<lead>(?:using|with|from|out\s+of|taking\s+from)\s+)(?P<lw>(?:the\s+)?[\w-]+"
+    r"(?im)(?:^|(?<=[.!?:;] )|(?<= - ))"
+    r"(?P<lead>(?:using|with|from|out\s+of|taking\s+from)\s+)(?P<lw>(?:the\s+)?[\w-]+"
     r"(?:\s+(?:plate|block))?)\s*,\s*(?P<rest>[^\n]*?\bfrom\s+)(?=(?:wells?\s+)?[A-Pa-p]\d{1,2}\b)"
 )
 

@@ -167,3 +167,30 @@ def strip(text: str) -> str:
     if tail and tail.start() > 0:
         out = out[: tail.start()]
     return out if out.strip() else text
+
+
+# The words that open a clause before its verb ("please", "now", "first", "could you", "just").
+LEAD_IN = re.compile(
+    r"^(?:(?:(?:would|do|could)\s+you\s+mind|please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|oh|ah|"
+    r"(?:make|be)\s+sure\s+(?:to|you)|remember\s+to|"
+    r"gently|carefully|thoroughly|slowly|vigorously|"
+    r"ok(?:ay)?|so|hey|hi|hello|can\s+you|could\s+you|would\s+you|will\s+you|"
+    r"i(?:'d|\s+would)\s+like\s+(?:you\s+)?to|i\s+(?:need|want)\s+(?:you\s+)?to|"
+    r"we\s+(?:need|want)\s+to|let'?s|go\s+ahead\s+and|just|quickly|then|"
+    r"when\s+you\s+(?:get|have)\s+a\s+(?:chance|moment|minute)|"
+    r"if\s+you\s+(?:can|could|get\s+a\s+chance)|at\s+some\s+point)\b[\s,:-]*)+",
+    _FLAGS,
+)
+
+
+def polite_off(text: str) -> str:
+    """A clause without its lead-ins ("please", "would it be possible to") and its trailing
+    hedges ("..., if that's ok"); a clause that is all pleasantry stays as it is."""
+    if is_pleasantry(text):
+        return text
+    for _ in range(3):
+        before = text
+        text = strip(LEAD_IN.sub("", text).strip(" ,.;:!?-")).strip(" ,.;:!?-")
+        if text == before:
+            break
+    return text
