@@ -176,9 +176,13 @@ def test_a_count_before_a_plural_liquid_name_counts_points_not_a_liquid() -> Non
 
 @pytest.mark.parametrize(
     ("text", "factor"),
-    [("standard 2x down col 12", (2.0, "fold")), ("mix 3x down the column", None)],
+    [
+        ("standard 2x down col 12", (2.0, "fold")),
+        ("mix 3x down the column", None),
+        ("dilute dye one in five", (5.0, "ratio")),
+    ],
 )
-def test_a_count_of_x_before_down_or_across_is_a_fold_unless_it_counts_mixes(
+def test_a_fold_is_read_from_words_and_counts_of_x_but_not_from_a_count_of_mixes(
     text: str, factor: tuple[float, str] | None
 ) -> None:
     assert fold(text) == factor

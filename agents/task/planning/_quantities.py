@@ -103,7 +103,11 @@ _FOLD = re.compile(
     _FLAGS,
 )
 _MIXED = re.compile(r"\bmix(?:ed|ing|es)?\s*(?:it|them|well|up)?\s*$", _FLAGS)
-_RATIO = re.compile(r"(?<![\w:.])1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.])", _FLAGS)
+_RATIO = re.compile(
+    r"(?<![\w:.])(?:1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.])"
+    r"|one\s+(?:in|to)\s+(two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a\s+hundred)\b)",
+    _FLAGS,
+)
 _STEPS = re.compile(
     rf"(?<![\w.:/])({_COUNT[1:-1]})(?![\d.])\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
     r"(?:steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b",
@@ -248,7 +252,7 @@ def fold(text: str) -> tuple[float, str] | None:
         if said.group(0).lower().endswith("fold") or not _MIXED.search(text[: said.start()]):
             return number(said.group(1)), "fold"  # ("mix 3x down the column": mixes)
     if m := _RATIO.search(text):
-        return float(m.group(1)), "ratio"
+        return number(m.group(1) or m.group(2)), "ratio"  # "1:10", "one in five"
     if m := _PARTS.search(text):  # "1 part stock with 9 parts diluent": 1 in 10
         first = 1.0 if m.group("p1").lower() == "one" else float(m.group("p1"))
         return round((first + float(m.group("p2"))) / first, 4), "ratio"
