@@ -139,6 +139,7 @@ LEAD = re.compile(
     r"\s+(?:is|are)(?:\s+(?:to|for\s+you\s+to))?|"
     r"(?:could|can|may)\s+(?:we|i\s+ask\s+you\s+to|i\s+get\s+you\s+to)|"
     r"(?:i\s+)?(?:need|want)\s+you\s+to|maybe|perhaps|"
+    r"(?:so\s+)?(?:i|we)(?:'ll|\s+will)?\s+(?:need|want|'d\s+like|would\s+like)\s+(?:like\s+)?(?=\d)|"
     r"(?:so\s+)?(?:i|we)\s+(?:was|were|am|are|'m|'re)\s+(?:thinking|hoping|wondering)"
     r"(?:\s+(?:that|if|whether|maybe|perhaps))*(?:\s+(?:we|you)\s+(?:could|can|might|should))?|"
     r"(?:so\s+)?i\s+(?:think|guess|reckon|figure|suppose)\s+(?:that\s+)?"
