@@ -2,6 +2,7 @@
 
     python bench/planner_bench.py                 # the test part: aggregate figures only
     python bench/planner_bench.py --part dev --show-failures   # development: what went wrong
+    python bench/planner_bench.py --part val      # the validation part: aggregates only
 
 The planner is warmed up once per lab (regexes compiled, unit registry built) before timing,
 as in a long-running task agent. Outcome right: the answer's kind (plan / question /
@@ -62,7 +63,7 @@ def report(part: str, root: Path, show_failures: bool) -> dict[str, float]:
                 table[key][1][0] += bool(verdict.outcome_ok and facts_ok)
                 table[key][1][1] += 1
         dropped += verdict.dropped_clause
-        if show_failures and part != "test" and (not verdict.outcome_ok or facts_ok is False):
+        if show_failures and part == "dev" and (not verdict.outcome_ok or facts_ok is False):
             print(f"FAIL {entry.id} [{entry.family}] {entry.request!r}")
             for problem in verdict.problems[:4]:
                 print(f"     {problem}")
@@ -104,7 +105,7 @@ def report(part: str, root: Path, show_failures: bool) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", default="test", choices=["dev", "test"])
+    parser.add_argument("--part", default="test", choices=["dev", "val", "test"])
     parser.add_argument("--root", type=Path, default=CORPUS)
     parser.add_argument("--show-failures", action="store_true", help="dev part only")
     args = parser.parse_args()
