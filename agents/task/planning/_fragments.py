@@ -6,13 +6,15 @@ so the trace still shows it)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agents.task.planning._entities import without_how
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import Read, fold_into_previous
+from agents.task.planning._reading import Read, _read, fold_into_previous
 from agents.task.planning.families import FAMILIES, Family
+from agents.task.planning.families.normalise import conc_list
 
 _ONLY_VOLUME = re.compile(
     r"^(?:with\s+|at\s+|using\s+)?[\d.]+\s*(?:uL|mL)\s*(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
@@ -103,3 +105,31 @@ def _moves(frame: Frame, family: Family | None) -> bool:
     if family is not None:
         return family.name == "transfer"
     return len(frame.places) >= 2 and bool(re.search(r"->|\binto\b", frame.text))
+
+
+def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
+    """A normalisation to a concentration and the pieces after it that only list wells and
+    their concentrations ("A1 25.3", "Concs: B1 40 nM"), read once as one clause (the pieces
+    folded in the trace)."""
+    out: Read = []
+    i = 0
+    while i < len(read_in):
+        head, fam = read_in[i]
+        j = i + 1
+        if head is not None and fam is not None and fam.name == "normalise":
+            while (
+                j < len(read_in) and (f := read_in[j][0]) is not None and conc_list(f, None, head)
+            ):
+                j += 1
+        if j > i + 1 and head is not None:
+            pieces = [f.clause for f, _ in read_in[i + 1 : j] if f is not None]
+            text = "; ".join([head.clause.text, *(c.text for c in pieces)])
+            merged, got = _read(replace(head.clause, text=text, heading=False), lex, norm.quoted)
+            if merged is not None and got is not None and got.name == "normalise":
+                merged.extra["folded"] = pieces
+                out.append((merged, got))
+                i = j
+                continue
+        out.append(read_in[i])
+        i += 1
+    return out

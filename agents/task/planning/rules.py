@@ -32,7 +32,7 @@ from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
-from agents.task.planning._fragments import shared_volume, volume_after
+from agents.task.planning._fragments import concentration_lists, shared_volume, volume_after
 from agents.task.planning._frames import Frame
 from agents.task.planning._headings import _TAKES, _fill, _heading, announced
 from agents.task.planning._lexicon import Lexicon
@@ -46,7 +46,6 @@ from agents.task.planning._reading import (
     _read,
     _recipe_fills,
     _trailing_plate,
-    fold_into_previous,
 )
 from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
@@ -56,7 +55,6 @@ from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, transfer
 from agents.task.planning.families import thermocycle as thermo
-from agents.task.planning.families.normalise import conc_list
 from agents.task.planning.models import Clarification, LabView, Plan, Refusal, TraceItem
 from agents.task.planning.replan import replan_rest
 
@@ -82,9 +80,7 @@ class RulePlanner:
             read_in = _lead_ins([_read(c, lex, norm.quoted) for c in clauses], lex, norm)
             read_in = _merge_fragments(read_in, lex, norm)
             read_in = refills(read_in, lex, norm)
-            read_in = fold_into_previous(
-                read_in, lex, norm, "normalise", conc_list, heading=False, joiner="; "
-            )
+            read_in = concentration_lists(read_in, lex, norm)
             read_in = volume_after(read_in, lex, norm)
             read_in = split_pairs(read_in, lex, norm)
             read_in = _recipe_fills(read_in)

@@ -44,14 +44,21 @@ def _ureg() -> pint.UnitRegistry:
     return pint.UnitRegistry()
 
 
-def _level(number: str, unit: str, start: int, end: int) -> Level:
+@cache
+def _scale(unit: str) -> tuple[float, str]:
+    """(factor to ng/uL or nM, dimension) of a unit as written, by pint, once per unit."""
     unit = unit.replace("µ", "u").replace(" ", "")
     if "/" in unit:
         top, bottom = unit.split("/")
-        q = _ureg().Quantity(float(number), f"{top.lower()}/{bottom.lower().replace('l', 'L')}")
-        return Level(float(q.to("ng/uL").magnitude), "mass", start, end)
-    q = _ureg().Quantity(float(number), unit[:-1].lower() + "molar" if len(unit) > 1 else "molar")
-    return Level(float(q.to("nanomolar").magnitude), "molar", start, end)
+        q = _ureg().Quantity(1.0, f"{top.lower()}/{bottom.lower().replace('l', 'L')}")
+        return float(q.to("ng/uL").magnitude), "mass"
+    q = _ureg().Quantity(1.0, unit[:-1].lower() + "molar" if len(unit) > 1 else "molar")
+    return float(q.to("nanomolar").magnitude), "molar"
+
+
+def _level(number: str, unit: str, start: int, end: int) -> Level:
+    factor, dimension = _scale(unit)
+    return Level(round(float(number) * factor, 9), dimension, start, end)
 
 
 def target(text: str) -> Level | None:
@@ -65,8 +72,13 @@ def mass(text: str) -> Level | None:
     m = _MASS.search(text)
     if m is None or m.group("unit").lower() not in ("ng", "pg", "ug", "µg"):
         return None
-    q = _ureg().Quantity(float(m.group(1)), m.group("unit").lower().replace("µ", "u"))
-    return Level(float(q.to("ng").magnitude), "amount", m.start(), m.end())
+    factor = _mass_scale(m.group("unit").lower().replace("µ", "u"))
+    return Level(round(float(m.group(1)) * factor, 9), "amount", m.start(), m.end())
+
+
+@cache
+def _mass_scale(unit: str) -> float:
+    return float(_ureg().Quantity(1.0, unit).to("ng").magnitude)
 
 
 def said(text: str) -> bool:
