@@ -92,6 +92,13 @@ def _stock(frame: Frame, p: r.Planning) -> str:
     label = p.lex.liquid_mentions(frame.clause.label) if frame.clause.label else []
     if named and len(said_as_diluent) == len(named) and len({m.name for m in label}) == 1:
         named = label  # "BSA standard: 7 steps of 1:2 in PBS ...": the label's is the stock
+    if (
+        p.liquid is not None
+        and _OF_IT.search(frame.text)
+        and all(_AS_DILUENT.search(frame.text[: m.start]) for m in named)
+        and all(m.name != p.liquid for m in named)
+    ):
+        return p.liquid  # "The standard is in A1. Make a 2-fold series of it ... with diluent"
     if not named and frame.liquid is not None:
         named = [frame.liquid]  # "Standards in triplicate: rows A-C, 2-fold ...": the label's
     if not named:
@@ -99,6 +106,7 @@ def _stock(frame: Frame, p: r.Planning) -> str:
     return r.liquid(named[0], p)
 
 
+_OF_IT = re.compile(r"\b(?:of|dilute|serially\s+dilute)\s+(?:it|them|this|that)\b", _FLAGS)
 _AS_DILUENT = re.compile(r"\b(?:with|using|in|into)\s+(?:the\s+|some\s+)?$", _FLAGS)
 
 
