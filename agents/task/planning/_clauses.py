@@ -28,7 +28,7 @@ Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
 
 _FLAGS = re.IGNORECASE
 _ITEM = re.compile(
-    r"^(?:[-*+>]|\(?\d{1,2}[.):](?!\d)|\(?(?:i{1,3}|iv|vi{0,3}|ix|x|[a-z])[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
+    r"^(?:[-*+>]|\(?\d{1,2}(?:\.\)|[.):/])(?!\d)|#\d{1,2}\b|\(?(?:i{1,3}|iv|vi{0,3}|ix|x|[a-z])[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
     _FLAGS,
 )
 _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|holds?)\b)", _FLAGS)
@@ -138,8 +138,9 @@ class Clause:
 
 
 _INLINE_ITEM = re.compile(
-    r"(?:^|(?<=[;,.!?:]))\s*\(?(\d{1,2})[.)]\s+(?=[A-Za-z])|(?<=\s)\(?(\d{1,2})\)\s+(?=[A-Za-z])"
-)
+    r"(?:^|(?<=[;,.!?:]))\s*\(?(\d{1,2})[.)]\s+(?=[A-Za-z])|^\(?(\d{1,2})\)\s+(?=\d)"
+    r"|(?<=\s)\(?(\d{1,2})\)\s+(?=[A-Za-z]|\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b)"
+)  # "1) 10 uL master mix -> A1-A4 2) 5 uL water -> A1-A4": items, even before a volume
 _HEAD_VERB = re.compile(
     r"^(?:please\s+)?(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array|transfer|move|pool|"
     r"consolidate|spot|plate|copy|stamp|replicate)(?:ing|s)?\b(?=.*(?:\b(?:from|into|to)\b|->))",
@@ -165,7 +166,7 @@ def _opens_a_list(line: str, after: list[str]) -> bool:
 def _inline_items(line: str) -> str:
     """'1. add ...; 2. add ...; 3. read ...' on one line: the numbers mark items, not sentences."""
     found = list(_INLINE_ITEM.finditer(line))
-    numbers = [int(m.group(1) or m.group(2)) for m in found]
+    numbers = [int(m.group(1) or m.group(2) or m.group(3)) for m in found]
     if len(found) < 2 or numbers != list(range(1, len(numbers) + 1)):
         return line
     for m in reversed(found):

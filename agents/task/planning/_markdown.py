@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 # Markdown as notebooks and READMEs write it: "## Prep", "**Day 1**", "__Plate 2__", bold words.
-_MD_HEADING = re.compile(r"^\s*#{1,6}\s*(?=\S)")
+_MD_HEADING = re.compile(r"^\s*#{1,6}\s+(?=\S)")  # "#1" is a number, not a heading
 _MD_STRONG = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _MD_ALONE = re.compile(r"^\s*(?:[-*+]\s+)?(\*\*|__)(?=\S)([^*_\n]+?)(?<=\S)\1\s*:?\s*$")
 _LAB_CONTENT = re.compile(r"\d\s*(?:u[lL]|m[lL]|uM|nM|C|rpm|nm)\b|\b[A-Pa-p]\d{1,2}\b")
