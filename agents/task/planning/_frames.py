@@ -87,6 +87,9 @@ _DESCRIBED = re.compile(r"(?:e?s)?\s+(?:wells?\s+)?(?:in|of|on)\s", _FLAGS)
 _LAYOUT = re.compile(
     r"\s*(?:,\s*)?in\s+(?:duplicate|triplicate|quadruplicate)s?\s*\(\s*(?:i\.e\.?,?\s*)?", _FLAGS
 )
+_INTO_N = re.compile(
+    r"\binto\s+(\d{1,3})\s+(?:equal\s+)?(?:aliquots?|portions?|parts?|fractions?|shares?)\b", _FLAGS
+)
 _COUNT_X = re.compile(r"\b(\d{1,3})\s*[x×*]\s*$")
 _MIX_VOLUME = re.compile(r"\bmix(?:ing|ed)?\b[^,;.]{0,30}?(?:with|at|using|of|volume)?\s*$", _FLAGS)
 
@@ -266,7 +269,11 @@ def assign_quantities(frame: Frame) -> None:
             elif (
                 _TOTAL.search(before[-20:])
                 or _TOTAL_AFTER.match(after)
-                or (_DIVIDE.match(text) and not frame.total and _OVER.search(after))
+                or (
+                    _DIVIDE.match(text)
+                    and not frame.total
+                    and (_OVER.search(after) or _INTO_N.search(after))
+                )
             ):
                 frame.total = frame.total or q
             else:
@@ -281,6 +288,8 @@ def assign_quantities(frame: Frame) -> None:
             frame.speed = frame.speed or q
         elif q.kind == "wavelength":
             frame.wavelengths.append(q)
+    if (into := _INTO_N.search(text)) and frame.total is not None and frame.volume is None:
+        frame.extra["aliquots"] = int(into.group(1))  # "split 1.5 mL ... into 3 aliquots"
     counted = [q for q in frame.volumes if _COUNT_X.search(text[: q.start])]
     if counted:  # "split 4 mL into 8 x 500 uL aliquots": 500 uL a well, 4 mL in all
         said = _COUNT_X.search(text[: counted[0].start])

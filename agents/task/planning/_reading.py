@@ -267,14 +267,12 @@ def fold_into_previous(
     then_sep: bool = False,
     heading: bool | None = None,
     becomes: str | None = None,
-    joiner: str = ", ",
 ) -> Read:
     """``read_in`` with each piece that ``joins`` the ``family`` clause before it read again
     together with it, as one clause (the piece is folded in the trace). A joined text that no
     longer reads as ``family`` leaves both as they were. ``then_sep``: a piece said after
     "then" is joined with ", then "; ``heading``: the joined clause's heading flag (None:
-    the head's); ``becomes``: the family the joined text must read as (None: ``family``);
-    ``joiner``: what goes between the two texts."""
+    the head's); ``becomes``: the family the joined text must read as (None: ``family``)."""
     out: Read = []
     for frame, fam in read_in:
         prev = out[-1] if out else None
@@ -287,7 +285,7 @@ def fold_into_previous(
             and joins(frame, fam, prev[0])
         ):
             head = prev[0]
-            sep = ", then " if then_sep and frame.clause.joined == "then" else joiner
+            sep = ", then " if then_sep and frame.clause.joined == "then" else ", "
             text = f"{head.clause.text}{sep}{frame.clause.text}"
             keep = head.clause.heading if heading is None else heading
             merged, got = _read(replace(head.clause, text=text, heading=keep), lex, norm.quoted)
