@@ -17,6 +17,9 @@ _TIPS_LAST = re.compile(
     r",\s*(?:with\s+|using\s+)?(?:a\s+)?(?:new|fresh|one|same|change)\b[^,]*\btips?\b[^,]*$",
     re.IGNORECASE,
 )
+_EACH_LAST = re.compile(
+    r"\d\s*(?:uL|mL)\s*(?:each|apiece|per\s+well|/\s*well)\b[^;]*$", re.IGNORECASE
+)
 _FOR_ALL = re.compile(r"\bfor\s+(?:both|all|each|every\w*)\b|\bthroughout\b", re.IGNORECASE)
 
 
@@ -43,6 +46,16 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             and not nxt.ents.replicates
         ):
             nxt.ents.replicates = said_first.ents.replicates
+    for i, frame in enumerate(liquid):  # "water to A1-A6 and primers to B1-B6, 5 uL each"
+        if frame.volume is not None or frame.ents.volumes():
+            continue
+        for nxt_pair in liquid[i + 1 :]:
+            if nxt_pair.clause.joined != "and" or nxt_pair.clause.sentence != frame.clause.sentence:
+                break
+            if nxt_pair.volume is not None and _EACH_LAST.search(nxt_pair.text):
+                frame.volume = nxt_pair.volume  # one amount said for every pair of the verb
+                frame.ents.tips = frame.ents.tips or nxt_pair.ents.tips
+                break
     for i, frame in enumerate(liquid):  # "..., then ... , fresh tips for each column": all
         same = [f for f in liquid[i + 1 :] if f.clause.sentence == frame.clause.sentence]
         if not frame.ents.tips and same and same[-1].ents.tips and _TIPS_LAST.search(same[-1].text):
