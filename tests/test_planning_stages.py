@@ -369,3 +369,10 @@ def test_a_count_times_a_volume_is_the_volume_of_each_aliquot_and_the_other_the_
 def test_a_well_set_after_a_finished_pair_starts_a_pair_of_its_own() -> None:
     found = find_all("pool # row A (A1-A4) into # A1 and row B (B1-B4) into # B1")
     assert [w.text for w in found] == ["row A", "A1-A4", "A1", "row B", "B1-B4", "B1"]
+
+
+def test_a_verb_inside_brackets_starts_no_clause() -> None:
+    assert _texts("add 5 uL dye to A1 (8 channel, mix 3x), then read at 450 nm") == [
+        "add 5 uL dye to A1 (8 channel, mix 3x)",
+        "read at 450 nm",
+    ]

@@ -60,7 +60,7 @@ _VOLUME_START = re.compile(
 # ", standard 300 uL into A1" after "sample buffer 150 uL into A2-A8": a liquid, its volume, where.
 _NAMED_VOLUME_START = re.compile(
     r"\s*,\s*(?:and\s+)?(?=(?:[A-Za-z«][\w%»-]*\s+){1,3}(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s+"
-    r"(?:into|in|to|->)\s)",
+    r"(?:into|in|to|->|from)\s)",
     _FLAGS,
 )
 # What says how the lab is, not what to do: volumes after it are more of the same fact.
@@ -297,6 +297,10 @@ def _outside_brackets(text: str) -> list[str]:
     return [*pieces, text[last:].strip()] if depth == 0 else _SEMI.split(text)
 
 
+def _bracketed(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(r"\([^()]*\)|\[[^\[\]]*\]", text)]
+
+
 def _split_actions(text: str) -> list[tuple[Join, str]]:
     """Split at a comma or an "and" that is followed by an action verb, or by a new volume
     and destination once the part before has its own destination."""
@@ -306,6 +310,8 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         if m.start() > 0
         and not ((":" in m.group(0) or "-" in m.group(0)) and _PLACE_ONLY.match(text[: m.start()]))
     ]
+    inside = _bracketed(text)  # "(8 channel, mix 3x)": a verb in brackets starts no clause
+    cuts = [c for c in cuts if not any(a < c.start() < b for a, b in inside)]
     for m in re.finditer(r"\s*:\s+", text):  # "Make a replica of row B: samples B1.. into ..."
         before, after = text[: m.start()], text[m.end() :]
         if (

@@ -84,7 +84,7 @@ def closest(word: str, names: list[str]) -> tuple[str, float, bool] | None:
 _PLATE_LIKE = re.compile(
     r"\b((?:plate|plt|palte|pate|plat|reservoir|trough|rack|tiprack|tips?|tube|block|"
     r"source|dest|destination|src|dst|assay|sample|samples|pcr|deepwell)s?[_\- ]?\d+[a-z]?)\b"
-    r"(?!\s*(?:u[lL]|µ[lL]|m[lL]|nl|microlit|millilit)\b)",  # "Plate 50 uL ...": a verb
+    r"(?!\s*(?:u[lL]|µ[lL]|m[lL]|nl|microlit|millilit|c|°|deg\w*|x)\b)",  # "Plate 50 uL"
     _FLAGS,
 )
 

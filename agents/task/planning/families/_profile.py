@@ -78,7 +78,8 @@ _LID = re.compile(
 )
 _HOLD = re.compile(
     r"\b(?:hold|keep|store|cool|leave|chill|park)\w*\b"
-    r"(?:\s+(?:it|them|the\s+plate|the\s+block|\w+_\w+|at|on|to|down\s+to|the\s+block\s+at))*"
+    r"(?:\s+(?:it|them|the\s+plate|the\s+block|\w+_\w+|at|on|in|to|down\s+to|the\s+block\s+at"
+    r"|the\s+(?:thermo)?cycler|the\s+pcr\s+machine))*"
     rf"\s*[:=@]?\s+(?P<c>-?{_N}){_DEG}?(?!\s*(?:/|{_N}|for\b))"
     rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*|[(\[]\s*|,\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
     r"|until\b|hold\s+forever\b)",
