@@ -101,6 +101,26 @@ def _unwrapped(fn: Callable[[str], str]) -> Callable[[str], str]:
     return lambda t: t if _WRAPPED.search(t.strip()) else fn(t)
 
 
+# a molar unit keeps its case: "4 nM" is a concentration, "4 nm" a wavelength
+_MOLAR = re.compile(r"(?<=\d)(\s*[nmuµμp]?M)\b")
+
+
+def _lower(text: str) -> str:
+    parts = _MOLAR.split(text)
+    return "".join(p if i % 2 else p.lower() for i, p in enumerate(parts))
+
+
+# "D8 into A2" written "D8 to A2" reads as the range D8..A2: a well to a well keeps its "into"
+_WELL_INTO_WELL = re.compile(
+    rf"(?<=\b[A-Pa-p]\d)\s+into(?=\s+{_WELL}\b)|(?<=\b[A-Pa-p]\d\d)\s+into(?=\s+{_WELL}\b)"
+)
+
+
+def _into_as_to(text: str) -> str:
+    kept = {m.start() for m in _WELL_INTO_WELL.finditer(text)}
+    return re.sub(r"\s+into\b", lambda m: m[0] if m.start() in kept else " to", text)
+
+
 def _numbered(text: str) -> str:
     if "\n" in text.strip():
         return text
@@ -134,9 +154,9 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "degrees °C": _outside_quotes(lambda t: _DEG.sub(r"\1 °C", t)),
     "degrees spelt": _outside_quotes(lambda t: _DEG.sub(r"\1 degrees C", t)),
     "minutes spelt": _outside_quotes(lambda t: _MIN.sub(r"\1 minutes", t)),
-    "all lower-case": _outside_quotes(str.lower),
+    "all lower-case": _outside_quotes(_lower),
     "ids with a space": _outside_quotes(lambda t: re.sub(r"\b([A-Za-z]+)_(\d+)\b", r"\1 \2", t)),
-    "into as to": _outside_quotes(lambda t: re.sub(r"\binto\b", "to", t)),
+    "into as to": _outside_quotes(_into_as_to),
     "no 'the'": _outside_quotes(lambda t: re.sub(r"\bthe\s+", "", t, flags=re.I)),
     "greeting around": _one_line(_unwrapped(lambda t: f"Hi! {t} Thanks!")),
     "context before": _one_line(_unwrapped(lambda t: f"For my assay tomorrow: {t}")),

@@ -77,14 +77,14 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
         "once",
         re.compile(
             r"\b(?:one|a\s+single|single|the\s+same|same)\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?"
-            r"tips?\s*(?:set\s+)?(?:for|throughout|across|the\s+whole|all|is\s+fine|is\s+ok|"
+            r"tips?\s*(?:set\s+)?(?:for|throughout|across|(?:the\s+)?whole|all|is\s+fine|is\s+ok|"
             r"the\s+entire|everything|for\s+everything)?"
             r"|\bdon'?t\s+change\s+tips?|\bdo\s+not\s+change\s+tips?|\bno\s+tip\s+changes?"
             r"|\bno\s+need\s+to\s+change\s+(?:the\s+)?tips?|\bneedn'?t\s+change\s+(?:the\s+)?tips?"
             r"|\bwithout\s+changing\s+tips?|\bre-?us(?:e|ing)\s+(?:the\s+)?(?:same\s+)?(?:8\s+)?tips?"
             r"|\bkeep(?:ing)?\s+(?:the\s+)?(?:same\s+)?tips?|\btips?\s*[:=-]\s*re-?use"
             r"|\btip\s+re-?use\s+(?:is\s+)?(?:ok|okay|fine|allowed)"
-            r"|\b(?:8|eight)\s+tips?\s+(?:in\s+total|total|throughout|for\s+(?:the\s+whole|everything|all))"
+            r"|\b(?:8|eight)\s+tips?\s+(?:in\s+total|total|throughout|for\s+(?:(?:the\s+)?whole|everything|all))"
             r"|\btips?\s+(?:can|may)\s+be\s+re-?used"
             r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))",
             _FLAGS,

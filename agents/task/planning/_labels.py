@@ -85,7 +85,7 @@ def heading_line(line: str, verbs: str) -> bool:
 
 
 _FOLLOWS = re.compile(
-    r"\b(?:as\s+follows|the\s+following(?:\s+[\w-]+){0,3}|below)\s*[.,]?\s*$", re.IGNORECASE
+    r"\b(?:as\s+follows|(?:the\s+)?following(?:\s+[\w-]+){0,3}|below)\s*[.,]?\s*$", re.IGNORECASE
 )
 
 

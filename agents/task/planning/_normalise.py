@@ -111,7 +111,9 @@ def _slashed(m: re.Match[str]) -> str:
 
 _UNIT_DOT = re.compile(
     r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b"
-    r"|[ \t]+(?!(?:then|next|and|after|mix|shake|read|incubate|wait|add|transfer|move)\b)[a-z])"
+    r"|[ \t]+(?!(?:then|next|and|after|mix|shake|read|incubate|wait|add|transfer|move|remove|"
+    r"aspirate|discard|dispense|put|pipett?e|take|replace|refill|place|fill|top|dilute|spin|run|seal|"
+    r"wash|repeat|stop|do|now|finally|also|please)\b)[a-z])"
 )  # "50 ul. of buffer", "50 ul. buffer": an abbreviation, not a sentence's end
 # "0,05 mL", "1,5 mL": a decimal comma (three digits after it are thousands: "1,000 uL")
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d{1,3}),(\d{1,2})(?=\s*(?:u[lL]|m[lL])\b)")
@@ -207,7 +209,7 @@ _IS = re.compile(
 
 
 _PRIMES = re.compile(
-    r"(?P<t>-?\d+(?:\.\d+)?\s*[°º˚]?\s*C)\s*,?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<u>''|'|\"|′|″)"
+    r"(?P<t>-?\d+(?:\.\d+)?\s*[°º˚]?\s*[Cc])\s*,?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<u>''|'|\"|′|″)"
 )
 
 

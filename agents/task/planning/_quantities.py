@@ -79,7 +79,8 @@ _QUANTITY = re.compile(
     _NUMBER + rf"\s*-?\s*(?P<unit>{_UNIT})(?![\w]|/(?!\s*(?:(?:well|point|sample|w|wl)s?\b|\d)))",
     _FLAGS,  # "50 uL/well", "50 ul/w" and "37 C/5 min" are quantities, "10 ng/uL" is not
 )
-_OD = re.compile(r"\b(?:(?i:od|abs)\s?-?|A)(?P<nm>[2-9]\d{2})\b")
+# "OD600", "abs 450", "A450" (and "a450": no well has a three-digit column)
+_OD = re.compile(r"\b(?:(?i:od|abs)\s?-?|[Aa])(?P<nm>[2-9]\d{2})\b")
 _BARE = re.compile(
     r"(?<![\w.:/])(-?(?:\d+(?:\.\d+)?|\.\d+))"
     r"(?![\w.:/]|\s*/|\s*-?\s*(?:fold|times|x\b|steps?|points?|cycles?|reps?|wells?|columns?"

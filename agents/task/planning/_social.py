@@ -81,7 +81,7 @@ _PHRASE = "|".join(
         r"\s+(?:that|this|it|these|those|them)(?:\s+(?:out|up|done|for\s+(?:me|us)|today|"
         r"tomorrow|now|for\s+me\s+please))*",
         r"(?:is\s+)?(?:that|this)\s+(?:ok(?:ay)?|doable|possible|alright|fine)",
-        r"here(?:'s|\s+is)\s+(?:the\s+plan|what\s+(?:i|we)(?:\s+(?:need|want)|'d\s+like|\s+would"
+        r"here(?:'s|\s+is)\s+(?:(?:the\s+)?plan|what\s+(?:i|we)(?:\s+(?:need|want)|'d\s+like|\s+would"
         r"\s+like)(?:\s+(?:done|you\s+to\s+do))?|the\s+deal|the\s+thing|goes)|"
         r"(?:the\s+)?plan\s+is(?:\s+as\s+follows)?|as\s+follows",
         # asides before a fact ("Just so you know, reservoir A1 ...", "FYI -", "btw,")

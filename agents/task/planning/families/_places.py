@@ -110,7 +110,7 @@ def _beside(frame: Frame, p: r.Planning) -> str | None:
 
 
 _FOLLOWING = re.compile(
-    r"\b(?:the\s+following|these|those|the\s+[\w-]+\s+(?:below|listed|as\s+follows))\b[^:]*:\s*",
+    r"\b(?:(?:the\s+)?following|these|those|the\s+[\w-]+\s+(?:below|listed|as\s+follows))\b[^:]*:\s*",
     _FLAGS,
 )
 

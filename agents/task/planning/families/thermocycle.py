@@ -93,7 +93,7 @@ def is_profile(text: str) -> bool:
 
 
 _FOLLOWING = re.compile(
-    r"\b(?:run|do|perform|use|start|set\s+up)\b.*\b(?:the\s+following|as\s+follows|"
+    r"\b(?:run|do|perform|use|start|set\s+up)\b.*\b(?:(?:the\s+)?following|as\s+follows|"
     r"this\s+(?:program(?:me)?|profile|protocol|cycling))\b",
     _FLAGS,
 )
