@@ -26,6 +26,16 @@ _AFTER_WAIT = re.compile(
 )
 
 
+_SPAN = (
+    r"(?:\d+(?:\.\d+)?|an?|one|two|five|ten)\s*-?\s*(?:h|hrs?|hours?|min|mins|minutes?|s|secs?|"
+    r"seconds?)\b(?:\s+(?:at|@)\s+(?:-?\d+(?:\.\d+)?\s*(?:°\s*)?C\b|RT\b|room\s+temp\w*))?"
+)
+# "read it at 450 nm 15 min later", "after 15 min read at 450 nm": the wait first too.
+_LATER = re.compile(rf"\s*,?\s+(?P<t>{_SPAN})\s+later\s*$", _FLAGS)
+_AFTER_LEAD = re.compile(
+    rf"^(?:and\s+|then\s+)?after\s+(?:a\s+|another\s+)?(?P<t>{_SPAN})\s*,?\s+(?P<rest>\w.*)$",
+    _FLAGS,
+)
 _ING = {"reading": "read", "measuring": "measure", "shaking": "shake", "incubating": "incubate",
         "adding": "add", "mixing": "mix", "moving": "move", "scanning": "scan"}  # fmt: skip
 
@@ -80,6 +90,15 @@ def run_order(part: str) -> str:
     core = (part[: tail.start()] if tail and tail.start() > 0 else part).rstrip(" .!")
     if (wait := _AFTER_WAIT.search(core)) is not None:
         return _first(core, wait.start(), f"wait {core[wait.end() :]}")
+    if (later := _LATER.search(core)) is not None:
+        done = _first(core, later.start(), f"wait {later['t']}")
+        return re.sub(r"\s+(?:and|then)\s*;", ";", done)
+    pieces = [_AFTER_LEAD.match(x.strip()) for x in core.split(";")]
+    if any(pieces):  # "...; after 15 min read at 450 nm"
+        return "; ".join(
+            f"wait {m['t']}; {m['rest']}" if m else x.strip()
+            for m, x in zip(pieces, core.split(";"), strict=True)
+        )
     if (lead := _BEFORE_LEAD.match(part)) is not None:
         return f"{lead.group(2)}; {_base_verb(lead.group(1))}"
     if (before := _BEFORE.search(part)) is not None:
