@@ -46,7 +46,7 @@ _EMPTYING = re.compile(
     _FLAGS,
 )
 _TOP_UP = re.compile(
-    r"^(?:q\.?s\.?\b|(?:re-?)?fill\b(?=[^,;]*\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d)|"
+    r"^(?:q\.?s\.?\b|(?:re-?|back-?)?fill\b(?=[^,;]*\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d)|"
     r"top(?:[\s-]*(?:up|off))?(?!\s+(?:standard|std|well|point|concentration|row|of)s?\b)|bring|fill\s+up"
     r"|make\s+up|adjust)\b|\btop[\s-]*(?:up|off)\b|\bup\s+to\s+\d",
     _FLAGS,
