@@ -16,7 +16,7 @@ from agents.task.planning._numberwords import digits
 from agents.task.planning._social import is_pleasantry, strip
 from agents.task.planning._tables import rewrite as rewrite_tables
 from agents.task.planning._wellsets import find_all
-from agents.task.planning.models import Plan
+from agents.task.planning.models import Clarification, Plan
 from agents.task.planning.rules import RulePlanner
 
 
@@ -284,3 +284,9 @@ def test_a_liquid_is_named_by_its_initials_and_a_plate_by_the_liquid_it_holds() 
     assert normalise("Using the library plate, put 5 uL from A2 into E2").text == (
         "put 5 uL from the library plate A2 into E2"
     )
+
+
+def test_wells_between_two_liquids_are_not_dropped_for_the_wells_after_them() -> None:
+    said = "add 20 uL dye to plate_1 A1-A4 5) 10 uL buffer to plate_1 B1-B4"
+    result = RulePlanner().plan(said, make_lab())
+    assert isinstance(result, Clarification)  # never the dye into B1-B4 alone

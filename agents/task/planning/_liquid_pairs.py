@@ -17,6 +17,7 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import _read
 from agents.task.planning.families import Family
+from agents.task.planning.families._pairing import start as _start
 
 _PAIR_GAP = re.compile(r"\s*(?:of\s+)?(?:the\s+)?(?:fresh\s+)?$", re.IGNORECASE)
 
@@ -94,6 +95,11 @@ def split_pairs(
             or len(frame.ents.quantities) != len(pairs)
             or not (dest or between or first or bare)
             or (family is None and not bare)
+            or (
+                not between
+                and any(pairs[0][1].end < _start(pl) < pairs[-1][0].start for _, pl in frame.places)
+            )
+            # "... to I1-I4 9) 5 uL water to J1-J4": a place between the pairs is no shared one
         ):
             out.append((frame, family))
             continue
