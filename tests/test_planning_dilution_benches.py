@@ -229,3 +229,11 @@ def test_a_fact_gives_a_volume_only_to_the_place_it_is_said_with() -> None:
         LABS["dil_prefill"].view,
     )
     assert isinstance(result, Plan), result
+
+
+def test_a_strength_to_make_from_a_stock_of_unknown_strength_asks_for_the_fold() -> None:
+    result = RulePlanner().plan(
+        "make 70% ethanol from the ethanol with water, 1 mL in each of block_1 B1-B4",
+        LABS["deepwell"].view,
+    )
+    assert result.kind == "clarification" and "fold" in result.missing

@@ -73,6 +73,12 @@ _WITH = re.compile(r"\b(?:in|into|with)\b", _FLAGS)
 _MIXED_IN = re.compile(
     r"\d\s*u[lL]\s+of\s+(?:an?\s+|the\s+)?(?:1\s*[:/]|\d+\s*-?\s*fold)|\bparts?\b", _FLAGS
 )
+# "make 70% ethanol ...", "prepare 1 mL of 1x buffer ...": a strength to make from a stock
+_MAKE_STRENGTH = re.compile(
+    r"^(?:please\s+)?(?:make|prepare|mix\s+up)\s+(?:up\s+)?(?:a\s+|some\s+)?"
+    r"(?:[\d.]+\s*(?:u[lL]|µ[lL]|m[lL])\s+(?:of\s+)?)?[\d.]+\s*(?:%|x|[munp]M)(?!\w)",
+    _FLAGS,
+)
 _ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
 # "1:2 across row C", "1:3 down column 1": a ratio carried along a line is a serial dilution
 # (not "1:3 dilutions of dye, 300 uL total, across row D": one ratio in every well).
@@ -138,6 +144,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70  # "Dilute the libraries": by how much is the question
     if re.match(r"^(?:please\s+)?dilute\b", text, _FLAGS) and len(ents.volumes()) == 1:
         return 45  # "dilute dye to 1x in buffer, 200 uL per well": never a plain transfer
+    if _MAKE_STRENGTH.match(text) and ents.liquids:
+        return 45  # "make 70% ethanol from the ethanol with water": by how much is the question
     return None
 
 
