@@ -44,6 +44,7 @@ from agents.task.planning.families._ratio import (
     prefilled_diluent,
     stock_sources,
 )
+from agents.task.planning.families._serial_volumes import amounts
 
 _FLAGS = re.IGNORECASE
 _SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|titrat\w*|step[\s-]?wise|->)", _FLAGS)
@@ -53,18 +54,6 @@ _PREFILLED = re.compile(
     r"|(?:stock|it)\s+is\s+(?:already\s+)?in|from\s+the\s+stock\s+in)\b",
     _FLAGS,
 )
-_STEP_VOLUME = re.compile(
-    r"\b(?:transfer(?:ring)?|move|carry(?:ing)?|take|taking|pass(?:ing)?)\s*$", _FLAGS
-)
-
-# "5 uL carried each step", "20 uL transfers", "10 uL per step": what each step carries
-_STEP_AFTER = re.compile(
-    r"\s*(?:(?:is\s+|are\s+)?(?:carried|transferred|moved|passed)\b|transfers?\b"
-    r"|(?:into|in)\s+(?:each\s+)?[\d.]+\s*(?:u[lL]|µ[lL])\b"  # "100 uL into 100 uL DMSO"
-    r"|(?:per|each|every)\s+(?:step|transfer)\b)",
-    _FLAGS,
-)
-
 # "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank": a series, never one
 # ratio dilution repeated in every well.
 _SERIES_WORDS = re.compile(r"\b(?:standards|stds|curves?|points?|pts|blanks?)\b", _FLAGS)
@@ -86,18 +75,6 @@ _STEP_ALONG = re.compile(
     r"\b1\s*(?::|/|in)\s*\d+(?:\.\d+)?\s+(?:steps?\s+)?(?:across|down|along)\b", _FLAGS
 )
 _CURVE = re.compile(r"\b(?:standard|std\.?)\s+curves?\b|\bstandards?\s+series\b", _FLAGS)
-
-
-_TOP = re.compile(
-    r"\s*(?:of\s+(?:the\s+)?[\w-]+\s+)?(?:as\s+(?:the\s+)?)?(?:top|highest|first|undiluted)\s+"
-    r"(?:standard|well|point|concentration|std)\b|\s*(?:(?:of\s+)?[\w-]+\s+)?(?:in|into)\s+(?:the\s+)?"
-    r"(?:top|first)\s+(?:well|standard|point)\b",
-    _FLAGS,
-)
-_TOP_BEFORE = re.compile(
-    r"\b(?:top|highest|first)\s+(?:standard|well|point|std)\s*(?:gets|holds|has|with|of|:|=)?\s*$",
-    _FLAGS,
-)
 
 
 def _curve_label(label: str) -> bool:
@@ -236,52 +213,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     diluent = pre[0] if pre is not None else _diluent(frame, stock, p)
     if diluent == stock:
         raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
-    step_q = next(
-        (
-            q
-            for q in frame.volumes
-            if _STEP_VOLUME.search(frame.text[: q.start]) or _STEP_AFTER.match(frame.text[q.end :])
-        ),
-        None,
-    )
-    top = next(
-        (
-            q
-            for q in frame.volumes
-            if _TOP.match(frame.text[q.end :]) or _TOP_BEFORE.search(frame.text[: q.start])
-        ),
-        None,
-    )
-    if frame.final is not None:
-        final = frame.final.value
-        t = round(final / (k - 1), 4)
-    elif top is not None:  # "200 uL top standard": the first well's stock, V * k / (k - 1)
-        final = round(top.value * (k - 1) / k, 4)
-        t = round(top.value / k, 4)
-    elif step_q is not None:
-        t = step_q.value
-        final = round(t * (k - 1), 4)
-    elif (
-        frame.volume is not None
-        and (
-            re.search(r"\b(?:per\s+well|each\s+well|in\s+each|final)\b", frame.text, _FLAGS)
-            or (  # "2-fold, A1 to G1, 100 uL per point": the volume of each well ("with 100 uL":
-                # of each step or of each well? asked)
-                len(frame.volumes) == 1
-                and not re.search(r"\b(?:with|using|by|of)\s+$", frame.text[: frame.volume.start])
-            )
-        )
-    ):
-        final = frame.volume.value
-        t = round(final / (k - 1), 4)
-    elif pre is not None:  # the diluent already in the wells says each well's volume
-        final, t = pre[1], round(pre[1] / (k - 1), 4)
-    else:
-        raise Ask(
-            "What final volume should each well hold (or how much should each step transfer)?",
-            ["volume"],
-            ["100 uL final volume", "transfer 50 uL each step"],
-        )
+    final, t, step_said = amounts(frame, k, pre[1] if pre is not None else None)
     if pre is not None and abs(pre[1] - final) > 0.5:
         raise Ask(
             f"{plate} already holds {fmt(pre[1], 'uL')} of {diluent} in the wells after the "
@@ -364,7 +296,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         else (tips or "per_destination")
     )
     geometry.carry(p, plate, chains, (t, cycles, mix_volume), channels, chain_policy)  # type: ignore[arg-type]
-    stated_final = frame.final is not None or step_q is None
+    stated_final = frame.final is not None or not step_said
     if stated_final:  # every well at the final volume: the last one's excess goes to waste
         ops_out = [pip.Op((plate, c[-1]), None, t) for c in chains]
         pip.emit(world, lh, ops_out, channels, "per_destination")

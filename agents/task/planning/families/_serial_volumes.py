@@ -1,0 +1,88 @@
+"""How much a serial dilution moves: each well's final volume V and each step's transfer t,
+from what the request says - a final volume ("100 uL final"), the top standard's volume ("200
+uL top standard": V * k / (k - 1)), the step ("20 uL transfers", "5 uL carried each step",
+"100 uL into 100 uL DMSO"), a volume per well, or the diluent already in the wells."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask
+
+_FLAGS = re.IGNORECASE
+_STEP_VOLUME = re.compile(
+    r"\b(?:transfer(?:ring)?|move|carry(?:ing)?|take|taking|pass(?:ing)?)\s*$", _FLAGS
+)
+
+# "5 uL carried each step", "20 uL transfers", "10 uL per step": what each step carries
+_STEP_AFTER = re.compile(
+    r"\s*(?:(?:is\s+|are\s+)?(?:carried|transferred|moved|passed)\b|transfers?\b"
+    r"|(?:into|in)\s+(?:each\s+)?[\d.]+\s*(?:u[lL]|µ[lL])\b"  # "100 uL into 100 uL DMSO"
+    r"|(?:per|each|every)\s+(?:step|transfer)\b)",
+    _FLAGS,
+)
+
+
+_TOP = re.compile(
+    r"\s*(?:of\s+(?:the\s+)?[\w-]+\s+)?(?:as\s+(?:the\s+)?)?(?:top|highest|first|undiluted)\s+"
+    r"(?:standard|well|point|concentration|std)\b|\s*(?:(?:of\s+)?[\w-]+\s+)?(?:in|into)\s+(?:the\s+)?"
+    r"(?:top|first)\s+(?:well|standard|point)\b",
+    _FLAGS,
+)
+_TOP_BEFORE = re.compile(
+    r"\b(?:top|highest|first)\s+(?:standard|well|point|std)\s*(?:gets|holds|has|with|of|:|=)?\s*$",
+    _FLAGS,
+)
+
+
+def amounts(frame: Frame, k: float, held: float | None) -> tuple[float, float, bool]:
+    """(V, t, whether the step was said) for a k-fold dilution; ``held``: the diluent each
+    well after the first already holds (None: none)."""
+    step_q = next(
+        (
+            q
+            for q in frame.volumes
+            if _STEP_VOLUME.search(frame.text[: q.start]) or _STEP_AFTER.match(frame.text[q.end :])
+        ),
+        None,
+    )
+    top = next(
+        (
+            q
+            for q in frame.volumes
+            if _TOP.match(frame.text[q.end :]) or _TOP_BEFORE.search(frame.text[: q.start])
+        ),
+        None,
+    )
+    if frame.final is not None:
+        final = frame.final.value
+        t = round(final / (k - 1), 4)
+    elif top is not None:  # "200 uL top standard": the first well's stock, V * k / (k - 1)
+        final = round(top.value * (k - 1) / k, 4)
+        t = round(top.value / k, 4)
+    elif step_q is not None:
+        t = step_q.value
+        final = round(t * (k - 1), 4)
+    elif (
+        frame.volume is not None
+        and (
+            re.search(r"\b(?:per\s+well|each\s+well|in\s+each|final)\b", frame.text, _FLAGS)
+            or (  # "2-fold, A1 to G1, 100 uL per point": the volume of each well ("with 100 uL":
+                # of each step or of each well? asked)
+                len(frame.volumes) == 1
+                and not re.search(r"\b(?:with|using|by|of)\s+$", frame.text[: frame.volume.start])
+            )
+        )
+    ):
+        final = frame.volume.value
+        t = round(final / (k - 1), 4)
+    elif held is not None:  # the diluent already in the wells says each well's volume
+        final, t = held, round(held / (k - 1), 4)
+    else:
+        raise Ask(
+            "What final volume should each well hold (or how much should each step transfer)?",
+            ["volume"],
+            ["100 uL final volume", "transfer 50 uL each step"],
+        )
+    return final, t, step_q is not None
