@@ -18,7 +18,8 @@ from agents.task.planning.families import Family
 from agents.task.planning.families.context import CANCEL, REMARK, pleasantry
 
 _QUESTION = re.compile(
-    r"^\s*(?:what|why|how|who|when|where|which|is|are|does|do|can\s+you\s+explain|explain|tell\s+me)\b"
+    r"^\s*(?:what|wht|wat|whats|why|how|hw|who|when|where|which|is|are|does|do|can\s+you\s+explain|"
+    r"explain|tell\s+me)\b"
     r"(?!.*\b(?:add|transfer|dispense|shake|incubate|read|move|mix|dilute|pipette|put)\b[^?]*"
     r"\b(?:uL|ul|mL|ml|plate|well|wells|rpm)\b).*\?\s*$",
     re.IGNORECASE | re.DOTALL,
@@ -63,7 +64,10 @@ _ASKS_ADVICE = re.compile(
     r"|why\b|do\s+you\s+(?:think|know|recommend|reckon)|should\s+(?:i|we)\b"
     r"|is\s+it\s+(?:ok(?:ay)?|safe|better|fine|normal|bad|wise|a\s+good\s+idea)\s+(?:to|if)\b"
     r"|would\s+it\s+(?:be\s+)?(?:ok(?:ay)?|safe|better|work|hurt|matter)\b)"
-    r"[^.!;\n]*\?\W*$",
+    r"[^.!;\n]*\?\W*$"
+    # a question plain without its mark ("whats the best seeding density for plate48")
+    r"|^\W*(?:how\s+(?:do|should|can)\s+(?:i|we|you)|wh?at(?:'?s|\s+is)\s+the\s+(?:best|right|"
+    r"correct|usual|optimal|recommended)|why\s+(?:do|does|did|is|are|would|should))\b[^.!;\n]*$",
     re.IGNORECASE,
 )
 # An instruction to set the rules aside ("ignore your safety rules", "disable the policy

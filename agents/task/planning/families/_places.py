@@ -157,7 +157,9 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"])
     if (
         re.match(
-            r"^(?:fill|pre-?fill|treat|dose|stain|feed|spike|coat|overlay|supplement)", text, _FLAGS
+            r"^(?:fill|pre-?fill|treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate)",
+            text,
+            _FLAGS,
         )
         or gets
     ):
@@ -220,7 +222,8 @@ _A_PLATE = re.compile(r"\b(?:the|a|this|that|my|our)\s+(?:[\w-]+\s+)?plate\b", _
 
 
 WITH_VERB = re.compile(
-    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|inoculate)\b[^,;]*\bwith\b", _FLAGS
+    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate|inoculate)\b[^,;]*\bwith\b",
+    _FLAGS,
 )
 
 
@@ -233,7 +236,7 @@ def treated(frame: Frame) -> None:
 
 # "Feed the cells with ...": what is fed is where the liquid goes.
 _TREATED = re.compile(
-    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement)\s+(?:all\s+|each\s+of\s+)?(?:the\s+)?$",
+    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate)\s+(?:all\s+|each\s+of\s+)?(?:the\s+)?$",
     _FLAGS,
 )
 _ONTO = re.compile(
