@@ -16,6 +16,14 @@ _PARTICLE = re.compile(
     r"(?:in|out|over)\s+(?=(?:\d|\.\d|an?\s+|one\s))",
     re.IGNORECASE,
 )
+# "A1+A2 -> pool A1, B1+B2 -> pool B1": a comma between two such pairs ends the first (else
+# "pool A1, B1" would read as one well set)
+_W = r"[A-Pa-p]\d{1,2}"
+_GROUP_AFTER_PAIR = re.compile(
+    rf"((?:->|→|=>)\s*(?:[\w-]+\s+)?{_W})\s*,\s*"
+    rf"(?=(?:[\w-]+\s+)?{_W}(?:\s*(?:\+|,|&|and)\s*{_W})+\s*(?:->|→|=>))",
+    re.IGNORECASE,
+)
 # "replace w/ 500 uL medium", "top up w/ buffer": "with" (not "w/v", "w/w": weight ratios)
 _W_SLASH = re.compile(r"(?<![\w/])w/(?![vw]\b)\s*(?=[\w«])", re.IGNORECASE)
 # "1x assay dil. to D1-D4", "50 uL ea. into": a short form's period, not a sentence's end
@@ -103,4 +111,5 @@ def rephrase(text: str) -> str:
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
     text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
     text = _W_SLASH.sub("with ", text)
+    text = _GROUP_AFTER_PAIR.sub(r"\1; ", text)
     return _PARTICLE.sub(r"\1 ", text)

@@ -261,8 +261,8 @@ def _ops(
                 place.wells is None
                 and src_sets
                 and src_sets[0][1]
-                and (_SAME_WELLS.search(text) or lw != src_sets[0][0])
-            ):
+                and (_SAME_WELLS.search(text) or (lw != src_sets[0][0] and not _POOL.match(text)))
+            ):  # (a pool "into pool_blk" names no well: which one is asked)
                 wells = list(src_sets[0][1])  # "to dest_plate": the same positions
                 _fits(wells, lw, p)
             elif place.wells is None and src_sets and _copies(frame):
