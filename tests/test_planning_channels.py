@@ -298,3 +298,7 @@ def test_a_liquid_word_as_close_to_two_lab_liquids_is_not_sure() -> None:
     said = lex.liquid("buffer")
     assert said is not None and not said.sure
     assert lex.liquid("buffer a") == Mention("Buffer A", 0, 0, "buffer a", True)
+
+
+def test_one_column_of_tips_is_the_eight_channel_head_used_throughout() -> None:
+    assert how_said("using one column of tips") == (8, "once")

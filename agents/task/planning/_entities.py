@@ -85,7 +85,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\bkeep(?:ing)?\s+(?:the\s+)?(?:same\s+)?tips?|\btips?\s*[:=-]\s*re-?use"
             r"|\btip\s+re-?use\s+(?:is\s+)?(?:ok|okay|fine|allowed)"
             r"|\b(?:8|eight)\s+tips?\s+(?:in\s+total|total|throughout|for\s+(?:(?:the\s+)?whole|everything|all))"
-            r"|\btips?\s+(?:can|may)\s+be\s+re-?used"
+            r"|\btips?\s+(?:can|may)\s+be\s+re-?used|\b(?:one|a|single)\s+column\s+of\s+tips\b"
             r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))",
             _FLAGS,
         ),
@@ -94,7 +94,8 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
 _MULTI = re.compile(
     r"\b(?:8|eight)[\s-]?(?:channel|chan|ch|tip)s?(?:\s+head|\s+pipette)?\b|\bmulti[\s-]?channel\b"
     r"|\bmultichannel\b|\ball\s+(?:8|eight)\s+channels\b|\bp\d+\s*multi\b|\b8\s+at\s+a\s+time\b"
-    r"|\b(?:the|a|my|our)\s+multi\b(?![\s-]*(?:step|dispense|well|plate|aspirat))",
+    r"|\b(?:the|a|my|our)\s+multi\b(?![\s-]*(?:step|dispense|well|plate|aspirat))"
+    r"|\b(?:one|a|single)\s+column\s+of\s+tips\b",  # the 8 tips of one rack column
     _FLAGS,
 )
 # "the 96-channel head", "a 12-channel pipette", "16 channels", "the 96 head": another head.
