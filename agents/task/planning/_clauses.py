@@ -35,7 +35,7 @@ _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|h
 _LABEL = re.compile(r"^(?P<label>[A-Za-z][A-Za-z /+&()'-]{0,38}?)\s*:(?:\s+|$)(?P<body>.*)$")
 _WELLISH = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
 _SENTENCE = re.compile(
-    r"(?<!\be\.g)(?<!\bi\.e)(?<!\bapprox)(?<!\bdenat\.)(?<!\bext\.)(?<!\binit\.)(?<!\belong\.)(?<!\bcol\.)(?<!\bcols\.)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
+    r"(?<!\be\.g)(?<!\bi\.e)(?<!\bapprox)(?<!\bdenat\.)(?<!\bext\.)(?<!\binit\.)(?<!\belong\.)(?<!\bcol\.)(?<!\bcols\.)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\bdr\.)(?<!\bprof\.)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
     _FLAGS,
 )
 _THEN = re.compile(

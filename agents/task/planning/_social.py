@@ -123,7 +123,10 @@ _VERB = (
     r"hold|wait|stop|start|repeat|do|take|bring|return|send|combine|copy|cool|warm)\b"
 )
 # "Many thanks, Sam" / "cheers - Kim"
-_SIGNED = rf"(?:\s*,?\s*(?:[-—–]\s*)?(?!{_VERB})(?-i:[A-Z][a-z]+)\.?)?"
+_SIGNED = (  # "Many thanks, Sam", "Best regards, Dr. Smith", "cheers - Kim Lee"
+    rf"(?:\s*,?\s*(?:[-—–]\s*)?(?:(?:dr|prof|mr|mrs|ms)\.?\s+)?(?!{_VERB})(?-i:[A-Z][a-z]+)"
+    r"(?:\s+(?-i:[A-Z][a-z]+))?\.?)?"
+)
 PLEASANTRY = re.compile(
     rf"^\s*(?:{_PHRASE})(?:[\s,!.:;)-]+(?:and\s+)?(?:{_PHRASE}))*{_SIGNED}"
     r"[\s!.:)]*$",
