@@ -161,3 +161,8 @@ def test_developing_and_equilibrating_are_waits_and_protect_from_light_a_remark(
         "allow to equilibrate at room temperature for 10 min"
     )
     assert [h["duration_s"] for h in steps(result, "hold")] == [900, 600]
+
+
+def test_a_spectrum_is_refused_before_its_range_is_asked_about() -> None:
+    result = plan("Read plate_1 abs spectrum 400-700 nm")
+    assert isinstance(result, Refusal) and result.code == "capacity"

@@ -54,6 +54,7 @@ from agents.task.planning._trailing import trailing_plates
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, transfer
+from agents.task.planning.families import read as reading
 from agents.task.planning.families import thermocycle as thermo
 from agents.task.planning.models import Clarification, LabView, Plan, Refusal, TraceItem
 from agents.task.planning.replan import replan_rest
@@ -231,6 +232,8 @@ def _instruments_first(read_in: Sequence[tuple[Frame | None, Family | None]], p:
     for frame, family in read_in:
         if frame is not None and family is not None and family.name == "thermocycle":
             thermo.require(frame, p)  # "a melt curve 65-95 C": refused before any range is asked
+        if frame is not None and family is not None and family.name == "read":
+            reading.require(frame)  # "an absorbance spectrum 400-700 nm": likewise
         if frame is not None and family is not None and family.name != "context":
             _named_instruments(frame, p)
             choices.check(frame)  # "10-20 uL", "dye or buffer": asked, never picked

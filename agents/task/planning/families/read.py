@@ -58,11 +58,14 @@ _BOTH_OF_THEM = re.compile(
 _EVERY_PLATE = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates?\b", _FLAGS)
 
 
+_SPECTRUM = re.compile(r"\bspectr(?:um|a|al)\b|\bscan\s+from\s+\d{3}|\bwavelength\s+scan\b", _FLAGS)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if clause.label and any(rx.fullmatch(clause.label.strip()) for rx in MODES.values()):
         return 60  # "fluorescence: excitation 350, emission 460 on plate_2"
-    if _VERB.match(text):
+    if _VERB.match(text) or (_SPECTRUM.search(text) and not ents.volumes()):
         return 60
     if any(rx.search(text) for rx in MODES.values()) and not re.match(
         r"^(?:add|transfer|dispense|shake|incubate|mix|move)\b", text, _FLAGS
@@ -87,6 +90,16 @@ def _modes(text: str, frame: Frame) -> list[str]:
     if not where and (frame.wavelengths or _AT.search(text)):
         where["absorbance"] = 0
     return sorted(where, key=where.__getitem__)
+
+
+def require(frame: Frame) -> None:
+    """Refuse, before any range is asked about, a read the reader cannot make."""
+    if _SPECTRUM.search(frame.text):
+        raise Refuse(
+            "the reader reads at one wavelength at a time, not a spectrum: name the wavelengths "
+            "to read (e.g. 'at 450 and 570 nm')",
+            "capacity",
+        )
 
 
 def _nm(value: float, what: str, reader: str, p: r.Planning) -> int:
