@@ -6,7 +6,8 @@
 Every development entry the planner gets right is rewritten in each way below that applies to
 it (units spelt another way, well ranges written another way, lower-case wells, degrees and
 minutes written out, a greeting around it, a step label before it, "then" as a new sentence or
-a numbered list, a misspelt verb), and the rewritten request is judged against the same
+a numbered or bulleted list, a misspelt verb, "50 uL each" as "50 uL per well" and back,
+"wells" before a range), and the rewritten request is judged against the same
 entry: a rewording that keeps the meaning must keep the outcome and every fact. A rewording
 that breaks an entry points at a stage that only knows some of the ways people write. Only
 the development part is read; text in quotes (liquid names) is never rewritten.
@@ -130,6 +131,28 @@ def _numbered(text: str) -> str:
     return "\n".join(f"{i}. {p[0].upper()}{p[1:]}" for i, p in enumerate(parts, 1))
 
 
+def _bulleted(text: str) -> str:
+    numbered = _numbered(text)
+    return re.sub(r"(?m)^\d+\. ", "- ", numbered) if numbered != text else text
+
+
+# "50 uL each" <-> "50 uL per well" (not "each step", "each time": those are not wells)
+_EACH = re.compile(r"(\d\s*uL)\s+each\b(?!\s+(?:step|time|transfer|round|cycle|way|of|well)\b)")
+_PER_WELL = re.compile(r"(\d\s*uL)\s+per\s+well\b")
+
+
+def _each_per_well(text: str) -> str:
+    swapped = _EACH.sub(r"\1 per well", text)
+    return swapped if swapped != text else _PER_WELL.sub(r"\1 each", text)
+
+
+# "to A1-A6" -> "to wells A1-A6" (not inside a chain "A1 to B1 to C1")
+_BARE_RANGE = re.compile(
+    r"(?<!\b[A-Pa-p]\d )(?<!\b[A-Pa-p]\d\d )\b(?P<w>to|into|in|from) "
+    rf"(?={_WELL}(?:-|:|–| to | through ){_WELL}\b(?! to | ->))"
+)
+
+
 def _typo(text: str) -> str:
     for word, typo in _TYPOS.items():
         new = re.sub(rf"\b{word}\b", typo, text, count=1, flags=re.I)
@@ -165,6 +188,9 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "then as semicolon": _outside_quotes(lambda t: _THEN.sub("; then ", t)),
     "numbered list": _outside_quotes(_numbered),
     "misspelt verb": _outside_quotes(_typo),
+    "bulleted list": _outside_quotes(_bulleted),
+    "each as per well": _outside_quotes(_each_per_well),
+    "'wells' before range": _outside_quotes(lambda t: _BARE_RANGE.sub(r"\g<w> wells ", t)),
 }
 
 
