@@ -237,3 +237,15 @@ def test_a_strength_to_make_from_a_stock_of_unknown_strength_asks_for_the_fold()
         LABS["deepwell"].view,
     )
     assert result.kind == "clarification" and "fold" in result.missing
+
+
+def test_a_ratio_before_a_volume_is_no_list_of_volumes() -> None:
+    from agents.task.planning._quantities import quantities
+
+    found = quantities("dye into buffer, 1:3, 120 uL per well")
+    assert [q.value for q in found if q.kind == "volume"] == [120.0]
+
+
+def test_column_to_column_from_one_to_four_names_columns_1_to_4() -> None:
+    (found,) = find_all("column to column from 1 to 4 on plate_2")
+    assert sorted({int(w[1:]) for w in found.expand(8, 12)}) == [1, 2, 3, 4]

@@ -48,7 +48,7 @@ def _completes(frame: Frame | None, family: Family | None, header: Frame) -> boo
         and header.clause.heading
         and header.ents.fold is not None
         and not header.places
-        and bool(frame.ents.liquids)
+        and bool(frame.ents.liquids or header.ents.liquids)  # the stock named above or here
         and any(w.chain for w in frame.ents.wellsets)
     )
 

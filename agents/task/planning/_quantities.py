@@ -156,7 +156,7 @@ def number(text: str) -> float:
 
 
 _LISTED = re.compile(
-    r"(?<![\w.])(\d+(?:\.\d+)?)((?:\s*(?:,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(?P<unit>u[lL]|µl|ml|mL|nm)\b"
+    r"(?<![\w.:/])(\d+(?:\.\d+)?)((?:\s*(?:,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(?P<unit>u[lL]|µl|ml|mL|nm)\b"
 )
 
 

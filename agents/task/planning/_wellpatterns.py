@@ -130,7 +130,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "colspan",
         re.compile(
             r"\b(?:columns?|cols?)\s+(\d{1,2})\s*(?:\s(?:to|through|thru)\s|-|->)\s*(?:columns?|cols?)\s+"
-            r"(\d{1,2})\b",
+            r"(\d{1,2})\b"
+            # "column to column from 1 to 4" (how "col 1 -> col 2 -> col 3 -> col 4" reads)
+            r"|\bcolumn\s+to\s+column\s+from\s+(\d{1,2})\s+to\s+(\d{1,2})\b",
             _FLAGS,
         ),
     ),

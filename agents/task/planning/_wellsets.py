@@ -177,7 +177,8 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
         a, b = m.group(1) or m.group(3), m.group(2) or m.group(4)
         return Part("rows", tuple(_letters(f"{a}-{b}"))), "row"
     if kind == "colspan":
-        return Part("cols", tuple(_numbers(f"{m.group(1)}-{m.group(2)}"))), "col"
+        a, b = m.group(1) or m.group(3), m.group(2) or m.group(4)
+        return Part("cols", tuple(_numbers(f"{a}-{b}"))), "col"
     if kind == "rows":
         return Part("rows", tuple(_letters(m.group(1)))), "row"
     if kind == "cols":

@@ -153,6 +153,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         or _SERIAL.search(label)
         or (fold is not None and fold[1] == "fold" and _ALONG.search(frame.text))
         or _STEP_ALONG.search(frame.text)
+        or re.search(r"\b(column|row)\s+to\s+\1\b", frame.text, _FLAGS)  # "col 1 -> col 2 -> ..."
         or (
             frame.ents.steps and re.search(r"\b(?:steps?|points?|pts?|stds?)\b", frame.text, _FLAGS)
         )
