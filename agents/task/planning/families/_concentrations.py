@@ -63,7 +63,8 @@ def _level(number: str, unit: str, start: int, end: int) -> Level:
 
 def target(text: str) -> Level | None:
     """The concentration every well is brought to ("normalise to 10 ng/uL")."""
-    m = _TARGET.search(text)
+    found = list(_TARGET.finditer(text))  # "A3 (45 uL at 30 ng/uL) to 15 ng/uL": "to" wins
+    m = next((f for f in found if f.group(0).lower().startswith("to")), found[0] if found else None)
     return _level(m.group(1), m.group("unit"), m.start(1), m.end()) if m else None
 
 
