@@ -269,11 +269,15 @@ def replicate(
         return laid
     lines = (len({w[0] for w in dst}), len({w[1:] for w in dst}))
     if len(src) == 1 and len(dst) > needed and count not in lines:
+        first = f"{plate} {', '.join(dst[:count])}"
+        if lines[1] == 1:  # "column 2 in duplicate": perhaps columns 2 and 3
+            col = int(dst[0][1:])
+            first = f"{plate} columns {col}-{col + count - 1}"
         raise Ask(  # "row C in triplicate": 3 of its wells, or every well of it?
             f"{count} replicates, but the wells named are {len(dst)} "
             f"({plate} {dst[0]}..{dst[-1]}): which wells should receive them?",
             ["wells"],
-            [f"{plate} {', '.join(dst[:count])}", f"{plate} {dst[0]}..{dst[-1]} (all {len(dst)})"],
+            [first, f"{plate} {dst[0]}..{dst[-1]} (all {len(dst)})"],
         )
     if len(dst) >= needed:
         return dst
