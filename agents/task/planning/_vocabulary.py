@@ -126,6 +126,11 @@ INSTRUMENT_WORDS: dict[str, tuple[str, ...]] = {
     "vortex mixer": (r"vortex(?:er| mixer| genie)",),
     "water bath": (r"water ?bath",),
     "plate lidder": (r"lidder", r"de-?lidder"),
+    "real-time (qPCR) instrument": (
+        r"q-?pcr (?:machine|instrument|cycler|system)",
+        r"real[\s-]time (?:pcr|cycler)(?: machine)?",
+        r"lightcycler", r"quantstudio", r"cfx ?(?:96|384|opus)?", r"step ?one(?: plus)?",
+    ),
 }  # fmt: skip
 _LABWARE_WORDS = {
     "reservoir": ("reservoir", "trough"),

@@ -50,13 +50,15 @@ _CYCLING = re.compile(
     r"|\bcycle\s+\d+\s+times\b|\brun\s+\d+\s+cycles\b|\b(?:denatur|anneal)\w*\b"
     r"|\b(?:run|do|start|perform)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?pcr\b|\b\d+\s+cycles\b"
     r"|\bcycle\s+(?:it|them|the)\b"
+    r"|\b(?:run|start|use)\s+(?:the\s+|a\s+|my\s+|our\s+)?[\w«»-]*pcr[\w«»-]*\s+"
+    r"(?:program(?:me)?|profile|protocol|method)\b"
     r"|\bamplif\w*|\bthermal[\s-]?cycl\w*|\bcycl\w*\b[^.;]{0,40}?\b\d+\s*(?:x|times)\b"
     r"|\b(?:denaturation|annealing|extension|elongation)\b"
     r"|\b(?:run|start|do|perform)\b[^.;]{0,30}\bcycling\b",  # "run standard cycling on X"
     _FLAGS,
 )
 _NAMED = re.compile(
-    r"\bthermo[\s-]?cycl\w*|\bthermal[\s-]?cycl\w*|\bpcr\b|\bdenatur\w*|\banneal\w*|\bamplif\w*"
+    r"\bthermo[\s-]?cycl\w*|\bthermal[\s-]?cycl\w*|\b(?:rt-?)?q?pcr\b|\bdenatur\w*|\banneal\w*|\bamplif\w*"
     r"|\bcycling\b",
     _FLAGS,
 )
