@@ -166,3 +166,8 @@ def test_developing_and_equilibrating_are_waits_and_protect_from_light_a_remark(
 def test_a_spectrum_is_refused_before_its_range_is_asked_about() -> None:
     result = plan("Read plate_1 abs spectrum 400-700 nm")
     assert isinstance(result, Refusal) and result.code == "capacity"
+
+
+def test_then_onto_an_instrument_named_by_its_id_moves_the_plate_there() -> None:
+    moves = steps(plan("move plate_1 into hotel 2, then onto hs1"), "move_plate")
+    assert [m["to_location"] for m in moves] == ["hotel:2", "hs1:holder"]

@@ -154,7 +154,11 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             )  # "Water: 5 uL/well, same wells": the label's liquid
             if frame.clause.sentence == prev[0].clause.sentence:  # and the head said with it
                 frame.ents.channels = frame.ents.channels or prev[0].ents.channels
-        elif family is None and prev is not None and _A_PLACE.match(frame.text):
+        elif (
+            family is None
+            and prev is not None
+            and (_A_PLACE.match(frame.text) or _to_instrument(frame))
+        ):
             family = next(f for f in FAMILIES if f.name == "move")  # "... then hotel 1"
             frame = read(frame.clause, frame.ents, family.name)
         if (
@@ -314,6 +318,19 @@ _A_PLACE = re.compile(
     r"|(?:plate\s+)?reader|(?:heater[\s-]?)?shaker|(?:thermo)?cycler)$|^back\s+home$",
     re.I,
 )  # "..., then back to the deck", "then to the reader": a move of the plate before
+
+
+_TO_WHERE = re.compile(r"^(?:back\s+)?(?:(?:in)?to|onto|on|in|->)\s+(?:the\s+)?", re.I)
+
+
+def _to_instrument(frame: Frame) -> bool:
+    """'..., then onto tc1': only a place, an instrument the lab names by its id."""
+    to = _TO_WHERE.match(frame.text)
+    return to is not None and any(
+        iid and start == to.end() and end >= len(frame.text.rstrip(" .")) - 1
+        for kind, iid, start, end in frame.ents.instruments
+        if kind in ("plate_reader", "heater_shaker", "thermocycler")
+    )
 
 
 def _continues(frame: Frame, family: Family) -> bool:
