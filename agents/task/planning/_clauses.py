@@ -174,6 +174,12 @@ def _inline_items(line: str) -> str:
     return line
 
 
+# "use plate_2", "please work on assay_384 for this": the plate of what follows (not tips)
+_USE_PLATE = re.compile(
+    r"(?:please\s+)?(?:use|using|work\s+(?:in|on))\s+((?:the\s+)?(?![\w-]*tip)[\w-]*[\d_][\w-]*"
+    r"(?:\s+plate)?)(?:\s+for\s+(?:this|everything|all(?:\s+of\s+(?:it|this))?|the\s+rest))?",
+    _FLAGS,
+)
 _FROM_LEAD = re.compile(r"^\s*(?:from|out\s+of)\s+(?:the\s+)?[\w-]+(?:\s+plate)?\s*,?\s*$", _FLAGS)
 _EACH_VOLUME = re.compile(r"\d\s*(?:u[lL]|ml|mL)\s+(?:each|per\s+(?:well|pick))\b", _FLAGS)
 
@@ -245,6 +251,9 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
             if k and (m := _LABEL.match(part)) and _is_label(m.group("label"), names) and m["body"]:
                 # "Buffer: 60 uL to D1-D12. Dye: 15 uL to D1-D4": each sentence its own label
                 label, part = m.group("label").strip(), m.group("body").strip()
+            if use := _USE_PLATE.fullmatch(part.strip(" .")):  # "Note: use plate_2. Add ..."
+                pieces.append((use.group(1), joined, label, sentence, True))
+                continue
             part = run_order(part)  # "X before reading Y", "X, after filling Y"
             semis = _outside_brackets(part)
             if _semicolon_heading(semis):
