@@ -92,6 +92,8 @@ def _fresh_in(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
     if len(media) != 1:
         return None
     how = tail.group(0) if tail else ""
+    if how.lstrip().startswith(")") and prev.ents.channels is None:
+        prev.ents.channels = 8  # "(90 uL out, 90 uL fresh in) with the 8-channel": both halves
     return _reread(
         replace(frame.clause, text=f"add {m['v']} {media[0]} to the same wells{how}"), prev
     )
