@@ -249,3 +249,10 @@ def test_a_ratio_before_a_volume_is_no_list_of_volumes() -> None:
 def test_column_to_column_from_one_to_four_names_columns_1_to_4() -> None:
     (found,) = find_all("column to column from 1 to 4 on plate_2")
     assert sorted({int(w[1:]) for w in found.expand(8, 12)}) == [1, 2, 3, 4]
+
+
+def test_a_genus_initial_in_a_liquids_name_ends_no_sentence() -> None:
+    from agents.task.planning._clauses import _SENTENCE
+
+    assert len(_SENTENCE.split("dilutions of the E. coli inoculum in CAMHB")) == 1
+    assert len(_SENTENCE.split("add dye to row A. Then shake")) == 2

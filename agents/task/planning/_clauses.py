@@ -35,6 +35,8 @@ _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|h
 _LABEL = re.compile(r"^(?P<label>[A-Za-z][A-Za-z /+&()'-]{0,38}?)\s*:(?:\s+|$)(?P<body>.*)$")
 _WELLISH = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
 _SENTENCE = re.compile(
+    # "E. coli inoculum", "S. aureus": a genus initial is no sentence end
+    rf"(?<!(?-i:\b[A-Z])\.(?=(?-i:\s[a-z]{{3,}})\b)(?!\s(?:{ACTION_VERBS}|then|and)\b))"
     r"(?<!\be\.g)(?<!\bi\.e)(?<!\bapprox)(?<!\bdenat\.)(?<!\bext\.)(?<!\binit\.)(?<!\belong\.)(?<!\bcol\.)(?<!\bcols\.)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\bdr\.)(?<!\bprof\.)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
     _FLAGS,
 )
