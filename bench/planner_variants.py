@@ -122,6 +122,18 @@ def _into_as_to(text: str) -> str:
     return re.sub(r"\s+into\b", lambda m: m[0] if m.start() in kept else " to", text)
 
 
+def _then_as(joiner: str) -> Callable[[str], str]:
+    """'..., then ...' joined another way (a "then" after a full stop is left as it is)."""
+
+    def rewrite(text: str) -> str:
+        def one(m: re.Match[str]) -> str:
+            return m[0] if text[: m.start()].endswith((".", "!", "?")) else joiner
+
+        return _THEN.sub(one, text)
+
+    return rewrite
+
+
 def _numbered(text: str) -> str:
     if "\n" in text.strip():
         return text
@@ -184,8 +196,8 @@ VARIANTS: dict[str, Callable[[str], str]] = {
     "greeting around": _one_line(_unwrapped(lambda t: f"Hi! {t} Thanks!")),
     "context before": _one_line(_unwrapped(lambda t: f"For my assay tomorrow: {t}")),
     "step label": _one_line(_unwrapped(lambda t: f"Step 1 - {t}")),
-    "then as sentence": _outside_quotes(lambda t: _THEN.sub(". Then ", t)),
-    "then as semicolon": _outside_quotes(lambda t: _THEN.sub("; then ", t)),
+    "then as sentence": _outside_quotes(_then_as(". Then ")),
+    "then as semicolon": _outside_quotes(_then_as("; then ")),
     "numbered list": _outside_quotes(_numbered),
     "misspelt verb": _outside_quotes(_typo),
     "bulleted list": _outside_quotes(_bulleted),

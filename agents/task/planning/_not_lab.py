@@ -64,7 +64,7 @@ _ASKS_ADVICE = re.compile(
     r"|why\b|do\s+you\s+(?:think|know|recommend|reckon)|should\s+(?:i|we)\b"
     r"|is\s+it\s+(?:ok(?:ay)?|safe|better|fine|normal|bad|wise|a\s+good\s+idea)\s+(?:to|if)\b"
     r"|would\s+it\s+(?:be\s+)?(?:ok(?:ay)?|safe|better|work|hurt|matter)\b)"
-    r"[^.!;\n]*\?\W*$"
+    r"(?:[^.!;\n]|(?<=\d)\.(?=\d))*\?\W*$"  # "Should I add 0.5 mL ...?": a decimal
     # a question plain without its mark ("whats the best seeding density for plate48")
     r"|^\W*(?:how\s+(?:do|should|can)\s+(?:i|we|you)|wh?at(?:'?s|\s+is)\s+the\s+(?:best|right|"
     r"correct|usual|optimal|recommended)|why\s+(?:do|does|did|is|are|would|should))\b[^.!;\n]*$",

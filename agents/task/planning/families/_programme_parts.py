@@ -99,7 +99,7 @@ _PLATE_ONLY = re.compile(
 )
 # "Reaction volume: 25 uL" among a programme's lines: what the wells hold, no setting of it.
 _VOLUME_NOTE = re.compile(
-    r"^(?:(?:reaction|sample|total|final|rxn)\s+)?vol(?:ume)?\.?\s*[:=]?\s*\d+(?:\.\d+)?\s*u[lL]"
+    r"^(?:(?:reaction|sample|total|final|rxn)\s+)?vol(?:ume)?\.?\s*[:=]?\s*\d*(?:\.\d+)?\s*[um][lL]"
     r"(?:\s*(?:per|/|each)\s*(?:well|reaction|rxn))?\W*$",
     _FLAGS,
 )
