@@ -120,18 +120,21 @@ def _core(request: str) -> str:
     return text
 
 
-def check(request: str, read_in: list[tuple[Frame | None, Family | None]]) -> None:
+def check(
+    request: str, read_in: list[tuple[Frame | None, Family | None]], unquoted: str | None = None
+) -> None:
     """Refuse what is not a lab request at all (a question about the world, a poem, an
     instruction to set the rules aside), and a request that only calls off what was asked
     ("Oh wait, sorry - forget it. Thanks!")."""
-    if _SET_ASIDE.search(request):
+    spoken = request if unquoted is None else unquoted  # quoted names are data, not words to obey
+    if _SET_ASIDE.search(spoken):
         raise Refuse(
             "this asks me to set aside my rules or to be something else: I only plan lab work "
             "within the lab's safety rules, and never on a request that asks otherwise",
             "not_a_lab_request",
         )
     core = _core(request)
-    if _ASKS_ADVICE.match(request.strip()) or _ASKS_ADVICE.match(core):
+    if _ASKS_ADVICE.match(spoken.strip()) or _ASKS_ADVICE.match(core):
         raise Refuse(
             "this is a question about how or whether to do something, not a request to do it: "
             "ask for the work itself (for example 'add 50 uL of buffer to plate_1 A1')",

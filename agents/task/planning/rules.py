@@ -95,7 +95,7 @@ class RulePlanner:
                 dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)
             )
             p.blanks = [b for f, _ in read_in if f for b in f.ents.blanks]
-            not_lab.check(request, read_in)
+            not_lab.check(request, read_in, norm.text)
             composed = _compose(read_in)  # a hold after a profile is the thermocycler's
             _instruments_first(composed, p)
             waiting: list[int] = []  # trace items whose moves are pending (same tip onwards)
