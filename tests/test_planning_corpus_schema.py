@@ -324,7 +324,9 @@ def check_entry(entry: dict[str, Any], vocab: dict[str, set[str]]) -> None:
     assert not unknown, f"phenomena {sorted(unknown)}"
     the_lab = lab(entry["lab"])
     if outcome == "clarify":
-        assert entry["missing"] in vocab["missing"], f"missing {entry['missing']!r}"
+        said = entry["missing"] if isinstance(entry["missing"], list) else [entry["missing"]]
+        # a list: the question may name any of them (two things left open, either asked first)
+        assert said and all(m in vocab["missing"] for m in said), f"missing {said!r}"
         return
     if outcome == "refuse":
         assert entry["reason"] in vocab["reasons"], f"reason {entry['reason']!r}"
