@@ -15,6 +15,7 @@ from dataclasses import replace
 from agents.task.planning._again import _SAME, _again, _again_before
 from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame, read
+from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._reading import (
     _folded,
@@ -105,6 +106,12 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
                 (_ADDING.search(said_before) and (frame.ents.wellsets or frame.ents.labware))
                 or (prev is not None and prev[0].clause.heading and _names_place(prev[0]))
                 or (frame.ents.liquids and _names_plate(frame))  # "elisa_a: 100 uL TMB ..."
+                or (  # "Controls (buffer only): plate_1 G1-G3, 100 uL": the label's liquid
+                    frame.clause.label
+                    and (frame.ents.wellsets or frame.ents.labware)
+                    and isinstance(lex := frame.extra.get("lex"), Lexicon)
+                    and len(lex.liquid_mentions(frame.clause.label)) == 1
+                )
             )
         ):  # "Normalise libs with EB: A1 10 uL, B1 12 uL", "plate_a row A - 100 uL PBS"
             family = next(f for f in FAMILIES if f.name == "transfer")  # "- dna_plate A1 10 uL"
