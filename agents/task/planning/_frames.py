@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities
+from agents.task.planning._labels import diluent_of
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._wellsets import WellSet
@@ -317,6 +318,8 @@ def assign_liquid(frame: Frame) -> None:
     cuts = _role_cuts(text, frame.liquids)
     heads = [m for m in frame.liquids if role_at(cuts, m.start) != "dest"]
     frame.liquid = heads[0] if heads else (frame.liquids[0] if frame.liquids else None)
+    if frame.family == "transfer" and (diluent := diluent_of(text, frame.liquids)) is not None:
+        frame.liquid = diluent  # "normalise the libraries ... by adding water: 12, 20 uL"
 
 
 def read(clause: Clause, ents: Entities, family: str) -> Frame:

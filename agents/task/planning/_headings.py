@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from agents.task.planning import _pipetting as pip
 from agents.task.planning._frames import Frame, read
+from agents.task.planning._labels import diluent_of
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning._resolve import Fill, Planning, source_of
@@ -60,6 +61,8 @@ def _heading(frame: Frame, p: Planning) -> str:
         else:
             said.append(name)
     level = frame.total or frame.final
+    if (diluent := diluent_of(frame.text, frame.ents.liquids)) is not None:
+        frame.liquid = diluent  # "normalise cDNA to 5 ng/uL w/ NFW:": NFW is what goes in
     if level is not None and frame.liquid is not None and frame.liquid.name in p.world.liquids:
         transfer.flush(p)  # what came before is not among the items
         p.fill = Fill(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from agents.task.planning import _social
+from agents.task.planning._lexicon import Mention
 
 _VERB_LABEL = re.compile(
     r"(?:read|measure|shake|incubate|move|mix|add|transfer|dispense|wash|thermocycle|cycle)",
@@ -92,3 +93,21 @@ _FOLLOWS = re.compile(
 def follows(line: str) -> bool:
     """ "add to dna_plate the following water volumes": a line that heads the entries under it."""
     return bool(_FOLLOWS.search(line))
+
+
+_DILUTES = re.compile(r"^(?:normali[sz]|dilut|equali[sz]|bring|adjust)", re.IGNORECASE)
+_WITH_BEFORE = re.compile(
+    r"\b(?:with|using|w/|adding)\s+(?:the\s+|some\s+|more\s+)?$", re.IGNORECASE
+)
+
+
+def diluent_of(text: str, liquids: list[Mention]) -> Mention | None:
+    """The one liquid a normalising heading dilutes with: the one after "with" ("normalise
+    cDNA ... with NFW:"), else, of two liquids, the one that is not the verb's object (the
+    samples: "Normalize the serum dilutions, assay diluent per well:")."""
+    if not _DILUTES.match(text):
+        return None
+    added = [m for m in liquids if _WITH_BEFORE.search(text[: m.start])]
+    if not added and len({m.name for m in liquids}) == 2:
+        added = [m for m in liquids if m.name != liquids[0].name]
+    return added[0] if len({m.name for m in added}) == 1 else None

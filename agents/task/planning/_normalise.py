@@ -117,9 +117,10 @@ _UNIT_DOT = re.compile(
 )  # "50 ul. of buffer", "50 ul. buffer": an abbreviation, not a sentence's end
 # "0,05 mL", "1,5 mL": a decimal comma (three digits after it are thousands: "1,000 uL")
 _DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d{1,3}),(\d{1,2})(?=\s*(?:u[lL]|m[lL])\b)")
-# "A1 = 10 uL", "A1 -> 10 uL", "A1: 10 uL": a well and its volume, written "A1 10 uL".
+# "A1 = 10 uL", "A1 -> 10 uL", "A1: 10 uL", "A1 +10" (that much added): a well and its
+# volume, written "A1 10 uL".
 _WELL_VOLUME = re.compile(
-    r"\b([A-Pa-p]\d{1,2})\s*(?:(?:=|->)\s*(?=\d+(?:\.\d+)?\b(?!\s*[A-Pa-p]\d))"
+    r"\b([A-Pa-p]\d{1,2})\s*(?:(?:=|->|\+)\s*(?=\d+(?:\.\d+)?\b(?!\s*[A-Pa-p]\d))"
     r"|:\s*(?=\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])?\s*(?:[,;)]|$|\s+and\b|\s+[A-Pa-p]\d)))"
 )
 # "(uL)", "volumes in uL": the unit of the bare numbers after the wells on that line.
@@ -159,7 +160,7 @@ def _carry_units(lines: list[str]) -> list[str]:
     out = list(lines)
     for i, line in enumerate(lines):
         note = _UNIT_HEAD.search(line)
-        if note is None or _BARE_AFTER_WELL.search(line):
+        if note is None or _BARE_AFTER_WELL.search(_WELL_VOLUME.sub(r"\1 ", line)):
             continue
         unit = note.group(1) or note.group(2)
         heading = line.rstrip().endswith(":")

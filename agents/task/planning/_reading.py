@@ -17,6 +17,7 @@ from agents.task.planning._blanks import split_blanks
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities, extract
 from agents.task.planning._frames import Frame, read
+from agents.task.planning._labels import diluent_of
 from agents.task.planning._labels import label_verb as _label_verb
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
@@ -129,8 +130,8 @@ def _reframe(
     ):
         # "CellTiter-Glo: add 100 uL to ...", "Add buffer for normalisation:" + items
         named = lex.liquid_mentions(clause.label)
-        if named:
-            frame.liquid = named[0]
+        if named:  # under "Normalise gDNA with TE:", TE is what goes in
+            frame.liquid = diluent_of(clause.label, named) or named[0]
     if family.read is not None:
         family.read(frame)
     frame.extra["lex"], frame.extra["quoted"] = lex, quoted

@@ -17,7 +17,7 @@ from agents.task.planning._frames import Frame
 _NUM = r"(\d+(?:\.\d+)?|\.\d+)"
 # ng/uL, ng/µl, ug/mL, pg/uL, nM, pM, uM (molar: case matters, "nm" is a wavelength)
 _UNIT = r"(?:(?i:[pnuµm]g|g)\s*/\s*(?i:[uµnm]l|l)|(?-i:[pnuµm]M)\b)"
-_CONC = re.compile(rf"(?<![\w.]){_NUM}\s*(?P<unit>{_UNIT})")
+CONC = re.compile(rf"(?<![\w.]){_NUM}\s*(?P<unit>{_UNIT})")
 _TARGET = re.compile(
     rf"\b(?:to|at|of)\s+(?:a\s+)?(?:final\s+|target\s+|uniform\s+|common\s+)?(?:concentration\s+"
     rf"(?:of\s+)?)?(?:~|about\s+)?{_NUM}\s*(?P<unit>{_UNIT})",
@@ -84,7 +84,7 @@ def _mass_scale(unit: str) -> float:
 
 def said(text: str) -> bool:
     """Whether the text gives a concentration at all."""
-    return bool(_CONC.search(text))
+    return bool(CONC.search(text))
 
 
 def per_well(
@@ -96,7 +96,7 @@ def per_well(
     text = frame.text
     taken = [(s.start, s.end) for s in skip]
     numbers: list[tuple[int, int, str, str | None]] = []
-    for m in _CONC.finditer(text):
+    for m in CONC.finditer(text):
         if not any(a <= m.start(1) < b for a, b in taken):
             numbers.append((m.start(), m.end(), m.group(1), m.group("unit")))
     for m in _BARE.finditer(text):

@@ -41,8 +41,33 @@ _WITH = re.compile(
 _EPS = 1e-6
 
 
+# "5, 12 and 8 uL": a list of numbers closed by one volume unit
+_VOLUME_LIST = re.compile(
+    r"\d\s*(?:,|\band\b)\s*(?:\d+(?:\.\d+)?\s*(?:,|\band\b)\s*)*\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\b"
+)
+
+
+def _adds_listed(ents: Entities) -> bool:
+    """ "Normalise C1-C3 to 10 mM by adding DMSO: 5, 12 and 8 uL": the volumes to add are
+    given well by well and no well's concentration is, so the target only says why."""
+    text = ents.text
+    if not (len(ents.volumes()) >= 2 or _VOLUME_LIST.search(text)):
+        return False
+    level = conc.target(text)
+    names = [(m.start, m.end) for m in ents.liquids]
+    others = [
+        m
+        for m in conc.CONC.finditer(text)
+        if (level is None or not level.start <= m.start(1) < level.end)
+        and not any(a <= m.start() < b for a, b in names)
+    ]
+    return not others and conc.mass(text) is None
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
+    if _adds_listed(ents):
+        return None  # a transfer of the listed volumes
     if _VERB.search(text) and (conc.target(text) is not None or conc.mass(text) is not None):
         return 80  # "normalise ... to 10 ng/uL": by the wells' concentrations
     if _TAKE.match(text) and conc.mass(text) is not None:

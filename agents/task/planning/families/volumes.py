@@ -20,6 +20,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
+from agents.task.planning.families import _concentrations as conc
 from agents.task.planning.families import _exchange as ex
 from agents.task.planning.families._places import volume_wells as _wells
 
@@ -158,19 +159,27 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70  # "..., aspirate, then add 200 uL": empty the wells worked on
     if _DISCARD.match(text) and (_EMPTYING.search(text) or am.share(text)):
         return 70  # "remove the medium", "remove half of the medium"
-    if (_TOP_UP.search(text) or _TOP_UP_LABEL.match(clause.label or "")) and (
-        ents.volumes() or ents.vague
+    if (
+        (_TOP_UP.search(text) or _TOP_UP_LABEL.match(clause.label or ""))
+        and (ents.volumes() or ents.vague)
+        and not _to_concentration(text)
     ):  # "top-up: dna_plate column 3 -> 80 uL (water)"
         return 72
     if am.EQUAL.search(text) and not ents.volumes() and ents.liquids:
         return 72  # "add an equal volume of water to dna_plate column 3": what each holds
-    if _REACH.search(text) and ents.volumes():
+    if _REACH.search(text) and ents.volumes() and not _to_concentration(text):
         return 72  # "add water to column 1 so each well reaches 60 uL": the difference
     if ents.fold is None and len(ents.volumes()) == 1 and _DILUTE_TO.search(text):
         return 74  # "dilute each library in libs A1-A4 to 60 uL with TE": a top-up
     if len(ents.volumes()) == 1 and ents.liquids and not ents.wellsets and _LIQUID_TO.match(text):
         return 72  # "..., plus water to 40 uL": the wells just filled, topped up
     return None
+
+
+def _to_concentration(text: str) -> bool:
+    """ "Add Tris to bring them to 4 nM - A1 12 uL, A2 7.5 uL": the level brought to is a
+    concentration, so the volumes are what goes in, never levels to top up to."""
+    return conc.target(text) is not None and not re.search(_TO_VOLUME, text, _FLAGS)
 
 
 def build(frame: Frame, p: r.Planning) -> str:
