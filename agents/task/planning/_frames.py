@@ -163,7 +163,8 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
                 re.fullmatch(r"\s*(?:that\s+is\s+|which\s+is\s+)?", text[q.end : m.start()])
                 for q in liquids
             )
-            and any(d.group(0).lower() not in ("in", "at", "on") for d in dests[i + 1 :])
+            # ... and a destination after it ("to plate_1", "on qc_96")
+            and any(d.group(0).lower() not in ("in", "at") for d in dests[i + 1 :])
         )
         cuts.append((m.end(), "source" if located else "dest"))
     return sorted(cuts)

@@ -37,6 +37,7 @@ from agents.task.planning._frames import Frame
 from agents.task.planning._headings import _TAKES, _fill, _heading, announced
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._liquid_pairs import split_pairs
+from agents.task.planning._liquid_wells import liquid_wells
 from agents.task.planning._normalise import normalise
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._pieces import _merge_fragments
@@ -87,6 +88,7 @@ class RulePlanner:
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)
             read_in = trailing_plates(read_in, lex, norm)
+            read_in = liquid_wells(read_in, p.world)  # "lysate A3": the lysate's plate
             thermo.programme_runs(read_in, {i.kind for i in lab.instruments.values()})
             announced(read_in)
             shared_volume(read_in)

@@ -298,5 +298,32 @@ def replicate(
     return out
 
 
+_SAME_LINE = re.compile(r"\bsame\s+(?:(rows?)|columns?|cols?)\b", _FLAGS)
+
+
+def same_line(listed: list[str], named: list[str], text: str) -> list[str]:
+    """The source wells for destination wells ``listed`` "in the same wells" as a heading's
+    source wells ``named``: the same positions, or, when the heading named other wells ("column
+    1 of cDNA_plate in duplicate on PCR1: columns 1 and 2, same rows"), the one named well in
+    each destination's row (its column for "same columns"). Never a well the heading left out.
+    """
+    if not named or set(listed) <= set(named):
+        return listed
+    said = _SAME_LINE.search(text)
+    if said is not None:
+        line = (lambda w: w[0].upper()) if said.group(1) else (lambda w: w[1:])
+        by_line: dict[str, list[str]] = {}
+        for w in named:
+            by_line.setdefault(line(w), []).append(w)
+        if all(len(by_line.get(line(d), [])) == 1 for d in listed):
+            return [by_line[line(d)][0] for d in listed]
+    raise Ask(
+        f"The source wells are {span(named)}, but the destination wells are {span(listed)}: "
+        "which source well goes into which destination well?",
+        ["source"],
+        [],
+    )
+
+
 def span(wells: list[str]) -> str:
     return wells[0] if len(wells) == 1 else f"{wells[0]}..{wells[-1]} ({len(wells)} wells)"

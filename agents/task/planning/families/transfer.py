@@ -240,7 +240,8 @@ def _ops(
         dest_sets = [(dests[0].labware.name, listed)]  # type: ignore[union-attr]
     if positions and p.head_source and p.head_dest and (p.head_same or _SAME_WELLS.search(text)):
         listed = [w for pl in positions for w in _expand(pl, world, p.head_source)]  # 1:1
-        src_sets, dest_sets = [(p.head_source, listed)], dest_sets or [(p.head_dest, listed)]
+        taken = pairing.same_line(listed, p.head_source_wells, text)  # "..., same rows"
+        src_sets, dest_sets = [(p.head_source, taken)], dest_sets or [(p.head_dest, listed)]
     elif not sources:
         src_sets = _unnamed_sources(frame, p, bool(dests))
     if sources and not src_sets:
