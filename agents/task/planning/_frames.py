@@ -14,7 +14,7 @@ Roles come from the words before an entity: what follows "from" is a source, wha
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities
@@ -87,6 +87,16 @@ _DESCRIBED = re.compile(r"(?:e?s)?\s+(?:wells?\s+)?(?:in|of|on)\s", _FLAGS)
 # "A1 in quadruplicate (A1-A4)", "to dest_plate in triplicate (rows A, B and C)": the layout.
 _LAYOUT = re.compile(
     r"\s*(?:,\s*)?in\s+(?:duplicate|triplicate|quadruplicate)s?\s*\(\s*(?:i\.e\.?,?\s*)?", _FLAGS
+)
+# "I1-I12 (the bottom row)", "A1-H1, i.e. column 1", "row H - the bottom row": one set of
+# wells said twice, never two sets (the two must agree: _wellsets checks it).
+_RESTATED_IN = re.compile(
+    r"\s*\(\s*(?:(?:i\.?e\.?|that\s+is|aka|a\.k\.a\.?|namely|so|=)\s*,?\s*)?", _FLAGS
+)
+_RESTATED = re.compile(
+    r"\s+[-–—]\s+(?:(?:i\.?e\.?|that\s+is|namely)\b\.?,?\s*)?|\s*,?\s*(?:i\.?e\.?|that\s+is"
+    r"|namely|aka|a\.k\.a\.?)(?:\b|(?<=\.))\.?,?\s*",
+    _FLAGS,
 )
 _INTO_N = re.compile(
     r"\binto\s+(\d{1,3})\s+(?:equal\s+)?(?:aliquots?|portions?|parts?|fractions?|shares?)\b", _FLAGS
@@ -207,15 +217,21 @@ def assign_places(frame: Frame) -> None:
             if (
                 what == "wells"
                 and last.wells is not None
-                and re.fullmatch(r"\s*\(\s*(?:i\.e\.?,?\s*|that\s+is,?\s*)?", between, _FLAGS)
-                and re.match(r"\s*\)", text[end:])
+                and (
+                    (_RESTATED_IN.fullmatch(between) and re.match(r"\s*\)", text[end:]))
+                    or _RESTATED.fullmatch(between)
+                )
             ) or (
                 what == "wells"
                 and (last.wells is not None or last.labware is not None)
                 and _LAYOUT.fullmatch(between)
                 and re.match(r"\s*\)", text[end:])
             ):
-                # "every other well of row C (C2, C4 ... C12)": the wells spelled out win
+                # "every other well of row C (C2, C4 ... C12)": the wells spelled out win,
+                # and must be the wells said before them ("I1-I12 (the bottom row)": asked)
+                restated = last.wells if what == "wells" and last.wells is not None else None
+                if restated is not None and not _LAYOUT.fullmatch(between):
+                    obj = replace(obj, restates=restated)  # type: ignore[type-var]
                 last.wells = obj  # type: ignore[assignment]
                 places[-1] = (last_role, last, end)
                 continue

@@ -1,9 +1,8 @@
 """Turning what a frame names into things of this lab — or asking, or refusing.
 
-Every lookup that can fail says what is missing (in the words of
-:attr:`~agents.task.planning.models.Clarification.missing`) and offers the lab's real choices:
-its plates, liquids, instruments, the wells of a plate. Limits come from the instrument's
-``limits`` when the lab view gives them, else from the instrument kind's physical defaults.
+Every lookup that can fail says what is missing (in the words of ``Clarification.missing``)
+and offers the lab's real choices: its plates, liquids, instruments, the wells of a plate.
+Limits come from the instrument's ``limits``, else from the instrument kind's defaults.
 """
 
 from __future__ import annotations
@@ -12,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.task.planning import _restated as restated
 from agents.task.planning import _wellsets as ws
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lanes import lane_well
@@ -190,7 +190,7 @@ def wells(
             return ws.WellSet((ws.Part("all"),), 0, 0, "").expand(lw.rows, lw.cols)
         raise Ask(f"Which wells of {plate_id} {what}?", ["wells"], ws.examples(lw.rows, lw.cols))
     try:
-        found = place.wells.expand(lw.rows, lw.cols)
+        found = restated.agreed(place.wells, lw.rows, lw.cols)
     except ws.SelectionError as exc:
         raise Refuse(f"{exc} ({plate_id} has {lw.rows * lw.cols} wells)", "plate_size") from exc
     if {x.kind for x in place.wells.parts} in ({"rows"}, {"cols"}) and p.head_dest == plate_id:

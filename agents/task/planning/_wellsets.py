@@ -56,12 +56,16 @@ class WellSet:
     text: str
     chain: bool = False
     axis: str | None = field(default=None)  # "row" / "col": a set written as rows or columns
+    restates: WellSet | None = None  # "I1-I12 (the bottom row)": the same wells said twice
 
     def expand(self, rows: int, cols: int) -> list[str]:
-        """Well names on a rows x cols grid; SelectionError when a part leaves it."""
+        """Well names on a rows x cols grid; SelectionError when a part leaves it (or a part
+        of its restatement: "I1-I12 (the bottom row)" names a row no 96-well plate has)."""
         names: list[str] = []
         for part in self.parts:
             names.extend(_expand(part, rows, cols))
+        if self.restates is not None:
+            self.restates.expand(rows, cols)
         return list(dict.fromkeys(names)) if not self.chain else names
 
     @property
