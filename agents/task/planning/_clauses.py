@@ -28,7 +28,9 @@ Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
 
 _FLAGS = re.IGNORECASE
 _ITEM = re.compile(
-    r"^(?:[-*+>]|\(?\d{1,2}(?:\.\)|[.):/])(?!\d)|#\d{1,2}\b|\(?(?:i{1,3}|iv|vi{0,3}|ix|x|[a-z])[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
+    # "E. coli inoculum into ...": a genus initial before its species is no lettered item
+    rf"^(?!(?-i:[A-Z])\.\s+(?!(?:{ACTION_VERBS}|then|and)\b)(?-i:[a-z]{{3,}})\b)"
+    r"(?:[-*+>]|\(?\d{1,2}(?:\.\)|[.):/])(?!\d)|#\d{1,2}\b|\(?(?:i{1,3}|iv|vi{0,3}|ix|x|[a-z])[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
     _FLAGS,
 )
 _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|holds?)\b)", _FLAGS)

@@ -131,7 +131,7 @@ _HOW = re.compile(
 # "(H8 stays as the blank)": a remark about a well, not a place to pipette.
 _ASIDE = re.compile(
     r"\([^()]*\b(?:blanks?|controls?|stays?|remains?|empty|leave|left|untouched|note|"
-    r"reference|ntc|so\s+on|etc|e\.g|i\.e)\b[^()]*\)",
+    r"reference|ntc|so\s+on|etc|e\.g|i\.e|ctrls?|ctls?|(?-i:GC|SC|NC|PC|VC|NRT))\b[^()]*\)",
     _FLAGS,
 )
 # "changing tips after every well", "tips changed between each column": when, not where.
@@ -214,6 +214,36 @@ def _blank(text: str, spans: list[tuple[int, int]], fill: str = " ") -> str:
     for a, b in spans:
         text = text[:a] + fill * (b - a) + text[b:]
     return text
+
+
+_BRACKETS = re.compile(r"\([^()]*\)")
+_MOVES_IN = re.compile(r"->|\b(?:to|into|onto|from|then)\b", _FLAGS)
+_SAYS_WHAT = re.compile(r"\s*(?:=|:|-\s|(?:is|are|will\s+be|serves?\s+as|as)\b)", _FLAGS)
+
+
+def _restated(ents: Entities) -> list[tuple[int, int]]:
+    """Brackets that say what wells the clause named before them are, with no volume ("into
+    A1-A12 (A12 = sterility well)"): a remark about those wells, not more of them. Brackets
+    that only name wells ("row A (A1-A6)") narrow the set before them and stay."""
+    found: list[tuple[int, int]] = []
+    for m in _BRACKETS.finditer(ents.marked):
+        inside = [w for w in ents.wellsets if m.start() <= w.start < m.end()]
+        before = [w for w in ents.wellsets if w.end <= m.start()]
+        if (
+            not inside
+            or not before
+            or _MOVES_IN.search(m.group(0))  # "(then A1 -> B2)": another move
+            or not _SAYS_WHAT.match(ents.marked[inside[-1].end : m.end()])  # "row A (A1-A6)"
+            or any(m.start() <= q.start < m.end() for q in ents.volumes())
+        ):
+            continue
+        try:
+            named = {w for s in before for w in s.expand(16, 24)}
+            if all(w in named for s in inside for w in s.expand(16, 24)):
+                found.append((m.start(), m.end()))
+        except ws.SelectionError:
+            continue
+    return found
 
 
 def _channels(text: str) -> int | None:
@@ -316,6 +346,11 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     # Names become a solid mark, not spaces: "A2 to plate_1 A1" must not read as a range.
     ents.marked = _blank(text, spans, "#")
     ents.wellsets = ws.find_all(ents.marked)
+    if restated := _restated(ents):  # "A1-A12 (A12 = no cells)": A12 once, not twice
+        how += restated
+        spans += restated
+        ents.marked = _blank(text, spans, "#")
+        ents.wellsets = ws.find_all(ents.marked)
     plain = _blank(text, spans[: len(spans) - len(how)], " ")
     ents.well_count = ws.well_count(text)
     ents.times = qty.times(plain)

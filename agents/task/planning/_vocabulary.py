@@ -35,6 +35,9 @@ _NOT_TYPOS_TEXT = """
     heated cycled cycler sealed plated shaped mixes mixer positive washed washes staining
     heating sealing cycler's posted shaker's seated treated treats heats pooling machine
     machines stirring storing incubating shaking reading
+    inoculate inoculated inoculates inoculating inoculation inoculum transfect transfected
+    transfecting transfection transform transformed transforming transformation replate
+    replated replating disperse dispersed dispersing aspirator aspirators
 """
 NOT_TYPOS = frozenset(_NOT_TYPOS_TEXT.split())
 _VOCAB_LIST = sorted(VOCABULARY)

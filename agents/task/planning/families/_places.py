@@ -157,7 +157,7 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"])
     if (
         re.match(
-            r"^(?:fill|pre-?fill|treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate)",
+            r"^(?:fill|pre-?fill|treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate|inoculate)",
             text,
             _FLAGS,
         )

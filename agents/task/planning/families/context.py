@@ -15,7 +15,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._blanks import blank_note
 from agents.task.planning._clauses import Clause
-from agents.task.planning._entities import TIP_POLICIES, Entities, without_how
+from agents.task.planning._entities import _ASIDE, TIP_POLICIES, Entities, without_how
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Refuse
 from agents.task.planning._social import is_pleasantry
@@ -72,7 +72,8 @@ _NOTE = re.compile(
     r"(?:\b(?:is|are|stays?|remains?|as|serves?\s+as|will\s+be|left\s+as)|=|:)\s+(?:the\s+|a\s+|our\s+)?"
     r"(?:(?:growth|sterility|vehicle|solvent|no[\s-]drug|untreated|media|medium|broth|buffer|"
     r"negative|positive)\s+)?"
-    r"(?:blanks?|controls?|negative|positive|ntcs?|no[\s-]template|reference)\b|\bleft\s+(?:empty|alone|untouched)\b"
+    r"(?:blanks?|controls?|ctrls?|negative|positive|ntcs?|no[\s-]template|reference"
+    r"|(?-i:GC|SC|NC|PC|VC|NRT))\b|\bleft\s+(?:empty|alone|untouched)\b"
     r"|\bstays?\s+(?:empty|untouched)\b",
     _FLAGS,
 )
@@ -191,6 +192,8 @@ _ALREADY_FILLED = re.compile(
 
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
+    # "50 uL broth -> A1-A11 (A11 is the GC)": a remark in brackets is no fact of the clause
+    said = _ASIDE.sub(" ", text) if re.search(r"\w", _ASIDE.sub("", text)) else text
     if GOAL.match(text) and not ents.volumes():
         return 66
     if pleasantry(text) or CANCEL.match(text):
@@ -201,9 +204,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 67
     if _LAYOUT_SETTING.match(text):
         return 100
-    if (_NOTE.search(text) and not ents.volumes()) or blank_note(ents):
+    if (_NOTE.search(said) and not ents.volumes()) or blank_note(ents):
         return 66
-    if _NOTE.search(text) and _FILL_WITH.search(text):
+    if _NOTE.search(said) and _FILL_WITH.search(text):
         return None  # "H1 is the blank with 100 uL sample buffer": fill it
     if _SETTING.match(text) and (ents.channels or ents.tips or ents.rack) and not ents.volumes():
         return 70
@@ -211,7 +214,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70  # "...; one tip per pick", "Change tips between wells."
     if (
         (not _IMPERATIVE.match(text) or _NOTE_THAT.match(text))
-        and _STATE.search(_FINE.sub(" ", text))
+        and _STATE.search(_FINE.sub(" ", said))
         and (ents.labware or ents.wellsets or ents.liquids)
         and not (_FILL_WITH.search(text) and not _ALREADY_FILLED.search(text))
     ):

@@ -53,7 +53,7 @@ VERBS = re.compile(
     r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
     r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
     r"plate\s+out|split|divide|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|re-?array|"
-    r"replenish|re-fill|pop|replace(?=\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b))\b",
+    r"replenish|re-fill|back-?fill|pop|replace(?=\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b))\b",
     _FLAGS,
 )
 MIX_CYCLES = 3
@@ -82,12 +82,27 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     per_well = (ents.wellsets and ents.labware) or (ents.liquids and not places)
     if has_volume and per_well and _PER_WELL.search(text):
         return 27  # "100 uL/well, elisa_plate B1:B12"; "then 50 uL stop solution/well"
+    if not has_volume and places and _liquid_into_wells(ents):
+        return 26  # "CAMHB into B1-B12 of MIC_P1": a transfer whose volume is not said
     arrows = text.count("->")
     if arrows and (ents.volumes() or (clause.label and _LABEL_VERBS.search(clause.label))):
         return 30
     if clause.label and _LABEL_VERBS.search(clause.label) and ents.wellsets:
         return 25
     return None
+
+
+_INTO_WELLS = re.compile(r"^[\s,]*(?:(?:into|to|onto)\b|->)", _FLAGS)
+
+
+def _liquid_into_wells(ents: Entities) -> bool:
+    """A lab liquid named first, then "into" the wells: "ethanol into clean_dw B1-B12"."""
+    first = ents.liquids[0] if ents.liquids else None
+    if first is None or not first.sure or first.start > 0:
+        return False
+    rest = ents.text[first.end :]
+    places = [w.start for w in ents.wellsets] + [m.start for m in ents.labware]
+    return bool(_INTO_WELLS.match(rest)) and all(at >= first.end for at in places)
 
 
 def mixing(frame: Frame) -> tuple[int, float | None]:
