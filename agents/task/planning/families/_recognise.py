@@ -1,0 +1,75 @@
+"""How a clause is recognised as liquid moved between wells: by its verb ("add", "stamp",
+"backfill"), or without one by what it names ("200 uL dye into A1", "B1 gets 200 uL dye",
+"CAMHB into B1-B12 of MIC_P1": a lab liquid, then the wells it goes into)."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning._clauses import Clause
+from agents.task.planning._entities import Entities
+from agents.task.planning.families import _amounts as am
+from agents.task.planning.families._places import (
+    _GETS,
+    _LABEL_VERBS,
+    _PER_WELL,
+    _SAME_WELLS,
+    NEXT_LIQUID,
+    WITH_VERB,
+)
+
+_FLAGS = re.IGNORECASE
+VERBS = re.compile(
+    r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
+    r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
+    r"plate\s+out|split|divide|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|re-?array|"
+    r"replenish|re-fill|back-?fill|pop|replace(?=\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b))\b",
+    _FLAGS,
+)
+_INTO = re.compile(r"\b(?:into|to|in|onto)\b|->", _FLAGS)
+_IN = re.compile(r"\b(?:in|into|back|on\s+top)\b", _FLAGS)
+_GERUND = re.compile(
+    r"^(?:filling|adding|putting|dispensing|transferring|(?:pre-?)?fill(?:ed)?\s+with)\b", _FLAGS
+)
+
+
+def detect(clause: Clause, ents: Entities) -> int | None:
+    """How strongly a clause reads as a transfer (None: it does not)."""
+    text = ents.text
+    if VERBS.match(text) or _GERUND.match(text) or (WITH_VERB.match(text) and ents.liquids):
+        has_liquid = ents.volumes() or ents.liquids or ents.vague or ents.bare or ents.wellsets
+        if re.match(r"^(?:move|take|put|place|transfer)\b", text, _FLAGS) and not (
+            has_liquid or am.WHOLE.search(text) or (clause.heading and _SAME_WELLS.search(text))
+        ):
+            return None  # "transfer amp_plt to the cycler": the plate moves
+        return 40
+    has_volume = ents.volumes() or ents.vague
+    places = ents.wellsets or ents.labware
+    if has_volume and places and (ents.liquids or _GETS.search(text) or _INTO.search(text)):
+        return 30  # "200 uL dye into A1", "B1 gets 200 uL dye": a transfer without its verb
+    if has_volume and ents.liquids and (_IN.search(text) or NEXT_LIQUID.match(text)):
+        return 28  # "140 uL fresh medium in" under a heading; "..., 15 min RT, 50 uL stop solution"
+    per_well = (ents.wellsets and ents.labware) or (ents.liquids and not places)
+    if has_volume and per_well and _PER_WELL.search(text):
+        return 27  # "100 uL/well, elisa_plate B1:B12"; "then 50 uL stop solution/well"
+    if not has_volume and places and _liquid_into_wells(ents):
+        return 26  # "CAMHB into B1-B12 of MIC_P1": a transfer whose volume is not said
+    arrows = text.count("->")
+    if arrows and (ents.volumes() or (clause.label and _LABEL_VERBS.search(clause.label))):
+        return 30
+    if clause.label and _LABEL_VERBS.search(clause.label) and ents.wellsets:
+        return 25
+    return None
+
+
+_INTO_WELLS = re.compile(r"^[\s,]*(?:(?:into|to|onto)\b|->)", _FLAGS)
+
+
+def _liquid_into_wells(ents: Entities) -> bool:
+    """A lab liquid named first, then "into" the wells: "ethanol into clean_dw B1-B12"."""
+    first = ents.liquids[0] if ents.liquids else None
+    if first is None or not first.sure or first.start > 0:
+        return False
+    rest = ents.text[first.end :]
+    places = [w.start for w in ents.wellsets] + [m.start for m in ents.labware]
+    return bool(_INTO_WELLS.match(rest)) and all(at >= first.end for at in places)
