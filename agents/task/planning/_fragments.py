@@ -48,13 +48,30 @@ def _volume_only(frame: Frame | None) -> bool:
 
 def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """``read_in`` with each volume-only piece joined to the transfer before it."""
-    return fold_into_previous(
+    read_in = fold_into_previous(
         read_in,
         lex,
         norm,
         "transfer",
         lambda f, _, head: not head.ents.volumes() and _volume_only(f),
         heading=False,  # "Copy samples onto dest_plate: 20 uL each": one clause, not a heading
+    )
+    # "DMSO from master A11 into assay A1-A4 - 5 uL each": a dash before the last piece of a
+    # sentence is not a heading over items; the line and its volume are one transfer.
+    last = {f.clause.sentence: f for f, _ in read_in if f is not None}
+    return fold_into_previous(
+        read_in,
+        lex,
+        norm,
+        "context",
+        lambda f, _, head: (
+            head.clause.heading
+            and not head.ents.volumes()
+            and last.get(f.clause.sentence) is f
+            and _volume_only(f)
+        ),
+        heading=False,
+        becomes="transfer",
     )
 
 

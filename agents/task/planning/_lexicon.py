@@ -201,7 +201,14 @@ class Lexicon:
                 return word  # an inflection ("cycle", "plates"), not a typo
             return best[0]
 
-        return _WORD.sub(fix, text)
+        def fix_parts(m: re.Match[str]) -> str:
+            fixed = fix(m)
+            if fixed != m.group(0) or "-" not in fixed:
+                return fixed
+            # "chery-pick", "serail-dilute": each part of a hyphenated word on its own
+            return "-".join(_WORD.sub(fix, part) for part in fixed.split("-"))
+
+        return _WORD.sub(fix_parts, text)
 
     # ------------------------------------------------------------------ labware
     def labware_mentions(self, text: str) -> tuple[list[Mention], list[Mention]]:

@@ -166,12 +166,12 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
         return by["source"], by["head"] + by["dest"]
     src_plain = [pl for pl in by["source"] if pl.labware is not None and pl.wells is None]
     if (
-        _HEAD_IS_SOURCE.match(text)
-        and by["head"]
+        by["head"]
         and all(pl.labware is None and pl.unknown is None and pl.wells for pl in by["head"])
         and len(by["source"]) == len(src_plain) == 1
         and by["dest"]
-    ):  # "Copy columns 1 to 6 from samples onto dest_plate": the columns of samples
+    ):  # "Copy columns 1 to 6 from samples onto dest_plate": the columns of samples (whatever
+        # the verb: "chery-pick E2, A9 from master to inter D1, D2" never drops E2 and A9)
         return [Place(src_plain[0].labware, pl.wells) for pl in by["head"]], by["dest"]
     if not by["source"] and by["head"] and (by["dest"] or _HEAD_IS_SOURCE.match(text)):
         return by["head"], by["dest"]

@@ -74,6 +74,11 @@ _ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
 _STEP_ALONG = re.compile(
     r"\b1\s*(?::|/|in)\s*\d+(?:\.\d+)?\s+(?:steps?\s+)?(?:across|down|along)\b", _FLAGS
 )
+# "1:10 of X into Y", "make a 1/50 of X ...": a ratio said as what is made of a source
+_RATIO_OF = re.compile(
+    r"^(?:(?:please\s+)?(?:make|prepare|do|set\s+up)\s+)?(?:an?\s+)?1\s*[:/]\s*\d+(?:\.\d+)?\s+of\b",
+    _FLAGS,
+)
 _CURVE = re.compile(r"\b(?:standard|std\.?)\s+curves?\b|\bstandards?\s+series\b", _FLAGS)
 
 
@@ -105,6 +110,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 90
     if _DILUTE.search(text) and ents.fold is not None:
         return 80
+    if ents.fold is not None and _RATIO_OF.match(text):
+        return 80  # "1:10 of master E5 into inter E5 using broth, 300 uL total"
     if ents.fold is not None and len(ents.liquids) >= 2 and _MIXED_IN.search(text):
         return 80  # "200 uL of 1:10 dye in buffer", "1 part dye with 9 parts buffer"
     if ents.fold is not None and len({m.name for m in ents.liquids}) == 2 and _WITH.search(text):
