@@ -8,7 +8,7 @@ is asked for one and is held to the same check. The request is data here, never 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from agents.task.planning._clauses import split
 from agents.task.planning._normalise import normalise
@@ -25,9 +25,13 @@ def _key(text: str) -> str:
     return " ".join(text.lower().replace('"', "").split()).strip(" .,;:!?-")
 
 
-def problems(plan: Plan, labware: Iterable[str] = ()) -> list[str]:
-    """What the plan's trace leaves out; empty when every clause is planned."""
-    expected = clauses_of(plan.request, labware)
+def problems(
+    plan: Plan, labware: Iterable[str] = (), expected: Sequence[str] | None = None
+) -> list[str]:
+    """What the plan's trace leaves out; empty when every clause is planned. ``expected``:
+    the request's clauses when the caller has split it already (as :func:`clauses_of`)."""
+    if expected is None:
+        expected = clauses_of(plan.request, labware)
     traced = {_key(t.clause): t for t in plan.trace}
     ids = {s.id for s in plan.steps}
     found: list[str] = []

@@ -71,7 +71,8 @@ class RulePlanner:
         """Turn ``request`` into a plan for ``lab``, a question, or a refusal."""
         norm = normalise(request)
         lex = Lexicon(lab)
-        clauses = own_ids.in_clauses(split(norm, frozenset(lex.labware)), lab)
+        said = split(norm, frozenset(lex.labware))
+        clauses = own_ids.in_clauses(said, lab)
         p = Planning(World(lab), lex)
         trace: list[TraceItem] = []
         clause: Clause | None = None
@@ -211,7 +212,7 @@ class RulePlanner:
             trace=trace,
             tip_policy="; ".join(policies),
         )
-        gaps = _coverage.problems(plan, lab.labware)
+        gaps = _coverage.problems(plan, expected=[c.said for c in said])  # split once
         if gaps:
             return Refusal(
                 request=request,
