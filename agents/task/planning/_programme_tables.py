@@ -110,7 +110,12 @@ def programme_tables(text: str) -> str:
                         cells[k] += f" {unit.group(1)}"
             block = block[1:]
         rows = [_row(cells, head) for cells in block]
-        if not rows or any(r is None for r in rows):
+        if (
+            not rows
+            or any(r is None for r in rows)
+            or (head and "temp" not in head.values())
+            or any(re.fullmatch(r"[A-Pa-p]\d{1,2}", cells[0]) for cells in block if cells)
+        ):  # "well | lysate uL | RIPA uL", "A1 | 12.5 | 37.5": volumes by well, no programme
             out.extend(lines[i:j])
         else:
             out.append(_said([r for r in rows if r is not None]))

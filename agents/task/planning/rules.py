@@ -29,6 +29,7 @@ from agents.task.planning import _entity_coverage as entities
 from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _own_ids as own_ids
 from agents.task.planning import _pipetting as pip
+from agents.task.planning import _recipes as recipes
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
@@ -69,8 +70,8 @@ class RulePlanner:
 
     def plan(self, request: str, lab: LabView) -> Plan | Clarification | Refusal:
         """Turn ``request`` into a plan for ``lab``, a question, or a refusal."""
-        norm = normalise(request)
         lex = Lexicon(lab)
+        norm, tables = recipes.rewrite(normalise(request), lex)
         said = split(norm, frozenset(lex.labware))
         clauses = own_ids.in_clauses(said, lab)
         p = Planning(World(lab), lex)
@@ -165,6 +166,7 @@ class RulePlanner:
             transfer.flush(p)
             _settle(trace, waiting, p)
             _fill(p, trace)
+            recipes.trace_rows(trace, tables, request, lab.labware)
             by_id = {s.id: s for s in p.world.steps}
             for frame, at in read_as:
                 clause = frame.clause
@@ -212,7 +214,10 @@ class RulePlanner:
             trace=trace,
             tip_policy="; ".join(policies),
         )
-        gaps = _coverage.problems(plan, expected=[c.said for c in said])  # split once
+        # split once, unless recipe tables were rewritten: then the request itself is the measure
+        gaps = _coverage.problems(
+            plan, lab.labware, expected=None if tables else [c.said for c in said]
+        )
         if gaps:
             return Refusal(
                 request=request,
