@@ -18,10 +18,12 @@ from typing import Literal
 
 from agents.task.planning import _social
 from agents.task.planning._gapping import borrow, gaps
+from agents.task.planning._joins import bracketed, semicolon_parts, then_parts
 from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
 from agents.task.planning._nouns import as_verb
 from agents.task.planning._order import run_order
+from agents.task.planning._remarks import AFTER, is_reason
 from agents.task.planning._vocabulary import ACTION_VERBS
 
 Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
@@ -42,13 +44,6 @@ _SENTENCE = re.compile(
     r"(?<!\be\.g)(?<!\bi\.e)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bapprox)(?<!\bdenat\.)(?<!\bext\.)(?<!\binit\.)(?<!\belong\.)(?<!\bcol\.)(?<!\bcols\.)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\bdr\.)(?<!\bprof\.)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
     _FLAGS,
 )
-_THEN = re.compile(
-    r"\s*[,;]?\s*(?:\b(?:and\s+|&\s+)?then\b|\bafter\s+that\b|\bafterwards\b|\bafter\s+which\b"
-    r"|\bfollowed\s+by\b|\bonce\s+(?:(?:that'?s|that\s+is|it'?s|it\s+is)\s+)?(?:done|finished|complete)\b"
-    r"|\band\s+(?:finally|lastly)\b|(?<=,)\s*(?:finally|lastly|next)\b)\s*,?\s*",
-    _FLAGS,
-)
-_SEMI = re.compile(r"\s*;\s*")
 # "dna_plate A2: 12 uL" is a well and its volume, not a heading and an action.
 _PLACE_ONLY = re.compile(
     r"^\s*(?:[\w-]+\s+)?(?:wells?\s+)?[A-Za-z]\d{1,2}(?:\s*[-:]\s*[A-Za-z]\d{1,2})?"
@@ -98,6 +93,7 @@ _NEXT_DEST = re.compile(
     _FLAGS,
 )
 _NEW_ACTION = re.compile(
+    rf"(?:\s*(?:,|\s-)\s*(?:and\s+|but\s+)?|\s+(?=because|since|cos|coz))(?={AFTER})|"  # a remark
     # "A1 is water, A2 is buffer", "res12 A5 has ethanol, res12 A1 has PBS", "A1 = dye, A2 = ..."
     r"\s*,\s*(?:and\s+)?(?=(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:is|holds|has|contains)\b(?!\s+(?:fine|ok(?:ay)?|good|great|best)\b)|=\s*[\w«]))|"
     r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"
@@ -105,7 +101,7 @@ _NEW_ACTION = re.compile(
     r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)"
     # "take 50 uL off the cells and discard it": where the liquid goes, not a new action
     r"(?!(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b|throw\s+(?:it|them)\s+(?:away|out))"
-    r"(?=(?:please\s+|also\s+|now\s+|first\s+)?(?:"
+    r"(?=(?:(?:please|pls|also|now|first|just|gently|carefully|(?:can|could|would|will)\s+you)\s+)*(?:"
     + ACTION_VERBS
     + r")\b"
     # "plate 1 and plate 2", ", plate 2 A1 to G1": a plate's name, not the verb "plate"
@@ -259,7 +255,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
                 pieces.append((use.group(1), joined, label, sentence, True))
                 continue
             part = run_order(part)  # "X before reading Y", "X, after filling Y"
-            semis = _outside_brackets(part)
+            semis = semicolon_parts(part)
             if _semicolon_heading(semis):
                 head = semis.pop(0).strip(" :")
                 pieces.append((head, joined, label, sentence, True))
@@ -267,7 +263,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
             for j, semi in enumerate(semis):
                 if j and (m := _LABEL.match(semi)) and _is_label(m["label"], names) and m["body"]:
                     label, semi = m.group("label").strip(), m.group("body").strip()
-                for i, then in enumerate(_THEN.split(semi)):
+                for i, then in enumerate(then_parts(semi)):
                     actions: list[tuple[Join, str]] = []
                     for said_how, text in _split_actions(then):
                         cut = gaps(text, _social.polite_off(text.strip(" ,.;:!?-")))
@@ -282,8 +278,14 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
                             if h + 1 < len(actions)
                             else ""
                         )
-                        heading = nxt.lstrip().startswith((":", "- ")) and not re.match(
-                            r"-\s*(?:all|everything|both)\s+(?:in|on|of)\b", nxt.lstrip(), _FLAGS
+                        heading = (
+                            nxt.lstrip().startswith((":", "- "))
+                            and not is_reason(action[1])
+                            and not re.match(
+                                r"-\s*(?:all|everything|both)\s+(?:in|on|of)\b",
+                                nxt.lstrip(),
+                                _FLAGS,
+                            )
                         )
                         if h == 0 and len(actions) > 1 and _FROM_LEAD.match(action[1]):
                             heading = True  # "From samples, pick A3 into ...": the source
@@ -299,21 +301,6 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     return clauses
 
 
-def _outside_brackets(text: str) -> list[str]:
-    """Split at semicolons, never inside brackets ("35 cycles of [95 C, 15 s; 60 C, 30 s]")."""
-    pieces, depth, last = [], 0, 0
-    for i, ch in enumerate(text):
-        depth += (ch in "([") - (ch in ")]")
-        if ch == ";" and depth <= 0:
-            pieces.append(text[last:i].strip())
-            last = i + 1
-    return [*pieces, text[last:].strip()] if depth == 0 else _SEMI.split(text)
-
-
-def _bracketed(text: str) -> list[tuple[int, int]]:
-    return [m.span() for m in re.finditer(r"\([^()]*\)|\[[^\[\]]*\]", text)]
-
-
 def _split_actions(text: str) -> list[tuple[Join, str]]:
     """Split at a comma or an "and" that is followed by an action verb, or by a new volume
     and destination once the part before has its own destination."""
@@ -323,7 +310,7 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         if m.start() > 0
         and not ((":" in m.group(0) or "-" in m.group(0)) and _PLACE_ONLY.match(text[: m.start()]))
     ]
-    inside = _bracketed(text)  # "(8 channel, mix 3x)": a verb in brackets starts no clause
+    inside = bracketed(text)  # "(8 channel, mix 3x)": a verb in brackets starts no clause
     cuts = [c for c in cuts if not any(a < c.start() < b for a, b in inside)]
     for m in re.finditer(r"\s*:\s+", text):  # "Make a replica of row B: samples B1.. into ..."
         before, after = text[: m.start()], text[m.end() :]

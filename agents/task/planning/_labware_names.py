@@ -71,11 +71,16 @@ _ID_WORD = re.compile(
 )
 
 
+# the parts of an id: "sera_plt" -> sera, plt; "lemna12" -> lemna, 12 (a name and its number)
+_ID_PARTS = re.compile(r"[_\-\s]+|(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])")
+
+
 def _by_id_word(plates: list[Any], word: str) -> str | None:
     """The one labware whose id has ``word`` as one of its parts ("sera" for sera_plt), else
     the one labware holding the liquid ``word`` names ("the library plate" for libs_in)."""
     low = word.lower()
-    matches = [lw.id for lw in plates if low in re.split(r"[_\-\s]+", lw.id.lower())]
+    forms = {low, low.removesuffix("s"), low + "s"}  # "the seedling plate" for seedlings24
+    matches = [lw.id for lw in plates if forms & set(_ID_PARTS.split(lw.id.lower()))]
     if not matches:
         forms = {low, low.removesuffix("s"), low.removesuffix("es")}
         matches = [

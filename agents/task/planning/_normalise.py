@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from agents.task.planning._markdown import bracketed_lines, item_how, markdown_line, nested
 from agents.task.planning._numberwords import digits
-from agents.task.planning._phrasings import rephrase
+from agents.task.planning._phrasings import held_for, rephrase
 from agents.task.planning._programme_tables import goto_lists, programme_tables
 from agents.task.planning._spelling import keywords, units
 from agents.task.planning._tables import rewrite as rewrite_tables
@@ -242,7 +242,7 @@ def normalise(request: str) -> Normalised:
     text = units(rephrase(_LAMBDA.sub(" uL", digits(text))))
     text = _PRIMES.sub(_primed, text)  # "95°C 2'", "60°C 30\"": minutes and seconds
     text = _QUOTES.sub(hold, text)
-    text = _DEGREE.sub(lambda m: f" {m.group(1).upper()}", text)
+    text = held_for(_DEGREE.sub(lambda m: f" {m.group(1).upper()}", text))
     text = _ARROW.sub(" -> ", text)
     text = _PER.sub(r"\1 per \2", text)
     text = _LINE_CHAIN.sub(_line_chain, text)

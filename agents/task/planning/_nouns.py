@@ -1,6 +1,8 @@
 """Actions said as nouns: "make me a replicate plate of samples on dest_plate" is a
-replicate, "do duplicates of samples A1-H1 into ..." a transfer in duplicate. The clause's
-text (what later stages read) says the verb; what the person wrote stays as written."""
+replicate, "do duplicates of samples A1-H1 into ..." a transfer in duplicate; and the head
+said before the verb ("8-channel mix of serum columns 1-2", "multichannel transfer ..."). The
+clause's text (what later stages read) starts with the verb; what the person wrote stays as
+written."""
 
 from __future__ import annotations
 
@@ -24,7 +26,19 @@ _COPIES_OF = re.compile(
 )
 
 
+# "8-channel mix of ...", "multichannel transfer ...", "single-channel: add ...": the head
+# said as an adjective of the verb (the clause reads it wherever it stands)
+_HEAD_FIRST = re.compile(
+    r"^(?P<head>(?:(?:8|eight|12|twelve|single|one|1)[\s-]?(?:channel|ch)|multi[\s-]?channel)"
+    r"(?:\s+(?:pipette|head))?)\s*[:,-]?\s+(?=[a-z])",
+    _FLAGS,
+)
+
+
 def as_verb(text: str) -> str:
-    """``text`` with an action said as a noun said as its verb."""
+    """``text`` with an action said as a noun said as its verb, and the head said before the
+    verb said after the clause ("mix of serum columns 1-2, 8-channel")."""
+    if head := _HEAD_FIRST.match(text):
+        text = f"{text[head.end() :]}, {head['head']}"
     text = _COPY_NOUN.sub("replicate ", text)
     return _COPIES_OF.sub(lambda m: f"transfer in {m.group(1).rstrip('sS')} ", text)

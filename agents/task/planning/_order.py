@@ -13,11 +13,13 @@ import re
 from agents.task.planning import _social
 
 _FLAGS = re.IGNORECASE
+# words in -ing that are no verb ("before anything else" says nothing of what runs after)
+_NO_VERB = r"(?!(?:any|every|some|no)thing\b|morning\b|evening\b|during\b)"
 # "X, after filling Y": Y happens first.
-_AFTER = re.compile(r"\s*,?\s+after\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)  # an -ing with its object
+_AFTER = re.compile(rf"\s*,?\s+after\s+{_NO_VERB}(?=\w+ing\b\s*[^\s,.;])", _FLAGS)
 # "X before reading Y": X, then Y; "Before reading Y, X": X first too.
-_BEFORE = re.compile(r"\s*,?\s+before\s+(?=\w+ing\b\s*[^\s,.;])", _FLAGS)
-_BEFORE_LEAD = re.compile(r"^before\s+(\w+ing\b[^,;]*),\s*(.+)$", _FLAGS)
+_BEFORE = re.compile(rf"\s*,?\s+before\s+{_NO_VERB}(?=\w+ing\b\s*[^\s,.;])", _FLAGS)
+_BEFORE_LEAD = re.compile(rf"^before\s+{_NO_VERB}(\w+ing\b[^,;]*),\s*(.+)$", _FLAGS)
 # "read at 570 nm after 30 min at 37 C": the wait first.
 _AFTER_WAIT = re.compile(
     r"\s*,?\s+after\s+(?:a\s+|another\s+)?(?=(?:\d+(?:\.\d+)?|an?|one|two|five|ten)\s*-?\s*"
@@ -104,3 +106,22 @@ def run_order(part: str) -> str:
     if (before := _BEFORE.search(part)) is not None:
         return f"{part[: before.start()]}; {_base_verb(part[before.end() :])}"
     return part
+
+
+# "Read quant2 at 595 nm. Before anything else, mix stdblk A1.": that sentence runs first.
+_FIRST_OF_ALL = re.compile(
+    r"(?:(?<=[.!?])[ \t]+|\n[ \t]*)"
+    r"(?P<s>(?:before\s+(?:anything|everything)\s+else|first\s+of\s+all"
+    r"|first\s+things?\s+first)\b[^\n]*?(?:[.!?](?=\s|$)|$))",
+    _FLAGS,
+)
+
+
+def said_first(text: str) -> str:
+    """``text`` with a later sentence that says it comes "before anything else" told first."""
+    m = _FIRST_OF_ALL.search(text)
+    if m is None:
+        return text
+    rest = (text[: m.start()] + text[m.end() :]).strip()
+    said = m["s"].rstrip()
+    return f"{said}{'' if said.endswith(('.', '!', '?')) else '.'}\n{rest}"

@@ -103,6 +103,20 @@ _SPACED_RANGE = re.compile(
 _AD = re.compile(r"(?im)^([ \t]*(?:[-*•][ \t]+|\d{1,2}[.)][ \t]+)?)ad(?=[ \t]+\d)")
 
 
+# "300 rpm x 10 min", "37 C x 1 h", "1000 g x 5 min": a setting held for a time, said with a
+# times sign ("x 10" alone counts cycles: "(95 C 15 s, 60 C 30 s) x 35")
+_HELD_FOR = re.compile(
+    r"(?<=\d)(\s*(?:rpm|C|g|x\s*g))\s*[x*]\s*(?=\d+(?:\.\d+)?\s*(?:h|hrs?|hours?|min|mins|"
+    r"minutes?|s|secs?|seconds?)\b)",
+    re.IGNORECASE,
+)
+
+
+def held_for(text: str) -> str:
+    """``text`` with "300 rpm x 10 min" written "300 rpm for 10 min" (units already one way)."""
+    return _HELD_FOR.sub(r"\1 for ", text)
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", text))

@@ -175,7 +175,7 @@ def strip(text: str) -> str:
 
 # The words that open a clause before its verb ("please", "now", "first", "could you", "just").
 LEAD_IN = re.compile(
-    r"^(?:(?:(?:would|do|could)\s+you\s+mind|please|pls|kindly|now|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|oh|ah|"
+    r"^(?:(?:(?:would|do|could)\s+you\s+mind|please|pls|kindly|now|before\s+anything\s+else|first\s+of\s+all|first(?:ly)?|second(?:ly)?|next|and|also|then|lastly|finally|oh|ah|"
     r"(?:make|be)\s+sure\s+(?:to|you)|remember\s+to|"
     r"gently|carefully|thoroughly|slowly|vigorously|"
     r"ok(?:ay)?|so|hey|hi|hello|can\s+you|could\s+you|would\s+you|will\s+you|"

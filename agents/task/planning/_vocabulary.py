@@ -115,8 +115,8 @@ INSTRUMENT_WORDS: dict[str, tuple[str, ...]] = {
     "magnet": (r"magnet(?:ic)?(?: module| stand| block| rack| plate)?", r"mag[\s-]?deck"),
     "centrifuge": (
         r"centrifuge",
-        r"spin(?:ner)?(?![\w\s]{0,20}\b(?:on|in)\s+the\s+(?:heater[\s-]?)?shaker)",
-    ),  # "spin on the shaker at 1200 rpm" is shaking
+        r"spin(?:ner)?(?![\s-]*mix)(?![\w\s]{0,20}\b(?:on|in)\s+the\s+(?:heater[\s-]?)?shaker)",
+    ),  # "spin on the shaker at 1200 rpm", "a quick spin-mix" are shaking
     "incubator": (r"incubator", r"co2 incubator", r"\d+(?:\.\d+)?\s*%\s*co2"),  # "5% CO2"
     "sealer": (r"plate sealer", r"heat sealer", r"sealer"),
     "washer": (r"plate washer", r"washer"),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 from agents.task.planning import _choices as choices
@@ -40,6 +41,7 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._liquid_pairs import split_pairs
 from agents.task.planning._liquid_wells import liquid_wells
 from agents.task.planning._normalise import normalise
+from agents.task.planning._order import said_first
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._pieces import _merge_fragments
 from agents.task.planning._reading import (
@@ -71,13 +73,16 @@ class RulePlanner:
     def plan(self, request: str, lab: LabView) -> Plan | Clarification | Refusal:
         """Turn ``request`` into a plan for ``lab``, a question, or a refusal."""
         lex = Lexicon(lab)
-        norm, tables = recipes.rewrite(normalise(request), lex)
+        norm = normalise(request)
+        norm = replace(norm, text=said_first(norm.text))  # "Before anything else, ...": first
+        norm, tables = recipes.rewrite(norm, lex)
         said = split(norm, frozenset(lex.labware))
         clauses = own_ids.in_clauses(said, lab)
         p = Planning(World(lab), lex)
         trace: list[TraceItem] = []
         clause: Clause | None = None
         read_in: list[tuple[Frame | None, Family | None]] = []
+        composed: list[tuple[Frame, Family]] | None = None
         try:
             if not clauses:
                 raise Refuse("the request is empty: there is nothing to do", "nothing_to_do")
@@ -178,7 +183,8 @@ class RulePlanner:
             _policy.check(p.world.steps, lab)
         except Ask as ask:
             try:  # a value beyond every candidate's limit: no answer makes it possible
-                _limits_first.check((f for f, _ in read_in), p)
+                # (the clauses as composed: "rxn: 98 C 30 s; then ..." is the cycler's part)
+                _limits_first.check((f for f, _ in composed or read_in), p)
             except Refuse as refuse:
                 return Refusal(request=request, reason=refuse.reason, code=refuse.code)
             fault = [
@@ -254,8 +260,9 @@ def _instruments_first(read_in: Sequence[tuple[Frame | None, Family | None]], p:
                 r.instrument(kind, p, frame)  # refuses: the lab has none
 
 
-_NOT_THIS = re.compile(
-    r"\b(?:instead\s+of|rather\s+than|not|no|without)\s+(?:the\s+|an?\s+)?$", re.IGNORECASE
+_NOT_THIS = re.compile(  # "on the shaker instead of the incubator", "the cycler as an incubator"
+    r"\b(?:instead\s+of|rather\s+than|not|no|without|as|like)\s+(?:the\s+|an?\s+)?$",
+    re.IGNORECASE,
 )
 
 
@@ -268,7 +275,7 @@ def _named_instruments(frame: Frame, p: Planning) -> None:
         if iid or p.world.lab.of_kind(kind) or any(a < end and start < b for a, b in taken):
             continue
         if _NOT_THIS.search(frame.text[:start]):
-            continue  # "on the shaker instead of the incubator"
+            continue  # another instrument stands in for it, or it is not wanted
         raise Refuse(r.lacks(kind, p.world), "missing_instrument")
 
 

@@ -33,6 +33,7 @@ from agents.task.planning.families._stages import (
     _in_run_order,
     _merge_back,
     _touchdown,
+    pcr_shaped,
 )
 
 _FLAGS = re.IGNORECASE
@@ -65,6 +66,13 @@ _STEP = re.compile(
     _FLAGS,
 )
 _TEMP = re.compile(rf"(?<![\w.])(?P<t>-?{_N}){_DEG}", _FLAGS)
+# "3 min 95, 40 cycles of 10 s 95 and 30 s 60": each step its time first (a bare number only
+# in a programme's text, and only where a list or the text ends after it)
+_TIME_FIRST = re.compile(
+    rf"{_named(_DUR, 'f')}\s*(?:at\s+|@\s*)?(?P<tf>-?{_N})"
+    rf"(?:(?P<deg>{_DEG})|(?=\s*(?:,|;|\+|/|\)|\]|\band\b|\bthen\b|$)))",
+    _FLAGS,
+)
 # Notebook shorthand in a programme: "95 3 min, 35x 95 15s 60 30s" - a number held for a time.
 _BARE_STEP = re.compile(rf"(?<![\w.:/×-])(?P<tn>\d{{1,2}}(?:\.\d)?)\s+{_named(_DUR, 'n')}", _FLAGS)
 _PROGRAMME_WORDS = re.compile(
@@ -77,7 +85,8 @@ _LID = re.compile(
     _FLAGS,
 )
 _HOLD = re.compile(
-    r"\b(?:hold|keep|store|cool|leave|chill|park)\w*\b"
+    r"\b(?:(?:hold|keep|store|cool|leave|chill|park)\w*"
+    r"|(?:end|finish)(?:s|es|ing)?(?:\s+(?:up|off))?(?=\s+(?:at|on|in|with)\b))\b"  # "end at 4"
     r"(?:\s+(?:it|them|the\s+plate|the\s+block|\w+_\w+|at|on|in|to|down\s+to|the\s+block\s+at"
     r"|the\s+(?:thermo)?cycler|the\s+pcr\s+machine))*"
     rf"\s*[:=@]?\s+(?P<c>-?{_N}){_DEG}?(?!\s*(?:/|{_N}|for\b))"
@@ -195,7 +204,15 @@ def steps(text: str, programme: bool = False) -> list[tuple[int, int, float, flo
             s = _seconds(g[f"d{k}"], g[f"u{k}"], g[f"d2{k}"])
         c = float(g[f"t{k}"])
         out.append((m.start(), m.end(), c, s))
-    if programme or _PROGRAMME_WORDS.search(text):
+    programme = programme or bool(_PROGRAMME_WORDS.search(text))
+    first = [
+        (m.start(), m.end(), float(m["tf"]), _seconds(m["df"], m["uf"], m["d2f"]))
+        for m in _TIME_FIRST.finditer(text)
+        if m["df"] and (m["deg"] or (programme and 4 <= float(m["tf"]) <= 99))
+    ]
+    if first and first[0][0] < min((a for a, *_ in out), default=len(text)):
+        return first  # written time first from the start: every step is read that way
+    if programme:
         for m in _BARE_STEP.finditer(text):
             if 4 <= float(m["tn"]) <= 99 and not any(
                 a < m.end() and m.start() < b for a, b, *_ in out
@@ -287,7 +304,7 @@ def parse(text: str) -> Profile:
     prof.stages = _group(tokens)
     if (
         prof.vague is None
-        and _CYCLING.search(text)
+        and (_CYCLING.search(text) or pcr_shaped(prof.stages))
         and all(st.repeats == 1 and not st.cycle_of_touchdown for st in prof.stages)
         and any(len(st.steps) > 1 for st in prof.stages)
     ):

@@ -84,3 +84,17 @@ def _merge_back(done: list[Stage], repeats: int) -> list[Stage]:
         return done
     merged = Stage(steps=[step for st in done[start:] for step in st.steps], repeats=repeats)
     return [*done[:start], merged]
+
+
+DENATURE_C = 90.0  # a block at or above this melts DNA: PCR's denaturation
+
+
+def pcr_shaped(stages: list[Stage]) -> bool:
+    """A programme that comes back to its denaturation temperature and then anneals ("98 C
+    30 s; 98 C 10 s / 60 C 20 s / 72 C 30 s; 72 C 5 min"): cycles told without their count.
+    A melt that ends where it started ("95 C 15 s, 60 C 1 min, 95 C 15 s") is none."""
+    temps = [c for st in stages for c, _ in st.steps]
+    return any(
+        c >= DENATURE_C and c in temps[:j] and any(t <= c - 20 for t in temps[j + 1 :])
+        for j, c in enumerate(temps)
+    )

@@ -18,6 +18,7 @@ from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import _ASIDE, TIP_POLICIES, Entities, without_how
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Refuse
+from agents.task.planning._remarks import is_reason
 from agents.task.planning._social import is_pleasantry
 from agents.task.planning.families import Family
 from agents.task.planning.families._facts import check_fact
@@ -50,7 +51,8 @@ _FINE = re.compile(
     _FLAGS,
 )
 _IMPERATIVE = re.compile(
-    r"^(?:transfer|add|dispense|distribute|aliquot|pipette|put|place|fill|move|bring|return|mix|"
+    r"^(?:transfer|add|dispense|distribute|aliquot|pip+e?t+e?|put|place|fill|move|bring|return|mix|mx|"
+    r"resuspend|triturate|"
     r"shake|incubate|heat|read|measure|make|prepare|dilute|serially|pool|combine|spot|stamp|"
     r"replicate|copy|remove|aspirate|discard|top|normali[sz]e|run|thermocycle|take|use|using|do|"
     r"hold|keep|store|cool|chill|warm|leave|wash|rinse|coat|block|seed|feed|load|set|spin)\b",
@@ -202,6 +204,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 90  # above the wash it names
     if REMARK.search(text) and not ents.labware and not ents.wellsets:
         return 67
+    if is_reason(text):
+        return 68  # "they've been sitting", "Bradford's done": why, not what to do
     if _LAYOUT_SETTING.match(text):
         return 100
     if (_NOTE.search(said) and not ents.volumes()) or blank_note(ents):
@@ -244,8 +248,10 @@ def build(frame: Frame, p: r.Planning) -> str:
     if pleasantry(text):
         frame.extra["kind"] = "pleasantry"
         return "a pleasantry: nothing to do"
-    if SKIPPED.match(text) or (
-        REMARK.search(text) and not frame.ents.labware and not frame.ents.wellsets
+    if (
+        SKIPPED.match(text)
+        or is_reason(text)
+        or (REMARK.search(text) and not frame.ents.labware and not frame.ents.wellsets)
     ):
         frame.extra["kind"] = "fact"
         return "a remark: nothing to do for it"

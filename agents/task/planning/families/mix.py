@@ -14,8 +14,9 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning.families import Family
 
 _FLAGS = re.IGNORECASE
-_VERB = re.compile(
-    r"^(?:mix|pipett?e[\s-]mix|pipett?e\s+up\s+and\s+down|triturate|resuspend|homogeni[sz]e)\b",
+_VERB = re.compile(  # "mx" in notebook shorthand; "pipete-mix", "pipet mix" however spelt
+    r"^(?:mix|mx|pip+e?t+e?[\s-]*mix|pip+e?t+e?\s+up\s+and\s+down|triturate|resuspend"
+    r"|homogeni[sz]e)\b",
     _FLAGS,
 )
 MIX_FRACTION = 0.8  # of what the well holds, when the request gives no mixing volume
@@ -54,6 +55,12 @@ def build(frame: Frame, p: r.Planning) -> str:
         volume = (
             stated.value if stated else round(min(have * MIX_FRACTION, world.tip_capacity()), 3)
         )
+        if volume > world.tip_capacity() + 1e-6:  # a stroke is one aspiration: no passes
+            raise Refuse(
+                f"mixing with {volume:g} uL needs a tip that holds it: the largest tips here "
+                f"hold {world.tip_capacity():g} uL",
+                "capacity",
+            )
         if volume > have + 1e-6:
             raise Refuse(
                 f"mixing {volume:g} uL needs more than {plate} {well} holds ({have:g} uL)",

@@ -20,6 +20,7 @@ from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _pairing as pairing
+from agents.task.planning.families._last_wells import added_to_last
 from agents.task.planning.families._layout import _arranged
 from agents.task.planning.families._places import (
     _BOTH,
@@ -179,6 +180,8 @@ def _ops(
         and (not frame.places or not VERBS.match(text))
     ):
         dest_sets = [(p.plate, list(p.wells))]  # "..., and then the template": the same wells
+    elif not dests and (last := added_to_last(frame, p)):
+        dest_sets = [last]  # "...; add 5 uL cDNA from cDNA_plate A1-H1": into those reactions
     if not dest_sets and not dests and _BOTH.search(text):
         dest_sets = [(lw, _all(world, lw)) for lw in r.work_plates(world)]
     src_sets: list[tuple[str, list[str] | None]] = []

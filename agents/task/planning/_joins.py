@@ -1,0 +1,45 @@
+"""Where a sentence of a request splits before its commas are read: at semicolons and at
+"then" / "after that" / "followed by", never inside brackets ("35 cycles of [95 C, 15 s; 60 C,
+30 s]", "A600 on both MIC plates (MIC_P1 then MIC_P2)": the order of the plates, no step).
+"""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+THEN = re.compile(
+    r"\s*[,;]?\s*(?:\b(?:and\s+|&\s+)?then\b|\bafter\s+that\b|\bafterwards\b|\bafter\s+which\b"
+    r"|\bfollowed\s+by\b|\bonce\s+(?:(?:that'?s|that\s+is|it'?s|it\s+is)\s+)?(?:done|finished|complete)\b"
+    r"|\band\s+(?:finally|lastly)\b|(?<=,)\s*(?:finally|lastly|next)\b)\s*,?\s*",
+    _FLAGS,
+)
+_SEMI = re.compile(r"\s*;\s*")
+
+
+def bracketed(text: str) -> list[tuple[int, int]]:
+    """The spans of ``text`` inside round or square brackets (innermost pairs)."""
+    return [m.span() for m in re.finditer(r"\([^()]*\)|\[[^\[\]]*\]", text)]
+
+
+def semicolon_parts(text: str) -> list[str]:
+    """Split at semicolons, never inside brackets ("35 cycles of [95 C, 15 s; 60 C, 30 s]")."""
+    pieces, depth, last = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([") - (ch in ")]")
+        if ch == ";" and depth <= 0:
+            pieces.append(text[last:i].strip())
+            last = i + 1
+    return [*pieces, text[last:].strip()] if depth == 0 else _SEMI.split(text)
+
+
+def then_parts(text: str) -> list[str]:
+    """Split at "then" and its kin, never inside brackets."""
+    inside = bracketed(text)
+    pieces, last = [], 0
+    for m in THEN.finditer(text):
+        if m.start() == m.end() or any(a < m.start() < b for a, b in inside):
+            continue
+        pieces.append(text[last : m.start()])
+        last = m.end()
+    return [*pieces, text[last:]]
