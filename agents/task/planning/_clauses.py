@@ -84,7 +84,7 @@ _TIMED_START = re.compile(
     _FLAGS,
 )
 _SECOND_TIP_WISH = re.compile(
-    r"\s*(?:,|;|\bbut\b|\band\b)\s*(?:and\s+|but\s+)?(?=(?:a|an|one|new|fresh|the\s+same|same|"
+    r"\s*(?:,|;|\bbut\b|\band\b)\s*(?:and\s+|but\s+)?(?=(?:please\s+)?(?:use\s+)?(?:a|an|one|new|fresh|the\s+same|same|"
     r"change|re-?use|keep)\b[^,;]{0,20}\btips?\b)",
     _FLAGS,
 )
@@ -101,7 +101,8 @@ _NEW_ACTION = re.compile(
     r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)"
     # "take 50 uL off the cells and discard it": where the liquid goes, not a new action
     r"(?!(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b|throw\s+(?:it|them)\s+(?:away|out))"
-    r"(?=(?:(?:please|pls|also|now|first|just|gently|carefully|(?:can|could|would|will)\s+you)\s+)*(?:"
+    r"(?=(?:(?:please|pls|also|now|first|just|gently|carefully"
+    r"|(?:can|could|would|will)\s+(?:you|u))\s+)*(?:"
     + ACTION_VERBS
     + r")\b"
     # "plate 1 and plate 2", ", plate 2 A1 to G1": a plate's name, not the verb "plate"

@@ -320,14 +320,18 @@ _SAME_VOLUME = re.compile(r"\b(?:the\s+)?same\s+(?:volume|amount)\b", re.IGNOREC
 
 
 _A_PLACE = re.compile(
-    r"^(?:(?:finally|lastly)\s+)?(?:back\s+)?(?:(?:in)?to|in|on|onto|->)\s+(?:the\s+|its\s+)?"
-    r"(?:hotel(?:\s+(?:slot\s+)?\d+)?|deck|home|(?:original\s+)?(?:slot|spot|position)"
-    r"|(?:plate\s+)?reader|(?:heater[\s-]?)?shaker|(?:thermo)?cycler)$|^back\s+home$",
+    r"^(?:(?:finally|lastly)\s+)?(?:(?:back|over|across)\s+)?(?:(?:in)?to|in|on|onto|->)\s+"
+    r"(?:the\s+|its\s+)?(?:hotel(?:\s+(?:slot\s+)?\d+)?|deck|home"
+    r"|(?:original\s+)?(?:slot|spot|position)"
+    r"|(?:(?:plate\s+)?reader|(?:heater[\s-]?)?shaker|(?:thermo)?cycler)"
+    r"(?:(?:'s)?\s+(?:drawer|holder|block|nest))?)$|^back\s+home$",
     re.I,
 )  # "..., then back to the deck", "then to the reader": a move of the plate before
 
 
-_TO_WHERE = re.compile(r"^(?:back\s+)?(?:(?:in)?to|onto|on|in|->)\s+(?:the\s+)?", re.I)
+_TO_WHERE = re.compile(
+    r"^(?:(?:back|over|across)\s+)?(?:(?:in)?to|onto|on|in|->)\s+(?:the\s+)?", re.I
+)
 
 
 def _to_instrument(frame: Frame) -> bool:

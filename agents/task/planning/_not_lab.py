@@ -148,8 +148,13 @@ def check(
         read_in
         and all(
             f is not None
-            and (pleasantry(f.text) or _OFF_BENCH.match(f.text) or REMARK.search(f.text))
-            for f, _ in read_in
+            and (
+                pleasantry(f.text)
+                or _OFF_BENCH.match(f.text)
+                or REMARK.search(f.text)
+                or (fam is None and not (f.ents.labware or f.ents.wellsets or f.ents.quantities))
+            )  # "design me an sgRNA against EMX1? NGG PAM": a loose word of that other work
+            for f, fam in read_in
         )
         and any(f is not None and _OFF_BENCH.match(f.text) for f, _ in read_in)
     ):

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._narrative import narrative
+
 # "add in 45 uL", "pipette out 20 uL", "transfer over 30 uL": the particle says nothing more
 # ("in 45 uL" would read as a final volume)
 _PARTICLE = re.compile(
@@ -39,6 +41,12 @@ _ASIDE = re.compile(
     r"mix\w*|same|fresh|new|change|multi\w*|each|every|all|first|then|after|before)\b))[^()]*\)",
     re.IGNORECASE,
 )
+# "into H1 to H11 (H12 is my sterility control so no bugs there!)": a note about a well, said
+# in brackets inside a step, is a sentence of its own (never a fact about the step's wells).
+_WELL_NOTE = re.compile(
+    r"\s*\((?P<note>[A-Pa-p]\d{1,2}\b(?![^()]*\d\s*(?:u[lL]|m[lL])\b)[^()]*?"
+    r"(?:\s(?:is|are|stays?|remains?|serves?|left)\b|\s*=)[^()]*)\)\s*,?"
+)
 # "Take 40 uL of dye from the reservoir and add it to A1-A4", "Aspirate 50 uL from A1, then
 # dispense into B1": one transfer said with two verbs.
 _TAKE_PUT = re.compile(
@@ -68,15 +76,43 @@ def _first_wells(m: re.Match[str]) -> str:
 # "get plate_1 read at 450 nm", "have it shaken for 2 min", "plate_1 needs to be read", "then
 # the plate read at 600 nm", "I want plate_1 read": the work said of its plate, as a command.
 _DONE_TO = {"read": "read", "shaken": "shake", "incubated": "incubate", "mixed": "mix",
-            "measured": "measure", "scanned": "scan", "spun": "spin", "heated": "heat"}  # fmt: skip
+            "measured": "measure", "scanned": "scan", "spun": "spin", "heated": "heat",
+            "sealed": "seal", "centrifuged": "centrifuge", "imaged": "image"}  # fmt: skip
 _CAUSATIVE = re.compile(
     r"\b(?P<lead>(?:get|have)\s+|(?:then|and)\s+|(?:(?:i|we)(?:'d|\s+would)?\s+)?(?:want|like|need)\s+)?"
     r"(?P<obj>(?:the\s+|this\s+|that\s+)?plate|it|[A-Za-z][\w-]*\d\w*|[A-Za-z][\w-]*_[\w-]+)\s+"
-    r"(?P<be>(?:needs?|has|have)\s+to\s+be\s+|(?:should|must|is\s+to|will)\s+be\s+|to\s+be\s+)?"
-    r"(?P<pp>read|shaken|incubated|mixed|measured|scanned|spun|heated)"
+    r"(?P<be>(?:then\s+|also\s+)?(?:needs?|has|have)\s+to\s+be\s+|(?:should|must|is\s+to|will)\s+be\s+"
+    r"|to\s+be\s+)?"
+    r"(?P<pp>read|shaken|incubated|mixed|measured|scanned|spun|heated|sealed|centrifuged|imaged)"
     r"(?=\s+(?:at|for|on|in|@|with|by|\d)|\s*[,.;]|\s*$)",
     re.IGNORECASE,
 )
+
+
+# "The plate needs sealing afterwards", "viab_96 then needs reading": the work, as a command.
+_NEEDS_ING = re.compile(
+    r"\b(?P<obj>(?:the\s+|this\s+|that\s+)?plate|it|[A-Za-z][\w-]*\d\w*|[A-Za-z][\w-]*_[\w-]+)\s+"
+    r"(?P<adv>(?:then|also|now)\s+)?needs?\s+(?P<ger>sealing|spinning|shaking|reading|mixing|"
+    r"incubating|imaging|centrifuging|heating|measuring|scanning)\b",
+    re.IGNORECASE,
+)
+_ING_VERB = {
+    "spinning": "spin",
+    "imaging": "image",
+    "centrifuging": "centrifuge",
+    "shaking": "shake",
+    "incubating": "incubate",
+    "measuring": "measure",
+    "sealing": "seal",
+    "reading": "read",
+    "mixing": "mix",
+    "heating": "heat",
+    "scanning": "scan",
+}
+
+
+def _needs_ing(m: re.Match[str]) -> str:
+    return f"{m['adv'] or ''}{_ING_VERB[m.group('ger').lower()]} {m['obj']}"
 
 
 def _causative(m: re.Match[str]) -> str:
@@ -119,9 +155,10 @@ def held_for(text: str) -> str:
 
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
-    text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", text))
+    text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
-    text = _CAUSATIVE.sub(_causative, text)
+    text = _WELL_NOTE.sub(lambda m: f"; {m['note'].strip(' !.')}; ", text)
+    text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, text))
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
     text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
     text = _W_SLASH.sub("with ", text)

@@ -9,7 +9,7 @@ import re
 from agents.task.planning._entities import how_said
 from agents.task.planning._frames import Frame
 from agents.task.planning.families import Family
-from agents.task.planning.families.context import scoped_tips, setting_only, tips_only
+from agents.task.planning.families.context import scoped_tips, setting_only, tip_words, tips_only
 
 _LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix", "volumes")
 # A tip wish that ends a sentence: ", fresh tips for each column" (for every move said in it).
@@ -82,11 +82,20 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
     for i, (setting, fam) in enumerate(read_in):
         if setting is None or fam is None or fam.name != "context":
             continue
+        if by_word := _named_by_word(setting, liquid):  # "a new tip for each inoculum well"
+            for moved in by_word:
+                moved.ents.tips = moved.ents.tips or setting.ents.tips
+            setting.extra["scoped"] = [m.liquid.name for m in by_word if m.liquid is not None]
+            continue
         for moved in liquid if (names := scoped_tips(setting.ents)) else []:
             if moved.liquid is not None and moved.liquid.name in names:  # "... for the buffer"
                 moved.ents.tips = moved.ents.tips or setting.ents.tips
         last = not any(of and of.name in _LIQUID_FAMILIES for _, of in read_in[i + 1 :])
-        if not (tips_only(setting.ents) or (last and setting_only(setting.ents))):
+        if not (
+            tips_only(setting.ents)
+            or tip_words(setting.ents)  # "fresh tip for each sample well": all of them
+            or (last and setting_only(setting.ents))
+        ):
             continue
         for other, of in read_in[:i]:  # "add ...; add ...; new tip each time": all of them
             if other is None or not of or of.name not in _LIQUID_FAMILIES:
@@ -94,3 +103,18 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             other.ents.tips = other.ents.tips or setting.ents.tips
             if last:
                 other.ents.channels = other.ents.channels or setting.ents.channels
+
+
+def _named_by_word(setting: Frame, liquid: list[Frame]) -> list[Frame]:
+    """The liquid moves a tip wish names by a word of their liquid's name ("a new tip for each
+    inoculum well" after CAMHB and S. aureus inoculum): some of them, never all or none."""
+    words = tip_words(setting.ents)
+    if not words:
+        return []
+    named = [
+        f
+        for f in liquid
+        if f.liquid is not None
+        and all(w in re.findall(r"[a-z][\w.-]*", f.liquid.name.lower()) for w in words)
+    ]
+    return named if 0 < len(named) < len(liquid) else []

@@ -54,6 +54,7 @@ from agents.task.planning._reading import (
 from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
 from agents.task.planning._settings import shared_settings
+from agents.task.planning._titles import titles
 from agents.task.planning._trailing import trailing_plates
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
@@ -96,6 +97,7 @@ class RulePlanner:
             read_in = _trailing_plate(read_in, lex, norm)
             read_in = trailing_plates(read_in, lex, norm)
             read_in = liquid_wells(read_in, p.world)  # "lysate A3": the lysate's plate
+            titles(read_in)  # "qPCR run", "I'm new to the robot so bear with me"
             thermo.programme_runs(read_in, {i.kind for i in lab.instruments.values()})
             announced(read_in)
             shared_volume(read_in)

@@ -20,6 +20,7 @@ from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Refuse
 from agents.task.planning._remarks import is_reason
 from agents.task.planning._social import is_pleasantry
+from agents.task.planning._vocabulary import VOCABULARY
 from agents.task.planning.families import Family
 from agents.task.planning.families._facts import check_fact
 
@@ -161,6 +162,19 @@ def scoped_tips(ents: Entities) -> list[str]:
     return list(dict.fromkeys(m.name for m in ents.liquids))
 
 
+def tip_words(ents: Entities) -> list[str]:
+    """The words a tip wish names besides how to use tips ("a new tip for each inoculum
+    well": ["inoculum"]); [] when it names nothing else or is no tip wish."""
+    if not ents.tips or ents.wellsets or ents.quantities or ents.liquids or ents.labware:
+        return []
+    if ents.instruments or ents.unknown_labware:
+        return []
+    rx = next(rx for name, rx in TIP_POLICIES if name == ents.tips)
+    rest = _TIP_FILLER.sub(" ", rx.sub(" ", without_how(ents.text)))
+    words = re.findall(r"[a-z][\w.-]*", re.sub(r"\b(?:use|please|pls|but)\b", " ", rest.lower()))
+    return [] if any(w in VOCABULARY for w in words) else words  # "for the mixing": no liquid
+
+
 def setting_only(ents: Entities) -> bool:
     """A clause that only says how to pipette: tips ("one tip for the whole thing") or the
     head ("Use the multichannel."), no liquid, volume or wells of its own."""
@@ -214,7 +228,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return None  # "H1 is the blank with 100 uL sample buffer": fill it
     if _SETTING.match(text) and (ents.channels or ents.tips or ents.rack) and not ents.volumes():
         return 70
-    if tips_only(ents) or scoped_tips(ents):
+    if tips_only(ents) or scoped_tips(ents) or tip_words(ents):
         return 70  # "...; one tip per pick", "Change tips between wells."
     if (
         (not _IMPERATIVE.match(text) or _NOTE_THAT.match(text))
@@ -268,10 +282,11 @@ def build(frame: Frame, p: r.Planning) -> str:
         frame.extra["kind"] = "fact"
         return "a note about the layout: nothing to do for it"
     frame.extra["kind"] = "fact"
-    if scoped := scoped_tips(frame.ents):  # the transfers of those liquids take it
+    scoped = frame.extra.get("scoped") or scoped_tips(frame.ents)
+    if isinstance(scoped, list) and scoped:  # the transfers of those liquids take it
         frame.extra["kind"] = "setting"
         return f"a setting for the {' and '.join(scoped)} transfers: tips {frame.ents.tips}"
-    if _SETTING.match(text) or tips_only(frame.ents):
+    if _SETTING.match(text) or tips_only(frame.ents) or tip_words(frame.ents):
         frame.extra["kind"] = "setting"
         if frame.ents.channels:
             p.channels = frame.ents.channels
