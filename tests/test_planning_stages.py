@@ -247,6 +247,14 @@ def test_a_named_tip_rack_is_a_preference_not_a_place_and_its_size_is_no_volume(
     assert sized.rack == "tips_1" and [q.value for q in sized.quantities] == [20]
 
 
+def test_a_number_in_a_liquid_s_name_is_part_of_the_name_not_a_volume() -> None:
+    lex = Lexicon(make_lab(liquids={"A1": ("PBS pH 7.4", 10000), "A2": ("buffer", 9000)}))
+    ents = extract("PBS pH 7.4, 150 uL into plate_1 row B", lex, ())
+    assert [q.value for q in ents.volumes()] == [150]
+    listed = extract("PBS pH 7.4 - 20, 200 uL into plate_1 B1, B2", lex, ())
+    assert [q.value for q in listed.volumes()] == [20, 200]
+
+
 def test_blank_wells_leave_a_dilution_s_well_sets_and_a_blank_alone_is_a_note() -> None:
     lex = Lexicon(LAB)
     ents = extract("dye 2-fold across plate_1 row B, B1 to B11, B12 blank", lex, ())

@@ -319,9 +319,11 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
         if not (m.written.lower().endswith("s") and _COUNTED.search(text[: m.start]))
     ]
     ents.instruments = lex.instrument_mentions(unquoted)
+    # A number inside a liquid's name ("Tris-HCl pH 8, 300 uL") is part of the name, never a
+    # volume of its own: read quantities with the names blanked out.
     ents.quantities = [
         q
-        for q in qty.quantities(text)
+        for q in qty.quantities(_blank(text, [(m.start, m.end) for m in ents.liquids]))
         if not any(m.start() <= q.start < m.end() for m in sized)  # "the 50 uL tips"
     ]
     # "Dilute sample 1:5": the lab's liquid "sample" and a ratio, not a plate "sample 1"
