@@ -171,3 +171,27 @@ def test_a_spectrum_is_refused_before_its_range_is_asked_about() -> None:
 def test_then_onto_an_instrument_named_by_its_id_moves_the_plate_there() -> None:
     moves = steps(plan("move plate_1 into hotel 2, then onto hs1"), "move_plate")
     assert [m["to_location"] for m in moves] == ["hotel:2", "hs1:holder"]
+
+
+def test_a_pair_of_wavelengths_is_read_as_the_assay_label_reads() -> None:
+    (read,) = steps(plan("PicoGreen assay: read plate_1 at 485/535"), "read_fluorescence")
+    assert (read["excitation_nm"], read["emission_nm"]) == (485, 535)
+    reads = steps(plan("BCA: read plate_1 at 562/650"), "read_absorbance")
+    assert [r["wavelength_nm"] for r in reads] == [562, 650]
+
+
+def test_a_read_of_those_wells_reads_the_wells_just_filled() -> None:
+    (read,) = steps(
+        plan("add 50 uL buffer to plate_1 A1-A6, then read those wells at 600 nm"),
+        "read_absorbance",
+    )
+    assert read["wells"] == ["A1", "A2", "A3", "A4", "A5", "A6"]
+    (whole,) = steps(
+        plan("add 50 uL buffer to plate_1 A1-A6, then read it at 600 nm"), "read_absorbance"
+    )
+    assert "wells" not in whole
+
+
+def test_a_count_of_those_wells_that_disagrees_is_asked_about() -> None:
+    result = plan("add 50 uL buffer to plate_1 A1-A6, then read those 4 wells at 600 nm")
+    assert isinstance(result, Clarification) and result.missing == ["wells"]

@@ -61,3 +61,8 @@ def digits(text: str) -> str:
         return f"{m.group('line')} " + spelled.sub(lambda w: str(_value(w.group(0))), m.group("n"))
 
     return _LINE_WORDS.sub(line, _SPELLED.sub(one, text))
+
+
+def small_count(word: str) -> int | None:
+    """'six' -> 6, '6' -> 6; None for any other word ("those sample wells")."""
+    return int(word) if word.isdigit() else _UNITS.get(word.lower())

@@ -12,6 +12,7 @@ from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame
+from agents.task.planning._numberwords import small_count
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning.families import Family
 
@@ -58,6 +59,36 @@ _BOTH_OF_THEM = re.compile(
 _EVERY_PLATE = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates?\b", _FLAGS)
 
 
+# "read those wells", "on that column", "those six wells", "only the wells we filled": the
+# wells the work before filled, not the whole plate ("read it" / "read the plate" stay whole).
+_THOSE_WELLS = re.compile(
+    r"\b(?:those|these|the\s+same|same|that|this|said|the\s+(?:filled|treated|dosed|used))\s+"
+    r"(?:(?P<n>\d{1,3}|[a-z]+)\s+)?(?:wells?|columns?|rows?|samples?|reactions?)\b"
+    r"|\b(?:only|just)\s+(?:those|these|them|the\s+ones)\b"
+    r"|\bthe\s+(?:wells|ones)\s+(?:(?:I|we|you)\s+)?(?:just\s+)?(?:filled|used|loaded|dosed|added\s+to)\b",
+    _FLAGS,
+)
+
+
+def _those_wells(frame: Frame, plate: str, p: r.Planning) -> list[str] | None:
+    """The wells the clause before worked on, when the read says it reads those."""
+    m = _THOSE_WELLS.search(frame.text)
+    if m is None:
+        return None
+    if p.plate != plate or not p.wells:
+        raise Ask(f"Which wells of {plate} should I read?", ["wells"], ["all wells"])
+    said = (m.group("n") or "").lower()
+    count = small_count(said) if said else None
+    if count is not None and count != len(p.wells):
+        raise Ask(
+            f"Which {count} wells of {plate} should I read? The step before filled "
+            f"{len(p.wells)} ({p.wells[0]}..{p.wells[-1]}).",
+            ["wells"],
+            [f"{p.wells[0]}..{p.wells[-1]}"],
+        )
+    return list(p.wells)
+
+
 _SPECTRUM = re.compile(r"\bspectr(?:um|a|al)\b|\bscan\s+from\s+\d{3}|\bwavelength\s+scan\b", _FLAGS)
 
 
@@ -74,10 +105,38 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     return None
 
 
-def _modes(text: str, frame: Frame) -> list[str]:
+# What the assay's chemistry reads by: a dye or kit that fluoresces, a colour read by its
+# absorbance. It settles only "read at 485/530" (ex/em, or two absorbance wavelengths?).
+_CHEMISTRY = {
+    "fluorescence": re.compile(
+        r"\b(?:qubit|pico\s*green|ribo\s*green|quant-?it|resazurin|alamar\s*blue|presto\s*blue"
+        r"|sybr|eva\s*green|cyquant|fluorescein|calcein|amplex|hoechst|dapi|propidium|alexa"
+        r"|fitc|gfp|mcherry|rhodamine|cy[35])\b",
+        _FLAGS,
+    ),
+    "absorbance": re.compile(
+        r"\b(?:tmb|bca|bradford|coomassie|mtt|xtt|wst-?\d?|mts|crystal\s+violet|pnpp|abts|opd"
+        r"|lowry|stop\s+solution|elisa)\b",
+        _FLAGS,
+    ),
+}
+
+
+def _chemistry(frame: Frame, p: r.Planning) -> str | None:
+    """The one mode the assay's words and the liquids in the plates point to, if one."""
+    plates = {*p.named, *([p.plate] if p.plate else [])}
+    liquids = {k for (lw, _), mix in p.world.contents.items() if lw in plates for k in mix}
+    said = " ".join([frame.clause.label or "", frame.text, *sorted(liquids)])
+    found = [mode for mode, rx in _CHEMISTRY.items() if rx.search(said)]
+    return found[0] if len(found) == 1 else None
+
+
+def _modes(text: str, frame: Frame, chemistry: str | None = None) -> list[str]:
     where = {mode: m.start() for mode, rx in MODES.items() if (m := rx.search(text))}
     pair = _PAIR.search(text)
-    if not where and pair and not (_EX.search(text) or _EM.search(text)):
+    if not where and pair and not (_EX.search(text) or _EM.search(text)) and chemistry:
+        where[chemistry] = 0  # "Qubit assay: ... read at 485/530": ex/em by the dye
+    elif not where and pair and not (_EX.search(text) or _EM.search(text)):
         a, b = pair.groups()  # "read at 450/620": an ELISA's two wavelengths, or ex/em?
         raise Ask(
             f"Should I read absorbance at {a} and {b} nm, or fluorescence (excitation {a} / "
@@ -179,7 +238,7 @@ def _describe(optics: dict[str, int]) -> str:
 def build(frame: Frame, p: r.Planning) -> str:
     world = p.world
     reader = r.instrument("plate_reader", p, frame)
-    modes = _modes(frame.text + " " + (frame.clause.label or ""), frame)
+    modes = _modes(frame.text + " " + (frame.clause.label or ""), frame, _chemistry(frame, p))
     if not modes:
         raise Ask(
             "What should I read: absorbance, fluorescence or luminescence?",
@@ -224,6 +283,8 @@ def build(frame: Frame, p: r.Planning) -> str:
             None,
         )
         wells = r.wells(place, plate, p, "should I read", frame) if place is not None else None
+        if wells is None:
+            wells = _those_wells(frame, plate, p)
         world.bring(plate, r.place_of(reader, world))
         if world.drawer.get(reader) != "closed":
             world.close_drawer(reader, plate)
@@ -239,7 +300,8 @@ def build(frame: Frame, p: r.Planning) -> str:
     p.plate = plates[-1]
     what = ", ".join(f"{m}{_describe(o)}" for m, o in reads)
     again = f", {repeats} times" if repeats > 1 else ""
-    return f"read {what} of {', '.join(plates)} in {reader}{again}"
+    where = f" {wells[0]}..{wells[-1]} ({len(wells)} wells)" if wells and len(plates) == 1 else ""
+    return f"read {what} of {', '.join(plates)}{where} in {reader}{again}"
 
 
 FAMILY = Family("read", detect, build)
