@@ -147,6 +147,9 @@ class Frame:
         return self.ents.text
 
 
+_EACH_OF = re.compile(r"\bof\s+(?:each|every|all(?:\s+the)?)\s+$", _FLAGS)
+
+
 def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
     """(position, role) where each role segment of the clause starts.
 
@@ -167,14 +170,20 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
     blocked += [(m.start(1), m.end(1)) for m in _FROM_RANGE.finditer(text)] + spans
     dests = [m for m in _TO.finditer(text) if not any(a <= m.start() < b for a, b in blocked)]
     for i, m in enumerate(dests):
+        after = [
+            q
+            for q in liquids
+            if re.fullmatch(r"\s*(?:that\s+is\s+|which\s+is\s+)?", text[q.end : m.start()])
+        ]
         located = (
             m.group(0).lower() in ("in", "at", "on")
-            and any(
-                re.fullmatch(r"\s*(?:that\s+is\s+|which\s+is\s+)?", text[q.end : m.start()])
-                for q in liquids
+            and bool(after)
+            # ... and a destination after it ("to plate_1", "on qc_96"), or the liquid is
+            # taken from each of its wells ("pool 5 uL of each cDNA in column 1")
+            and (
+                any(d.group(0).lower() not in ("in", "at") for d in dests[i + 1 :])
+                or any(_EACH_OF.search(text[: q.start]) for q in after)
             )
-            # ... and a destination after it ("to plate_1", "on qc_96")
-            and any(d.group(0).lower() not in ("in", "at") for d in dests[i + 1 :])
         )
         cuts.append((m.end(), "source" if located else "dest"))
     return sorted(cuts)

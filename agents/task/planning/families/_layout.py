@@ -105,6 +105,24 @@ def _as_counted(text: str, dst: list[str], lw: str) -> list[str]:
     )
 
 
+# "in replicates", "BSA stock replicates", "replicate wells": copies said, but not how many
+UNCOUNTED_REPLICATES = re.compile(
+    r"\b(?:in\s+)?(?:replicates?|repeats|copies)\b|\breplicated\b|\bin\s+replicate\b", _FLAGS
+)
+
+
+def _replicate_count(frame: Frame, src: str, dst: list[str], dst_lw: str) -> None:
+    """One source said to go in replicates into one (starting) well, with no count: how many
+    copies is asked, never one copy planned."""
+    if frame.ents.replicates is None and len(dst) == 1:
+        if UNCOUNTED_REPLICATES.search(frame.text):
+            raise Ask(
+                f"How many replicates of {src} should go into {dst_lw}, starting at {dst[0]}?",
+                ["count"],
+                ["2 (duplicate)", "3 (triplicate)", "4 (quadruplicate)"],
+            )
+
+
 def _arranged(
     frame: Frame, src_lw: str, src: list[str], dst_lw: str, dst: list[str], world: r.World
 ) -> list[str]:
@@ -112,6 +130,8 @@ def _arranged(
     larger set in order ("hit-pick B3, C7, E2 into column 12"), a 96-well plate onto a quadrant
     of a 384-well plate, or a run of wells from a starting well (for every replicate)."""
     text, count = frame.text, frame.ents.replicates or 1
+    if len(src) == 1:
+        _replicate_count(frame, f"{src_lw} {src[0]}", dst, dst_lw)
     if 1 < len(src) < len(dst) and (_PICK.match(text) or _FOLLOWING.search(text)):
         return dst[: len(src)]
     if quad := _quadrant(text, src_lw, src, dst_lw, world):

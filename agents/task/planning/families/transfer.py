@@ -156,6 +156,18 @@ def flush(p: r.Planning) -> list[str]:
     return ids
 
 
+_SPREADS = re.compile(r"^(?:spot|distribute|aliquot|dispense|dot)\b", _FLAGS)
+
+
+def _one_into_many(frame: Frame, src: list[str]) -> bool:
+    """'spot cDNA_plate A1 into qPCR384, 4 uL each': one well said to go into several wells
+    of a plate that names none - which wells is asked, never the source's position taken."""
+    if len(src) != 1 or _SAME_WELLS.search(frame.text):
+        return False
+    each = any(_EACH_AFTER.match(frame.text[q.end :]) for q in frame.volumes)
+    return bool(each or _SPREADS.match(frame.text))
+
+
 def _ops(
     frame: Frame, p: r.Planning, cycles: int, mix_volume: float | None
 ) -> tuple[list[pip.Op], str]:
@@ -222,6 +234,7 @@ def _ops(
                 and src_sets
                 and src_sets[0][1]
                 and (_SAME_WELLS.search(text) or (lw != src_sets[0][0] and not _POOL.match(text)))
+                and not _one_into_many(frame, src_sets[0][1])
             ):  # (a pool "into pool_blk" names no well: which one is asked)
                 wells = list(src_sets[0][1])  # "to dest_plate": the same positions
                 _fits(wells, lw, p)
