@@ -114,13 +114,12 @@ UNCOUNTED_REPLICATES = re.compile(
 def _replicate_count(frame: Frame, src: str, dst: list[str], dst_lw: str) -> None:
     """One source said to go in replicates into one (starting) well, with no count: how many
     copies is asked, never one copy planned."""
-    if frame.ents.replicates is None and len(dst) == 1:
-        if UNCOUNTED_REPLICATES.search(frame.text):
-            raise Ask(
-                f"How many replicates of {src} should go into {dst_lw}, starting at {dst[0]}?",
-                ["count"],
-                ["2 (duplicate)", "3 (triplicate)", "4 (quadruplicate)"],
-            )
+    if frame.ents.replicates is None and len(dst) == 1 and UNCOUNTED_REPLICATES.search(frame.text):
+        raise Ask(
+            f"How many replicates of {src} should go into {dst_lw}, starting at {dst[0]}?",
+            ["count"],
+            ["2 (duplicate)", "3 (triplicate)", "4 (quadruplicate)"],
+        )
 
 
 def _arranged(
