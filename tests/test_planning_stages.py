@@ -172,6 +172,11 @@ def test_counts_folds_ratios_and_steps_are_read() -> None:
         ("the inner 60 wells", 60, "B2", "G11"),
         ("the outer wells", 36, "A1", "H12"),
         ("all of #", 96, "A1", "H12"),
+        ("every other column of #, columns 2-12", 48, "A2", "H12"),
+        ("columns 3 to 11 of #, every other one", 40, "A3", "H11"),
+        ("every other row, rows B to H", 48, "B1", "H12"),
+        ("every other column of # starting with column 2, all rows", 48, "A2", "H12"),
+        ("column 3, all 8 rows", 8, "A3", "H3"),
     ],
 )
 def test_well_sets_are_read_however_they_are_written(

@@ -260,6 +260,10 @@ def assign_places(frame: Frame) -> None:
                     last.wells, joined = obj, True  # type: ignore[assignment]
                 elif what == "labware" and last.labware is None and last.unknown is None:
                     last.labware, joined = obj, True  # type: ignore[assignment]
+                elif (
+                    what == "labware" and last.labware is not None and last.labware.name == obj.name  # type: ignore[attr-defined]
+                ):
+                    joined = True  # "the compound block of the master plate": one plate, twice
                 elif what == "unknown" and last.labware is None and last.unknown is None:
                     last.unknown, joined = obj, True  # type: ignore[assignment]
         if joined:

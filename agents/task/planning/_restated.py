@@ -15,6 +15,12 @@ from agents.task.planning._wellsets import WellSet, _expand
 
 def agreed(wells: WellSet, rows: int, cols: int) -> list[str]:
     """The wells of ``wells`` on a rows x cols plate; Ask when it and its restatement differ."""
+    if any(p.kind == "other" and p.args[0] is None for p in wells.parts):
+        raise Ask(  # "every other one" with no rows or columns before it to count
+            "Every other column or every other row?",
+            ["wells"],
+            ["every other column", "every other row"],
+        )
     names = wells.expand(rows, cols)
     if wells.restates is None:
         return names

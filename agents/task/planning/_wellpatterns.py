@@ -70,7 +70,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "other",
         re.compile(
-            r"\b(?:every\s+(other|second|2nd|third|3rd|fourth|4th)|(alternate|alternating))\s+(columns?|cols?|rows?)"
+            r"\b(?:every\s+(other|second|2nd|third|3rd|fourth|4th)|(alternate|alternating))\s+(columns?|cols?|rows?|ones?\b)"
             r"(?:\s+(?:of|on|in)\s+(?:the\s+)?#+)?(?:\s*,?\s*(?:starting|beginning)\s+(?:with|at|from|in)\s+(?:columns?|cols?|rows?)?"
             r"\s*(\d{1,2}|[A-Pa-p])\b)?",
             _FLAGS,
@@ -147,7 +147,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\b(?:all(?:\s+(?:the|\d{1,3}))?\s+wells|every\s+well|each\s+well\s+(?=(?:of|on|in)\s+(?:the\s+)?#)"
             r"|(?:all|every|each)\s+(?:the\s+|\d{1,2}\s+)?(?:columns?|rows?|cols?)(?=\s+(?:of|on|in)\s+(?:the\s+)?#|\s+(?:but|except)\b)"
-            r"|all\s+(?:the\s+)?(?:columns|rows)(?=\s*(?:[,;.)]|$|\s+(?:with|using|by|and)\b))"
+            r"|all\s+(?:the\s+)?(?:\d{1,2}\s+)?(?:columns|rows)(?=\s*(?:[,;.)]|$|\s+(?:with|using|by|and)\b))"
             r"|all(?=\s+but\b)"
             r"|all\s+of(?=\s+(?:the\s+)?(?:#|plate\b))|(?:the\s+)?(?:whole|entire|full|complete)(?:\s+plate)?)\b"
             r"(?!\s+(?:volume|contents?|amount|liquid|sample|pool|reaction|mix)\b)"  # "contents"

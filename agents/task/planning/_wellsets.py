@@ -187,8 +187,9 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
         return Part("rows", tuple(_letters(m.group(1)))), "row"
     if kind == "cols":
         return Part("cols", tuple(_numbers(m.group(1)))), "col"
-    if kind == "other":
-        axis = "col" if m.group(3).lower().startswith("col") else "row"
+    if kind == "other":  # "every other one": the axis of the set it follows
+        said = m.group(3).lower()
+        axis = "col" if said.startswith("col") else None if said.startswith("one") else "row"
         start = m.group(4)
         first = (ord(start.upper()) - 64) if start and start.isalpha() else int(start or 1)
         step = {"third": 3, "3rd": 3, "fourth": 4, "4th": 4}.get((m.group(1) or "").lower(), 2)
@@ -207,8 +208,9 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
         return Part("nth", (axis, which or int(re.sub(r"\D", "", word) or 1))), axis
     if kind == "rownum":  # "row 9": the ninth row
         return Part("nth", ("row", int(m.group(1)))), "row"
-    if kind == "all":
-        return Part("all"), None
+    if kind == "all":  # "column 2, all rows": the rows cross the column (-> "cross")
+        named = re.search(r"\b(rows?|col)", m.group(0), _FLAGS)
+        return Part("all"), (named.group(1)[:3].lower() if named else None)
     if kind == "allbutlist":
         axis = "col" if m.group("ax").lower().startswith("col") else "row"
         gone = (
@@ -270,6 +272,41 @@ def _every_other_well(text: str, found: list[Any]) -> list[Any]:
     return found
 
 
+_WITHIN = re.compile(
+    r"^\s*(?:(?:of|on|in)\s+(?:the\s+)?#+\s*)?(?:,|\(|:|-|of|in|within|across|among|from|between)?\s*(?:the\s+)?$",
+    _FLAGS,
+)
+
+
+def _every_other_in(
+    sets: list[WellSet], parts: tuple[Part, ...], axis: str | None, gap: str
+) -> bool:
+    """'every other column, columns 2-12' / 'columns 2-12, every other one': one set, the
+    alternate lines of that range from its first (never the two sets joined)."""
+    if not sets or len(parts) != 1 or len(sets[-1].parts) != 1 or not _WITHIN.match(gap):
+        return False
+    prev = sets[-1]
+    pair = {prev.parts[0].kind, parts[0].kind}
+    if (
+        pair not in ({"other", "cols"}, {"other", "rows"})
+        or None not in (prev.axis, axis)
+        and prev.axis != axis
+    ):
+        return False
+    if prev.parts[0].kind != "other":  # "column 2 in every other column of X": two sets
+        return bool(re.fullmatch(r"\s*(?:(?:of|on|in)\s+(?:the\s+)?#+)?\s*[,(:-]?\s*", gap, _FLAGS))
+    return not re.search(r"\b(?:start|begin)", prev.text, _FLAGS)
+
+
+def _alternate_in(one: Part, two: Part) -> Part:
+    """The 'every other' lines of a span, counted from its first line."""
+    other, span = (one, two) if one.kind == "other" else (two, one)
+    first = str(span.args[0])
+    index = ord(first.upper()) - 64 if first.isalpha() else int(first)
+    axis = "col" if span.kind == "cols" else "row"
+    return Part("cross", ((Part("other", (axis, index, other.args[2])),), (span,)))
+
+
 _PAIRED = re.compile(r"\b[A-Za-z]\d{1,2}\s*(?:->|\binto\b|\bonto\b)", _FLAGS)
 
 
@@ -329,6 +366,13 @@ def find_all(text: str) -> list[WellSet]:
     sets: list[WellSet] = []
     for start, end, written, axis, chain in found:
         parts: tuple[Part, ...] = written if isinstance(written, tuple) else (written,)
+        if _every_other_in(sets, parts, axis, text[sets[-1].end : start] if sets else ""):
+            prev = sets[-1]  # "every other column, columns 2-12": alternate columns of 2-12
+            sets[-1] = WellSet(
+                (_alternate_in(prev.parts[0], parts[0]),),
+                prev.start, end, text[prev.start : end], False, prev.axis or axis,
+            )  # fmt: skip
+            continue
         if (
             sets
             and len(parts) == 1
