@@ -287,10 +287,8 @@ def _every_other_in(
         return False
     prev = sets[-1]
     pair = {prev.parts[0].kind, parts[0].kind}
-    if (
-        pair not in ({"other", "cols"}, {"other", "rows"})
-        or None not in (prev.axis, axis)
-        and prev.axis != axis
+    if pair not in ({"other", "cols"}, {"other", "rows"}) or (
+        None not in (prev.axis, axis) and prev.axis != axis
     ):
         return False
     if prev.parts[0].kind != "other":  # "column 2 in every other column of X": two sets
