@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
+from agents.task.planning._alternates import alternate_in, every_other_in, every_other_well
 from agents.task.planning._wellpatterns import (
     _ARROW_SPAN,
     _BUT_AFTER,
@@ -29,10 +29,8 @@ from agents.task.planning._wellpatterns import (
     _LETLIST,
     _LISTED_AFTER,
     _ORDINAL,
-    _OTHER_WELL,
     _PAIR_NEXT,
     _PATTERNS,
-    _START_AT,
     _THEN_ALTERNATE,
     _WELL_COUNT,
     _WORDNUM,
@@ -254,57 +252,6 @@ def _chain_wells(text: str) -> list[str]:
     return out
 
 
-def _every_other_well(text: str, found: list[Any]) -> list[Any]:
-    """'every other well of row H, starting at H1': alternate wells of the set that follows."""
-    for m in _OTHER_WELL.finditer(text):
-        nxt = next(
-            (i for i, f in enumerate(found) if f[0] >= m.end() - 1 and f[0] - m.end() < 12), None
-        )
-        if nxt is None:
-            continue
-        start, end, part, _axis, chain = found[nxt]
-        parts = part if isinstance(part, tuple) else (part,)
-        begin = _START_AT.match(text[end:])
-        first = begin.group(1).upper() if begin else (m.group(1) or "").lower() or None
-        found[nxt] = (start, end, Part("alternate", (parts, first)), None, chain)
-        if begin:  # the starting well is not a well set of its own
-            found = [f for f in found if not (end <= f[0] < end + begin.end())]
-    return found
-
-
-_WITHIN = re.compile(
-    r"^\s*(?:(?:of|on|in)\s+(?:the\s+)?#+\s*)?(?:,|\(|:|-|of|in|within|across|among|from|between)?\s*(?:the\s+)?$",
-    _FLAGS,
-)
-
-
-def _every_other_in(
-    sets: list[WellSet], parts: tuple[Part, ...], axis: str | None, gap: str
-) -> bool:
-    """'every other column, columns 2-12' / 'columns 2-12, every other one': one set, the
-    alternate lines of that range from its first (never the two sets joined)."""
-    if not sets or len(parts) != 1 or len(sets[-1].parts) != 1 or not _WITHIN.match(gap):
-        return False
-    prev = sets[-1]
-    pair = {prev.parts[0].kind, parts[0].kind}
-    if pair not in ({"other", "cols"}, {"other", "rows"}) or (
-        None not in (prev.axis, axis) and prev.axis != axis
-    ):
-        return False
-    if prev.parts[0].kind != "other":  # "column 2 in every other column of X": two sets
-        return bool(re.fullmatch(r"\s*(?:(?:of|on|in)\s+(?:the\s+)?#+)?\s*[,(:-]?\s*", gap, _FLAGS))
-    return not re.search(r"\b(?:start|begin)", prev.text, _FLAGS)
-
-
-def _alternate_in(one: Part, two: Part) -> Part:
-    """The 'every other' lines of a span, counted from its first line."""
-    other, span = (one, two) if one.kind == "other" else (two, one)
-    first = str(span.args[0])
-    index = ord(first.upper()) - 64 if first.isalpha() else int(first)
-    axis = "col" if span.kind == "cols" else "row"
-    return Part("cross", ((Part("other", (axis, index, other.args[2])),), (span,)))
-
-
 _PAIRED = re.compile(r"\b[A-Za-z]\d{1,2}\s*(?:->|\binto\b|\bonto\b)", _FLAGS)
 
 
@@ -360,14 +307,16 @@ def find_all(text: str) -> list[WellSet]:
                 one, axis = _part(kind, m)
                 found.append((m.start(), m.end(), one, axis, False))
     found.sort(key=lambda f: f[0])
-    found = _every_other_well(text, found)
+    found = every_other_well(text, found)
     sets: list[WellSet] = []
     for start, end, written, axis, chain in found:
         parts: tuple[Part, ...] = written if isinstance(written, tuple) else (written,)
-        if _every_other_in(sets, parts, axis, text[sets[-1].end : start] if sets else ""):
-            prev = sets[-1]  # "every other column, columns 2-12": alternate columns of 2-12
-            sets[-1] = WellSet(
-                (_alternate_in(prev.parts[0], parts[0]),),
+        prev = sets[-1] if sets else None
+        if prev and every_other_in(
+            prev.parts, prev.axis, prev.text, parts, axis, text[prev.end : start]
+        ):
+            sets[-1] = WellSet(  # "every other column, columns 2-12": alternate columns of 2-12
+                (alternate_in(prev.parts[0], parts[0]),),
                 prev.start, end, text[prev.start : end], False, prev.axis or axis,
             )  # fmt: skip
             continue

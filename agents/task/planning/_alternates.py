@@ -1,0 +1,69 @@
+"""'Every other': alternate wells of the set that follows ('every other well of row H'), and
+alternate rows or columns counted inside the span said with them ('every other column,
+columns 2-12', 'columns 1 to 7 - every other one')."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agents.task.planning._wellpatterns import _OTHER_WELL, _START_AT, Part
+
+_FLAGS = re.IGNORECASE
+# "every other column of #, columns 2-12", "every other row from rows B to H": the span after
+_WITHIN = re.compile(
+    r"^\s*(?:(?:of|on|in)\s+(?:the\s+)?#+\s*)?"
+    r"(?:,|\(|:|-|of|in|within|across|among|from|between)?\s*(?:the\s+)?$",
+    _FLAGS,
+)
+# "columns 2-12, every other one", "cols 2-12 (every other column)": the span before; never
+# "column 2 in every other column of X" (a source column and its destinations)
+_SPAN_THEN = re.compile(r"\s*(?:(?:of|on|in)\s+(?:the\s+)?#+)?\s*[,(:-]?\s*", _FLAGS)
+
+
+def every_other_well(text: str, found: list[Any]) -> list[Any]:
+    """'every other well of row H, starting at H1': alternate wells of the set that follows."""
+    for m in _OTHER_WELL.finditer(text):
+        nxt = next(
+            (i for i, f in enumerate(found) if f[0] >= m.end() - 1 and f[0] - m.end() < 12), None
+        )
+        if nxt is None:
+            continue
+        start, end, part, _axis, chain = found[nxt]
+        parts = part if isinstance(part, tuple) else (part,)
+        begin = _START_AT.match(text[end:])
+        first = begin.group(1).upper() if begin else (m.group(1) or "").lower() or None
+        found[nxt] = (start, end, Part("alternate", (parts, first)), None, chain)
+        if begin:  # the starting well is not a well set of its own
+            found = [f for f in found if not (end <= f[0] < end + begin.end())]
+    return found
+
+
+def every_other_in(
+    before: tuple[Part, ...],
+    before_axis: str | None,
+    before_text: str,
+    parts: tuple[Part, ...],
+    axis: str | None,
+    gap: str,
+) -> bool:
+    """Whether an 'every other' set and a span of rows or columns next to it are one set."""
+    if len(parts) != 1 or len(before) != 1 or not _WITHIN.match(gap):
+        return False
+    pair = {before[0].kind, parts[0].kind}
+    if pair not in ({"other", "cols"}, {"other", "rows"}) or (
+        None not in (before_axis, axis) and before_axis != axis
+    ):
+        return False
+    if before[0].kind != "other":
+        return bool(_SPAN_THEN.fullmatch(gap))
+    return not re.search(r"\b(?:start|begin)", before_text, _FLAGS)  # its own first line
+
+
+def alternate_in(one: Part, two: Part) -> Part:
+    """The 'every other' lines of a span, counted from its first line."""
+    other, span = (one, two) if one.kind == "other" else (two, one)
+    first = str(span.args[0])
+    index = ord(first.upper()) - 64 if first.isalpha() else int(first)
+    axis = "col" if span.kind == "cols" else "row"
+    return Part("cross", ((Part("other", (axis, index, other.args[2])),), (span,)))
