@@ -49,11 +49,14 @@ _FROM_RANGE = re.compile(
 )
 # "to plate_1 from A1 to A6 (inclusive)": after a destination, "from W to W" is where it goes,
 # a range of destinations, when nothing after it names another destination.
+_SPAN_TO = r"\s*(?:to|through|thru|till|until|-|–)\s*"
 _DEST_SPAN = re.compile(
-    r"\bfrom\s+([A-Pa-p]\d{1,2}\s*(?:to|through|thru|till|until|-)\s*[A-Pa-p]\d{1,2})\b"
+    rf"\bfrom\s+([A-Pa-p]\d{{1,2}}{_SPAN_TO}[A-Pa-p]\d{{1,2}}"
+    rf"|(?:columns?|cols?)\.?\s*\d{{1,2}}{_SPAN_TO}(?:(?:columns?|cols?)\.?\s*)?\d{{1,2}}"
+    rf"|rows?\s+[A-Pa-p]{_SPAN_TO}(?:rows?\s+)?[A-Pa-p])\b"
     r"(?!.*(?:\b(?:into|onto)\b|->))",
     _FLAGS,
-)
+)  # ... and "to every well of od_plate from column 1 to column 4": the columns it goes to
 _TO_BEFORE = re.compile(r"\b(?:to|into|onto)\s+(?!(?:a\s+)?(?:final|total)\b)\S", _FLAGS)
 # A "from" with no destination word after it: the next "W to W" goes from a source to a well.
 _SOURCE_THEN_DEST = re.compile(r"\bfrom\b(?!.*\b(?:to|into|onto)\b)[^,;]*$", _FLAGS)
