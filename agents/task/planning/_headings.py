@@ -16,7 +16,9 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning._resolve import Fill, Planning, source_of
 from agents.task.planning.families import FAMILIES, Family, transfer
+from agents.task.planning.families._facts import check_fact
 from agents.task.planning.families._places import _SAME_WELLS
+from agents.task.planning.families.context import states_fact
 from agents.task.planning.models import TraceItem
 
 # A heading that starts with one of these names its sources first ("Plate samples B1-B6 ...").
@@ -29,6 +31,8 @@ _TAKES = re.compile(
 
 def _heading(frame: Frame, p: Planning) -> str:
     """A heading names the plates and wells the clauses under it work on."""
+    if states_fact(frame.clause, frame.ents):
+        check_fact(frame, p)  # "D8 has 25 uL of cDNA - pick it ...": a fact first, checked
     frame.extra["kind"] = "setting"
     p.head_same = bool(_SAME_WELLS.search(frame.text))  # "... to dest_plate, same wells:"
     said = []

@@ -206,6 +206,21 @@ _ALREADY_FILLED = re.compile(
 )  # "samples is pre-filled with ...": a state; "D2-D8 prefilled with ...": fill them
 
 
+_ALREADY_HOLD = re.compile(
+    r"\balready\s+(?:holds?|contains?|has|have|had|(?:is|are)\s+(?:filled|loaded)\s+with)\b",
+    _FLAGS,
+)
+
+
+_FACT, _ALREADY = 65, 88  # a fact's claim on a clause; one that says "already" wins
+
+
+def states_fact(clause: Clause, ents: Entities) -> bool:
+    """The clause says what the lab holds ("cmpd_src_0042 column 12 is DMSO only"), even as
+    a heading over what follows: it is checked against the lab like any fact."""
+    return detect(clause, ents) in (_FACT, _ALREADY)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     # "50 uL broth -> A1-A11 (A11 is the GC)": a remark in brackets is no fact of the clause
@@ -230,13 +245,15 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70
     if tips_only(ents) or scoped_tips(ents) or tip_words(ents):
         return 70  # "...; one tip per pick", "Change tips between wells."
+    if _ALREADY_HOLD.search(said) and not _IMPERATIVE.match(text) and ents.fold is None:
+        return _ALREADY  # "std_dil A1-A8 already hold the IL-6 standard curve": what is
     if (
         (not _IMPERATIVE.match(text) or _NOTE_THAT.match(text))
         and _STATE.search(_FINE.sub(" ", said))
         and (ents.labware or ents.wellsets or ents.liquids)
         and not (_FILL_WITH.search(text) and not _ALREADY_FILLED.search(text))
     ):
-        return 65  # "Note that samples is pre-filled with 100 uL sample per well"
+        return _FACT  # "Note that samples is pre-filled with 100 uL sample per well"
     if _where_list(ents):
         return 65  # "water in A1, buffer in A2": where each liquid is
     return None
