@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from test_rule_planner import make_lab
 
+from agents.task.planning._clauses import split
+from agents.task.planning._headings import said_first
 from agents.task.planning._labels import diluent_of
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
@@ -31,3 +33,28 @@ def test_of_two_liquids_a_normalising_heading_dilutes_with_the_one_not_its_objec
 def test_a_heading_that_does_not_dilute_names_no_diluent() -> None:
     text = "add dye with buffer"
     assert diluent_of(text, Lexicon(_LAB).liquid_mentions(text)) is None
+
+
+def test_a_spaced_slash_list_of_volumes_is_a_list() -> None:
+    assert "100, 50, 25 and 12.5 uL" in normalise("dye 100 / 50 / 25 / 12.5 uL into A1-D1").text
+    assert "100 and 50 uL" in normalise("dye 100 / 50 uL into A1-B1").text
+
+
+def test_a_recipe_row_keeps_its_slashed_volumes() -> None:
+    assert "10 / 40 uL" in normalise("dye then buffer:\nA1  10 / 40 uL").text
+
+
+def test_a_liquid_is_said_first_only_by_its_own_words() -> None:
+    text = "Compound stocks from the same wells of src first, DMSO last"
+    assert said_first(text, text.index("DMSO"), text.index("DMSO") + 4) is False
+    text = "Normalise to 200 uL each. CAMHB first, then culture"
+    assert said_first(text, text.index("CAMHB"), text.index("CAMHB") + 5) is True
+
+
+def test_a_heading_with_a_total_and_a_bare_list_after_it_stay_whole() -> None:
+    request = "stds in plate_1 column 1, 200 uL total each: dye 100, 50, 25 and 12.5 uL in A1-D1"
+    said = [c.text for c in split(normalise(request))]
+    assert said == [
+        "stds in plate_1 column 1, 200 uL total each",
+        "dye 100, 50, 25 and 12.5 uL in A1-D1",
+    ]

@@ -56,6 +56,14 @@ _VOLUME_START = re.compile(
     r"\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
     _FLAGS,
 )
+# "200 uL total each", "to 50 uL", "50 uL final": a level the wells end at, not an amount
+_LEVEL = re.compile(
+    r"\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?[\d.]+\s*(?:u[lL]|m[lL])\b"
+    r"|[\d.]+\s*(?:u[lL]|m[lL])\s+(?:final|total)\b",
+    _FLAGS,
+)
+# "100, 50, 25, 12.5": bare numbers, the start of a list of volumes whose unit comes last
+_BARE_LIST = re.compile(r"(?:^|[\s(:])\d+(?:\.\d+)?(?:\s*,\s*\d+(?:\.\d+)?)+\s*$")
 # ", standard 300 uL into A1" after "sample buffer 150 uL into A2-A8": a liquid, its volume, where.
 _NAMED_VOLUME_START = re.compile(
     r"\s*,\s*(?:and\s+)?(?=(?:[A-Za-z«][\w%»-]*\s+){1,3}(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s+"
@@ -318,7 +326,7 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         if (
             m.start() > 0
             and not any(c.start() <= m.start() < c.end() for c in cuts)
-            and not _VOLUME.search(before)
+            and not _VOLUME.search(_LEVEL.sub("", before))  # "..., 200 uL total each:" heads
             and _VOLUME.search(after)
             and _NEXT_DEST.search(after)
             and not _PLACE_ONLY.match(before)
@@ -332,6 +340,8 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         after = after[: (re.search(r"[,;]", after) or re.search(r"$", after)).start()]  # type: ignore[union-attr]
         if re.match(r"[A-Pa-p]\d", after) and not _VOLUME.search(before):
             continue  # "... into e1, e2, e3 with 7, 14 and 21 ul": the volumes of the list
+        if _BARE_LIST.search(before):
+            continue  # "100, 50, 25, 12.5 and 6.25 uL in A12-E12": the list's last volume
         if _STATE_SENTENCE.search(before):
             continue  # "There is 12 mL of buffer in A2 and 12 mL of water in A1": one fact
         if _HAS_DEST.search(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):

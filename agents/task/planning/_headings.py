@@ -36,7 +36,15 @@ def _heading(frame: Frame, p: Planning) -> str:
     frame.extra["kind"] = "setting"
     p.head_same = bool(_SAME_WELLS.search(frame.text))  # "... to dest_plate, same wells:"
     said = []
-    if frame.volume is not None and frame.ents.volumes() == [frame.volume]:
+    level = frame.total or frame.final
+    if (
+        level is None
+        and _EQUALISES.search(frame.text)
+        and frame.volume is not None
+        and not _aside(frame.text, frame.volume.start)  # "(libraries sit in A1-A4, 20 uL each)"
+    ):
+        level = frame.volume  # "Normalise the cultures ..., 200 uL each. CAMHB first": a level
+    elif frame.volume is not None and frame.ents.volumes() == [frame.volume]:
         p.head_volume = frame.volume  # "Cherry-pick from cmpd to assay, 2 uL each:" + items
         said.append(frame.volume.text)
     roles = {role for role, _ in frame.places}
@@ -64,29 +72,36 @@ def _heading(frame: Frame, p: Planning) -> str:
             said.append(f"{name} {p.wells[0]}..{p.wells[-1]} ({len(p.wells)} wells)")
         else:
             said.append(name)
-    level = frame.total or frame.final
     if (diluent := diluent_of(frame.text, frame.ents.liquids)) is not None:
         frame.liquid = diluent  # "normalise cDNA to 5 ng/uL w/ NFW:": NFW is what goes in
     if level is not None and frame.liquid is not None and frame.liquid.name in p.world.liquids:
         transfer.flush(p)  # what came before is not among the items
+        liquids = {m.name: m for m in reversed([frame.liquid, *frame.ents.liquids])}.values()
         p.fill = Fill(
             frame.liquid.name,
             level.value,
-            bool(_FIRST.search(frame.text)),
+            said_first(frame.text, frame.liquid.start, frame.liquid.end),
             -1,
             len(p.world.steps),
             len(p.world.poured),
             [(p.head_dest, w) for w in p.head_wells] if p.head_dest else [],
+            tuple(
+                (m.name, said_first(frame.text, m.start, m.end))
+                for m in liquids
+                if m.name in p.world.liquids
+            ),
         )
         frame.extra["kind"] = "action"
         p.liquid = frame.liquid.name  # for items that name no liquid of their own
-        said.append(
-            f"each well it fills is brought to {fmt(level.value, 'uL')} with {frame.liquid.name}"
-            + (" (that liquid first)" if p.fill.first else "")
-        )
+        said.append(_brought(level.value, frame.liquid.name, p.fill.first))
     elif frame.liquid is not None and frame.liquid.name in p.world.liquids:
         p.liquid = frame.liquid.name
         said.append(frame.liquid.name)
+    elif level is not None:  # "in std_dil column 12, 200 uL total each:" and no liquid: the
+        transfer.flush(p)  # items (or a clause after them) must bring the wells there
+        at = (len(p.world.steps), len(p.world.poured))
+        p.fill = Fill("", level.value, False, -1, *at, [])
+        said.append(f"each well it fills should end at {fmt(level.value, 'uL')}")
     if frame.ents.channels:
         p.channels = frame.ents.channels
         said.append(f"{p.channels} channel(s)")
@@ -96,6 +111,32 @@ def _heading(frame: Frame, p: Planning) -> str:
 
 
 _FIRST = re.compile(r"\b(?:first|before(?:hand)?|to\s+start)\b", re.IGNORECASE)
+_LAST = re.compile(r"\b(?:last|after(?:wards)?|second|at\s+the\s+end)\b", re.IGNORECASE)
+_PART = re.compile(r"[,;:.()]|\bthen\b", re.IGNORECASE)
+# "Normalise ... to the same OD", "Equalise chlorophyll": the volume said is what wells end at
+_EQUALISES = re.compile(
+    r"\b(?:normali[sz]|equali[sz]|equilibrat)\w*|\bsame\s+(?:OD|conc\w*|density|amount)\b",
+    re.IGNORECASE,
+)
+
+
+def _aside(text: str, at: int) -> bool:
+    """Whether ``at`` is inside brackets: a remark on the lab state, not what to do."""
+    return text.count("(", 0, at) > text.count(")", 0, at)
+
+
+def said_first(text: str, start: int, end: int) -> bool:
+    """Whether the text pours the liquid named at ``start:end`` first: "CAMHB first, then
+    culture", "with water added first"; never "stocks first, DMSO last"."""
+    cuts = [0, *(m.end() for m in _PART.finditer(text)), len(text)]
+    lo = max(c for c in cuts if c <= start)
+    hi = min((m.start() for m in _PART.finditer(text, end)), default=len(text))
+    own = text[lo:hi]
+    if _LAST.search(own):
+        return False
+    if _FIRST.search(own):
+        return True
+    return bool(_FIRST.search(text)) and not _FIRST.search(text[:lo] + " " + text[hi:])
 
 
 def _fill(p: Planning, trace: list[TraceItem]) -> None:
@@ -104,10 +145,10 @@ def _fill(p: Planning, trace: list[TraceItem]) -> None:
     if fill is None:
         return
     poured = world.poured[fill.poured_at :]
-    held = {(lw, w) for lw, w, _ in world.liquids.get(fill.liquid, [])}
-    if poured and all(src in held for _, src in poured):
-        return  # the items pour the liquid itself: they are the filling
+    liquid, first_ = _filler(fill, p, {src for _, src in poured})
     wells = list(dict.fromkeys(dst for dst, _ in poured)) or fill.named
+    if not liquid:
+        wells += [(dst, w) for dst, w in _blanks(p, wells) if (dst, w) not in wells]
     if not wells:
         raise Ask(
             f"Which wells should I bring to {fmt(fill.volume, 'uL')} with {fill.liquid}?",
@@ -124,7 +165,16 @@ def _fill(p: Planning, trace: list[TraceItem]) -> None:
             )
         if fill.volume - have > 1e-6:
             adds.append(((lw, w), round(fill.volume - have, 4)))
-    src = source_of(fill.liquid, sum(v for _, v in adds), world, set(wells))
+    if not adds:
+        return  # a clause under the heading brought every well to its level
+    if not liquid:
+        short = ", ".join(f"{lw} {w}" for (lw, w), _ in adds[:6])
+        raise Ask(
+            f"Which liquid should bring {short} up to {fmt(fill.volume, 'uL')}?",
+            ["liquid"],
+            sorted(world.liquids),
+        )
+    src = source_of(liquid, sum(v for _, v in adds), world, set(wells))
     ops = [pip.Op(src, dst, v) for dst, v in adds]
     policy = pip.policy_used(ops, p.tips)
     first = len(world.steps)
@@ -132,16 +182,56 @@ def _fill(p: Planning, trace: list[TraceItem]) -> None:
     pip.emit(world, lh, ops, p.channels or 1, policy)
     p.policies_used.append(pip.POLICIES[policy])
     new = [s.id for s in world.steps[first:]]
-    if fill.first:
+    if first_:
         renamed = world.move_steps(first, fill.steps_at)
         new = [renamed[i] for i in new]
         for i, item in enumerate(trace):
             trace[i] = item.model_copy(update={"steps": [renamed[s] for s in item.steps]})
     at = fill.trace_at
     if 0 <= at < len(trace):
-        trace[at] = trace[at].model_copy(
-            update={"kind": "action", "steps": [*trace[at].steps, *new]}
+        said = trace[at].understood.replace(  # the liquid the items left to pour
+            _brought(fill.volume, fill.liquid, fill.first), _brought(fill.volume, liquid, first_)
         )
+        trace[at] = trace[at].model_copy(
+            update={"kind": "action", "steps": [*trace[at].steps, *new], "understood": said}
+        )
+
+
+def _brought(volume: float, liquid: str, first: bool) -> str:
+    return f"each well it fills is brought to {fmt(volume, 'uL')} with {liquid}" + (
+        " (that liquid first)" if first else ""
+    )
+
+
+def _filler(fill: Fill, p: Planning, sources: set[tuple[str, str]]) -> tuple[str, bool]:
+    """The liquid that brings the wells to the level, and whether it goes in first: of the
+    liquids the heading names, the one the items do not pour ("PBS first, then lysate" and
+    the items pour lysate: PBS); "" when the items pour every one (then nothing is added,
+    and a well short of the level is asked about)."""
+    if not sources:
+        return fill.liquid, fill.first
+    poured = {
+        name
+        for name, places in p.world.liquids.items()
+        for lw, w, _ in places
+        if (lw, w) in sources
+    }
+    named = fill.others or ((fill.liquid, fill.first),)
+    left = [c for c in named if c[0] not in poured]
+    if len(left) == 1:
+        return left[0]
+    if left and fill.liquid not in poured:
+        return fill.liquid, fill.first
+    return "", False
+
+
+def _blanks(p: Planning, wells: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The blanks the request names on the plate the items filled ("F12 is the blank")."""
+    if not wells:
+        return []
+    plate = wells[0][0]
+    view = p.world.labware(plate)
+    return [(plate, w) for b in p.blanks for w in b.expand(view.rows, view.cols)]
 
 
 _ANNOUNCES = re.compile(r"\bnormali[sz](?:e|ation)\b", re.IGNORECASE)

@@ -94,8 +94,11 @@ _LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
 _LABWARE_WELL = re.compile(r"\b([A-Za-z][\w-]*):(?=[A-Pa-p]\d{1,2}\b)")
 # "5/10/15 uL", "A1/A2/A3": a list written with slashes.
 _SLASHED = re.compile(
-    r"\b(?:\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)+(?=\s*(?:u[lL]|m[lL])\b)|[A-Pa-p]\d{1,2}(?:/[A-Pa-p]\d{1,2})+\b)"
+    r"\b(?:\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)+(?=\s*(?:u[lL]|m[lL])\b)|[A-Pa-p]\d{1,2}(?:/[A-Pa-p]\d{1,2})+\b"
+    r"|\d+(?:\.\d+)?(?:[ ]/[ ]\d+(?:\.\d+)?)+(?=\s*(?:u[lL]|m[lL])\b))"  # "100 / 50 / 25 uL"
 )
+# "B1  10 / 40 uL": a recipe row (a well, then each liquid's volume), not a list of volumes
+_ROW_START = re.compile(r"(?:^|\n)\s*(?:[-*•]\s*)?\|?\s*[A-Pa-p]\d{1,2}\b[^\n]*$")
 
 
 def _labware_well(m: re.Match[str]) -> str:
@@ -105,7 +108,9 @@ def _labware_well(m: re.Match[str]) -> str:
 
 
 def _slashed(m: re.Match[str]) -> str:
-    items = m.group(0).split("/")
+    if " " in m.group(0) and _ROW_START.search(m.string, 0, m.start()):
+        return m.group(0)
+    items = re.split(r"\s*/\s*", m.group(0))
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 

@@ -72,9 +72,7 @@ class Planning:
     pending_how: tuple[str, int, str] | None = None
     flushed: list[str] = field(default_factory=list)
     policies_used: list[str] = field(default_factory=list)
-    # "every well to 30 uL total with water added first:" — the items under the heading fill
-    # their wells up to the volume with the liquid (before them when "first").
-    fill: Fill | None = None
+    fill: Fill | None = None  # "every well to 30 uL total with water added first:"
     blanks: list[Any] = field(default_factory=list)  # blank wells the request names anywhere
     chain_ends: list[str] = field(default_factory=list)  # the last well of each chain carried
     removed: dict[tuple[str, str], float] = field(default_factory=dict)  # the last removal's
@@ -90,6 +88,7 @@ class Fill:
     steps_at: int  # where the items' steps begin
     poured_at: int  # where the items' pours begin
     named: list[tuple[str, str]]  # the wells the heading names (when the items pour nothing)
+    others: tuple[tuple[str, bool], ...] = ()  # every liquid the heading names, and if first
 
 
 def plates(world: World) -> list[str]:

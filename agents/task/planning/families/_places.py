@@ -11,6 +11,7 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
+from agents.task.planning.families._worked import worked_wells
 
 _FLAGS = re.IGNORECASE
 _SAME_WELLS = re.compile(
@@ -336,6 +337,8 @@ def _volume_place(frame: Frame) -> object:
 def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
     place = _volume_place(frame)
     plate = r.labware(place, p, what, holding=_beside(frame, p))  # type: ignore[arg-type]
+    if what == "top up" and (worked := worked_wells(frame, p, plate, place)):
+        return plate, worked  # "then make every well up to 200 uL": the wells filled so far
     last = _LAST_WELL.search(frame.text)  # "discard 100 uL from the last well": of the chain
     if getattr(place, "wells", None) is None and p.plate == plate and p.chain_ends and last:
         return plate, list(p.chain_ends)
