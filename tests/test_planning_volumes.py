@@ -281,3 +281,19 @@ def test_rows_pooled_into_as_many_wells_go_row_by_row() -> None:
     assert pair(rows, ["H1", "H2"]) == [
         ("A1", "H1"), ("A2", "H1"), ("A3", "H1"), ("B1", "H2"), ("B2", "H2"), ("B3", "H2")
     ]  # fmt: skip
+
+
+def test_a_wash_title_over_lines_that_say_their_own_moves_is_only_a_title() -> None:
+    ops = _ops(
+        "Wash: remove 10 uL from cells384 A1-A2 to waste, then add 10 uL HBSS-HEPES", "b2_cmpd"
+    )
+    assert [(src, dst) for src, dst, _ in ops][:2] == [("cells384:A1", None), ("cells384:A2", None)]
+
+
+def test_the_liquid_taken_out_names_the_one_work_plate_holding_it_in_those_wells() -> None:
+    ops = _ops("remove 30 uL of cell lysate from column 6 to waste", "b2_bca")
+    assert {src for src, _, _ in ops} == {f"lysates:{r}6" for r in "ABCDEFGH"}
+    asked = RulePlanner().plan(
+        "remove 30 uL of cell lysate from column 8 to waste", LABS["b2_bca"].view
+    )
+    assert asked.kind == "clarification" and asked.missing == ["wells"]

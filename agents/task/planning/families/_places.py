@@ -11,6 +11,7 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
+from agents.task.planning.families._held import beside, holds, taken_out
 from agents.task.planning.families._worked import worked_wells
 
 _FLAGS = re.IGNORECASE
@@ -93,21 +94,8 @@ def _resolve_places(
         if place.wells is None and out and out[-1][1].wells is not None:
             # "every well of plate_1 and plate_2": the same wells on the next plate
             place = Place(place.labware, out[-1][1].wells, place.unknown)
-        out.append(
-            (r.labware(place, p, doing, implicit=implicit, holding=_beside(frame, p)), place)
-        )
+        out.append((r.labware(place, p, doing, implicit=implicit, holding=beside(frame, p)), place))
     return out
-
-
-def _beside(frame: Frame, p: r.Planning) -> str | None:
-    """A liquid the clause names besides the one it moves, kept on one plate ("to the cells
-    in A1:A6", "from the cells in row A"): the plate of wells named without one."""
-    moved = frame.liquid.name if frame.liquid is not None else None
-    for m in frame.ents.liquids:
-        on = {lw for lw, _, _ in p.world.liquids.get(m.name, [])}
-        if m.name != moved and len(on) == 1:
-            return m.name
-    return None
 
 
 _FOLLOWING = re.compile(
@@ -336,7 +324,9 @@ def _volume_place(frame: Frame) -> object:
 
 def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
     place = _volume_place(frame)
-    plate = r.labware(place, p, what, holding=_beside(frame, p))  # type: ignore[arg-type]
+    by = beside(frame, p)
+    taken = None if by else taken_out(frame, p, what)
+    plate = r.labware(place, p, what, holding=by or taken)  # type: ignore[arg-type]
     if what == "top up" and (worked := worked_wells(frame, p, plate, place)):
         return plate, worked  # "then make every well up to 200 uL": the wells filled so far
     last = _LAST_WELL.search(frame.text)  # "discard 100 uL from the last well": of the chain
@@ -355,6 +345,8 @@ def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]
         if held:
             return plate, held
     wells = r.wells(place, plate, p, f"should I {what}", frame)  # type: ignore[arg-type]
+    if taken and getattr(place, "labware", None) is None:
+        holds(p, plate, wells, taken)
     if _HOLDING.search(frame.text):  # "every well of dna_plate that has DNA": those wells only
         wells = [w for w in wells if p.world.well_volume(plate, w) > 0] or wells
     if (

@@ -127,11 +127,23 @@ _WASH_NOUN = re.compile(
 )
 
 
+# A clause that says its own liquid move under a "Wash:" label is that move, not a wash.
+_OWN_MOVE = re.compile(
+    r"^(?:remove|discard|aspirate|withdraw|take|add|dispense|transfer|put|pipette|move|pour"
+    r"|replace|refill|top)\b",
+    _FLAGS,
+)
+
+
 def _washes(clause: Clause, ents: Entities) -> bool:
     text = ents.text
     return bool(
         (_WASH.match(text) and _verb_first(ents))
-        or (_WASH.fullmatch((clause.label or "").strip()) and ents.volumes())
+        or (
+            _WASH.fullmatch((clause.label or "").strip())
+            and ents.volumes()
+            and not _OWN_MOVE.match(text)  # "wash step: remove 10 uL ...": a title over moves
+        )
         or (_WASH_NOUN.search(text) and ents.volumes())
     )
 
