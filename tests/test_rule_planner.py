@@ -324,7 +324,7 @@ CASES = [
     Q("transfer a few uL from reservoir A1 to plate_1 A1", ["volume"]),
     Q("transfer 50 from reservoir A1 to plate_1 A1", ["volume"]),
     Q("transfer 50 uL from reservoir A1 to plate_3 A1", ["plate"], PLATES),
-    Q("add 100 uL of water to plate_1 A1", ["source"], {"dye", "buffer"}),
+    Q("add 100 uL of water to plate_1 A1", ["liquid", "source"], {"dye", "buffer"}),
     Q("transfer 50 uL from reservoir to plate_1 A1", ["source"]),
     Q("add 100 uL of buffer to plate_1", ["wells"]),
     Q("add 100 uL to plate_1 A1", ["liquid"], {"dye", "buffer"}),

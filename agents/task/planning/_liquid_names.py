@@ -69,11 +69,21 @@ def _words(name: str) -> list[str]:
     return re.findall(r"[A-Za-z0-9][\w+-]*", name)
 
 
+# The words of a name for its initials: spaces, hyphens and a capital inside a word
+# ("CellTiter-Glo": Cell, Titer, Glo - "CTG").
+_PARTS = re.compile(r"[\s-]+|(?<=[a-z])(?=[A-Z][a-z])")
+
+
 def by_word(liquids: list[str], taken: set[str], not_a_liquid: frozenset[str]) -> dict[str, str]:
     """A word (or one of its short forms) of one multi-word liquid's name and of no other's
     ('TMB', 'conjugate', 'water' for 'nuclease free H2O'); ``taken`` are other lab names."""
     owners: dict[str, set[str]] = {}
     for name in liquids:
+        parts = [x for x in re.split(_PARTS, name) if x[:1].isalpha()]  # "CellTiter-Glo 2.0"
+        if 3 <= len(parts) <= 5 and re.split(r"[\s-]+", name)[0][:1].isalpha():
+            for initials in _initials(parts):  # "NFW": nuclease-free water, "CTG": CellTiter-Glo
+                if initials not in VOCABULARY:  # never a word the request is made of ("add")
+                    owners.setdefault(initials, set()).add(name)
         words = [w for w in _words(name) if len(w) >= 3 and w[0].isalpha()]
         if len(_words(name)) < 2:
             continue
@@ -85,9 +95,6 @@ def by_word(liquids: list[str], taken: set[str], not_a_liquid: frozenset[str]) -
                 forms.add(w.lower()[:-2] + "a")
             for f in forms:
                 owners.setdefault(f, set()).add(name)
-        if 3 <= len(parts := re.split(r"[\s-]+", name)) <= 5 and parts[0][:1].isalpha():
-            for initials in _initials(parts):  # "NFW": nuclease-free water, "PBS": phosphate ...
-                owners.setdefault(initials, set()).add(name)
     singles = {n.lower() for n in liquids if " " not in n}
     return {
         **shorthand(liquids, taken | not_a_liquid),

@@ -237,7 +237,7 @@ def liquid(m: Mention | None, p: Planning, what: str = "liquid") -> str:
     raise Ask(
         f"There is no {m.name} in the lab: where should I take it from, or which liquid do "
         "you mean?",
-        ["source"],
+        ["liquid", "source"],  # the question is about either
         liquids(p.world),
     )
 
