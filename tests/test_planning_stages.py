@@ -78,6 +78,19 @@ def test_numbers_inline_mark_items_not_sentences() -> None:
     assert _texts("Dilute 1 in 2. Then read") == ["Dilute 1 in 2", "read"]  # one number: a sentence
 
 
+def test_letters_inline_mark_the_items_of_a_list() -> None:
+    clauses = split(
+        normalise("Assay: (a) add 5 uL dye to A1 (b) add 5 uL buffer to A2, fresh tips (c) read")
+    )
+    assert [c.text for c in clauses][-3:] == [
+        "add 5 uL dye to A1",
+        "add 5 uL buffer to A2, fresh tips",
+        "read",
+    ]
+    assert len({c.sentence for c in clauses[-3:]}) == 3  # each item its own
+    assert _texts("mix (a) and (b) well") == ["mix (a) and (b) well"]  # no list
+
+
 def test_a_unit_abbreviated_with_a_period_does_not_end_a_sentence() -> None:
     assert _texts("move 50 ul. of buffer to A2") == ["move 50 uL of buffer to A2"]
     assert _texts("add 50 uL. Then read") == ["add 50 uL", "read"]

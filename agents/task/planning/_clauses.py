@@ -172,10 +172,23 @@ def _opens_a_list(line: str, after: list[str]) -> bool:
     )
 
 
+# "(a) 25 ul lysate ... (b) 200 ul reagent ... (c) shake": lettered items on one line
+_LETTERED_ITEM = re.compile(r"(?:^|(?<=\s)|(?<=[;,.:]))\(([a-h])\)\s+(?=\w)")
+
+
 def _inline_items(line: str) -> str:
     """'1. add ...; 2. add ...; 3. read ...' on one line: the numbers mark items, not sentences."""
     found = list(_INLINE_ITEM.finditer(line))
     numbers = [int(m.group(1) or m.group(2) or m.group(3)) for m in found]
+    lettered = list(_LETTERED_ITEM.finditer(line))
+    if len(lettered) >= 2 and [m.group(1) for m in lettered] == list("abcdefgh"[: len(lettered)]):
+        # "Label: (a) ... (b) ...": a list written on one line, each item a line of its own
+        cuts = [m.start() for m in lettered] + [len(line)]
+        items = [line[m.end() : cuts[k + 1]].strip() for k, m in enumerate(lettered)]
+        head = line[: cuts[0]].strip()
+        if any(len(item.split()) < 2 for item in items[:-1]):
+            return line  # "mix (a) and (b) well": names of things, not items
+        return "\n".join(([head] if head else []) + [f"- {item}" for item in items])
     if len(found) < 2 or numbers != list(range(1, len(numbers) + 1)):
         return line
     for m in reversed(found):
@@ -213,7 +226,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     list_label: str | None = None
     gapped: set[str] = set()  # second pairs that borrow the verb before them
     sentence = 0
-    lines = [_inline_items(line) for line in norm.text.split("\n")]
+    lines = "\n".join(_inline_items(line) for line in norm.text.split("\n")).split("\n")
     for n, line in enumerate(lines):
         line = wells_label(line)  # "Blanks (H11, H12): 100 uL buffer into plate_1"
         if (
