@@ -18,6 +18,7 @@ from typing import Literal
 
 from agents.task.planning import _social
 from agents.task.planning._gapping import borrow, gaps
+from agents.task.planning._items import inline_items
 from agents.task.planning._joins import bracketed, semicolon_parts, then_parts
 from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
@@ -146,10 +147,6 @@ class Clause:
     heading: bool = False  # ends in a colon: names what the clauses after it work on
 
 
-_INLINE_ITEM = re.compile(
-    r"(?:^|(?<=[;,.!?:]))\s*\(?(\d{1,2})[.)]\s+(?=[A-Za-z])|^\(?(\d{1,2})\)\s+(?=\d)"
-    r"|(?<=\s)\(?(\d{1,2})\)\s+(?=[A-Za-z]|\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b)"
-)  # "1) 10 uL master mix -> A1-A4 2) 5 uL water -> A1-A4": items, even before a volume
 _HEAD_VERB = re.compile(
     r"^(?:please\s+)?(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array|transfer|move|pool|"
     r"consolidate|spot|plate|copy|stamp|replicate)(?:ing|s)?\b(?=.*(?:\b(?:from|into|to)\b|->))",
@@ -170,30 +167,6 @@ def _opens_a_list(line: str, after: list[str]) -> bool:
         and not _WELLISH.search(line)
         and not _VOLUME.search(line)
     )
-
-
-# "(a) 25 ul lysate ... (b) 200 ul reagent ... (c) shake": lettered items on one line
-_LETTERED_ITEM = re.compile(r"(?:^|(?<=\s)|(?<=[;,.:]))\(([a-h])\)\s+(?=\w)")
-
-
-def _inline_items(line: str) -> str:
-    """'1. add ...; 2. add ...; 3. read ...' on one line: the numbers mark items, not sentences."""
-    found = list(_INLINE_ITEM.finditer(line))
-    numbers = [int(m.group(1) or m.group(2) or m.group(3)) for m in found]
-    lettered = list(_LETTERED_ITEM.finditer(line))
-    if len(lettered) >= 2 and [m.group(1) for m in lettered] == list("abcdefgh"[: len(lettered)]):
-        # "Label: (a) ... (b) ...": a list written on one line, each item a line of its own
-        cuts = [m.start() for m in lettered] + [len(line)]
-        items = [line[m.end() : cuts[k + 1]].strip() for k, m in enumerate(lettered)]
-        head = line[: cuts[0]].strip()
-        if any(len(item.split()) < 2 for item in items[:-1]):
-            return line  # "mix (a) and (b) well": names of things, not items
-        return "\n".join(([head] if head else []) + [f"- {item}" for item in items])
-    if len(found) < 2 or numbers != list(range(1, len(numbers) + 1)):
-        return line
-    for m in reversed(found):
-        line = line[: m.start()] + ("; " if m.start() else "") + line[m.end() :]
-    return line
 
 
 # "use plate_2", "please work on assay_384 for this": the plate of what follows (not tips)
@@ -226,7 +199,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     list_label: str | None = None
     gapped: set[str] = set()  # second pairs that borrow the verb before them
     sentence = 0
-    lines = "\n".join(_inline_items(line) for line in norm.text.split("\n")).split("\n")
+    lines = "\n".join(inline_items(line) for line in norm.text.split("\n")).split("\n")
     for n, line in enumerate(lines):
         line = wells_label(line)  # "Blanks (H11, H12): 100 uL buffer into plate_1"
         if (
