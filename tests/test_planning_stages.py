@@ -402,3 +402,12 @@ def test_a_verb_inside_brackets_starts_no_clause() -> None:
         "add 5 uL dye to A1 (8 channel, mix 3x)",
         "read at 450 nm",
     ]
+
+
+def test_a_plate_and_wells_before_a_colon_head_the_moves_after_it() -> None:
+    said = split(normalise("plate_1 A1-A6: remove 40 uL, then add 50 uL buffer"))
+    assert [(c.text, c.heading) for c in said][:2] == [
+        ("plate_1 A1-A6", True),
+        ("remove 40 uL", False),
+    ]
+    assert len(split(normalise("plate_1 A2: 12 uL"))) == 1  # a well and its volume

@@ -101,6 +101,7 @@ _NEXT_DEST = re.compile(
     r"\b(?:to|into|in|onto|gets?|moved|carried|transferred|each\s+step|per\s+step)\b|->|[A-Pa-p]\d",
     _FLAGS,
 )
+_VERB_FIRST = re.compile(rf"(?:{ACTION_VERBS})\b", _FLAGS)
 _NEW_ACTION = re.compile(
     rf"(?:\s*(?:,|\s-)\s*(?:and\s+|but\s+)?|\s+(?=because|since|cos|coz))(?={AFTER})|"  # a remark
     # "A1 is water, A2 is buffer", "res12 A5 has ethanol, res12 A1 has PBS", "A1 = dye, A2 = ..."
@@ -303,7 +304,12 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         m
         for m in _NEW_ACTION.finditer(text)
         if m.start() > 0
-        and not ((":" in m.group(0) or "-" in m.group(0)) and _PLACE_ONLY.match(text[: m.start()]))
+        and not (
+            (":" in m.group(0) or "-" in m.group(0))
+            and _PLACE_ONLY.match(text[: m.start()])
+            # "organoid_plate_24 A1-A6: remove 400 uL ...": the place heads the moves after it
+            and not (":" in m.group(0) and _VERB_FIRST.match(text[m.end() :]))
+        )
     ]
     inside = bracketed(text)  # "(8 channel, mix 3x)": a verb in brackets starts no clause
     cuts = [c for c in cuts if not any(a < c.start() < b for a, b in inside)]

@@ -29,6 +29,7 @@ from agents.task.planning._resolve import Planning
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
+from agents.task.planning.families._exchange import takes_the_wash_out
 
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
@@ -224,6 +225,13 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             and not frame.places
         ):
             _fold_mix(prev[0], frame)
+            continue
+        if (
+            prev
+            and prev[1].name == family.name == "volumes"
+            and takes_the_wash_out(*prev[:1], frame)
+        ):
+            prev[0].extra["folded"] = [*_folded(prev[0]), frame.clause]  # the wash's own "out"
             continue
         out.append((frame, family))
     return _fills_first(out)

@@ -48,6 +48,28 @@ def wash(frame: Frame, p: r.Planning) -> str:
     )
 
 
+_A_WASH = re.compile(r"^(?:wash|rinse)(?:es|ed|ing)?\b", _FLAGS)
+_TAKES_OUT = re.compile(r"^(?:remove|aspirate|discard|take|withdraw|pull|suck|draw)\b", _FLAGS)
+_THE_WASH = re.compile(r"\b(?:wash|rinse|it|them)\b", _FLAGS)
+
+
+def takes_the_wash_out(wash: Frame, frame: Frame) -> bool:
+    """'wash with 500 uL HBSS, remove the 500 uL wash': the removal is the wash's own way out
+    (a wash is in, then out), said as a step of its own - never a second removal."""
+    volume, liquid = frame.volume, frame.liquid
+    return bool(
+        _A_WASH.match(wash.text)
+        and (wash.ents.times or 1) == 1
+        and _TAKES_OUT.match(frame.text)
+        and not (frame.ents.wellsets or frame.ents.labware)
+        and (volume is None or (wash.volume is not None and volume.value == wash.volume.value))
+        and (
+            _THE_WASH.search(frame.text)
+            or (liquid is not None and wash.liquid is not None and liquid.name == wash.liquid.name)
+        )
+    )
+
+
 def exchange(frame: Frame, p: r.Planning) -> str:
     """V of what the wells hold out to waste (a tip per well), then V of fresh liquid in."""
     world = p.world
