@@ -33,12 +33,26 @@ def semicolon_parts(text: str) -> list[str]:
     return [*pieces, text[last:].strip()] if depth == 0 else _SEMI.split(text)
 
 
+# "50 uL PBS-T into capture_plate, then into serum_samples columns 1-6": a further destination
+# of the same liquid and volume, no step of its own (no verb, no volume after it).
+_ONWARD = re.compile(r"(?:in|into|onto|to)\s+(?!\d)", _FLAGS)
+_VOLUME = re.compile(r"\d\s*(?:u|µ|m|micro|milli)l", _FLAGS)
+
+
+def _onward(before: str, after: str) -> bool:
+    rest = THEN.split(after, maxsplit=1)[0]
+    return bool(_ONWARD.match(after) and _VOLUME.search(before) and not _VOLUME.search(rest))
+
+
 def then_parts(text: str) -> list[str]:
-    """Split at "then" and its kin, never inside brackets."""
+    """Split at "then" and its kin, never inside brackets (nor before "into" a further place
+    of the same transfer)."""
     inside = bracketed(text)
     pieces, last = [], 0
     for m in THEN.finditer(text):
         if m.start() == m.end() or any(a < m.start() < b for a, b in inside):
+            continue
+        if _onward(text[last : m.start()], text[m.end() :]):
             continue
         pieces.append(text[last : m.start()])
         last = m.end()

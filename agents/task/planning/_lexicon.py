@@ -170,11 +170,21 @@ class Lexicon:
         self._liquid_order = sorted(self.liquids.values(), key=len, reverse=True)
         return _names_rx(tuple(self._liquid_order), "q", "(?:e?s)?")
 
+    @cached_property
+    def _every_plate_well(self) -> re.Pattern[str] | None:
+        names = "|".join(re.escape(n) for n in sorted(self.lab.labware, key=len, reverse=True))
+        if not names:
+            return None
+        every = r"\b(every|each|all(?:\s+the)?)\s+"
+        return re.compile(rf"{every}({names})\s+(wells?)\b", re.IGNORECASE)
+
     # ------------------------------------------------------------------ words
     def fix_words(self, text: str) -> str:
         """``text`` with misspelt words of lab English corrected (lab names left alone); a
         short verb opening the clause is corrected too ("mxi" -> "mix")."""
         known = set(self.labware) | set(self.liquids) | set(self.instruments)
+        if self._every_plate_well is not None:  # "every HEK12 well": every well of HEK12
+            text = self._every_plate_well.sub(r"\1 \3 of \2", text)
         if any(re.search(r"\bstandards?\b", n, re.IGNORECASE) for n in self.liquids.values()):
             # "top std 200 uL", "stds in duplicate": the lab's standard, abbreviated
             text = re.sub(r"\bstd(s?)\b", r"standard\1", text, flags=re.IGNORECASE)
