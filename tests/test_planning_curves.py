@@ -58,3 +58,8 @@ def test_a_heading_with_a_total_and_a_bare_list_after_it_stay_whole() -> None:
         "stds in plate_1 column 1, 200 uL total each",
         "dye 100, 50, 25 and 12.5 uL in A1-D1",
     ]
+
+
+def test_the_next_step_written_out_after_a_mix_is_a_clause_of_its_own() -> None:
+    said = [c.text for c in split(normalise("200 uL A1 into B1, mix, B1 into C1, and so on to G1"))]
+    assert said[-1] == "B1 into C1, and so on to G1"

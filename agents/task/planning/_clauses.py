@@ -125,7 +125,10 @@ _NEW_ACTION = re.compile(
     # "..., serial 1:2 transfers of 100 uL from A1 to A7": a dilution's carrying steps
     r"|\s*,\s*(?:and\s+)?(?=(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:serial|step-?wise)\s+"
     r"(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:transfers?\b|dilution\s+(?=from|across|down|along)))"
-    r"|\s*:\s+(?=[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?|with|(?:pre-?)?filled|receives?|into|to|->)\b)",
+    r"|\s*:\s+(?=[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?|with|(?:pre-?)?filled|receives?|into|to|->)\b)"
+    # "A1 into B1, mix, B1 into C1, and so on to G1": the next step written out, then the rest
+    r"|\s*,\s*(?=[A-Pa-p]\d{1,2}\s+(?:to|into|->)\s+[A-Pa-p]\d{1,2}\s*,?\s*(?:and\s+)?"
+    r"(?:so\s+on|etc|on\s+(?:down|across|along)|onwards?)\b)",
     _FLAGS,
 )
 _VOLUME_HEAD = re.compile(

@@ -65,8 +65,11 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
     headers = [
         f for f, fam in read_in if fam is not None and fam.name == "dilution" and f is not None
     ]
+    spelled = "chain" in names or any(  # "A1 into B1, mix, B1 into C1, and so on to G1"
+        f is not None and _CONTINUE.match(f.text) for f, _ in read_in
+    )
     for header in headers:
-        if "chain" in names:
+        if spelled:
             header.extra["defer"] = True
             for f, fam in read_in:
                 if fam is not None and fam.name == "chain" and f is not None:
@@ -308,7 +311,8 @@ _CONTINUE = re.compile(
     r"\s+(?:to|until|through|up\s+to|as\s+far\s+as)\s+(?:well\s+)?([A-Pa-p]\d{1,2})\b"
     # "..., then B1 to C1 and so on down to G1": the next step written out, then the rest
     r"|^(?:and\s+)?(?:then\s+)?(?:from\s+)?[A-Pa-p]\d{1,2}\s+(?:to|into|->)\s+[A-Pa-p]\d{1,2}\s*,?\s*"
-    r"(?:and\s+)?(?:so\s+on|etc\.?)\s+(?:(?:down|across|along)\s+)?(?:to|until|through)\s+"
+    r"(?:and\s+)?(?:so\s+on|etc\.?|on(?=\s+(?:down|across|along))|onwards?)\s+"
+    r"(?:(?:down|across|along)\s+)?(?:to|until|through)\s+"
     r"([A-Pa-p]\d{1,2})\b",
     re.IGNORECASE,
 )

@@ -131,7 +131,8 @@ _HOW = re.compile(
 # "(H8 stays as the blank)": a remark about a well, not a place to pipette.
 _ASIDE = re.compile(
     r"\([^()]*\b(?:blanks?|controls?|stays?|remains?|empty|leave|left|untouched|note|"
-    r"reference|ntc|so\s+on|etc|e\.g|i\.e|ctrls?|ctls?|(?-i:GC|SC|NC|PC|VC|NRT))\b[^()]*\)",
+    r"reference|ntc|so\s+on|etc|e\.g|i\.e|ctrls?|ctls?|(?-i:GC|SC|NC|PC|VC|NRT)"
+    r"|already\s+(?:in\s+)?(?:there|here|place))\b[^()\d]*\)",  # "(the stock is already in there)"
     _FLAGS,
 )
 # "changing tips after every well", "tips changed between each column": when, not where.

@@ -72,6 +72,7 @@ _FINAL = re.compile(
     r"|\bbring(?:ing)?\s+(?:each|every|all|them|it)\b[^,;]{0,30}\bto\s+$)",
     _FLAGS,
 )
+_STEPS_AFTER = re.compile(r"\s*(?:steps?|transfers?|increments?|portions?|aliquots?)\b", _FLAGS)
 _FINAL_AFTER = re.compile(
     r"^\s*(?:(?:per|a|each|/)\s*well\s+|each\s+)?(?:final|total\s+volume|f\.?v\.?)\b", _FLAGS
 )
@@ -298,7 +299,9 @@ def assign_quantities(frame: Frame) -> None:
         if q.kind == "volume":
             if _MIX_VOLUME.search(named[: q.start][-40:]) and not _FINAL.search(before[-60:]):
                 frame.mix_volume = frame.mix_volume or q
-            elif _FINAL.search(before[-60:]) or _FINAL_AFTER.match(after):
+            elif (_FINAL.search(before[-60:]) and not _STEPS_AFTER.match(after)) or (
+                _FINAL_AFTER.match(after)
+            ):  # "in 20 uL steps" is what each step carries
                 frame.final = frame.final or q
             elif (
                 _TOTAL.search(before[-20:])

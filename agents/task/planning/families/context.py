@@ -80,6 +80,16 @@ _NOTE = re.compile(
     r"|\bstays?\s+(?:empty|untouched)\b",
     _FLAGS,
 )
+# "leave both alone for now", "leave col 11 and 12 untouched", "don't touch H1": not to be done
+_LEAVE = re.compile(
+    r"^(?:(?:and|but|please|just)\s+)*(?:leave|keep)\s+(?:[\w-]+\s+){0,5}?(?:alone|empty|untouched"
+    r"|as\s+(?:is|they\s+are|it\s+is))\b|^(?:(?:and|but|please|just)\s+)*(?:don'?t|do\s+not)\s+"
+    r"touch\b",
+    _FLAGS,
+)
+_TIMED = re.compile(
+    r"\d\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b|\bovernight\b", _FLAGS
+)
 # "This is for tomorrow's assay", "For the blocking step", "I'll check it later": remarks.
 REMARK = re.compile(
     r"^(?:(?:this|it)(?:\s+is|'s)|these\s+are|that'?s)\s+(?:for|the|our|part\s+of)\b"
@@ -231,6 +241,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 100
     if SKIPPED.match(text):
         return 90  # above the wash it names
+    if _LEAVE.search(text) and not _TIMED.search(text):
+        return 90  # "leave both alone for now": nothing to do there, never a wait
     if REMARK.search(text) and not ents.labware and not ents.wellsets:
         return 67
     if is_reason(text):
@@ -282,6 +294,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     if (
         SKIPPED.match(text)
         or is_reason(text)
+        or (_LEAVE.search(text) and not _TIMED.search(text))
         or (REMARK.search(text) and not frame.ents.labware and not frame.ents.wellsets)
     ):
         frame.extra["kind"] = "fact"
