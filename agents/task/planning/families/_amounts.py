@@ -20,6 +20,12 @@ RESIDUAL = re.compile(
     r"(?P<v>\d+(?:\.\d+)?)\s*(?P<u>u[lL]|µ[lL]|m[lL])\b",
     _FLAGS,
 )
+# "then take it back out to waste": what the clause before put in, out again
+IT_OUT = re.compile(
+    r"^(?:take|pull|draw|suck|get)\s+(?:it|them)\s+(?:back\s+)?out(?:\s+again)?"
+    r"\s+(?:to|into)\s+(?:the\s+)?(?:waste|trash|bin)\W*$",
+    _FLAGS,
+)
 EQUAL = re.compile(
     r"\b(?:an?\s+)?(?:equal|the\s+same)\s+volume\s+of\b|^double\s+the\s+volume\b", _FLAGS
 )
@@ -190,3 +196,15 @@ def refill(
         return None
     back, p.removed = [p.removed[k] for k in wells], {}
     return back
+
+
+def only_what_went_in(world: r.World, plate: str, wells: list[str]) -> None:
+    """'Take it back out' empties wells that hold one liquid; wells that held something before
+    it went in would lose more than 'it', so how much is asked."""
+    mixed = [w for w in wells if len(world.contents.get((plate, w), {})) > 1]
+    if mixed:
+        raise Ask(
+            f"{plate} {mixed[0]} holds more than the liquid just added: how many uL should I "
+            "take out of each well?",
+            ["volume"],
+        )

@@ -168,7 +168,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70
     if _DRAIN.match(text) and (ents.wellsets or ents.labware) and not ents.volumes():
         return 70  # "aspirate cell_plate column 5": empty those wells
-    if _BARE_REMOVE.match(text):
+    if _BARE_REMOVE.match(text) or am.IT_OUT.match(text):
         return 70  # "..., aspirate, then add 200 uL": empty the wells worked on
     if _DISCARD.match(text) and (_EMPTYING.search(text) or am.share(text)):
         return 70  # "remove the medium", "remove half of the medium"
@@ -239,6 +239,9 @@ def _discard(frame: Frame, p: r.Planning) -> str:
         )
     if frame.volume is None and frame.total is None and (part := am.share(frame.text)):
         return am.part_out(frame, p, plate, wells, part)  # "remove 90% of the medium"
+    if am.IT_OUT.match(frame.text):
+        am.only_what_went_in(world, plate, wells)  # "take it back out to waste"
+        return _empty(frame, p, plate, wells)
     if (
         frame.volume is None
         and frame.total is None
