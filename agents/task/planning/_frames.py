@@ -206,10 +206,37 @@ def _generic(wells: WellSet) -> bool:
     return len(wells.parts) == 1 and wells.parts[0].kind == "all"
 
 
+_BRACKET = re.compile(r"\s*\(([^()]{1,60})\)")
+
+
+def _located_in_brackets(frame: Frame) -> list[tuple[int, str]]:
+    """ "2 uL backbone (parts_plt col 4) -> same wells": a plate in brackets right after a
+    liquid says where that liquid is (a source), and the clause goes on as before them."""
+    ents, text = frame.ents, frame.ents.text
+    cuts: list[tuple[int, str]] = []
+    for q in ents.liquids:
+        m = _BRACKET.match(text, q.end)
+        if m is None or not any(m.start(1) <= lw.start < m.end(1) for lw in ents.labware):
+            continue
+        said = list(m.group(1))  # only a place: "(parts_plt col 4)", not "(std_curve, 2 reps)"
+        for a, b in [(x.start, x.end) for x in ents.labware] + [
+            (w.start, w.end) for w in ents.wellsets
+        ]:
+            for i in range(max(a, m.start(1)), min(b, m.end(1))):
+                said[i - m.start(1)] = " "
+        if not re.sub(
+            r"[\W_]+|\b(?:the|of|in|on|at|plate|wells?)\b", "", "".join(said), flags=_FLAGS
+        ):
+            before = role_at(_role_cuts(text, ents.liquids), q.start)
+            cuts += [(m.start(1), "source"), (m.end(), before)]
+    return cuts
+
+
 def assign_places(frame: Frame) -> None:
     """Group labware and well sets into places, each with the role of its segment."""
     ents, text = frame.ents, frame.ents.text
-    cuts = _role_cuts(text, ents.liquids)
+    cuts = _role_cuts(text, ents.liquids) + _located_in_brackets(frame)
+    cuts.sort()
     items: list[tuple[int, int, str, object]] = []
     for m in ents.labware:
         items.append((m.start, m.end, "labware", m))
