@@ -209,6 +209,11 @@ def test_from_a_well_to_a_well_is_a_source_and_a_destination_not_a_range() -> No
     assert [w.text for w in find_all("from A1 to B1")] == ["A1", "B1"]
 
 
+def test_a_range_right_after_from_a_well_to_is_read_whole() -> None:
+    sets = find_all("from ######### E1 to B1-B12 of ######")
+    assert [w.text for w in sets] == ["E1", "B1-B12"]
+
+
 def test_a_well_off_the_plate_is_a_selection_error() -> None:
     (found,) = find_all("row K")
     with pytest.raises(SelectionError):

@@ -277,7 +277,10 @@ def find_all(text: str) -> list[WellSet]:
             taken[m.start() : m.end()] = [True] * (m.end() - m.start())
             found.append((m.start(), m.end(), _part("rect", m)[0], None, False))
     for kind, rx in _PATTERNS:
-        for m in rx.finditer(text):
+        pos = 0
+        while (hit := rx.search(text, pos)) is not None:
+            m = hit
+            pos = max(m.end(), m.start() + 1)
             if any(taken[m.start() : m.end()]):
                 continue
             if kind == "allbut" and not (m.group("ax1") or m.group("ax2")):
@@ -292,6 +295,7 @@ def find_all(text: str) -> list[WellSet]:
                 and re.search(r"\sto\s", m.group(0), _FLAGS)
                 and not re.search(r"\b(?:into|onto)\b|->", text[m.end() :], _FLAGS)
             ):
+                pos = m.start() + 1  # "from E1 to B1-B12": the range may start at its end well
                 continue  # "from A1 to B1": a source and a destination, not a range
             if kind == "rect" and _LISTED_AFTER.match(m.group(0) + text[m.end() :]):
                 continue  # "starting at A1: B2, B4, D6": a well, then the list it heads
