@@ -119,6 +119,8 @@ def build(frame: Frame, p: r.Planning) -> str:
         celsius = r.quantity(None, frame, "At what temperature (C)?", "temperature")
     if celsius is not None:
         r.within(celsius, "temperature_range_c", hs, world, "temperature", "C")
+    if frame.temperature is not None and not shaking and not frame.ents.instruments:
+        _which_block(plate, frame.temperature.value, hs, p)
     if shaking and frame.speed is not None:
         r.within(frame.speed.value, "rpm_range", hs, world, "speed", "rpm")  # before asking more
     seconds = r.quantity(
@@ -168,3 +170,20 @@ def build(frame: Frame, p: r.Planning) -> str:
 
 
 FAMILY = Family("incubate", detect, build)
+
+
+def _which_block(plate: str, celsius: float, hs: str, p: r.Planning) -> None:
+    """A PCR plate held warm, with no instrument named, where the lab's thermocycler could
+    hold it as well as the heater-shaker: which one is asked, never picked."""
+    world = p.world
+    cyclers = [i.id for i in world.lab.of_kind("thermocycler")]
+    view = world.labware(plate)
+    pcr = view.rows * view.cols == 96 and view.well_max_volume_ul <= 250  # fits a 96 block
+    if not cyclers or celsius <= 30 or not pcr:
+        return
+    raise Ask(
+        f"Should I hold {plate} at {fmt(celsius, 'C')} on the heater-shaker {hs} or in the "
+        f"thermocycler {cyclers[0]}?",
+        ["instrument"],
+        [hs, *cyclers],
+    )
