@@ -78,6 +78,13 @@ def test_numbers_inline_mark_items_not_sentences() -> None:
     assert _texts("Dilute 1 in 2. Then read") == ["Dilute 1 in 2", "read"]  # one number: a sentence
 
 
+def test_wells_paired_between_two_dashes_are_an_aside_and_a_spaced_range_is_not() -> None:
+    said = normalise("5 uL of each - src column 1 into dst A1-A8 - mix 3x").text
+    assert said == "5 uL of each (src column 1 into dst A1-A8) mix 3x"
+    assert normalise("add 5 uL to A1 - A8 - mix 3x").text == "add 5 uL to A1 - A8 - mix 3x"
+    assert "(" not in normalise("95C - 30s, 55C - 30s").text
+
+
 def test_letters_inline_mark_the_items_of_a_list() -> None:
     clauses = split(
         normalise("Assay: (a) add 5 uL dye to A1 (b) add 5 uL buffer to A2, fresh tips (c) read")

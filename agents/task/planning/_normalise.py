@@ -233,6 +233,26 @@ def _outside_quotes(fn: Callable[[str], str], text: str) -> str:
     return "".join([*out, fn(text[last:])])
 
 
+# Wells paired between two spaced dashes inside a sentence are an aside, as if in brackets ("5
+# uL of each amplicon - column 1 into A1-A8 and column 2 into A9-A16 - mix 3x"); never a range
+# ("A1 - A6", "rows A - D", "1 - 3") at either dash.
+_ASIDE = re.compile(r"(?<=\S)[ \t]+-[ \t]+(?P<inner>[^\n;.()]+?)[ \t]+-[ \t]+(?=\S)")
+_END = re.compile(r"(?:\b[A-Pa-p]?\d+|\b[A-Pa-p])$")  # what a range "X - Y" has either side
+_PAIRS_IN = re.compile(r"\b(?:into|onto)\b|->", re.IGNORECASE)  # wells paired in the aside
+_START = re.compile(r"^(?:[A-Pa-p]?\d+|[A-Pa-p])\b")
+
+
+def _aside(m: re.Match[str]) -> str:
+    before, inner, after = m.string[: m.start()], m["inner"], m.string[m.end() :]
+    if (_END.search(before) and _START.match(inner)) or (
+        _END.search(inner) and _START.match(after)
+    ):
+        return m.group(0)
+    if not _PAIRS_IN.search(inner):
+        return m.group(0)  # "95C - 30s, 55C - 30s", "- A1 12 uL, B1 8 uL -": not an aside
+    return f" ({inner}) "
+
+
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
     text = rewrite_tables(nested(unicodedata.normalize("NFC", request))).translate(_CHARS)
@@ -264,6 +284,7 @@ def normalise(request: str) -> Normalised:
     text = goto_lists(text)  # "5) go to step 2, 29 more times": steps 2-4 thirty times
     lines, carried = [], None
     text = bracketed_lines(text)  # "(all on plate_2)" on a line of its own
+    text = _ASIDE.sub(_aside, text)  # "5 uL of each - X into A1-A8 and ... - mix"
     for raw in _carry_units(text.replace("\r", "\n").split("\n")):
         line, carried = _units(raw, carried if raw.strip() else None)
         lines.append(_SPACES.sub(" ", line).strip())
