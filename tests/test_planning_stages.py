@@ -423,3 +423,12 @@ def test_a_plate_and_wells_before_a_colon_head_the_moves_after_it() -> None:
         ("remove 40 uL", False),
     ]
     assert len(split(normalise("plate_1 A2: 12 uL"))) == 1  # a well and its volume
+
+
+def test_a_name_said_without_its_generic_last_word_names_the_liquid_in_its_own_case() -> None:
+    from agents.task.planning._liquid_names import without_tail
+
+    found = dict((name, rx) for name, rx in without_tail(["0.5x MS medium", "1x TE buffer"]))
+    assert found["0.5x MS medium"].search("top up with 0.5x MS")
+    assert not found["0.5x MS medium"].search("a 0.5x ms pulse")
+    assert without_tail(["MS medium", "MS salts"]) == []

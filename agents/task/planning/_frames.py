@@ -87,6 +87,7 @@ _TOTAL_AFTER = re.compile(
 )
 _PER_WELL_AFTER = re.compile(r"^\s*(?:per\s+well|each|/\s*well|a\s+well|into\s+each)\b", _FLAGS)
 _DESCRIBES = re.compile(r"\b(?:each|every|all(?:\s+of)?(?:\s+the)?)\s+$", _FLAGS)
+_WELLS_OF = re.compile(r"(?:e?s)?\s+wells\b", _FLAGS)
 _DESCRIBED = re.compile(r"(?:e?s)?\s+(?:wells?\s+)?(?:in|of|on)\s", _FLAGS)
 # "A1 in quadruplicate (A1-A4)", "to dest_plate in triplicate (rows A, B and C)": the layout.
 _LAYOUT = re.compile(
@@ -372,7 +373,8 @@ def assign_liquid(frame: Frame) -> None:
     described = [
         m
         for m in frame.liquids
-        if _DESCRIBES.search(text[: m.start]) and _DESCRIBED.match(text[m.end :])
+        if (_DESCRIBES.search(text[: m.start]) and _DESCRIBED.match(text[m.end :]))
+        or _WELLS_OF.match(text[m.end :])  # "bring the amplicon wells (cols 1-2) up to ..."
     ]
     if described and len(described) < len(frame.liquids):
         frame.liquids = [m for m in frame.liquids if m not in described]

@@ -30,6 +30,7 @@ from agents.task.planning._liquid_names import (
     by_phrase,
     by_word,
     by_word_mentions,
+    without_tail,
 )
 from agents.task.planning._vocabulary import (
     _NOT_A_LIQUID,
@@ -277,7 +278,9 @@ class Lexicon:
             pattern = alias_pattern(name)
             if pattern is not None:
                 out.append((name, re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w])", _FLAGS)))
-        return out + by_phrase(list(self.liquids.values()))
+        return (
+            out + by_phrase(list(self.liquids.values())) + without_tail(list(self.liquids.values()))
+        )
 
     @cached_property
     def _by_word(self) -> dict[str, str]:

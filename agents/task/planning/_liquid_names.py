@@ -212,6 +212,28 @@ def by_phrase(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
     return out
 
 
+_GENERIC_TAIL = re.compile(r"\s+(?:medium|media|broth|buffer|solution|soln)$", re.I)
+
+
+def without_tail(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
+    """A name said without its generic last word when what is left carries an acronym
+    ("0.5x MS" for "0.5x MS medium", "1x TE" for "1x TE buffer"); matched in its own case, so
+    "ms" (milliseconds) never names a liquid, and never when another name starts the same."""
+    out = []
+    for name in liquids:
+        tail = _GENERIC_TAIL.search(name)
+        head = name[: tail.start()] if tail else ""
+        if (
+            not re.search(r"\b[A-Z]{2,}\b", head)
+            or " " not in head  # "TE", "RIPA" alone: the by-word reading's to decide
+            or any(o != name and o.lower().startswith(head.lower()) for o in liquids)
+        ):
+            continue
+        pattern = r"\s*".join(re.escape(w) for w in head.split())
+        out.append((name, re.compile(rf"(?<![\w.]){pattern}(?![\w%])")))
+    return out
+
+
 def by_word_mentions(
     text: str, words: dict[str, str], taken: list[tuple[int, int]]
 ) -> list[tuple[str, int, int]]:

@@ -11,7 +11,15 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
-from agents.task.planning.families._held import beside, holds, taken_out
+from agents.task.planning.families._held import (
+    _WELLS_OF,
+    beside,
+    described_wells,
+    holding_any,
+    holds,
+    taken_out,
+    topped,
+)
 from agents.task.planning.families._worked import worked_wells
 
 _FLAGS = re.IGNORECASE
@@ -334,19 +342,21 @@ def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]
         return plate, list(p.chain_ends)
     if getattr(place, "wells", None) is None and p.plate == plate and p.wells:
         return plate, list(p.wells)
-    if getattr(place, "wells", None) is None and what in (
-        "exchange the medium in",
-        "take liquid from",
-    ):
-        held = sorted(  # "change the medium on cell_plate": the wells that hold something
-            (w for (lid, w), v in p.world.volume.items() if lid == plate and v > 0),
-            key=lambda w: (int(w[1:]), w[0]),
-        )
-        if held:
-            return plate, held
+    emptied = what in ("exchange the medium in", "take liquid from")
+    if getattr(place, "wells", None) is None and emptied and (held := holding_any(p, plate)):
+        return plate, held  # "change the medium on cell_plate": the wells holding something
+    said, liquid = (
+        getattr(place, "wells", None),
+        by if by and _WELLS_OF.search(frame.text) else None,
+    )
+    if said is None and what == "top up" and (found := topped(p, plate, liquid)):
+        return plate, found  # "top seedlings24 up to 1.5 mL", "top the amplicon wells up"
     wells = r.wells(place, plate, p, f"should I {what}", frame)  # type: ignore[arg-type]
     if taken and getattr(place, "labware", None) is None:
         holds(p, plate, wells, taken)
+    wells = described_wells(
+        frame, p, plate, wells, getattr(said, "start", None)
+    )  # "the overnight culture wells in col 1"
     if _HOLDING.search(frame.text):  # "every well of dna_plate that has DNA": those wells only
         wells = [w for w in wells if p.world.well_volume(plate, w) > 0] or wells
     if (

@@ -20,6 +20,7 @@ from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _pairing as pairing
+from agents.task.planning.families._held import described_wells
 from agents.task.planning.families._last_wells import added_to_last
 from agents.task.planning.families._layout import _arranged
 from agents.task.planning.families._places import (
@@ -257,6 +258,9 @@ def _ops(
                 ):
                     cols = {w[1:] for w in p.wells}  # "rows B to H of both columns"
                     wells = [w for w in wells if w[1:] in cols]
+                wells = described_wells(
+                    frame, p, lw, wells, getattr(place.wells, "start", None)
+                )  # "to the lysate wells in col 2"
             dest_sets.append((lw, wells))
     dst_lw = dest_sets[0][0]
     dst_wells = [w for _, ws_ in dest_sets for w in ws_]
