@@ -72,6 +72,7 @@ _FINAL = re.compile(
     r"|\bbring(?:ing)?\s+(?:each|every|all|them|it)\b[^,;]{0,30}\bto\s+$)",
     _FLAGS,
 )
+_SAME_OF = re.compile(r"\(\s*(?:the\s+)?(?:same|matching)\s+wells?\s+(?:of|in|on|from)\s+", _FLAGS)
 _STEPS_AFTER = re.compile(r"\s*(?:steps?|transfers?|increments?|portions?|aliquots?)\b", _FLAGS)
 _FINAL_AFTER = re.compile(
     r"^\s*(?:(?:per|a|each|/)\s*well\s+|each\s+)?(?:final|total\s+volume|f\.?v\.?)\b", _FLAGS
@@ -191,6 +192,9 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
             )
         )
         cuts.append((m.end(), "source" if located else "dest"))
+    for m in _SAME_OF.finditer(text):  # "then extract (same well of EXTRACTS)": its source
+        if any(re.fullmatch(r"\s*", text[q.end : m.start()]) for q in liquids):
+            cuts.append((m.end(), "source"))
     return sorted(cuts)
 
 
@@ -325,11 +329,10 @@ def assign_quantities(frame: Frame) -> None:
     for q in frame.ents.quantities:
         before, after = text[: q.start], text[q.end :]
         if q.kind == "volume":
+            in_steps = _STEPS_AFTER.match(after)  # "in 20 uL steps": what each step carries
             if _MIX_VOLUME.search(named[: q.start][-40:]) and not _FINAL.search(before[-60:]):
                 frame.mix_volume = frame.mix_volume or q
-            elif (_FINAL.search(before[-60:]) and not _STEPS_AFTER.match(after)) or (
-                _FINAL_AFTER.match(after)
-            ):  # "in 20 uL steps" is what each step carries
+            elif (_FINAL.search(before[-60:]) and not in_steps) or _FINAL_AFTER.match(after):
                 frame.final = frame.final or q
             elif (
                 _TOTAL.search(before[-20:])

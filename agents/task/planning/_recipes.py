@@ -140,11 +140,32 @@ def rewrite(norm: Normalised, lex: Lexicon) -> tuple[Normalised, list[Table]]:
         if out:
             out[-1] = kept
         out.extend(written)
+        if end < len(lines) and _restates(lines[end], written, lex):
+            said = [*said, lines[end]]  # "(LIB01 well -> same well of norm_plate)": said already
+            end += 1
         tables.append((written, had, said))
         i = end
     if not tables:
         return norm, []
     return Normalised(text="\n".join(x for x in out if x.strip()), quoted=norm.quoted), tables
+
+
+_SAME = re.compile(
+    r"\bsame\s+wells?\b|\bwell[\s-]+(?:to|for)[\s-]+well\b|\bmatching\s+wells?\b", _FLAGS
+)
+
+
+def _restates(line: str, written: list[str], lex: Lexicon) -> bool:
+    """A line after a table that only says its wells go to the same wells of plates the
+    table already pours between (no volume, no other action)."""
+    plates = [m.name for m in lex.labware_mentions(line)[0] if m.sure]
+    return (
+        bool(_SAME.search(line))
+        and not _VOLUME.search(line)
+        and not _OTHER_ACTION.search(line)
+        and bool(plates)
+        and all(any(re.search(rf"\b{re.escape(lw)}\b", w) for w in written) for lw in plates)
+    )
 
 
 def _intro(

@@ -210,7 +210,18 @@ def _ops(
         dests = [Place(next(d for d in dests if d.labware).labware)]
         src_sets = [(sources[0].labware.name, listed)]  # type: ignore[union-attr]
         dest_sets = [(dests[0].labware.name, listed)]  # type: ignore[union-attr]
-    if positions and p.head_source and p.head_dest and (p.head_same or _SAME_WELLS.search(text)):
+    foreign = bool(frame.ents.liquids) and all(  # "add Tris to ...": not the heading's liquid
+        lw != p.head_source
+        for m in frame.ents.liquids
+        for lw, _, _ in world.liquids.get(m.name, [])
+    )
+    if (
+        positions
+        and p.head_source
+        and p.head_dest
+        and (p.head_same or _SAME_WELLS.search(text))
+        and not foreign
+    ):
         listed = [w for pl in positions for w in _expand(pl, world, p.head_source)]  # 1:1
         taken = pairing.same_line(listed, p.head_source_wells, text)  # "..., same rows"
         src_sets, dest_sets = [(p.head_source, taken)], dest_sets or [(p.head_dest, listed)]
