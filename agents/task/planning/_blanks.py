@@ -19,12 +19,15 @@ _WELLS = (
 )
 _BLANK_AFTER = re.compile(
     rf"(?<![\w#])(?P<w>{_WELLS})\s*(?:\(\s*)?(?:=|:|-)?\s*(?:is|are|as|stays?\s+as|remains?\s+as|will\s+be"
-    r"|gets?|receives?"
-    r"|serves?\s+as|left\s+as|kept\s+as)?\s*(?:the\s+|a\s+|our\s+)?(?:zero[\s-](?:standards?|#+)|blanks?\b"
+    r"|gets?|receives?|stays?|remains?|(?:is\s+)?left|(?:is\s+)?kept|holds?|has|just"
+    r"|serves?\s+as|left\s+as|kept\s+as)?\s*(?:the\s+|a\s+|our\s+)?"
+    # "H1 = PBS blank", "A12: diluent blank": the blank named by what it holds
+    r"(?:(?:#+|buffer|diluent|broth|media|medium|water)[\s-]+)?"
+    r"(?:zero[\s-](?:standards?|#+)|blanks?\b"
     # "col 12 = growth control": no drug, the diluent (and what it is for) only
     r"|(?:growth|sterility|no[\s-]drug|vehicle|solvent|untreated|diluent|media|medium|broth)\s+"
     r"controls?\b"
-    r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer)\s+only\b"
+    r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer)[\s-]+only\b"
     r"|(?:buffer|broth|media|medium|diluent)[\s-]only\b|no[\s-](?:stock|drug)\b)(?:\s*wells?)?\)?",
     _FLAGS,
 )

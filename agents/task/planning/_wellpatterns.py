@@ -24,7 +24,9 @@ _SPAN = (
 _LIST_ELLIPSIS = re.compile(r"\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?")
 _LISTJOIN = r"\s*(?:,\s*and\b|,|&|\band\b|\+)\s*"  # "1, 2, and 3": the Oxford comma too
 _NUMJOIN = rf"(?:{_LISTJOIN}|\s*\bor\b\s*|\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?)"
-_NUMLIST = rf"{_NUM}(?:{_SPAN}{_NUM})?(?:{_NUMJOIN}{_NUM}(?:{_SPAN}{_NUM})?)*"
+# "column 4, 1:2 in TE", "col 3, 1 in 3 down": a ratio after a comma, never column 1 (or 1-2)
+_NOT_RATIO = r"(?!1\s*(?::|/|\bin\b)\s*\d)"
+_NUMLIST = rf"{_NUM}(?:{_SPAN}{_NUM})?(?:{_NUMJOIN}{_NOT_RATIO}{_NUM}(?:{_SPAN}{_NUM})?)*"
 _LETTER = r"[A-Pa-p](?![\w])"
 _LETLIST = rf"{_LETTER}(?:{_SPAN}{_LETTER})?(?:{_LISTJOIN}{_LETTER}(?:{_SPAN}{_LETTER})?)*"
 _ORDINAL = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6}
@@ -120,7 +122,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "rowspan",
         re.compile(
-            r"\brows?\s+([A-Pa-p])\s*(?:\s(?:to|through|thru)\s|-|->)\s*rows?\s+([A-Pa-p])\b"
+            r"\brows?\s+([A-Pa-p])\s*(?:\s(?:to|through|thru|(?:down|all\s+the\s+way)\s+to)\s|-|->)"
+            r"\s*rows?\s+([A-Pa-p])\b"
             # "125 uL diluent in B-H" (under a heading that names the columns): rows B to H
             r"|(?<=\bin\s)([B-Pb-p])\s*[-–]\s*([B-Pb-p])\b(?![\d:])",
             _FLAGS,
@@ -129,7 +132,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "colspan",
         re.compile(
-            r"\b(?:columns?|cols?)\s+(\d{1,2})\s*(?:\s(?:to|through|thru)\s|-|->)\s*(?:columns?|cols?)\s+"
+            r"\b(?:columns?|cols?)\s+(\d{1,2})\s*(?:\s(?:to|through|thru|(?:across|along|all\s+the\s+way)"
+            r"\s+to)\s|-|->)\s*(?:columns?|cols?)\s+"
             r"(\d{1,2})\b"
             # "column to column from 1 to 4" (how "col 1 -> col 2 -> col 3 -> col 4" reads)
             r"|\bcolumn\s+to\s+column\s+from\s+(\d{1,2})\s+to\s+(\d{1,2})\b",

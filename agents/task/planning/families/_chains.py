@@ -175,6 +175,16 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         areas = [a for a in areas if not a.whole_plate] or areas
     if not areas and len(singles) >= 2:
         return [line(singles[0], singles[-1])]
+    if not areas and len(singles) < 2 and p.head_dest == plate and p.head_wells:
+        # "dil_plate row D: 3-fold serial of compound, 10 points": the heading's wells
+        heads = list(p.head_wells)
+        down = len({w[1:] for w in heads}) == 1 or (
+            len({w[0] for w in heads}) > 1 and bool(direction(frame))
+        )
+        lanes: dict[object, list[str]] = {}
+        for w in heads:
+            lanes.setdefault(int(w[1:]) if down else w[0], []).append(w)
+        return _trimmed(frame, list(lanes.values()), singles)
     if not areas:
         raise Ask("Which wells should the dilution run across?", ["wells"], ["row A", "column 1"])
     wells = [w for a in areas for w in a.expand(view.rows, view.cols)]
@@ -184,13 +194,25 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         # "rows A and B ... from column 1 to column 10": where they cross
         in_cols = {w for a in by_cols for w in a.expand(view.rows, view.cols)}
         wells = [w for a in by_rows for w in a.expand(view.rows, view.cols) if w in in_cols]
+        if direction(frame) is None and not frame.ents.replicates:
+            # "cols 5 and 6, rows A through G": the curve runs along the longer side (down
+            # each column), never a chain of two wells across
+            down = len({w[0] for w in wells}) > len({w[1:] for w in wells})
+    elif (by_rows or by_cols) and p.head_dest == plate and p.head_wells:
+        # "quant2 columns 1-2:" heading "1:2 down from row A to row G": the rows in those columns
+        inside = [w for w in wells if w in set(p.head_wells)]
+        wells = inside if len(by_rows) + len(by_cols) == len(areas) and inside else wells
     if (crossed := _replicate_lanes(areas, frame, view.rows, view.cols)) is not None:
         wells, down = crossed
     key = (lambda w: (int(w[1:]), w[0])) if down else (lambda w: (w[0], int(w[1:])))
     found: dict[object, list[str]] = {}
     for w in sorted(dict.fromkeys(wells), key=key):
         found.setdefault(int(w[1:]) if down else w[0], []).append(w)
-    out = list(found.values())
+    return _trimmed(frame, list(found.values()), singles)
+
+
+def _trimmed(frame: Frame, out: list[list[str]], singles: list[str]) -> list[list[str]]:
+    """The lines cut to the span, the starting well and the number of points said."""
     if len(singles) >= 2:  # "down column 1 from A1 to G1": the span between them
         span = line(singles[0], singles[-1])
         if len(out) == 1 and not set(span) <= set(out[0]) and _in_line(span, out[0]):

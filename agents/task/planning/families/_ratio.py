@@ -43,6 +43,8 @@ def _diluent(frame: Frame, stock: str, p: r.Planning) -> str:
         )
         return r.liquid(found or Mention(word, 0, 0, word), p, "diluent")
     others = [m for m in frame.liquids if m.name != stock]
+    # "PicoGreen std curve: lambda DNA top standard, 2-fold in 1x TE": the one said "in" is it
+    others = [m for m in others if _IN_IT.search(frame.text[: m.start])] or others
     if others:
         return r.liquid(others[0], p, "diluent")
     known = {n.lower(): n for n in p.world.liquids}
@@ -79,6 +81,11 @@ def _fold(frame: Frame) -> float:
 
 
 _IN_IT = re.compile(r"\b(?:in|with|using|into)\s+(?:the\s+)?$", _FLAGS)
+_STOCK_ROLE = r"(?:top|highest|first)\s+(?:standard|std|point|conc\w*)\b|(?:S1|std\s*1|stock)\b"
+_STOCK_AFTER = re.compile(
+    rf"\s*(?:\(\s*)?(?:[=:-]\s*|(?:is|as|being)\s+)?(?:the\s+|our\s+)?(?:{_STOCK_ROLE})", _FLAGS
+)
+_STOCK_BEFORE = re.compile(rf"(?:{_STOCK_ROLE})\s*(?:is|=|:|-)?\s*(?:the\s+)?(?:neat\s+)?$", _FLAGS)
 
 
 def _stock(frame: Frame, p: r.Planning) -> str:
@@ -89,6 +96,15 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         if not (diluent_at and m.start >= diluent_at.start() and m.start < diluent_at.end())
     ]
     said_as_diluent = [m for m in named if _IN_IT.search(frame.text[: m.start])]
+    # "PicoGreen std curve: lambda DNA top standard, ...": the assay names the curve, the
+    # liquid said to be the top standard (or the stock) is what is diluted
+    marked = [
+        m
+        for m in named
+        if _STOCK_AFTER.match(frame.text[m.end :]) or _STOCK_BEFORE.search(frame.text[: m.start])
+    ]
+    if len({m.name for m in marked}) == 1:
+        named = marked
     label = p.lex.liquid_mentions(frame.clause.label) if frame.clause.label else []
     if named and len(said_as_diluent) == len(named) and len({m.name for m in label}) == 1:
         named = label  # "BSA standard: 7 steps of 1:2 in PBS ...": the label's is the stock
@@ -99,6 +115,13 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         and all(m.name != p.liquid for m in named)
     ):
         return p.liquid  # "The standard is in A1. Make a 2-fold series of it ... with diluent"
+    if (  # "quant2 cols 1-2, BSA stock: 1:2 ... in PBS": the heading's liquid is the stock
+        named
+        and p.liquid is not None
+        and all(m.name != p.liquid for m in named)
+        and len(said_as_diluent) == len(named)
+    ):
+        return p.liquid
     if not named and frame.liquid is not None:
         named = [frame.liquid]  # "Standards in triplicate: rows A-C, 2-fold ...": the label's
     if not named:

@@ -266,8 +266,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         and not (_FILL_WITH.search(text) and not _ALREADY_FILLED.search(text))
     ):
         return _FACT  # "Note that samples is pre-filled with 100 uL sample per well"
-    if _where_list(ents):
-        return 65  # "water in A1, buffer in A2": where each liquid is
+    if _where_list(ents) and not (clause.heading and len(ents.liquids) == 1):
+        return 65  # "water in A1, buffer in A2": where each liquid is (a heading such as
+        # "MIC_P1 row A, ciprofloxacin:" names the wells and liquid the items work on)
     return None
 
 

@@ -118,7 +118,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return (
             80  # "prepare 1:20 dye in buffer": one stock and its diluent (three liquids: a recipe)
         )
-    if ents.fold is not None and re.search(r"\bsteps?\b|\bstandards?\b|\bpoints?\b", text, _FLAGS):
+    if ents.fold is not None and re.search(r"\b(?:steps?|standards?|stds?|points?|pts)\b", text, _FLAGS):
         return 78  # "1:10 steps of dye down column 4, A4 to E4 (5 standards)"
     if re.search(r"\b(?:serial|series|titrat\w*)\b", text, _FLAGS) and ents.fold:
         return 85
@@ -165,6 +165,7 @@ def build(frame: Frame, p: r.Planning) -> str:
             frame.ents.steps and re.search(r"\b(?:steps?|points?|pts?|stds?)\b", frame.text, _FLAGS)
         )
         or _SERIES_WORDS.search(frame.text)
+        or frame.ents.blanks  # "C12 stays diluent only", "H1 = PBS blank": a series' blank
     )
     if serial or frame.ents.fold is None or (frame.ents.fold[1] == "fold" and frame.ents.steps):
         return _serial(frame, p)
@@ -304,7 +305,10 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         else (tips or "per_destination")
     )
     geometry.carry(p, plate, chains, (t, cycles, mix_volume), channels, chain_policy)  # type: ignore[arg-type]
-    stated_final = frame.final is not None or not step_said
+    # the wells filled by what was said before ("100 uL CAMHB in A2-A12, 200 uL cipro into A1,
+    # then 2-fold serial 100 uL ..."): the steps are spelled out, the last well keeps its excess
+    spelled = pre is not None and prefilled and frame.final is None
+    stated_final = (frame.final is not None or not step_said) and not spelled
     if stated_final:  # every well at the final volume: the last one's excess goes to waste
         ops_out = [pip.Op((plate, c[-1]), None, t) for c in chains]
         pip.emit(world, lh, ops_out, channels, "per_destination")
