@@ -118,7 +118,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return (
             80  # "prepare 1:20 dye in buffer": one stock and its diluent (three liquids: a recipe)
         )
-    if ents.fold is not None and re.search(r"\b(?:steps?|standards?|stds?|points?|pts)\b", text, _FLAGS):
+    if ents.fold is not None and re.search(
+        r"\b(?:steps?|standards?|stds?|points?|pts)\b", text, _FLAGS
+    ):
         return 78  # "1:10 steps of dye down column 4, A4 to E4 (5 standards)"
     if re.search(r"\b(?:serial|series|titrat\w*)\b", text, _FLAGS) and ents.fold:
         return 85
