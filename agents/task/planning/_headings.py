@@ -19,7 +19,7 @@ from agents.task.planning.families import FAMILIES, Family, transfer
 from agents.task.planning.families._facts import check_fact
 from agents.task.planning.families._places import _SAME_WELLS
 from agents.task.planning.families.context import states_fact
-from agents.task.planning.models import TraceItem
+from agents.task.planning.models import PlanStep, TraceItem
 
 # A heading that starts with one of these names its sources first ("Plate samples B1-B6 ...").
 _TAKES = re.compile(
@@ -269,3 +269,33 @@ def announced(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             read_in[i + 1] = (read(nxt.clause, nxt.ents, adds.name), adds)
         added = [m for m in frame.ents.liquids if _WITH.search(frame.text[: m.start])]
         frame.liquid = added[0] if added else frame.liquid  # "the amplicons ... with EB"
+
+
+_LIQUID_COMMANDS = ("transfer", "aspirate", "dispense", "mix")
+
+
+def check_used(
+    read_as: list[tuple[Frame, int]], trace: list[TraceItem], steps: dict[str, PlanStep]
+) -> None:
+    """A heading that gives a volume must have liquid work under it: "5 uL of each X - ..."
+    read as a heading with no step after it that moves liquid would be a clause left out."""
+    heads = [at for frame, at in read_as if frame.clause.heading]
+    for frame, at in read_as:
+        item = trace[at]
+        if not (frame.clause.heading and frame.ents.volumes()):
+            continue
+        if not item.understood.startswith("a heading for what follows"):
+            continue
+        end = min([h for h in heads if h > at], default=len(trace))
+        later = [
+            s
+            for t in trace[at + 1 : end]
+            if not t.understood.startswith("part of the clause")
+            for s in t.steps
+        ]
+        if not any(s in steps and steps[s].command in _LIQUID_COMMANDS for s in later):
+            raise Ask(
+                f"I read '{item.clause}' as a heading for the steps after it, but no step after "
+                "it moves liquid: what should it do? Say it as its own step.",
+                ["destination"],
+            )

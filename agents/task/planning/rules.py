@@ -36,7 +36,7 @@ from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
 from agents.task.planning._fragments import concentration_lists, shared_volume, volume_after
 from agents.task.planning._frames import Frame
-from agents.task.planning._headings import _TAKES, _fill, _heading, announced
+from agents.task.planning._headings import _TAKES, _fill, _heading, announced, check_used
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._liquid_pairs import split_pairs
 from agents.task.planning._liquid_wells import liquid_wells
@@ -175,6 +175,7 @@ class RulePlanner:
             _fill(p, trace)
             recipes.trace_rows(trace, tables, request, lab.labware)
             by_id = {s.id: s for s in p.world.steps}
+            check_used(read_as, trace, by_id)  # "5 uL of each X - ...": no heading left empty
             for frame, at in read_as:
                 clause = frame.clause
                 entities.check(frame, trace[at], [by_id[i] for i in trace[at].steps], p.world)
