@@ -432,3 +432,16 @@ def test_a_name_said_without_its_generic_last_word_names_the_liquid_in_its_own_c
     assert found["0.5x MS medium"].search("top up with 0.5x MS")
     assert not found["0.5x MS medium"].search("a 0.5x ms pulse")
     assert without_tail(["MS medium", "MS salts"]) == []
+
+
+def test_rows_of_two_wells_under_a_heading_that_says_from_where_to_where_are_pairs() -> None:
+    from agents.task.planning._tables import bare_pairs
+
+    assert bare_pairs(["pick, src -> dst, 5 uL each", "B03  A1", "D07 B1 10"]) == [
+        "pick, src -> dst, 5 uL each:",
+        "- B03 -> A1",
+        "- D07 -> B1 10 uL",
+    ]
+    kept = ["pick 5 uL from src into dst column 1:", "A1 B2"]  # the heading names its wells
+    assert bare_pairs(kept) == kept
+    assert bare_pairs(["these wells of src", "B03  A1"]) == ["these wells of src", "B03  A1"]

@@ -123,6 +123,37 @@ _INLINE_FIELDS = re.compile(
 )
 
 
+# "B03  A1" (or "B03 | A1 | 20"): a source well and its destination, the heading above them
+# naming both plates in that order ("Hit-pick, cmpd_src -> ip_plate, 20 uL each")
+_BARE_PAIR = re.compile(
+    r"^\s*(?:[-*+]|\d{1,2}[.)])?\s*([A-Pa-p]\d{1,2})[ \t]*(?:\t|\||[ \t])[ \t]*([A-Pa-p]\d{1,2})"
+    r"(?:[ \t]*(?:\t|\||[ \t])[ \t]*(\d+(?:\.\d+)?)[ \t]*([uµμ][lL]|m[lL])?)?[ \t|]*$"
+)
+_SAYS_WELLS = re.compile(r"\b[A-Pa-p]\d{1,2}\b|\b(?:columns?|cols?|rows?)\b", _FLAGS)  # its own
+_DIRECTED = re.compile(r"->|→|\bfrom\b.*\b(?:to|into|onto)\b", _FLAGS)
+
+
+def bare_pairs(lines: list[str]) -> list[str]:
+    """Rows of two wells under a heading that says from which plate to which: written pairs."""
+    out: list[str] = []
+    for i, line in enumerate(lines):
+        m = _BARE_PAIR.match(line)
+        head = next((k for k in range(i - 1, -1, -1) if not _BARE_PAIR.match(lines[k])), None)
+        if (
+            m is None
+            or head is None
+            or not _DIRECTED.search(lines[head])
+            or _SAYS_WELLS.search(lines[head])
+        ):
+            out.append(line)
+            continue
+        if head == i - 1 and not out[-1].rstrip().endswith(":"):
+            out[-1] = out[-1].rstrip().rstrip(".") + ":"  # the heading of the pairs under it
+        volume = f" {m.group(3)} {m.group(4) or 'uL'}" if m.group(3) else ""
+        out.append(f"- {m.group(1)} -> {m.group(2)}{volume}")
+    return out
+
+
 def rewrite(text: str) -> str:
     """``text`` with every table's rows written as pairs (and its header line dropped), and a
     form's fields ("source: X", "destination: Y", "volume: 10 uL") as one sentence."""
@@ -137,7 +168,7 @@ def rewrite(text: str) -> str:
         if (m := _INLINE_FIELDS.fullmatch(line.strip(" .;"))) and i + 1 < len(lines):
             pairs = re.search(r"[A-Pa-p]\d", lines[i + 1])
             lines[i] = f"Transfer from {m.group(1)} to {m.group(2)}" + (":" if pairs else "")
-    text = _INLINE_FIELDS.sub(r"from \1 to \2", "\n".join(lines))
+    text = _INLINE_FIELDS.sub(r"from \1 to \2", "\n".join(bare_pairs(lines)))
     lines = text.split("\n")
     for i in range(len(lines)):
         if i < len(lines) and (form := _form(lines, i)) is not None:
