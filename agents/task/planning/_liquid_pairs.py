@@ -37,6 +37,11 @@ _PLACE_FIRST = re.compile(
     r"(?::|\bgets?\b|\breceives?\b|\bneeds?\b|,\s*add\b|\badd\b)\s*(?:each\s*)?(?:with\s+)?",
     re.IGNORECASE,
 )
+_OWN_SOURCE = re.compile(
+    r"\s*(?P<src>from\s+(?:(?!\b(?:in|on)?to\b|->)[^,;])+?)\s*(?:(?:in)?to\s+(?:the\s+|each\s+of\s+the\s+)?(?:matching|same|"
+    r"corresponding|respective)\s+wells?|(?:in)?to\s+each(?:\s+(?:one|of\s+them|well))?)?\s*[.]?",
+    re.IGNORECASE,
+)
 _BARE_HEAD = re.compile(r"\s*(?:(?:add|put|dispense|pipette)\s+)?", re.IGNORECASE)
 _LISTED = re.compile(r"\s*(?:,|\+|&|\band\b|\bplus\b|,\s*and\b|;)\s*", re.IGNORECASE)
 
@@ -86,6 +91,16 @@ def split_pairs(
         )
         # "q384 A1-A4: 10 uL master mix, ...": the wells first, then what goes into them
         first = _PLACE_FIRST.fullmatch(text[: pairs[0][0].start]) if listed else None
+        # "PCR1 A1-A3: 18 uL mix, 2 uL cDNA from cDNA_plate A1-A3 into the matching wells":
+        # the last liquid's own source, and every liquid into the wells said first
+        own = (
+            _OWN_SOURCE.fullmatch(text[pairs[-1][1].end :])
+            if len(pairs) > 1
+            and all(_LISTED.fullmatch(text[a[1].end : b[0].start]) for a, b in pairwise(pairs))
+            else None
+        )
+        if own is not None and (placed := _PLACE_FIRST.fullmatch(text[: pairs[0][0].start])):
+            first, dest = placed, []
         # under "Into plate_1 B1-B4:", "30 uL buffer, 10 uL dye": each to the heading's wells
         bare = listed and not frame.places and _BARE_HEAD.fullmatch(text[: pairs[0][0].start])
         if (
@@ -122,6 +137,9 @@ def split_pairs(
         for i, (q, m) in enumerate(order):
             mix = ", mix 3 times" if diluting and i == len(order) - 1 else ""
             said = f"{head}{q.text} of {m.written}{tail}{mix}"
+            if own is not None and first is not None:
+                src = f" {own.group('src').strip()}" if i == len(order) - 1 else ""
+                said = f"add {q.text} of {m.written}{src} to {first.group('place').strip()}"
             pieces.append(_read(replace(frame.clause, text=said), lex, norm.quoted))
         if any(f is None or fam is None or fam.name != "transfer" for f, fam in pieces):
             out.append((frame, family))
