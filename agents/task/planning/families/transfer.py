@@ -75,6 +75,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     ):  # "- C1: 0 uL" in a normalisation list: that well needs nothing
         where = frame.ents.wellsets[0].text if frame.ents.wellsets else "this item"
         return f"nothing to add to {where} (0 uL)"
+    _repeats(frame)
     explicit = pairing.explicit_pairs(frame)
     channels = frame.ents.channels or p.channels or 1
     cycles, mix_volume = mixing(frame)
@@ -155,6 +156,28 @@ def flush(p: r.Planning) -> list[str]:
     ids = pip.emit(p.world, lh, ops, channels, policy)  # type: ignore[arg-type]
     p.flushed.extend(ids)
     return ids
+
+
+# "add 10 uL buffer to A1 twice", "..., 3 times": the whole transfer said more than once
+_REPEATED = re.compile(
+    r"\b(?:\d+|two|three|four|five)\s*(?:times|x)\b(?!\s*[\d.])|\b(?:twice|thrice)\b"
+    r"|\bx\s*\d+\b(?!\s*(?:[.\d]|[uµm]l\b))",
+    _FLAGS,
+)  # ("8 x 500 uL aliquots": a count of wells, each its volume)
+
+
+def _repeats(frame: Frame) -> None:
+    """A transfer said to be done n times (not a mix's cycles) is asked about: n dispenses of
+    the volume, or one - never done once with the count left out."""
+    n = frame.ents.times
+    if n is None or n < 2 or frame.ents.mix or not _REPEATED.search(frame.text):
+        return
+    each = fmt(frame.volume.value, "uL") if frame.volume is not None else "the volume"
+    raise Ask(
+        f"You say {n} times: should each well get {each} {n} times over, or {each} once?",
+        ["count"],
+        [f"{n} x {each}", f"1 x {each}"],
+    )
 
 
 _SPREADS = re.compile(r"^(?:spot|distribute|aliquot|dispense|dot)\b", _FLAGS)
