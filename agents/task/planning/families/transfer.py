@@ -19,6 +19,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
+from agents.task.planning.families import _asks as asks
 from agents.task.planning.families import _pairing as pairing
 from agents.task.planning.families._held import described_wells
 from agents.task.planning.families._last_wells import added_to_last
@@ -75,7 +76,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     ):  # "- C1: 0 uL" in a normalisation list: that well needs nothing
         where = frame.ents.wellsets[0].text if frame.ents.wellsets else "this item"
         return f"nothing to add to {where} (0 uL)"
-    _repeats(frame)
+    asks.repeats(frame)
     explicit = pairing.explicit_pairs(frame)
     channels = frame.ents.channels or p.channels or 1
     cycles, mix_volume = mixing(frame)
@@ -158,40 +159,6 @@ def flush(p: r.Planning) -> list[str]:
     return ids
 
 
-# "add 10 uL buffer to A1 twice", "..., 3 times": the whole transfer said more than once
-_REPEATED = re.compile(
-    r"\b(?:\d+|two|three|four|five)\s*(?:times|x)\b(?!\s*[\d.])|\b(?:twice|thrice)\b"
-    r"|\bx\s*\d+\b(?!\s*(?:[.\d]|[uµm]l\b))",
-    _FLAGS,
-)  # ("8 x 500 uL aliquots": a count of wells, each its volume)
-
-
-def _repeats(frame: Frame) -> None:
-    """A transfer said to be done n times (not a mix's cycles) is asked about: n dispenses of
-    the volume, or one - never done once with the count left out."""
-    n = frame.ents.times
-    if n is None or n < 2 or frame.ents.mix or not _REPEATED.search(frame.text):
-        return
-    each = fmt(frame.volume.value, "uL") if frame.volume is not None else "the volume"
-    raise Ask(
-        f"You say {n} times: should each well get {each} {n} times over, or {each} once?",
-        ["count"],
-        [f"{n} x {each}", f"1 x {each}"],
-    )
-
-
-_SPREADS = re.compile(r"^(?:spot|distribute|aliquot|dispense|dot)\b", _FLAGS)
-
-
-def _one_into_many(frame: Frame, src: list[str]) -> bool:
-    """'spot cDNA_plate A1 into qPCR384, 4 uL each': one well said to go into several wells
-    of a plate that names none - which wells is asked, never the source's position taken."""
-    if len(src) != 1 or _SAME_WELLS.search(frame.text):
-        return False
-    each = any(_EACH_AFTER.match(frame.text[q.end :]) for q in frame.volumes)
-    return bool(each or _SPREADS.match(frame.text))
-
-
 def _ops(
     frame: Frame, p: r.Planning, cycles: int, mix_volume: float | None
 ) -> tuple[list[pip.Op], str]:
@@ -264,12 +231,14 @@ def _ops(
             dests = _unnamed_destination(frame, p, [lw for lw, _ in src_sets])
         for lw, place in _resolve_places(dests, p, "pipette into", None, frame):
             r.check_count(frame, lw, p)
+            if place.wells is None:
+                asks.part_of(frame, lw, world)
             if (
                 place.wells is None
                 and src_sets
                 and src_sets[0][1]
                 and (_SAME_WELLS.search(text) or (lw != src_sets[0][0] and not _POOL.match(text)))
-                and not _one_into_many(frame, src_sets[0][1])
+                and not asks.one_into_many(frame, src_sets[0][1])
             ):  # (a pool "into pool_blk" names no well: which one is asked)
                 wells = list(src_sets[0][1])  # "to dest_plate": the same positions
                 _fits(wells, lw, p)
@@ -308,6 +277,7 @@ def _ops(
         n_src = len(per_well) if per_well else n_src
     volume = None
     if per_well is None or len(per_well) not in (len(dst_wells), n_src):
+        asks.unmatched_list(frame, len(dst_wells))
         per_well = None
         if frame.volume is None and frame.total is not None:
             volume = frame.total.value / len(dst_wells)
