@@ -32,7 +32,9 @@ _BLANK_AFTER = re.compile(
     _FLAGS,
 )
 _BLANK_BEFORE = re.compile(
-    rf"\bblanks?\s*(?:wells?\s*)?(?:in|at|=|:|are|is|-)?\s*(?:wells?\s+)?(?P<w>{_WELLS})", _FLAGS
+    rf"\bblanks?\s*(?:wells?\s*)?(?:of\s+#+(?:\s+#+)?\s+)?"  # "a blank of 10 uL IDTE in plate H6"
+    rf"(?:in|at|=|:|are|is|-)?\s*(?:#+\s+)?(?:wells?\s+)?(?P<w>{_WELLS})",
+    _FLAGS,
 )
 
 

@@ -20,6 +20,7 @@ from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities
 from agents.task.planning._labels import diluent_of
 from agents.task.planning._lexicon import Mention
+from agents.task.planning._located import located_cuts
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._wellsets import WellSet
 
@@ -72,7 +73,6 @@ _FINAL = re.compile(
     r"|\bbring(?:ing)?\s+(?:each|every|all|them|it)\b[^,;]{0,30}\bto\s+$)",
     _FLAGS,
 )
-_SAME_OF = re.compile(r"\(\s*(?:the\s+)?(?:same|matching)\s+wells?\s+(?:of|in|on|from)\s+", _FLAGS)
 _STEPS_AFTER = re.compile(r"\s*(?:steps?|transfers?|increments?|portions?|aliquots?)\b", _FLAGS)
 _FINAL_AFTER = re.compile(
     r"^\s*(?:(?:per|a|each|/)\s*well\s+|each\s+)?(?:final|total\s+volume|f\.?v\.?)\b", _FLAGS
@@ -157,10 +157,8 @@ _EACH_OF = re.compile(r"\bof\s+(?:each|every|all(?:\s+the)?)\s+$", _FLAGS)
 
 
 def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
-    """(position, role) where each role segment of the clause starts.
-
-    "the dye in reservoir A1": "in" right after a liquid's name says where it is (a source).
-    """
+    """(position, role) where each role segment of the clause starts ("the dye in reservoir
+    A1": "in" right after a liquid's name says where it is, a source)."""
     cuts: list[tuple[int, str]] = []
     spans = [m.span(1) for m in _DEST_SPAN.finditer(text) if _TO_BEFORE.search(text[: m.start()])]
     for m in _FROM.finditer(text):
@@ -192,10 +190,7 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
             )
         )
         cuts.append((m.end(), "source" if located else "dest"))
-    for m in _SAME_OF.finditer(text):  # "then extract (same well of EXTRACTS)": its source
-        if any(re.fullmatch(r"\s*", text[q.end : m.start()]) for q in liquids):
-            cuts.append((m.end(), "source"))
-    return sorted(cuts)
+    return sorted(cuts + located_cuts(text, liquids))  # "dilution of the cDNA in cDNA_plate H1"
 
 
 def role_at(cuts: list[tuple[int, str]], pos: int) -> str:

@@ -29,7 +29,8 @@ _TAIL_BLANKS = re.compile(
     r"(?:\b(?:plus|and|with|then|followed\s+by)|\+|,)\s+(?:(a|an|one|two|three|four|\d)\s+)?"
     r"(?:(?!the\b|[A-Pa-p]\d{1,2}\b|rows?\b|columns?\b|cols?\b|\d)[\w-]+[\s-]+(?:only\s+)?)?"
     r"(?:blanks?|zeros?(?:\s+(?:standards?|stds?|points?|conc\w*))?)\b"  # "7 standards and a zero"
-    r"(?!\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b|columns?\b|cols?\b))",
+    r"(?!\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b|columns?\b|cols?\b)"
+    r"|\s+of\b[^,;.]*?\b[A-Pa-p]\d{1,2}\b)",  # "plus a blank of 10 uL IDTE in H6": its own well
     _FLAGS,
 )
 _COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}

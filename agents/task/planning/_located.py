@@ -1,0 +1,31 @@
+"""Where a liquid a clause names already is, said right after its name: "serial dilution of
+the cDNA in cDNA_plate H1, 6 points A1-F1" (the cDNA's well, then the points the dilution
+runs on), "then extract (same well of EXTRACTS)" (the plate the extract comes from)."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning._lexicon import Mention
+
+_FLAGS = re.IGNORECASE
+_SAME_OF = re.compile(r"\(\s*(?:the\s+)?(?:same|matching)\s+wells?\s+(?:of|in|on|from)\s+", _FLAGS)
+_SERIES_OF = re.compile(r"\b(?:dilutions?|series)\s+of\s+(?:the\s+)?$", _FLAGS)
+_IN = re.compile(r"\s+in\s+", _FLAGS)
+
+
+def located_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
+    """(position, role) cuts that make such a place a source: after the same position's
+    "dest", "source" sorts last and wins; the place after the next comma is a destination."""
+    cuts: list[tuple[int, str]] = []
+    for q in liquids:
+        m = _IN.match(text, q.end)
+        if m is None or not _SERIES_OF.search(text[: q.start]):
+            continue
+        cuts.append((m.end(), "source"))
+        if "," in text[m.end() :]:
+            cuts.append((text.index(",", m.end()), "dest"))
+    for m in _SAME_OF.finditer(text):
+        if any(q.end <= m.start() and not text[q.end : m.start()].strip() for q in liquids):
+            cuts.append((m.end(), "source"))
+    return cuts
