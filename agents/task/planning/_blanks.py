@@ -12,21 +12,21 @@ from agents.task.planning._entities import _ASIDE, Entities, _blank
 _FLAGS = re.IGNORECASE
 
 _WELLS = (
-    r"(?:[A-Pa-p]\d{1,2}(?:\s*(?:-|to|through|\.\.|and|&)\s*[A-Pa-p]\d{1,2})*"
+    r"(?:[A-Pa-p]\d{1,2}(?:\s*(?:-|to|through|\.\.|and|&|\+)\s*[A-Pa-p]\d{1,2})*"
     r"|(?:rows?|columns?|cols?)\s+(?:[A-Pa-p]|\d{1,2})\b(?:\s*(?:-|to|and|&)\s*(?:[A-Pa-p]|\d{1,2})\b)*"
     # "last row blank", "the final two columns are blanks": a row or column named by place
     r"|(?:the\s+)?(?:first|last|final|top|bottom)\s+(?:(?:\d|two|three|four)\s+)?(?:rows?|columns?|cols?)\b)"
 )
 _BLANK_AFTER = re.compile(
-    rf"(?<![\w#])(?P<w>{_WELLS})\s*(?:\(\s*)?(?:=|:|-)?\s*(?:is|are|as|stays?\s+as|remains?\s+as|will\s+be"
+    rf"(?<![\w#])(?P<w>{_WELLS})(?:\s*\))?\s*(?:\(\s*)?(?:=|:|-)?\s*(?:is|are|as|stays?\s+as|remains?\s+as|will\s+be"
     r"|gets?|receives?|stays?|remains?|(?:is\s+)?left|(?:is\s+)?kept|holds?|has|just"
     r"|serves?\s+as|left\s+as|kept\s+as)?\s*(?:the\s+|a\s+|our\s+)?"
     # "H1 = PBS blank", "A12: diluent blank": the blank named by what it holds
-    r"(?:(?:#+|buffer|diluent|broth|media|medium|water)[\s-]+)?"
+    r"(?:(?:#+|buffer|diluent|broth|media|medium|water|reagent|solvent|(?-i:[A-Z][A-Za-z0-9]*))[\s-]+)?"
     r"(?:zero[\s-](?:standards?|#+)|blanks?\b"
     # "col 12 = growth control": no drug, the diluent (and what it is for) only
     r"|(?:growth|sterility|no[\s-]drug|vehicle|solvent|untreated|diluent|media|medium|broth)\s+"
-    r"controls?\b"
+    r"controls?\b|ntcs?\b|no[\s-]template(?:\s+controls?)?\b"
     r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer)[\s-]+only\b"
     r"|(?:buffer|broth|media|medium|diluent)[\s-]only\b|no[\s-](?:stock|drug)\b)(?:\s*wells?)?\)?",
     _FLAGS,
@@ -34,6 +34,13 @@ _BLANK_AFTER = re.compile(
 _BLANK_BEFORE = re.compile(
     rf"\bblanks?\s*(?:wells?\s*)?(?:of\s+#+(?:\s+#+)?\s+)?"  # "a blank of 10 uL IDTE in plate H6"
     rf"(?:in|at|=|:|are|is|-)?\s*(?:#+\s+)?(?:wells?\s+)?(?P<w>{_WELLS})",
+    _FLAGS,
+)
+
+
+_BLANK_ASIDE = re.compile(
+    r"^\(\s*(?:the\s+|a\s+)?(?:blanks?|zero[\s-]standards?|ntcs?|no[\s-]template(?:\s+controls?)?)"
+    r"\s*\)$",
     _FLAGS,
 )
 
@@ -80,6 +87,12 @@ def split_blanks(ents: Entities) -> None:
         for rx in (_BLANK_AFTER, _BLANK_BEFORE)
         for m in rx.finditer(ents.marked)
         if not _shared_place(ents, m, rx is _BLANK_BEFORE)
+    ] + [
+        (w.start, w.end, w.start, w.end)
+        for aside in _ASIDE.finditer(ents.text)
+        if _BLANK_ASIDE.match(aside.group(0))
+        for w in ents.wellsets
+        if w.end <= aside.start() and not ents.text[w.end : aside.start()].strip()
     ]
     if not spans:
         return

@@ -67,7 +67,8 @@ _LEVEL = re.compile(
 _BARE_LIST = re.compile(r"(?:^|[\s(:])\d+(?:\.\d+)?(?:\s*,\s*\d+(?:\.\d+)?)+\s*$")
 # ", standard 300 uL into A1" after "sample buffer 150 uL into A2-A8": a liquid, its volume, where.
 _NAMED_VOLUME_START = re.compile(
-    r"\s*,\s*(?:and\s+)?(?=(?:[A-Za-z«][\w%»-]*\s+){1,3}(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s+"
+    r"\s*,\s*(?:and\s+)?(?=(?:[A-Za-z«][\w%»-]*\s+|\d[\w.%/-]*\s+(?=[A-Za-z«])){1,4}?"
+    r"(?:[A-Za-z«][\w%»./-]*\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s+"
     r"(?:into|in|to|->|from)\s)",
     _FLAGS,
 )
@@ -126,6 +127,10 @@ _NEW_ACTION = re.compile(
     r"|\s*,\s*(?:and\s+)?(?=(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:serial|step-?wise)\s+"
     r"(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:transfers?\b|dilution\s+(?=from|across|down|along)))"
     r"|\s*:\s+(?=[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?|with|(?:pre-?)?filled|receives?|into|to|->)\b)"
+    # "A1 to B1, mix, and so on down to H1": the rest of the chain
+    r"|(?<![A-Pa-p]\d)(?<![A-Pa-p]\d\d)\s*,\s*(?=(?:and\s+)?(?:so\s+on|etc\.?)\s+"
+    r"(?:(?:down|across|along)\s+)?(?:to|until|through)"
+    r"\s+[A-Pa-p]\d)"
     # "A1 into B1, mix, B1 into C1, and so on to G1": the next step written out, then the rest
     r"|\s*,\s*(?=[A-Pa-p]\d{1,2}\s+(?:to|into|->)\s+[A-Pa-p]\d{1,2}\s*,?\s*(?:and\s+)?"
     r"(?:so\s+on|etc|on\s+(?:down|across|along)|onwards?)\b)",

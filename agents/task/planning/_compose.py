@@ -306,7 +306,8 @@ def _fills_first(out: list[tuple[Frame, Family]]) -> list[tuple[Frame, Family]]:
 
 
 _CONTINUE = re.compile(
-    r"^(?:and\s+)?(?:then\s+)?(?:continue|carry\s+on|keep\s+going|proceed|go\s+on|repeat)"
+    r"^(?:and\s+)?(?:then\s+)?(?:continue|carry\s+on|keep\s+going|proceed|go\s+on|repeat|so\s+on"
+    r"|etc\.?|on(?=\s+(?:down|across|along)\s))"
     r"(?:\s+(?:the\s+same|like\s+that|this\s+way|down|across|along|(?:down|across|along)\s+the\s+(?:row|column)))*"
     r"\s+(?:to|until|through|up\s+to|as\s+far\s+as)\s+(?:well\s+)?([A-Pa-p]\d{1,2})\b"
     # "..., then B1 to C1 and so on down to G1": the next step written out, then the rest

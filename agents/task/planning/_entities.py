@@ -146,7 +146,8 @@ _TIP_SCOPE = re.compile(
 # plate has a row S).
 _STANDARD_NAMES = re.compile(
     r"\bS\d{1,2}\s*(?:-|–|to|through|thru|\.\.)\s*S\d{1,2}\b"
-    r"|\bS\d{1,2}\b(?=[^.;]*\b(?:standards?|stds?|curve|blanks?|points?|-fold|fold)\b)",
+    r"|\bS\d{1,2}\b(?=[^.;]*\b(?:standards?|stds?|curve|blanks?|points?|-fold|fold)\b)"
+    r"|\bS\d{1,2}\b(?=\s*(?:=|:|\())",
     _FLAGS,
 )
 

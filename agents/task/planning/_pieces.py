@@ -80,6 +80,28 @@ def _stock_first(frame: Frame, header: Frame) -> bool:
     return any(line and line[0] == wells[0] for line in lines)
 
 
+_ROLE_PIECE = re.compile(
+    r"^(?:(?:the\s+|with\s+)?diluents?\s*(?:is|=|:|-)?\s*(?:the\s+)?#+"
+    r"|(?:in\s+|with\s+)?#+\s+(?:as\s+)?(?:the\s+)?diluents?"
+    r"|(?:the\s+)?(?:top(?:\s+(?:standard|std))?|stock|S1)\s*(?:is|=|:|-)?\s*(?:the\s+|neat\s+)*#+"
+    r"|#+\s+(?:is\s+|as\s+)?(?:the\s+)?(?:top\s+(?:standard|std)|stock))$",
+    re.IGNORECASE,
+)
+
+
+_PER_WELL = re.compile(
+    r"^#+\s*(?:per\s+well|each|/\s*well|final(?:\s+volume)?|in\s+each(?:\s+well)?)?$", re.IGNORECASE
+)
+
+
+def _roles_said(marked: str) -> bool:
+    """Pieces that say which liquid is the stock and which the diluent, and at most a volume
+    per well ("top = BSA standard, diluent PBS, 150 uL per well")."""
+    parts = [part.strip() for part in marked.split(",") if part.strip()]
+    roles = [part for part in parts if _ROLE_PIECE.match(part)]
+    return bool(roles) and all(p in roles or _PER_WELL.match(p) for p in parts)
+
+
 def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool:
     """A verbless piece of a dilution sentence that says more about it ("2-fold", "A1 to A11",
     "A12 blank", "100 uL final"), not a filling step of its own ("diluent 100 uL in B1..H1")."""
@@ -112,6 +134,8 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return False
     if family is not None and family.name == "mix" and not frame.places and not ents.volumes():
         return True  # "..., 100 uL final, mix 5x": how each step mixes
+    if _roles_said(ents.marked) and not ents.wellsets and header.ents.fold is not None:
+        return True  # "..., 2-fold, top = BSA standard, diluent PBS, 150 uL per well"
     if _VERB_START.match(frame.text):
         return False
     if family is not None and family.name not in ("transfer", "dilution", "context"):
@@ -120,6 +144,8 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return True  # "..., 150 uL dye in the first well": how much stock starts the chain
     if _STARTING_WITH.match(frame.text) and header.ents.fold is not None:
         return True  # "..., starting with 200 uL standard in C1": the stock that starts it
+    if _ROLE_PIECE.match(ents.marked.strip()) and not ents.volumes() and not ents.wellsets:
+        return True  # "..., top = BSA standard, diluent PBS, ...": which liquid is which
     fills = [q for q in frame.volumes if q is not frame.final and q is not frame.total]
     bare = not (ents.liquids or ents.wellsets or ents.labware) and len(fills) == 1
     if fills and (ents.liquids or frame.final is None) and not (bare and _unsized(header)):

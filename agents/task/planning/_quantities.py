@@ -114,6 +114,11 @@ _STEPS = re.compile(
     r"(?:steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b",
     _FLAGS,
 )
+# "diluted 1:2 six times", "3-fold 5 times": the number of transfers of a dilution
+FOLD_TIMES = re.compile(
+    rf"(?:\b1\s*[:/]\s*\d+|\b\d+(?:\.\d+)?\s*-?\s*fold|\b\d+x)\s+({_COUNT[1:-1]})\s+times\b",
+    _FLAGS,
+)
 VAGUE = re.compile(
     r"\b(a bit|a little|some|a few|few|several|a couple(?: of)?|enough|a lot(?: of)?|lots of|"
     r"plenty(?: of)?|a splash|a drop|a while|briefly|a moment|overnight|a small amount|"
@@ -355,7 +360,7 @@ _FOLD_MORE = re.compile(
 
 def steps(text: str) -> int | None:
     """A step count: '8-step', '6 steps', 'eight-point', '7 dilutions'."""
-    m = _STEPS.search(text)
+    m = _STEPS.search(text) or FOLD_TIMES.search(text)
     return None if m is None else int(number(m.group(1)))
 
 

@@ -13,7 +13,7 @@ _FLAGS = re.IGNORECASE
 
 _W = r"(?![xX]\d)[A-Za-z]\d{1,2}"  # "x3" is a count: no plate has a row X
 _NOT_UNIT = (
-    r"(?!\s*(?:u[lL]|ml|mL|nm|rpm|min|s\b|h\b|C\b|x\b|times|fold|%|-fold|points?\b|steps?\b"
+    r"(?!\s*(?:u[lL]|ml|mL|nm|rpm|min|s\b|h\b|C\b|x\b|times|fold|%|-fold|points?\b|pts\b|steps?\b"
     r"|standards?\b|dilutions?\b|replicates?\b|wells\b|cycles?\b))"
 )
 _NUM = r"\d{1,2}(?![\d.])" + _NOT_UNIT

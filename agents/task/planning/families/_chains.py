@@ -14,6 +14,7 @@ from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
+from agents.task.planning._quantities import FOLD_TIMES
 from agents.task.planning._wellsets import WellSet
 
 _FLAGS = re.IGNORECASE
@@ -40,6 +41,9 @@ _STEP_NOUN = re.compile(
     r"(?![\d.])\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
     r"(steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b",
     _FLAGS,
+)
+INCL_BLANK = re.compile(
+    r"\bincl(?:uding|udes|uded|\.)?\s+(?:the\s+|a\s+|one\s+|1\s+)?(?:blank|zero)\b", _FLAGS
 )
 _LAST_BLANK = re.compile(
     r"\b(?:the\s+)?last\s+(?:well|one|point|row|column|position)s?\b[^,;.]*?\bblanks?\b"
@@ -227,10 +231,12 @@ def _trimmed(frame: Frame, out: list[list[str]], singles: list[str]) -> list[lis
     if steps is not None:
         # "5 steps": five transfers (six wells); "8 points": eight wells.
         said = _STEP_NOUN.search(frame.text)
-        transfers = said is not None and said.group(1).lower().startswith(("step", "dilution"))
-        wells_n = (
-            steps if frame.ents.series is not None or not transfers else steps + 1
-        ) + blanks_after(frame)  # the blanks after the points are in the line too
+        transfers = (
+            said is not None and said.group(1).lower().startswith(("step", "dilution"))
+        ) or (said is None and FOLD_TIMES.search(frame.text) is not None)
+        wells_n = (steps if frame.ents.series is not None or not transfers else steps + 1) + (
+            0 if INCL_BLANK.search(frame.text) else blanks_after(frame)
+        )  # the blanks too
         if wells_n > max(len(c) for c in out):
             raise Refuse(
                 f"a {steps}-step dilution does not fit in {max(len(c) for c in out)} wells",
@@ -275,9 +281,14 @@ def without_blanks(
     ("A1 to H1 with H1 as the blank")."""
     view = p.world.labware(plate)
     named = {w for b in p.blanks for w in b.expand(view.rows, view.cols)}
-    n = blanks_after(frame) or (1 if _LAST_BLANK.search(frame.text) else 0)
+    n = blanks_after(frame) or (
+        1 if _LAST_BLANK.search(frame.text) or INCL_BLANK.search(frame.text) else 0
+    )
     kept, blanks = [], []
     for chain in chains:
+        inside = next((i for i, w in enumerate(chain) if w in named and i >= 2), None)
+        if inside is not None and not n:  # "row C from C1, ..., C8 blank": the curve ends at C8
+            chain = chain[: inside + 1]
         body, tail = chain[: len(chain) - n], chain[len(chain) - n :]
         while body and body[-1] in named:
             tail.insert(0, body.pop())

@@ -26,6 +26,9 @@ _DILUENT = re.compile(
 )
 
 
+_DILUENT_BEFORE = re.compile(r"\bdiluents?\s*(?:is|=|:|-)?\s*(?:the\s+)?$", _FLAGS)
+
+
 # Liquids whose name says they are the diluent; any other is asked for.
 _DILUENT_WORDS = ("diluent", "buffer", "sample diluent", "dilution buffer")
 
@@ -43,6 +46,9 @@ def _diluent(frame: Frame, stock: str, p: r.Planning) -> str:
         )
         return r.liquid(found or Mention(word, 0, 0, word), p, "diluent")
     others = [m for m in frame.liquids if m.name != stock]
+    called = [m for m in others if _DILUENT_BEFORE.search(frame.text[: m.start])]
+    if called:  # "..., diluent PBS, ...", "diluent - assay buffer"
+        return r.liquid(called[0], p, "diluent")
     # "PicoGreen std curve: lambda DNA top standard, 2-fold in 1x TE": the one said "in" is it
     others = [m for m in others if _IN_IT.search(frame.text[: m.start])] or others
     if others:
@@ -85,7 +91,13 @@ _STOCK_ROLE = r"(?:top|highest|first)\s+(?:standard|std|point|conc\w*)\b|(?:S1|s
 _STOCK_AFTER = re.compile(
     rf"\s*(?:\(\s*)?(?:[=:-]\s*|(?:is|as|being)\s+)?(?:the\s+|our\s+)?(?:{_STOCK_ROLE})", _FLAGS
 )
-_STOCK_BEFORE = re.compile(rf"(?:{_STOCK_ROLE})\s*(?:is|=|:|-)?\s*(?:the\s+)?(?:neat\s+)?$", _FLAGS)
+# "resazurin 2-fold in assay medium", "gentamicin (abx_src B2) 1:2 across ...": the stock
+_FOLD_AFTER = re.compile(
+    r"\s*(?:\([^()]*\)\s*)?(?:\d+(?:\.\d+)?\s*-?\s*(?:fold|x)\b|1\s*(?::|/|in)\s*\d)", _FLAGS
+)
+_STOCK_BEFORE = re.compile(
+    rf"(?:{_STOCK_ROLE}|\btop(?=\s*[=:]))\s*(?:is|=|:|-)?\s*(?:the\s+)?(?:neat\s+)?$", _FLAGS
+)
 
 
 def _stock(frame: Frame, p: r.Planning) -> str:
@@ -102,7 +114,7 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         m
         for m in named
         if _STOCK_AFTER.match(frame.text[m.end :]) or _STOCK_BEFORE.search(frame.text[: m.start])
-    ]
+    ] or [m for m in named if _FOLD_AFTER.match(frame.text[m.end :])]
     if len({m.name for m in marked}) == 1:
         named = marked
     label = p.lex.liquid_mentions(frame.clause.label) if frame.clause.label else []
@@ -119,7 +131,7 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         named
         and p.liquid is not None
         and all(m.name != p.liquid for m in named)
-        and len(said_as_diluent) == len(named)
+        and all(m in said_as_diluent for m in named)
     ):
         return p.liquid
     if not named and frame.liquid is not None:

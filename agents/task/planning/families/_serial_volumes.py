@@ -24,6 +24,7 @@ _STEP_AFTER = re.compile(
 )
 
 
+_EACH = re.compile(r"\s*(?:each|apiece|/\s*well|per\s+(?:well|standard|std|point))\b", _FLAGS)
 _TOP = re.compile(
     r"\s*(?:of\s+(?:the\s+)?[\w-]+\s+)?(?:as\s+(?:the\s+)?)?(?:top|highest|first|undiluted)\s+"
     r"(?:standard|well|point|concentration|std)\b|\s*(?:(?:of\s+)?[\w-]+\s+)?(?:in|into)\s+(?:the\s+)?"
@@ -55,6 +56,10 @@ def amounts(frame: Frame, k: float, held: float | None) -> tuple[float, float, b
         ),
         None,
     )
+    each = next((q for q in frame.volumes if _EACH.match(frame.text[q.end :])), None)
+    if frame.final is None and top is None and step_q is None and each is not None:
+        final = each.value  # "S1 = neat stock (200 uL in A1), S2-S7 1:2, 100 uL each"
+        return final, round(final / (k - 1), 4), False
     if frame.final is not None:
         final = frame.final.value
         t = round(final / (k - 1), 4)

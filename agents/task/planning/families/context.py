@@ -87,6 +87,7 @@ _LEAVE = re.compile(
     r"touch\b",
     _FLAGS,
 )
+_ROLE = re.compile(r"\b(?:is|are|as)\s+(?:the\s+|our\s+|my\s+)?diluents?\b", _FLAGS)
 _TIMED = re.compile(
     r"\d\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b|\bovernight\b", _FLAGS
 )
@@ -259,6 +260,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70  # "...; one tip per pick", "Change tips between wells."
     if _ALREADY_HOLD.search(said) and not _IMPERATIVE.match(text) and ents.fold is None:
         return _ALREADY  # "std_dil A1-A8 already hold the IL-6 standard curve": what is
+    said = _ROLE.sub(" ", said)  # "elution buffer is the diluent, ...": a role, no fact
     if (
         (not _IMPERATIVE.match(text) or _NOTE_THAT.match(text))
         and _STATE.search(_FINE.sub(" ", said))

@@ -122,7 +122,14 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         r"\b(?:steps?|standards?|stds?|points?|pts)\b", text, _FLAGS
     ):
         return 78  # "1:10 steps of dye down column 4, A4 to E4 (5 standards)"
-    if re.search(r"\b(?:serial|series|titrat\w*)\b", text, _FLAGS) and ents.fold:
+    if (
+        ents.fold is not None
+        and ents.wellsets
+        and _SERIES_WORDS.search(text)
+        and _ALONG.search(text)
+    ):
+        return 77  # "ethanol 1:2 down A1-F1, G1 + H1 blanks"
+    if re.search(r"\b(?:serial(?:ly)?|series|titrat\w*)\b", text, _FLAGS) and ents.fold:
         return 85
     if ents.fold is not None and ents.wellsets and re.match(r"^[^,;]*\b(?:across|down)\b", text):
         return 75  # "Dye: 1:2 across plate_2 row B, 100 uL final": a fold carried along a line
