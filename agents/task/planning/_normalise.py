@@ -101,6 +101,13 @@ _SLASHED = re.compile(
 _ROW_START = re.compile(r"(?:^|\n)\s*(?:[-*•]\s*)?\|?\s*[A-Pa-p]\d{1,2}\b[^\n]*$")
 
 
+# "A1, A2, A 3": a well of a list written with a space inside it is that well
+_SPACED_WELL = re.compile(
+    r"(\b[A-P]\d{1,2}\s*(?:,|&|\band\b)\s*)([A-P])\s+(\d{1,2})\b"
+    r"(?![\d.]|\s*(?:u[lL]|µ|m[lL]|%|x\b|C\b|min|h\b|s\b|rpm|nm))"
+)
+
+
 def _labware_well(m: re.Match[str]) -> str:
     if re.fullmatch(r"[A-Pa-p]\d{1,2}", m.group(1)):
         return m.group(0)  # "A1:A12" is a range
@@ -273,6 +280,7 @@ def normalise(request: str) -> Normalised:
     text = _LINE_CHAIN.sub(_line_chain, text)
     text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
     text = _LABWARE_WELL.sub(_labware_well, text)
+    text = _SPACED_WELL.sub(r"\1\2\3", text)
     text = _SLASHED.sub(_slashed, text)
     text = _UNIT_DOT.sub(
         r"\1", _DECIMAL_COMMA.sub(r"\1.\2", text)

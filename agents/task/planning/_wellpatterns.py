@@ -49,7 +49,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "rowpart",
         re.compile(
-            rf"\b(?P<r>[A-Pa-p])(?P<a>\d{{1,2}})\s*(?:-|to|through|thru)\s*(?P<b>{_NUM})(?![\w:])"
+            rf"\b(?P<r>[A-Pa-p])(?P<a>\d{{1,2}})\s*(?:-|to|through|thru|\.\.\.?|…)\s*(?P<b>{_NUM})(?![\w:])"
             r"(?!\s*(?:[a-zµ]{1,3}\s*/|[pnuµm]?M\b|u[lL]|µ[lL]|m[lL]|%))"  # "B1 to 20 ng/uL"
             rf"|\brow\s+(?P<r2>[A-Pa-p])\s*(?:,\s*|\(\s*)(?:wells?\s+|columns?\s+|cols?\s+)?"
             rf"(?P<a2>\d{{1,2}})\s*(?:-|to|through|thru)\s*(?P<b2>{_NUM})\)?"
