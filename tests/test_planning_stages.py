@@ -445,3 +445,15 @@ def test_rows_of_two_wells_under_a_heading_that_says_from_where_to_where_are_pai
     kept = ["pick 5 uL from src into dst column 1:", "A1 B2"]  # the heading names its wells
     assert bare_pairs(kept) == kept
     assert bare_pairs(["these wells of src", "B03  A1"]) == ["these wells of src", "B03  A1"]
+
+
+def test_a_head_chosen_per_liquid_after_the_work_sets_that_liquids_moves() -> None:
+    result = RulePlanner().plan(
+        "add 50 uL buffer to plate_1 A1-H2, then 5 uL dye into the same wells. "
+        "The buffer goes in with a single channel; the dye goes with the 8-channel.",
+        LAB,
+    )
+    assert isinstance(result, Plan), result
+    assert [s.command for s in result.steps][:2] == ["transfer", "pick_up_tips"]  # one channel
+    dye = next(s for s in result.steps if s.command == "aspirate")
+    assert len(dye.args["channels"]) == 8

@@ -36,6 +36,7 @@ from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
 from agents.task.planning._fragments import concentration_lists, shared_volume, volume_after
 from agents.task.planning._frames import Frame
+from agents.task.planning._head_choice import per_liquid_heads
 from agents.task.planning._headings import _TAKES, _fill, _heading, announced, check_used
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._liquid_pairs import split_pairs
@@ -93,6 +94,7 @@ class RulePlanner:
             read_in = concentration_lists(read_in, lex, norm)
             read_in = volume_after(read_in, lex, norm)
             read_in = split_pairs(read_in, lex, norm)
+            read_in = per_liquid_heads(read_in)  # "the compound goes with the 8-channel"
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)
             read_in = trailing_plates(read_in, lex, norm)

@@ -257,9 +257,10 @@ def _ratio_from(frame: Frame, p: r.Planning, k: float, src: Place, dst: Place) -
         world,
         lh,
         [pip.Op(d_src, (plate, w), v_dil) for w in wells],
-        channels,
+        _said(frame, "diluent_channels", channels),
         pip.policy_used([], tips),
     )
+    channels = _said(frame, "stock_channels", channels)
     cycles = 0 if frame.ents.no_mix else (frame.ents.mix_times or MIX_CYCLES)
     ops = [
         pip.Op((src_lw, s), (plate, w), v_stock, cycles)
@@ -273,6 +274,12 @@ def _ratio_from(frame: Frame, p: r.Planning, k: float, src: Place, dst: Place) -
         f"1:{k:g} dilution of {src_lw} {src_wells[0]}..{src_wells[-1]} in {diluent} into {plate} "
         f"{wells[0]}..{wells[-1]}: {fmt(v_dil, 'uL')} {diluent} then {fmt(v_stock, 'uL')} of each"
     )
+
+
+def _said(frame: Frame, key: str, default: int) -> int:
+    """The head said for one liquid of the dilution ("the buffer with a single channel")."""
+    said = frame.extra.get(key)
+    return said if isinstance(said, int) else default
 
 
 def _in_place(frame: Frame, p: r.Planning, k: float, place: Place) -> str:
