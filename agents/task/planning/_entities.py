@@ -355,6 +355,8 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
         spans += restated
         ents.marked = _blank(text, spans, "#")
         ents.wellsets = ws.find_all(ents.marked)
+    at = [(m.start, m.end) for m in ents.labware]  # "into every seedlings24 well"
+    ents.wellsets = sorted(ents.wellsets + ws.every_plate_well(text, at), key=lambda w: w.start)
     plain = _blank(text, spans[: len(spans) - len(how)], " ")
     ents.well_count = ws.well_count(text)
     ents.times = qty.times(plain)

@@ -375,6 +375,18 @@ def find_all(text: str) -> list[WellSet]:
     return [s for s in sets if not (s.whole_plate and _BUT_AFTER.match(text[s.end :]))]
 
 
+def every_plate_well(text: str, plates: list[tuple[int, int]]) -> list[WellSet]:
+    """'into every seedlings24 well', 'each plate_2 well': all the wells of that plate (a
+    liquid's name there - 'every dna well' - is the wells holding it, never this)."""
+    found = []
+    for a, b in plates:
+        before = re.search(r"\b(?:every|each|all)\s+(?:the\s+)?$", text[:a], _FLAGS)
+        after = re.match(r"\s+wells?\b", text[b:], _FLAGS)
+        if before and after:
+            found.append(WellSet((Part("all"),), before.start(), b + after.end(), text[a:b]))
+    return found
+
+
 def well_count(text: str) -> int | None:
     """A number of wells written out ('400 wells', 'all 96 wells')."""
     m = _WELL_COUNT.search(text)

@@ -159,6 +159,12 @@ def flush(p: r.Planning) -> list[str]:
     return ids
 
 
+# A source said as wells of no named plate: never a trough that holds the liquid named.
+_FROM_WELLS = re.compile(
+    r"\b(?:from|out\s+of|off)\s+(?:each|every|all(?:\s+the)?|the|those|these)\s+wells?\b", _FLAGS
+)
+
+
 def _ops(
     frame: Frame, p: r.Planning, cycles: int, mix_volume: float | None
 ) -> tuple[list[pip.Op], str]:
@@ -296,6 +302,8 @@ def _ops(
             src_wells = list(dict.fromkeys(w for lw, ws_ in src_sets for w in (ws_ or [])))
         name = f"{src_lw} {pairing.span(src_wells)}"
     else:
+        if _FROM_WELLS.search(frame.text):  # "take 200 uL of medium from each well into X"
+            raise Ask("Which plate should I take it from?", ["source"], r.work_plates(world))
         written = None if frame.liquid else pairing.written_liquid(frame)
         # A liquid the clause names, even one the lab lacks, is never the clause before's.
         liquid = r.liquid(frame.liquid, p) if frame.liquid else (None if written else p.liquid)
