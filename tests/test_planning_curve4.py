@@ -8,6 +8,7 @@ from test_rule_planner import LAB
 from agents.task.planning._blanks import blank_note, split_blanks
 from agents.task.planning._entities import extract
 from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._quantities import fold, steps
 from agents.task.planning._wellsets import find_all
 
 
@@ -43,3 +44,16 @@ def test_rows_said_with_down_to_are_one_span() -> None:
     assert _wells("from row A down to row G") == [
         f"{r}{c}" for r in "ABCDEFG" for c in range(1, 13)
     ]
+
+
+def test_a_fraction_before_steps_is_a_ratio_and_a_plate_format_is_no_count() -> None:
+    assert fold("IL-6 standard, 1/2 steps") == (2.0, "ratio")
+    assert steps("384 std curve: master mix 1:2 down column 3") is None
+    assert steps("diluted 1:2 six times across row C") == 6
+    assert steps("mix 5 times") is None
+
+
+def test_control_and_blank_shorthand_are_blank_notes() -> None:
+    lex = Lexicon(LAB)
+    assert blank_note(extract("A11 growth ctrl, A12 sterility ctrl", lex, ()))
+    assert blank_note(extract("B8 blk", lex, ()))

@@ -23,10 +23,10 @@ _BLANK_AFTER = re.compile(
     r"|serves?\s+as|left\s+as|kept\s+as)?\s*(?:the\s+|a\s+|our\s+)?"
     # "H1 = PBS blank", "A12: diluent blank": the blank named by what it holds
     r"(?:(?:#+|buffer|diluent|broth|media|medium|water|reagent|solvent|(?-i:[A-Z][A-Za-z0-9]*))[\s-]+)?"
-    r"(?:zero[\s-](?:standards?|#+)|blanks?\b"
+    r"(?:zero[\s-](?:standards?|#+)|blanks?\b|bla?nks?\b|blk\b"
     # "col 12 = growth control": no drug, the diluent (and what it is for) only
     r"|(?:growth|sterility|no[\s-]drug|vehicle|solvent|untreated|diluent|media|medium|broth)\s+"
-    r"controls?\b|ntcs?\b|no[\s-]template(?:\s+controls?)?\b"
+    r"(?:controls?|ctrls?|ctls?)\b|ntcs?\b|no[\s-]template(?:\s+controls?)?\b"
     r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer)[\s-]+only\b"
     r"|(?:buffer|broth|media|medium|diluent)[\s-]only\b|no[\s-](?:stock|drug)\b)(?:\s*wells?)?\)?",
     _FLAGS,
@@ -39,10 +39,13 @@ _BLANK_BEFORE = re.compile(
 
 
 _BLANK_ASIDE = re.compile(
-    r"^\(\s*(?:the\s+|a\s+)?(?:blanks?|zero[\s-]standards?|ntcs?|no[\s-]template(?:\s+controls?)?)"
-    r"\s*\)$",
+    r"^\(\s*(?:the\s+|a\s+)?(?:blanks?|zero[\s-]standards?|ntcs?|no[\s-]template(?:\s+controls?)?"
+    r"|(?:[\w-]+\s+){1,2}only|(?:buffer|diluent|media|medium|broth)[\s-]only)\s*\)$",
     _FLAGS,
 )
+
+
+_NOTHING_OR_ZERO = re.compile(r"^\s*(?:(?:=|:)?\s*0\s*)?$")  # "H1 (blank)", "G6 = 0 (TE only)"
 
 
 def blank_note(ents: Entities) -> bool:
@@ -89,10 +92,10 @@ def split_blanks(ents: Entities) -> None:
         if not _shared_place(ents, m, rx is _BLANK_BEFORE)
     ] + [
         (w.start, w.end, w.start, w.end)
-        for aside in _ASIDE.finditer(ents.text)
+        for aside in re.finditer(r"\([^()]*\)", ents.text)
         if _BLANK_ASIDE.match(aside.group(0))
         for w in ents.wellsets
-        if w.end <= aside.start() and not ents.text[w.end : aside.start()].strip()
+        if w.end <= aside.start() and _NOTHING_OR_ZERO.match(ents.text[w.end : aside.start()])
     ]
     if not spans:
         return

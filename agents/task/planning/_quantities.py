@@ -111,7 +111,8 @@ _RATIO = re.compile(
 )
 _STEPS = re.compile(
     rf"(?<![\w.:/])({_COUNT[1:-1]})(?![\d.])\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
-    r"(?:steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b",
+    r"(?:steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b"
+    r"(?!\s*(?:curves?|crvs?|plates?)\b)",
     _FLAGS,
 )
 # "diluted 1:2 six times", "3-fold 5 times": the number of transfers of a dilution
@@ -350,7 +351,7 @@ _PARTS = re.compile(
     re.IGNORECASE,
 )
 _FOLD_MORE = re.compile(
-    r"\b1\s*/\s*(?P<frac>\d+(?:\.\d+)?)\s+(?:serial\s+)?dilutions?\b"
+    r"\b1\s*/\s*(?P<frac>\d+(?:\.\d+)?)\s+(?:serial\s+)?(?:dilutions?|steps?|serial(?:ly)?|series)\b"
     r"|\b(?:dilution\s+)?factor\s+(?:of\s+)?(?P<factor>\d+(?:\.\d+)?)\b"
     r"|\b(?P<halflog>half[\s-]?log)\b"
     r"|\b(?:halving|doubling|two-?fold\s+serial)\s+(?:serial\s+)?dilutions?\b",

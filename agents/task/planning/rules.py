@@ -62,6 +62,7 @@ from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, transfer
 from agents.task.planning.families import read as reading
 from agents.task.planning.families import thermocycle as thermo
+from agents.task.planning.families.context import leaves_alone
 from agents.task.planning.models import Clarification, LabView, Plan, Refusal, TraceItem
 from agents.task.planning.replan import replan_rest
 
@@ -107,7 +108,10 @@ class RulePlanner:
             p.named = list(
                 dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)
             )
-            p.blanks = [b for f, _ in read_in if f for b in f.ents.blanks]
+            left = {f.clause.sentence for f, _ in read_in if f and leaves_alone(f.text)}
+            p.blanks = [  # "..., leave both alone for now": those blanks stay as they are
+                b for f, _ in read_in if f and f.clause.sentence not in left for b in f.ents.blanks
+            ]
             not_lab.check(request, read_in, norm.text)
             composed = _compose(read_in)  # a hold after a profile is the thermocycler's
             _instruments_first(composed, p)

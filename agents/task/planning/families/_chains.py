@@ -45,6 +45,13 @@ _STEP_NOUN = re.compile(
 INCL_BLANK = re.compile(
     r"\bincl(?:uding|udes|uded|\.)?\s+(?:the\s+|a\s+|one\s+|1\s+)?(?:blank|zero)\b", _FLAGS
 )
+_DOWN_TO = re.compile(
+    r"\b(?:down|across|along)\s+(?:to|through|until)\s+([A-Pa-p]\d{1,2})\b", _FLAGS
+)
+_NTH_BLANK = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)\s+(?:well|one|point|standard|std)\b[^,;.]*?\b(?:blank|zero)\b",
+    _FLAGS,
+)
 _LAST_BLANK = re.compile(
     r"\b(?:the\s+)?last\s+(?:well|one|point|row|column|position)s?\b[^,;.]*?\bblanks?\b"
     r"|\bblanks?\b[^,;.]*?\b(?:in\s+|as\s+|at\s+)?the\s+last\s+(?:well|one|point|row|column|position)\b",
@@ -219,7 +226,9 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
 def _trimmed(frame: Frame, out: list[list[str]], singles: list[str]) -> list[list[str]]:
     """The lines cut to the span, the starting well and the number of points said."""
     if len(singles) >= 2:  # "down column 1 from A1 to G1": the span between them
-        span = line(singles[0], singles[-1])
+        ends = [m.group(1).upper() for m in _DOWN_TO.finditer(frame.text)]
+        end = ends[-1] if len(ends) == 1 and ends[-1] in singles[1:] else singles[-1]
+        span = line(singles[0], end)
         if len(out) == 1 and not set(span) <= set(out[0]) and _in_line(span, out[0]):
             out = [span]  # "top std in A12, ... down to G12 with diluent in B12-H12"
         else:
@@ -281,8 +290,10 @@ def without_blanks(
     ("A1 to H1 with H1 as the blank")."""
     view = p.world.labware(plate)
     named = {w for b in p.blanks for w in b.expand(view.rows, view.cols)}
+    nth = _NTH_BLANK.search(frame.text)
+    last = nth is not None and all(len(c) == int(nth.group(1)) for c in chains)
     n = blanks_after(frame) or (
-        1 if _LAST_BLANK.search(frame.text) or INCL_BLANK.search(frame.text) else 0
+        1 if _LAST_BLANK.search(frame.text) or INCL_BLANK.search(frame.text) or last else 0
     )
     kept, blanks = [], []
     for chain in chains:
@@ -299,6 +310,21 @@ def without_blanks(
     if len(after) > 1 and any(a in named for a in after):
         blanks += [a for a in after if a is not None and a not in named and a not in blanks]
     return kept, blanks
+
+
+_WELL_BEFORE = re.compile(r"(?:^|[,;]\s*)([A-Pa-p]\d{1,2})\s*(?:=|:|-|gets)?\s*$", _FLAGS)
+_PIECE_END = re.compile(r"\s*(?:only\s*)?(?:[,;.]|$)", _FLAGS)
+
+
+def diluent_wells(frame: Frame, diluent: str) -> list[str]:
+    """Wells a piece of the sentence names with the diluent alone ("..., H12 PBS", "; H1 =
+    buffer only"): blanks, though the word is not said."""
+    out = []
+    for m in frame.liquids:
+        before = _WELL_BEFORE.search(frame.text[: m.start])
+        if m.name == diluent and before is not None and _PIECE_END.match(frame.text[m.end :]):
+            out.append(before.group(1).upper())
+    return out
 
 
 def _next(chain: list[str], rows: int, cols: int) -> str | None:

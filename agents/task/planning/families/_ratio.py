@@ -26,6 +26,7 @@ _DILUENT = re.compile(
 )
 
 
+_DILUENT_AFTER = re.compile(r"\s*(?:\(\s*)?(?:=\s*|is\s+|as\s+)?(?:the\s+)?diluent\b", _FLAGS)
 _DILUENT_BEFORE = re.compile(r"\bdiluents?\s*(?:is|=|:|-)?\s*(?:the\s+)?$", _FLAGS)
 
 
@@ -46,7 +47,12 @@ def _diluent(frame: Frame, stock: str, p: r.Planning) -> str:
         )
         return r.liquid(found or Mention(word, 0, 0, word), p, "diluent")
     others = [m for m in frame.liquids if m.name != stock]
-    called = [m for m in others if _DILUENT_BEFORE.search(frame.text[: m.start])]
+    called = [
+        m
+        for m in others
+        if _DILUENT_BEFORE.search(frame.text[: m.start])
+        or _DILUENT_AFTER.match(frame.text[m.end :])
+    ]
     if called:  # "..., diluent PBS, ...", "diluent - assay buffer"
         return r.liquid(called[0], p, "diluent")
     # "PicoGreen std curve: lambda DNA top standard, 2-fold in 1x TE": the one said "in" is it
@@ -87,7 +93,10 @@ def _fold(frame: Frame) -> float:
 
 
 _IN_IT = re.compile(r"\b(?:in|with|using|into)\s+(?:the\s+)?$", _FLAGS)
-_STOCK_ROLE = r"(?:top|highest|first)\s+(?:standard|std|point|conc\w*)\b|(?:S1|std\s*1|stock)\b"
+_STOCK_ROLE = (
+    r"(?:top|highest|first)\s+(?:standard|std|point|conc\w*)\b|(?:S1|std\s*1|stock)\b"
+    r"|top(?=\s*(?:[,;.)]|$))"
+)
 _STOCK_AFTER = re.compile(
     rf"\s*(?:\(\s*)?(?:[=:-]\s*|(?:is|as|being)\s+)?(?:the\s+|our\s+)?(?:{_STOCK_ROLE})", _FLAGS
 )

@@ -88,6 +88,13 @@ _LEAVE = re.compile(
     _FLAGS,
 )
 _ROLE = re.compile(r"\b(?:is|are|as)\s+(?:the\s+|our\s+|my\s+)?diluents?\b", _FLAGS)
+
+
+def leaves_alone(text: str) -> bool:
+    """The clause says to leave wells as they are ("leave both alone for now")."""
+    return bool(_LEAVE.search(text))
+
+
 _TIMED = re.compile(
     r"\d\s*(?:s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?)\b|\bovernight\b", _FLAGS
 )

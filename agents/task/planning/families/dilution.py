@@ -79,7 +79,7 @@ _RATIO_OF = re.compile(
     r"^(?:(?:please\s+)?(?:make|prepare|do|set\s+up)\s+)?(?:an?\s+)?1\s*[:/]\s*\d+(?:\.\d+)?\s+of\b",
     _FLAGS,
 )
-_CURVE = re.compile(r"\b(?:standard|std\.?)\s+curves?\b|\bstandards?\s+series\b", _FLAGS)
+_CURVE = re.compile(r"\b(?:standard|std\.?)\s+(?:curves?|crvs?)\b|\bstandards?\s+series\b", _FLAGS)
 
 
 def _curve_label(label: str) -> bool:
@@ -278,6 +278,11 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         and w not in rest
         and (lanes is None or w[0] in lanes)
         and (cols is None or w[1:] in cols)
+    ]
+    rest += [
+        w
+        for w in geometry.diluent_wells(frame, diluent)
+        if (plate, w) not in on_plate and w not in rest
     ]
     if pre is not None:  # only what does not hold its diluent yet (a blank, say)
         rest = [w for w in rest if world.well_volume(plate, w) < 1e-6]
