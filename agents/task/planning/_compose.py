@@ -52,7 +52,7 @@ _NORMALISING = re.compile(r"\bnormali[sz](?:e|ation|ing)\b", re.IGNORECASE)
 
 _ADDING = re.compile(
     r"\bnormali[sz](?:e|ation|ing)\b|^(?:add|dispense|put|pipette|fill|top)\b|\bvolumes?\b"
-    r"|\badditions?\b|\bamounts?\b|\bto\s+add\b",
+    r"|\badditions?\b|\bamounts?\b|\bto\s+add\b|\bdilut\w*\s+(?:\([^)]*\)\s+)?into\b",
     re.IGNORECASE,
 )
 

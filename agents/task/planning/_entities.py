@@ -128,11 +128,11 @@ _HOW = re.compile(
     r"\b(?:for|throughout|across)\s+(?:the\s+)?(?:whole|entire)\s+(?:thing|lot|run|plate|set|job|transfer)\b",
     _FLAGS,
 )
-# "(H8 stays as the blank)": a remark about a well, not a place to pipette.
+# "(H8 stays as the blank)", "(the stock is already in there)", "(no serial steps)": remarks.
 _ASIDE = re.compile(
     r"\([^()]*\b(?:blanks?|controls?|stays?|remains?|empty|leave|left|untouched|note|"
     r"reference|ntc|so\s+on|etc|e\.g|i\.e|ctrls?|ctls?|(?-i:GC|SC|NC|PC|VC|NRT)"
-    r"|already\s+(?:in\s+)?(?:there|here|place))\b[^()\d]*\)",  # "(the stock is already in there)"
+    r"|already\s+(?:in\s+)?(?:there|here|place)|no[nt]?[\s-]+serial)\b[^()\d]*\)",
     _FLAGS,
 )
 # "changing tips after every well", "tips changed between each column": when, not where.

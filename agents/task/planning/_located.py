@@ -11,6 +11,7 @@ from agents.task.planning._lexicon import Mention
 _FLAGS = re.IGNORECASE
 _SAME_OF = re.compile(r"\(\s*(?:the\s+)?(?:same|matching)\s+wells?\s+(?:of|in|on|from)\s+", _FLAGS)
 _SERIES_OF = re.compile(r"\b(?:dilutions?|series)\s+of\s+(?:the\s+)?$", _FLAGS)
+_FROM_OF = re.compile(r"\bfrom\s+(?:the\s+)?$", _FLAGS)
 _IN = re.compile(r"\s+in\s+", _FLAGS)
 
 
@@ -20,6 +21,8 @@ def located_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
     cuts: list[tuple[int, str]] = []
     for q in liquids:
         m = _IN.match(text, q.end)
+        if m is not None and _FROM_OF.search(text[: q.start]):
+            cuts.append((m.end(), "source"))  # "from compound stocks in cmpd_src A1"
         if m is None or not _SERIES_OF.search(text[: q.start]):
             continue
         cuts.append((m.end(), "source"))

@@ -59,7 +59,7 @@ from agents.task.planning._titles import titles
 from agents.task.planning._trailing import trailing_plates
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
-from agents.task.planning.families import FAMILIES, Family, transfer
+from agents.task.planning.families import FAMILIES, Family, dilution, transfer
 from agents.task.planning.families import read as reading
 from agents.task.planning.families import thermocycle as thermo
 from agents.task.planning.families.context import leaves_alone
@@ -145,7 +145,10 @@ class RulePlanner:
                 p.world.preferred = frame.ents.rack or p.rack
                 if (
                     frame.clause.heading
-                    and family.name not in ("dilution", "chain")
+                    and (
+                        family.name not in ("dilution", "chain")
+                        or (family.name == "dilution" and dilution.plain_heading(frame))
+                    )
                     and not (family.name == "thermocycle" and thermo.has_programme(frame))
                 ):  # a programme's heading with its parts under it is the programme
                     understood = _heading(frame, p)

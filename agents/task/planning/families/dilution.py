@@ -26,7 +26,7 @@ import re
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._clauses import Clause
-from agents.task.planning._entities import Entities
+from agents.task.planning._entities import _ASIDE, Entities
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
@@ -179,6 +179,18 @@ def build(frame: Frame, p: r.Planning) -> str:
     if serial or frame.ents.fold is None or (frame.ents.fold[1] == "fold" and frame.ents.steps):
         return _serial(frame, p)
     return _ratio(frame, p)
+
+
+def plain_heading(frame: Frame) -> bool:
+    """ "Direct dilution into plate row A from stocks in src A1:" + a volume per well: a
+    heading that names no fold, ratio, series or volume of its own; its items are what to do."""
+    text = _ASIDE.sub(" ", frame.text)  # "(no serial steps)": a remark, not the series
+    return (
+        frame.ents.fold is None
+        and not frame.ents.volumes()
+        and not frame.ents.blanks
+        and not (_SERIAL.search(text) or _CURVE.search(text) or _SERIES_WORDS.search(text))
+    )
 
 
 def _chain_only(frame: Frame, p: r.Planning) -> str:
