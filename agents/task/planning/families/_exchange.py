@@ -59,7 +59,6 @@ def takes_the_wash_out(wash: Frame, frame: Frame) -> bool:
     volume, liquid = frame.volume, frame.liquid
     return bool(
         _A_WASH.match(wash.text)
-        and (wash.ents.times or 1) == 1
         and _TAKES_OUT.match(frame.text)
         and not (frame.ents.wellsets or frame.ents.labware)
         and (volume is None or (wash.volume is not None and volume.value == wash.volume.value))
