@@ -35,7 +35,7 @@ def semicolon_parts(text: str) -> list[str]:
 
 # "50 uL PBS-T into capture_plate, then into serum_samples columns 1-6": a further destination
 # of the same liquid and volume, no step of its own (no verb, no volume after it).
-_ONWARD = re.compile(r"(?:in|into|onto|to)\s+(?!\d)", _FLAGS)
+_ONWARD = re.compile(r"(?:(?:also|again|the\s+same)\s+)?(?:in|into|onto|to)\s+(?!\d)", _FLAGS)
 _VOLUME = re.compile(r"\d\s*(?:u|µ|m|micro|milli)l", _FLAGS)
 
 

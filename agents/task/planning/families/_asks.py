@@ -52,14 +52,27 @@ def one_into_many(frame: Frame, src: list[str]) -> bool:
     return bool(each or _SPREADS.match(frame.text))
 
 
+# "the 2.2 mL block", "300 uL tips": a size that names labware, no volume to move
+_LABWARE_SIZE = re.compile(
+    r"\s*(?:deep[\s-]?well\s+)?(?:blocks?|plates?|tubes?|tips?|troughs?|reservoirs?|racks?)\b",
+    _FLAGS,
+)
+
+
 def unmatched_list(frame: Frame, wells: int) -> None:
-    """'add 10, 20 uL buffer to A1, A2, A3': a list of volumes that is not one per well is
-    asked about, never its first volume given to every well."""
-    listed = [q for q in frame.volumes if re.fullmatch(r"[\d.,]+", q.text.strip())]
-    if listed:
-        said = ", ".join(fmt(q.value, "uL") for q in frame.volumes)
+    """'add 10, 20 uL buffer to A1, A2, A3', 'buffer to A1-A3 (20 uL) and A4-A6 (40 uL)':
+    volumes that are not one per well are asked about, never the first given to every well."""
+    starts = {m.start for m in frame.ents.labware}
+    said = [
+        q
+        for q in frame.volumes
+        if not _LABWARE_SIZE.match(frame.text[q.end :])
+        and q.end + len(frame.text[q.end :]) - len(frame.text[q.end :].lstrip()) not in starts
+    ]  # "the 1.6 mL plate48": the plate's size
+    if len({q.value for q in said}) > 1:
+        given = ", ".join(fmt(q.value, "uL") for q in said)
         raise Ask(
-            f"You give {len(frame.volumes)} volumes ({said}) for {wells} wells: which volume "
+            f"You give {len(said)} volumes ({given}) for {wells} wells: which volume "
             "goes into which well?",
             ["volume"],
         )
