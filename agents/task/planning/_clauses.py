@@ -178,6 +178,13 @@ def _opens_a_list(line: str, after: list[str]) -> bool:
     )
 
 
+# "add 5 uL NFW to A1-A8 - mix 3x": how to do the work, after a dash, is no heading's item
+_MODIFIER_AFTER = re.compile(
+    r"\s*-\s+(?:and\s+)?(?:mix(?:ed|ing)?\s+\d+\s*(?:x|times)|(?:with\s+)?(?:a\s+)?(?:new|fresh|same|"
+    r"one)\s+tips?(?:\s+(?:each|every|per|for)\b[^,;]*)?|(?:with\s+|using\s+)?(?:the\s+)?"
+    r"(?:8|eight|single|multi)[\s-]?channel)\s*(?:[,;.]|-\s|-?\s*$)",
+    _FLAGS,
+)
 # "use plate_2", "please work on assay_384 for this": the plate of what follows (not tips)
 _USE_PLATE = re.compile(
     r"(?:please\s+)?(?:use|using|work\s+(?:in|on))\s+((?:the\s+)?(?![\w-]*tip)[\w-]*[\d_][\w-]*"
@@ -284,6 +291,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
                         )
                         heading = (
                             nxt.lstrip().startswith((":", "- "))
+                            and not _MODIFIER_AFTER.match(nxt)
                             and not is_reason(action[1])
                             and not re.match(
                                 r"-\s*(?:all|everything|both)\s+(?:in|on|of)\b",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from agents.task.planning._eight import batches, eight, groups_8
 from agents.task.planning._moves import POLICIES, Op, TipPolicy, passes, policy_used
-from agents.task.planning._outcomes import Refuse
+from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._world import World
 
 __all__ = ["POLICIES", "Op", "TipPolicy", "emit", "passes", "policy_used"]
@@ -53,6 +53,13 @@ def emit(
     world: World, lh: str, ops: list[Op], channels: int, policy: TipPolicy, ordered: bool = False
 ) -> list[str]:
     """Plan ``ops`` on ``lh``; return the ids of the steps emitted."""
+    if same := [op.src for op in ops if op.dst == op.src]:
+        lw, well = same[0]  # liquid taken from a well and put back: never what was meant
+        raise Ask(
+            f"That would take liquid out of {lw} {well} and put it back in the same well: "
+            "where should it go?",
+            ["destination"],
+        )
     first = len(world.steps)
     for lw in {op.src[0] for op in ops} | {op.dst[0] for op in ops if op.dst}:
         world.at_home(lw)
