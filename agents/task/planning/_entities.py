@@ -132,7 +132,8 @@ _HOW = re.compile(
 _ASIDE = re.compile(
     r"\([^()]*\b(?:blanks?|controls?|stays?|remains?|empty|leave|left|untouched|note|"
     r"reference|ntc|so\s+on|etc|e\.g|i\.e|ctrls?|ctls?|(?-i:GC|SC|NC|PC|VC|NRT)"
-    r"|already\s+(?:in\s+)?(?:there|here|place)|no[nt]?[\s-]+serial)\b[^()\d]*\)",
+    r"|already\s+(?:in\s+)?(?:there|here|place)|no[nt]?[\s-]+serial"
+    r"|isolates?|strains?|patients?|donors?|clones?)\b[^()\d]*\)",  # "(rows A-H = 8 isolates)"
     _FLAGS,
 )
 # "changing tips after every well", "tips changed between each column": when, not where.
