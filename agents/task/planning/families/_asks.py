@@ -78,9 +78,18 @@ def unmatched_list(frame: Frame, wells: int) -> None:
         )
 
 
-def part_of(frame: Frame, plate: str, world: r.World) -> None:
-    """'fill half of assay_plate_3': which part of the plate is asked, never every well."""
-    if PART_OF.search(frame.ents.marked):
+# "some wells in row A", "the first few wells of row A", "most of row A": part of a set
+_SOME_OF = re.compile(
+    r"\b(?:some|several|(?:the\s+(?:first|last)\s+)?(?:a\s+)?few|a\s+couple(?:\s+of)?|most|part|half)"
+    r"\s+(?:of\s+)?(?:the\s+)?(?:wells?|rows?|columns?|cols?)\b",
+    _FLAGS,
+)
+
+
+def part_of(frame: Frame, plate: str, world: r.World, named: bool = False) -> None:
+    """'fill half of assay_plate_3', 'some wells in row A': which part of the plate or of the
+    set is asked, never every well of it."""
+    if (not named and PART_OF.search(frame.ents.marked)) or _SOME_OF.search(frame.ents.marked):
         view = world.labware(plate)
         raise Ask(
             f"Which wells of {plate} should receive it?", ["wells"], examples(view.rows, view.cols)

@@ -237,8 +237,7 @@ def _ops(
             dests = _unnamed_destination(frame, p, [lw for lw, _ in src_sets])
         for lw, place in _resolve_places(dests, p, "pipette into", None, frame):
             r.check_count(frame, lw, p)
-            if place.wells is None:
-                asks.part_of(frame, lw, world)
+            asks.part_of(frame, lw, world, place.wells is not None)
             if (
                 place.wells is None
                 and src_sets
