@@ -206,6 +206,8 @@ def _generic(wells: WellSet) -> bool:
     return len(wells.parts) == 1 and wells.parts[0].kind == "all"
 
 
+# "5 uL of amplicons cols 1 and 2": an amount of a plate's wells is taken from them
+_AMOUNT_OF = re.compile(r"\d\s*(?:u[lL]|m[lL])\s+of\s+(?:the\s+)?$")
 _BRACKET = re.compile(r"\s*\(([^()]{1,60})\)")
 
 
@@ -236,6 +238,7 @@ def assign_places(frame: Frame) -> None:
     """Group labware and well sets into places, each with the role of its segment."""
     ents, text = frame.ents, frame.ents.text
     cuts = _role_cuts(text, ents.liquids) + _located_in_brackets(frame)
+    cuts += [(m.start, "source") for m in ents.labware if _AMOUNT_OF.search(text[: m.start])]
     cuts.sort()
     items: list[tuple[int, int, str, object]] = []
     for m in ents.labware:
