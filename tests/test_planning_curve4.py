@@ -9,7 +9,9 @@ from agents.task.planning._blanks import blank_note, split_blanks
 from agents.task.planning._entities import extract
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._quantities import fold, steps
+from agents.task.planning._series import series
 from agents.task.planning._wellsets import find_all
+from agents.task.planning.families._concentrations import top_and_stock
 
 
 def _wells(text: str) -> list[str]:
@@ -57,3 +59,14 @@ def test_control_and_blank_shorthand_are_blank_notes() -> None:
     lex = Lexicon(LAB)
     assert blank_note(extract("A11 growth ctrl, A12 sterility ctrl", lex, ()))
     assert blank_note(extract("B8 blk", lex, ()))
+
+
+def test_a_series_said_with_slashes_is_read_by_its_concentrations() -> None:
+    found = series("Standards (ug/mL): 1000 / 500 / 250 / 125 / 62.5 / 31.25 / 0")
+    assert found is not None and (found.fold, found.points, found.blanks) == (2.0, 6, 1)
+
+
+def test_a_series_top_is_compared_with_the_strength_the_stock_s_name_says() -> None:
+    said = top_and_stock("1000 / 500 / 250 ug/mL, ##### diluted", "1000", "BSA 2 mg/mL")
+    assert said is not None and said[0].value * 2 == said[1].value
+    assert top_and_stock("1000 / 500 / 250 nM", "1000", "BSA 2 mg/mL") is None

@@ -27,7 +27,7 @@ _BLANK_AFTER = re.compile(
     # "col 12 = growth control": no drug, the diluent (and what it is for) only
     r"|(?:growth|sterility|no[\s-]drug|vehicle|solvent|untreated|diluent|media|medium|broth)\s+"
     r"(?:controls?|ctrls?|ctls?)\b|ntcs?\b|no[\s-]template(?:\s+controls?)?\b"
-    r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer)[\s-]+only\b"
+    r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer|(?-i:[A-Z][A-Za-z0-9]*))[\s-]+only\b"
     r"|(?:buffer|broth|media|medium|diluent)[\s-]only\b|no[\s-](?:stock|drug)\b)(?:\s*wells?)?\)?",
     _FLAGS,
 )
@@ -56,7 +56,10 @@ def blank_note(ents: Entities) -> bool:
         for m in rx.finditer(rest):
             found = True
             rest = rest[: m.start()] + " " * (m.end() - m.start()) + rest[m.end() :]
-    filler = r"#+|\b(?:and|with|the|wells?|plate|of|on|in|leave|keep|use)\b|[\s,.;:()=-]"
+    filler = (
+        r"#+|\b(?:and|with|the|a|wells?|plate|of|on|in|leave|keep|use|for|as|blanks?)\b"
+        r"|[\s,.;:()=-]"
+    )
     rest = re.sub(filler, "", rest, flags=_FLAGS)
     return found and not rest
 
@@ -79,6 +82,11 @@ def _shared_place(ents: Entities, m: re.Match[str], before: bool) -> bool:
     return True
 
 
+def _covers(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    """Span ``a`` already names the wells of span ``b`` ("blanks in B9 and B10 (...)")."""
+    return a[2] <= b[2] and b[3] <= a[3]
+
+
 def split_blanks(ents: Entities) -> None:
     """Take the blank wells a dilution names ("A12 blank", "blanks in G12 and H12") out of its
     well sets, into ``ents.blanks``: they hold diluent only and are not part of the chain."""
@@ -99,6 +107,7 @@ def split_blanks(ents: Entities) -> None:
     ]
     if not spans:
         return
+    spans = [s for i, s in enumerate(spans) if not any(_covers(t, s) for t in spans[:i])]
     for _, _, wa, wb in spans:
         ents.blanks.extend(ws.find_all(ents.marked[wa:wb]))
     ents.marked = _blank(ents.marked, [(a, b) for a, b, _, _ in spans], " ")

@@ -60,10 +60,21 @@ def _under_heading(frame: Frame | None, family: Family | None, header: Frame) ->
         frame is not None
         and family is not None
         and family.name == "dilution"
-        and header.clause.heading
+        and (header.clause.heading or _goal_before(frame, header))
         and header.ents.fold is None
         and frame.ents.fold is not None
         and not header.ents.volumes()
+    )
+
+
+def _goal_before(frame: Frame, header: Frame) -> bool:
+    """A sentence that only names the curve ("could you make me a standard curve for the
+    PicoGreen assay?"), and the next sentence says how."""
+    return (
+        frame.clause.sentence == header.clause.sentence + 1
+        and not header.ents.wellsets
+        and not header.ents.labware
+        and bool(_CURVE_WORDS.search(header.text))
     )
 
 

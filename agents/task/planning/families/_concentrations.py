@@ -61,6 +61,21 @@ def _level(number: str, unit: str, start: int, end: int) -> Level:
     return Level(round(float(number) * factor, 9), dimension, start, end)
 
 
+_SAID_UNIT = re.compile(rf"(?:\d\s*|\(\s*)(?P<unit>{_UNIT})")
+
+
+def top_and_stock(marked: str, top: str, stock: str) -> tuple[Level, Level] | None:
+    """The top of a series said by its concentrations (its unit found in ``marked``, the text
+    with the liquids' names blanked) and the strength the stock's name says, when both are
+    said in the same dimension ("1000 ... ug/mL" and "BSA 2 mg/mL")."""
+    unit, own = _SAID_UNIT.search(marked), CONC.search(stock)
+    if unit is None or own is None:
+        return None
+    a = _level(top, unit.group("unit"), 0, 0)
+    b = _level(own.group(1), own.group("unit"), 0, 0)
+    return (a, b) if a.dimension == b.dimension else None
+
+
 def target(text: str) -> Level | None:
     """The concentration every well is brought to ("normalise to 10 ng/uL")."""
     found = list(_TARGET.finditer(text))  # "A3 (45 uL at 30 ng/uL) to 15 ng/uL": "to" wins

@@ -102,7 +102,9 @@ _STOCK_AFTER = re.compile(
 )
 # "resazurin 2-fold in assay medium", "gentamicin (abx_src B2) 1:2 across ...": the stock
 _FOLD_AFTER = re.compile(
-    r"\s*(?:\([^()]*\)\s*)?(?:\d+(?:\.\d+)?\s*-?\s*(?:fold|x)\b|1\s*(?::|/|in)\s*\d)", _FLAGS
+    r"\s*(?:\([^()]*\)\s*)?(?:(?:is\s+|being\s+)?(?:serially\s+)?dilut\w*\s+(?:by\s+)?)?"
+    r"(?:\d+(?:\.\d+)?\s*-?\s*(?:fold|x)\b|1\s*(?::|/|in)\s*\d)",
+    _FLAGS,
 )
 _STOCK_BEFORE = re.compile(
     rf"(?:{_STOCK_ROLE}|\btop(?=\s*[=:]))\s*(?:is|=|:|-)?\s*(?:the\s+)?(?:neat\s+)?$", _FLAGS
@@ -127,7 +129,7 @@ def _stock(frame: Frame, p: r.Planning) -> str:
     if len({m.name for m in marked}) == 1:
         named = marked
     label = p.lex.liquid_mentions(frame.clause.label) if frame.clause.label else []
-    if named and len(said_as_diluent) == len(named) and len({m.name for m in label}) == 1:
+    if named and all(m in said_as_diluent for m in named) and len({m.name for m in label}) == 1:
         named = label  # "BSA standard: 7 steps of 1:2 in PBS ...": the label's is the stock
     if (
         p.liquid is not None

@@ -32,6 +32,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _chains as geometry
+from agents.task.planning.families._concentrations import top_and_stock
 from agents.task.planning.families._ratio import (
     MIX_CYCLES,
     _by_column,
@@ -175,6 +176,11 @@ def build(frame: Frame, p: r.Planning) -> str:
         )
         or _SERIES_WORDS.search(frame.text)
         or frame.ents.blanks  # "C12 stays diluent only", "H1 = PBS blank": a series' blank
+        or (
+            frame.ents.steps
+            and _ALONG.search(frame.text)
+            and not re.search(r"\bdilutions\b", frame.text, _FLAGS)
+        )
     )
     if serial or frame.ents.fold is None or (frame.ents.fold[1] == "fold" and frame.ents.steps):
         return _serial(frame, p)
@@ -241,6 +247,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
             named = pre[0]
         pre = pre if named == pre[0] else None
     diluent = pre[0] if pre is not None else _diluent(frame, stock, p)
+    _top_is_stock(frame, stock, first is not None or held is not None)
     if diluent == stock:
         raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
     final, t, step_said = amounts(frame, k, pre[1] if pre is not None else None)
@@ -355,6 +362,26 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         + (f", {fmt(t, 'uL')} from the last well to waste" if stated_final else "")
         + f" ({'8 channels' if channels == 8 else '1 channel'})"
     )
+
+
+def _top_is_stock(frame: Frame, stock: str, in_place: bool) -> None:
+    """A series said by its concentrations starts with the stock itself: when the stock's name
+    says another strength ("1000 ... ug/mL" from "BSA 2 mg/mL"), how to make the top is asked."""
+    found = frame.ents.series
+    said = (
+        None
+        if found is None or in_place
+        else top_and_stock(
+            f"{frame.ents.marked} {frame.clause.label or ''}", found.numbers[0], stock
+        )
+    )
+    if said is not None and abs(said[0].value - said[1].value) > 0.01 * said[1].value:
+        raise Ask(
+            f"The top standard ({found.numbers[0] if found else ''}) is not the strength of "
+            f"{stock}: should the first well be a dilution of it, or is the top the stock itself?",
+            ["fold"],
+            [f"the top is {stock} itself", "pre-dilute the stock for the top standard"],
+        )
 
 
 def _read_series(frame: Frame) -> None:
