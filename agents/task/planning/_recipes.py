@@ -235,9 +235,11 @@ def _lines(
     lex: Lexicon,
 ) -> list[str] | None:
     words = header or [w for _, w in rows[0][1]]
+    said = [m.name for m in lex.liquid_mentions(before)]
+    if not any(words) and len(set(said)) == len(words):
+        words = list(dict.fromkeys(said))  # "IL-6 standard then diluent:" + "A12  100 / 100 uL"
     if not all(words):
         return None
-    said = [m.name for m in lex.liquid_mentions(before)]
     names: list[str | None] = [_liquid(w, said, lex) for w in words]
     left = [n for n in dict.fromkeys(said) if n not in names]
     if names.count(None) == 1 and len(left) == 1:
