@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from agents.task.planning import _resolve as r
-from agents.task.planning._frames import Frame
+from agents.task.planning._frames import Frame, _role_cuts, role_at
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._quantities import fmt
 from agents.task.planning._wellsets import examples
@@ -81,7 +81,7 @@ def unmatched_list(frame: Frame, wells: int) -> None:
 # "some wells in row A", "the first few wells of row A", "most of row A": part of a set
 _SOME_OF = re.compile(
     r"\b(?:some|several|(?:the\s+(?:first|last)\s+)?(?:a\s+)?few|a\s+couple(?:\s+of)?|most|part|half)"
-    r"\s+(?:of\s+)?(?:the\s+)?(?:wells?|rows?|columns?|cols?)\b",
+    r"\s+(?:of\s+)?(?:the\s+)?(?:#+\s+)?(?:wells?|rows?|columns?|cols?)\b",
     _FLAGS,
 )
 
@@ -89,7 +89,12 @@ _SOME_OF = re.compile(
 def part_of(frame: Frame, plate: str, world: r.World, named: bool = False) -> None:
     """'fill half of assay_plate_3', 'some wells in row A': which part of the plate or of the
     set is asked, never every well of it."""
-    if (not named and PART_OF.search(frame.ents.marked)) or _SOME_OF.search(frame.ents.marked):
+    said = (None if named else PART_OF.search(frame.ents.marked)) or _SOME_OF.search(
+        frame.ents.marked
+    )
+    if said is not None:
+        if role_at(_role_cuts(frame.text, frame.ents.liquids), said.start()) == "source":
+            raise Ask("Which wells should the liquid come from?", ["wells"])  # "from most of"
         view = world.labware(plate)
         raise Ask(
             f"Which wells of {plate} should receive it?", ["wells"], examples(view.rows, view.cols)
