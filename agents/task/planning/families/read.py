@@ -79,10 +79,16 @@ def _those_wells(frame: Frame, plate: str, p: r.Planning) -> list[str] | None:
         raise Ask(f"Which wells of {plate} should I read?", ["wells"], ["all wells"])
     said = (m.group("n") or "").lower()
     count = small_count(said) if said else None
-    if count is not None and count != len(p.wells):
+    noun = m.group(0).lower()
+    filled = len(p.wells)  # "those two columns": counted in columns (or rows)
+    if re.search(r"\bcolumns?\b", noun):
+        filled = len({w[1:] for w in p.wells})
+    elif re.search(r"\brows?\b", noun):
+        filled = len({w[0] for w in p.wells})
+    if count is not None and count != filled:
         raise Ask(
-            f"Which {count} wells of {plate} should I read? The step before filled "
-            f"{len(p.wells)} ({p.wells[0]}..{p.wells[-1]}).",
+            f"Which {count} of {plate} should I read? The step before filled "
+            f"{len(p.wells)} wells ({p.wells[0]}..{p.wells[-1]}).",
             ["wells"],
             [f"{p.wells[0]}..{p.wells[-1]}"],
         )
