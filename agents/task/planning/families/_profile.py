@@ -89,7 +89,7 @@ _HOLD = re.compile(
     r"|(?:end|finish)(?:s|es|ing)?(?:\s+(?:up|off))?(?=\s+(?:at|on|in|with)\b))\b"  # "end at 4"
     r"(?:\s+(?:it|them|the\s+plate|the\s+block|\w+_\w+|at|on|in|to|down\s+to|the\s+block\s+at"
     r"|the\s+(?:thermo)?cycler|the\s+pcr\s+machine))*"
-    rf"\s*[:=@]?\s+(?P<c>-?{_N}){_DEG}?(?!\s*(?:/|{_N}|for\b))"
+    rf"\s*[:=@]?\s+(?P<c>-?{_N}){_DEG}?(?!(?:{_DEG})?\s*(?:/|{_N}|for\b))"
     rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*|[(\[]\s*|,\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
     r"|until\b|hold\s+forever\b)",
     _FLAGS,
