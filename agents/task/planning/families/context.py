@@ -72,7 +72,7 @@ _FILL_WITH = re.compile(
     r"\b(?:(?:pre-?)?(?:filled|loaded)\s+)?with\s+(?:another\s+)?\d+(?:\.\d+)?\s*(?:u|m)l", _FLAGS
 )
 _NOTE = re.compile(
-    r"(?:\b(?:is|are|stays?|remains?|as|serves?\s+as|will\s+be|left\s+as)|=|:)\s+(?:the\s+|a\s+|our\s+)?"
+    r"(?:\b(?:is|are|stays?|remains?|as|serves?\s+as|will\s+be|left\s+as)|'s|=|:)\s+(?:the\s+|a\s+|our\s+)?"
     r"(?:(?:growth|sterility|vehicle|solvent|no[\s-]drug|untreated|media|medium|broth|buffer|"
     r"negative|positive)\s+)?"
     r"(?:blanks?|controls?|ctrls?|negative|positive|ntcs?|no[\s-]template|reference"
