@@ -9,7 +9,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame, _role_cuts, role_at
 from agents.task.planning._outcomes import Ask
-from agents.task.planning._quantities import fmt
+from agents.task.planning._quantities import Quantity, fmt
 from agents.task.planning._wellsets import examples
 from agents.task.planning.families._places import _EACH_AFTER, _SAME_WELLS
 
@@ -59,23 +59,77 @@ _LABWARE_SIZE = re.compile(
 )
 
 
+# "20 uL into 180 uL of diluent", "100 uL to the 100 uL already in B1", "wells holding 50 uL":
+# a volume said after where it goes (or what a well holds) is the well's content, and
+# "200 uL final" / "to 300 uL" a level: neither is an amount to move
+_HELD_BEFORE = re.compile(
+    r"\b(?:into|to|onto|in|containing|holding|hold|holds|has|have|had|contains?|over|"
+    r"on\s+top\s+of|up\s+to|reach(?:es)?|make\s+up\s+to)\s+(?:the\s+|each\s+|an?\s+)?"
+    r"(?:already\s+)?$",
+    _FLAGS,
+)
+_LEVEL_AFTER = re.compile(
+    r"\s*(?:(?:per\s+well\s+|each\s+|/\s*well\s+)?(?:final|total)|in\s+total|left|remaining)\b",
+    _FLAGS,
+)
+# "final volume 100 uL", "a total of 200 uL", "leaving 50 uL", "ending at 100 uL"
+_LEVEL_BEFORE = re.compile(
+    r"\b(?:(?:final|total)(?:\s+(?:volume|vol\.?))?(?:\s+(?:of|is|=|:))?|(?:a\s+)?total\s+of|"
+    r"leav(?:e|ing)|end(?:s|ing)?(?:\s+up)?(?:\s+(?:at|with))?|keep(?:ing)?|remain(?:s|ing)?)"
+    r"\s*(?:the\s+|each\s+|an?\s+)?$",
+    _FLAGS,
+)
+
+
+def _moved(frame: Frame, q: Quantity) -> bool:
+    """Whether a volume of the clause is an amount to move (not a size, a content, a level)."""
+    after = frame.text[q.end :]
+    starts = {m.start for m in frame.ents.labware}
+    return not (
+        _LABWARE_SIZE.match(after)
+        or q.end + len(after) - len(after.lstrip()) in starts  # "the 1.6 mL plate48"
+        or _HELD_BEFORE.search(frame.text[: q.start])
+        or _LEVEL_AFTER.match(after)
+        or _LEVEL_BEFORE.search(frame.text[: q.start])
+    )
+
+
+_LIST_ON = re.compile(r"\s*(?:,|/|;|&|\band\b|\bor\b)\s*\d", _FLAGS)
+
+
 def unmatched_list(frame: Frame, wells: int) -> None:
     """'add 10, 20 uL buffer to A1, A2, A3', 'buffer to A1-A3 (20 uL) and A4-A6 (40 uL)':
-    volumes that are not one per well are asked about, never the first given to every well."""
-    starts = {m.start for m in frame.ents.labware}
-    said = [
+    volumes given as peers - a list sharing one unit, or one in brackets after each set of
+    wells - that are not one per well are asked about, never the first given to every well.
+    Other volumes of the clause (what a well holds, a level, a step's carry beside a fill)
+    have their own roles, read by the stages before."""
+    said = [q for q in frame.volumes if _moved(frame, q)]
+    text = frame.text
+    # "10, 20 uL", "5/10 uL", "10 or 20 uL": bare numbers leading a list to the one with its unit
+    listed = [
         q
-        for q in frame.volumes
-        if not _LABWARE_SIZE.match(frame.text[q.end :])
-        and q.end + len(frame.text[q.end :]) - len(frame.text[q.end :].lstrip()) not in starts
-    ]  # "the 1.6 mL plate48": the plate's size
-    if len({q.value for q in said}) > 1:
-        given = ", ".join(fmt(q.value, "uL") for q in said)
+        for q in said
+        if re.fullmatch(r"[\d.,]+", q.text.strip()) and _LIST_ON.match(text[q.end :])
+    ]
+    if listed:
+        last = listed[-1]
+        listed += [q for q in said if q.start > last.end][:1]
+    ends = {w.end for w in frame.ents.wellsets}
+    peers = listed or [q for q in said if _after_wells(text, q.start, ends)]
+    if len({q.value for q in peers}) > 1:
+        given = ", ".join(fmt(q.value, "uL") for q in peers)
         raise Ask(
-            f"You give {len(said)} volumes ({given}) for {wells} wells: which volume "
+            f"You give {len(peers)} volumes ({given}) for {wells} wells: which volume "
             "goes into which well?",
             ["volume"],
         )
+
+
+def _after_wells(text: str, start: int, ends: set[int]) -> bool:
+    """A volume in brackets right after a set of wells: 'A1-A3 (50 uL)'."""
+    before = text[:start]
+    opened = before.rstrip()
+    return opened.endswith("(") and len(opened[:-1].rstrip()) in ends
 
 
 # "some wells in row A", "the first few wells of row A", "most of row A": part of a set
