@@ -23,7 +23,7 @@ from device_servers.lab import LabConfig, load
 from device_servers.liquid_handler.catalogue import initial_liquids
 
 CORPUS = Path(__file__).parent / "planning_corpus"
-PARTS = ("dev", "test")
+PARTS = ("dev", "test", "val")
 MIN_PER_FAMILY = 8
 MIN_PER_PHENOMENON = 4
 # The test part was written as about 40% of the corpus; the dev part keeps growing as the
@@ -104,7 +104,7 @@ def corpus() -> dict[str, list[dict[str, Any]]]:
 
 
 def all_entries() -> list[dict[str, Any]]:
-    return corpus()["dev"] + corpus()["test"]
+    return [e for part in PARTS for e in corpus()[part]]
 
 
 @cache
@@ -374,7 +374,7 @@ def test_every_entry_is_well_formed_and_physically_consistent() -> None:
 def test_ids_are_unique_and_say_their_part() -> None:
     ids = Counter(e["id"] for e in all_entries())
     assert not [i for i, n in ids.items() if n > 1], "duplicate ids"
-    for part, prefix in (("dev", "d-"), ("test", "t-")):
+    for part, prefix in (("dev", "d-"), ("test", "t-"), ("val", "v-")):
         assert all(e["id"].startswith(prefix) for e in corpus()[part]), f"{part} ids start {prefix}"
 
 
