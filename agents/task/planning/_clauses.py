@@ -51,9 +51,11 @@ _PLACE_ONLY = re.compile(
     r"(?:\s*(?:->|to|into)\s*(?:[\w-]+\s+)?(?:well\s+)?[A-Za-z]\d{1,2})?\s*$"
 )
 # ", 200 uL dye into A1" after "100 uL buffer into A2-A12": a second transfer in the same breath.
+# "H2-H8", "H2:H8", "H2 through H8": a run of wells that can open a clause of its own
+_RUN = r"[A-Pa-p]\d{1,2}(?:\s*(?:-|:|\s(?:to|through|thru)\s)\s*[A-Pa-p]\d{1,2})?"
 _VOLUME_START = re.compile(
     r"\s*(?:,|/|\band\b)\s*(?:and\s+)?(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
-    r"|(?:[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?|(?:columns?|cols?|rows?)\s+[A-Pa-p\d]{1,2})"
+    rf"|(?:{_RUN}|(?:columns?|cols?|rows?)\s+[A-Pa-p\d]{{1,2}})"
     r"\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
     _FLAGS,
 )
@@ -126,7 +128,7 @@ _NEW_ACTION = re.compile(
     # "..., serial 1:2 transfers of 100 uL from A1 to A7": a dilution's carrying steps
     r"|\s*,\s*(?:and\s+)?(?=(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:serial|step-?wise)\s+"
     r"(?:(?:\d+-fold|1:\d+|\d+x)\s+)?(?:transfers?\b|dilution\s+(?=from|across|down|along)))"
-    r"|\s*:\s+(?=[A-Pa-p]\d{1,2}(?:\s*-\s*[A-Pa-p]\d{1,2})?\s+(?:gets?|with|(?:pre-?)?filled|receives?|into|to|->)\b)"
+    rf"|\s*:\s+(?={_RUN}\s+(?:gets?|with|(?:pre-?)?filled|receives?|into|to|->)\b)"
     # "A1 to B1, mix, and so on down to H1": the rest of the chain
     r"|(?<![A-Pa-p]\d)(?<![A-Pa-p]\d\d)\s*,\s*(?=(?:and\s+)?(?:so\s+on|etc\.?)\s+"
     r"(?:(?:down|across|along)\s+)?(?:to|until|through)"
