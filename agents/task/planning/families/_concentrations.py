@@ -26,7 +26,7 @@ _TARGET = re.compile(
 _MASS = re.compile(
     rf"(?<![\w.]){_NUM}\s*(?P<unit>(?i:[pnuµ]g|fmol|pmol))\s+(?:of\s+|from\s+)?(?:each|every)\b"
 )
-_BARE = re.compile(rf"(?<![\w.:/]){_NUM}(?![\w.]|\s*(?:u[lL]|µ[lL]|m[lL]|x\b))")
+BARE = re.compile(rf"(?<![\w.:/]){_NUM}(?![\w.]|\s*(?:u[lL]|µ[lL]|m[lL]|x\b))")
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ def per_well(
     for m in CONC.finditer(text):
         if not any(a <= m.start(1) < b for a, b in taken):
             numbers.append((m.start(), m.end(), m.group(1), m.group("unit")))
-    for m in _BARE.finditer(text):
+    for m in BARE.finditer(text):
         inside = any(a <= m.start() < b for a, b, _, _ in numbers)
         if not inside and not any(a <= m.start() < b for a, b in taken):
             numbers.append((m.start(), m.end(), m.group(1), None))

@@ -31,7 +31,7 @@ from agents.task.planning.families import _concentrations as conc
 from agents.task.planning.families.transfer import mixing
 
 _FLAGS = re.IGNORECASE
-_VERB = re.compile(r"^(?:please\s+)?(?:normali[sz]e|dilute|adjust|bring)\b|\bnormali[sz]", _FLAGS)
+_VERB = re.compile(r"^(?:please\s+)?(?:normali[sz]e|equali[sz]e|dilute|adjust|bring)\b|\bnormali[sz]", _FLAGS)
 _TAKE = re.compile(r"^(?:take|transfer|move|pipette|put|add|aliquot|dispense)\b", _FLAGS)
 _WITH = re.compile(
     r"\b(?:with|using|in|diluent:?|diluted\s+in)\s+(?:the\s+|some\s+)?"
@@ -76,9 +76,15 @@ def detect(clause: Clause, ents: Entities) -> int | None:
 
 
 def conc_list(frame: Frame, family: Family | None, head: Frame) -> bool:
-    """A piece that only lists wells and their concentrations ("A1 25.3", "Concs: B1 40")."""
+    """A piece that only lists wells and their concentrations ("A1 25.3", "Concs: B1 40"), or
+    only concentrations, in the order of the head's wells ("Qubit: 10, 8, 4 ng/uL")."""
     ents = frame.ents
-    plain = bool(ents.wellsets) and not ents.liquids and not ents.volumes()
+    plain = not ents.liquids and not ents.volumes()
+    if plain and not ents.wellsets and not ents.labware:
+        return len(conc.CONC.findall(frame.text)) + len(conc.BARE.findall(frame.text)) >= 2 and (
+            conc.said(frame.text) and bool(head.ents.wellsets)
+        )
+    plain = plain and bool(ents.wellsets)
     return plain and (not ents.labware or conc.said(frame.text))  # "concs libs A1 40 nM, ..."
 
 
