@@ -31,7 +31,9 @@ from agents.task.planning.families import _concentrations as conc
 from agents.task.planning.families.transfer import mixing
 
 _FLAGS = re.IGNORECASE
-_VERB = re.compile(r"^(?:please\s+)?(?:normali[sz]e|equali[sz]e|dilute|adjust|bring)\b|\bnormali[sz]", _FLAGS)
+_VERB = re.compile(
+    r"^(?:please\s+)?(?:normali[sz]e|equali[sz]e|dilute|adjust|bring)\b|\bnormali[sz]", _FLAGS
+)
 _TAKE = re.compile(r"^(?:take|transfer|move|pipette|put|add|aliquot|dispense)\b", _FLAGS)
 _WITH = re.compile(
     r"\b(?:with|using|in|diluent:?|diluted\s+in)\s+(?:the\s+|some\s+)?"
