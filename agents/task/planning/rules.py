@@ -32,6 +32,7 @@ from agents.task.planning import _own_ids as own_ids
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _recipes as recipes
 from agents.task.planning import _resolve as r
+from agents.task.planning import _unhonoured as unhonoured
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
 from agents.task.planning._fragments import concentration_lists, shared_volume, volume_after
@@ -193,12 +194,21 @@ class RulePlanner:
                     "nothing to do: " + "; ".join(t.understood for t in trace), "nothing_to_do"
                 )
             _policy.check(p.world.steps, lab)
+            unhonoured.check(norm.text)  # "aspirate slowly", "blow out": asked, never dropped
         except Ask as ask:
             try:  # a value beyond every candidate's limit: no answer makes it possible
                 # (the clauses as composed: "rxn: 98 C 30 s; then ..." is the cycler's part)
                 _limits_first.check((f for f, _ in composed or read_in), p)
             except Refuse as refuse:
                 return Refusal(request=request, reason=refuse.reason, code=refuse.code)
+            said_how = unhonoured.asked(norm.text)  # before other gaps: it names the setting
+            if said_how is not None:
+                return Clarification(
+                    request=request,
+                    question=said_how.question,
+                    missing=said_how.missing,
+                    options=said_how.options,
+                )
             fault = [
                 f for f, _ in read_in if f is not None and clause is not None and f.clause is clause
             ]

@@ -18,8 +18,10 @@ from agents.task.planning.families import _profile as prof
 _FLAGS = re.IGNORECASE
 HOLD = re.compile(r"^(?:hold|keep|store|cool)\b", _FLAGS)
 
-_COLD = re.compile(
-    r"^(?:and\s+)?(?:then\s+)?(?:at\s+|to\s+)?(-?\d+(?:\.\d+)?)\s*(?:c|degrees?)\W*$", _FLAGS
+_COLD = re.compile(  # "then 4 C", "then down to 4 C", "then to 4 C on pcr_plate"
+    r"^(?:and\s+)?(?:then\s+)?(?:(?:go|drop|ramp|come)\w*\s+)?(?:down\s+)?(?:at\s+|to\s+)?"
+    r"(-?\d+(?:\.\d+)?)\s*(?:c|degrees?)(?:\s+(?:on|in)\s+(?:the\s+)?[\w-]+)?\W*$",
+    _FLAGS,
 )
 
 

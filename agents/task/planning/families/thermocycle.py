@@ -343,8 +343,8 @@ def programme_runs(read_in: list[tuple[Frame | None, Any]], kinds: set[str]) -> 
             nxt, fam = read_in[j]
             if (
                 nxt is None
-                or fam is None
-                or fam.name not in ("incubate", "thermocycle")
+                or (fam is None and not is_hold(part_text(nxt.clause)))  # "then to 4 C"
+                or (fam is not None and fam.name not in ("incubate", "thermocycle"))
                 or nxt.clause.sentence != frame.clause.sentence
                 or not (timed_only(nxt) or is_hold(part_text(nxt.clause)))
             ):
