@@ -300,3 +300,17 @@ def test_dilute_without_a_fold_asks_for_it_rather_than_transferring_the_stock() 
         "dilute dye to 1x in buffer, 200 uL in each well of plate_2 column 1", LABS["standard"].view
     )
     assert result.kind == "clarification" and "fold" in result.missing
+
+
+def test_x_ul_into_y_ul_gives_the_fold_and_each_wells_diluent() -> None:
+    final = _final("Serial dilution: 20 uL dye into 180 uL buffer across plate_1 A1 to A4")
+    assert final["plate_1:A1"] == final["plate_1:A3"] == 180
+    assert final["plate_1:A4"] == 200  # the steps are spelled out: the last well keeps its excess
+
+
+def test_x_ul_into_y_ul_that_disagrees_with_the_fold_said_is_asked() -> None:
+    result = RulePlanner().plan(
+        "serial dilution of dye 1:3 across plate_1 A1 to A4, 50 uL into 50 uL buffer",
+        LABS["standard"].view,
+    )
+    assert result.kind == "clarification" and result.missing == ["fold"]

@@ -22,6 +22,7 @@ from agents.task.planning.families._pairing import start as _start
 _PAIR_GAP = re.compile(r"\s*(?:of\s+)?(?:the\s+)?(?:fresh\s+)?$", re.IGNORECASE)
 
 
+_SERIES = re.compile(r"\bserial|\bseries\b|\btitrat|\bstandards\b|\bstd\s+curve", re.IGNORECASE)
 _DEST_PHRASE = re.compile(r"\b(?:to|into|in|onto)\s+(?=\S)", re.IGNORECASE)
 _JOINED = re.compile(
     r"(?P<dest>\s+(?:to|into|in|onto)\s+[^,;]+?)?\s*,?\s*(?:and\s+(?:also\s+)?|with\s+|plus\s+|"
@@ -115,6 +116,11 @@ def split_pairs(
                 and any(pairs[0][1].end < _start(pl) < pairs[-1][0].start for _, pl in frame.places)
             )
             # "... to I1-I4 9) 5 uL water to J1-J4": a place between the pairs is no shared one
+            or (  # "Serial dilution: 20 uL dye into 180 uL buffer, A1 to A6": a step, not two adds
+                len(pairs) == 2
+                and re.fullmatch(r"\s+in(?:to)?\s+", text[pairs[0][1].end : pairs[1][0].start])
+                and _SERIES.search(f"{frame.clause.label or ''} {text}")
+            )
         ):
             out.append((frame, family))
             continue

@@ -6,9 +6,12 @@ uL top standard": V * k / (k - 1)), the step ("20 uL transfers", "5 uL carried e
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from itertools import pairwise
 
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask
+from agents.task.planning._quantities import Quantity, fmt
 
 _FLAGS = re.IGNORECASE
 _STEP_VOLUME = re.compile(
@@ -37,16 +40,63 @@ _TOP_BEFORE = re.compile(
 )
 
 
+# "20 uL dye into 180 uL buffer", "100 uL from A1 into 0.1 mL DMSO": a step and the diluent
+# it lands in, never a level ("into 200 uL final") or a place
+_INTO_BETWEEN = re.compile(
+    r"^\s+(?:(?:of\s+)?[\w«»-]+\s+){0,3}?in(?:to)?\s+(?:(?:each|the)\s+)?$", _FLAGS
+)
+STEP_INTO = re.compile(
+    r"[\d.]+\s*[um]l\s[^,;]*?\bin(?:to)?\s+[\d.]+\s*[um]l\b(?!\s*(?:final|total))", _FLAGS
+)
+_LEVEL_AFTER = re.compile(r"\s*(?:final|total|(?:per|each|in\s+each)\s+well|wells?\b)", _FLAGS)
+
+
+def into_pair(frame: Frame) -> tuple[Quantity, Quantity] | None:
+    """The step and the diluent of "X uL into Y uL", when the clause says it that way."""
+    vols = frame.volumes
+    return next(
+        (
+            (a, b)
+            for a, b in pairwise(vols)
+            if _INTO_BETWEEN.match(frame.text[a.end : b.start])
+            and not _LEVEL_AFTER.match(frame.text[b.end :])
+        ),
+        None,
+    )
+
+
+def fold_of(frame: Frame, said: Callable[[Frame], float]) -> float:
+    """The fold as said, or as "20 uL into 180 uL" gives it (10-fold); asked when they differ."""
+    pair = into_pair(frame)
+    if pair is None:
+        return said(frame)
+    k = round((pair[0].value + pair[1].value) / pair[0].value, 4)
+    if frame.ents.fold is not None and abs(said(frame) - k) > 1e-3:
+        raise Ask(
+            f"{fmt(pair[0].value, 'uL')} into {fmt(pair[1].value, 'uL')} is a {k:g}-fold step, "
+            f"but the request says {said(frame):g}-fold: which is right?",
+            ["fold"],
+            [f"{k:g}-fold", f"{said(frame):g}-fold"],
+        )
+    return k
+
+
 def amounts(frame: Frame, k: float, held: float | None) -> tuple[float, float, bool]:
     """(V, t, whether the step was said) for a k-fold dilution; ``held``: the diluent each
     well after the first already holds (None: none)."""
-    step_q = next(
-        (
-            q
-            for q in frame.volumes
-            if _STEP_VOLUME.search(frame.text[: q.start]) or _STEP_AFTER.match(frame.text[q.end :])
-        ),
-        None,
+    pair = into_pair(frame)
+    step_q = (
+        pair[0]
+        if pair is not None
+        else next(
+            (
+                q
+                for q in frame.volumes
+                if _STEP_VOLUME.search(frame.text[: q.start])
+                or _STEP_AFTER.match(frame.text[q.end :])
+            ),
+            None,
+        )
     )
     top = next(
         (

@@ -45,7 +45,7 @@ from agents.task.planning.families._ratio import (
     prefilled_diluent,
     stock_sources,
 )
-from agents.task.planning.families._serial_volumes import amounts
+from agents.task.planning.families._serial_volumes import STEP_INTO, amounts, fold_of
 
 _FLAGS = re.IGNORECASE
 _SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|titrat\w*|step[\s-]?wise|->)", _FLAGS)
@@ -103,7 +103,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         or ents.liquids
     ):
         return 85  # "Standard curve (ng/mL): 1000, 500, 250, ... and 0 down column 1"
-    if _curve_label(clause.label or "") and ents.fold is not None:
+    if _curve_label(clause.label or "") and (ents.fold is not None or STEP_INTO.search(text)):
         return 85  # "Standard curve: stock 2-fold in diluent across row B, ..."
     if _DILUTE.search(text) and (
         _SERIAL.search(text) or (ents.wellsets and any(w.chain for w in ents.wellsets))
@@ -229,7 +229,7 @@ def _chain_only(frame: Frame, p: r.Planning) -> str:
 
 def _serial(frame: Frame, p: r.Planning) -> str:
     world = p.world
-    k = _fold(frame)
+    k = fold_of(frame, _fold)
     place = frame.dest if not frame.dest.empty else frame.head
     held = held_stock(frame, p, place)  # "serially dilute sample_plate A1 ... down assay column 1"
     plate = r.labware(place, p, "dilute across")
