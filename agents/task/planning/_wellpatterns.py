@@ -149,7 +149,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     (
         "all",
         re.compile(
-            r"\b(?:all(?:\s+(?:the|\d{1,3}))?\s+wells|every\s+well|each\s+well\s+(?=(?:of|on|in)\s+(?:the\s+)?#)"
+            r"\b(?:all(?:\s+the)?(?:\s+\d{1,3})?\s+wells|every\s+well|each\s+well\s+(?=(?:of|on|in)\s+(?:the\s+)?#)"
+            # "each of the 96 wells of #", "every one of the wells on #"
+            r"|(?:each|every\s+one)\s+of\s+the\s+(?:\d{1,3}\s+)?wells(?=\s+(?:of|on|in)\s+(?:the\s+)?#)"
             r"|(?:all|every|each)\s+(?:the\s+|\d{1,2}\s+)?(?:columns?|rows?|cols?)(?=\s+(?:of|on|in)\s+(?:the\s+)?#|\s+(?:but|except)\b)"
             r"|all\s+(?:the\s+)?(?:\d{1,2}\s+)?(?:columns|rows)(?=\s*(?:[,;.)]|$|\s+(?:with|using|by|and)\b))"
             r"|all(?=\s+but\b)"
@@ -295,3 +297,29 @@ class Part:
 
     kind: str
     args: tuple[object, ...] = ()
+
+
+_EVERY_BEFORE = re.compile(r"\b(?:every|each|all)\s+(?:the\s+)?$", _FLAGS)
+_WELLS_AFTER = re.compile(r"\s+wells?\b", _FLAGS)
+# "100 uL per well across plate_2", "throughout plate_1.": a plate nothing after it narrows
+_ACROSS_BEFORE = re.compile(r"\b(?:across|throughout)\s+(?:the\s+)?$", _FLAGS)
+_CLAUSE_END = re.compile(r"\s*(?:[,;.!]|$)")
+# ... but a series "across plate_1" says the direction it runs, never which wells it takes
+_SERIES = re.compile(r"\b(?:serial\w*|dilut\w*|titrat\w*|\d+\s*-?\s*fold|1\s*:\s*\d+)", _FLAGS)
+
+
+def whole_plates(text: str, plates: list[tuple[int, int]]) -> list[tuple[int, int, int, int]]:
+    """(start, end, plate start, plate end) of each plate named as all its wells: "into every
+    seedlings24 well", "each plate_2 well", "50 uL/well across plate_2"."""
+    found = []
+    for a, b in plates:
+        before, after = _EVERY_BEFORE.search(text[:a]), _WELLS_AFTER.match(text[b:])
+        if before and after:
+            found.append((before.start(), b + after.end(), a, b))
+        elif (
+            _ACROSS_BEFORE.search(text[:a])
+            and _CLAUSE_END.match(text[b:])
+            and not _SERIES.search(text)
+        ):
+            found.append((a, b, a, b))
+    return found

@@ -39,6 +39,7 @@ from agents.task.planning._wellpatterns import (
     _letters,
     _numbers,
     row_letter,
+    whole_plates,
 )
 
 _FLAGS = re.IGNORECASE
@@ -378,13 +379,7 @@ def find_all(text: str) -> list[WellSet]:
 def every_plate_well(text: str, plates: list[tuple[int, int]]) -> list[WellSet]:
     """'into every seedlings24 well', 'each plate_2 well': all the wells of that plate (a
     liquid's name there - 'every dna well' - is the wells holding it, never this)."""
-    found = []
-    for a, b in plates:
-        before = re.search(r"\b(?:every|each|all)\s+(?:the\s+)?$", text[:a], _FLAGS)
-        after = re.match(r"\s+wells?\b", text[b:], _FLAGS)
-        if before and after:
-            found.append(WellSet((Part("all"),), before.start(), b + after.end(), text[a:b]))
-    return found
+    return [WellSet((Part("all"),), s, e, text[a:b]) for s, e, a, b in whole_plates(text, plates)]
 
 
 def well_count(text: str) -> int | None:
