@@ -314,3 +314,15 @@ def test_x_ul_into_y_ul_that_disagrees_with_the_fold_said_is_asked() -> None:
         LABS["standard"].view,
     )
     assert result.kind == "clarification" and result.missing == ["fold"]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "serially dilute dye 2-fold along plate_1 A1 to A6, 50 uL into the 50 uL buffer in A2-A6",
+        "2-fold serial dilution of dye along plate_1 A1-A6, wells prefilled with 50 uL buffer",
+    ],
+)
+def test_diluent_said_to_be_in_wells_the_lab_has_empty_is_asked(request_text: str) -> None:
+    result = RulePlanner().plan(request_text, LABS["standard"].view)
+    assert result.kind == "clarification" and result.missing == ["lab_state"]

@@ -53,7 +53,7 @@ _PLACE_ONLY = re.compile(
 # ", 200 uL dye into A1", ", H2:H8 get 150 uL": a second transfer; ", 20 uL into 180 uL": a step
 _RUN = r"[A-Pa-p]\d{1,2}(?:\s*(?:-|:|\s(?:to|through|thru)\s)\s*[A-Pa-p]\d{1,2})?"
 _VOLUME_START = re.compile(
-    r"\s*(?:,|/|\band\b)\s*(?:and\s+)?(?![\d.]+\s*[um]l\s[^,]*?\bin(?:to)?\s+[\d.]+\s*[um]l)"
+    r"\s*(?:,|/|\band\b)\s*(?:and\s+)?(?![\d.]+\s*[um]l\s[^,]*?\bin(?:to)?\s+(?:the\s+)?[\d.]+\s*[um]l)"
     r"(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
     rf"|(?:{_RUN}|(?:columns?|cols?|rows?)\s+[A-Pa-p\d]{{1,2}})"
     r"\s+(?:gets?\b|with\s+(?:another\s+)?\d))",

@@ -46,7 +46,8 @@ _INTO_BETWEEN = re.compile(
     r"^\s+(?:(?:of\s+)?[\w«»-]+\s+){0,3}?in(?:to)?\s+(?:(?:each|the)\s+)?$", _FLAGS
 )
 STEP_INTO = re.compile(
-    r"[\d.]+\s*[um]l\s[^,;]*?\bin(?:to)?\s+[\d.]+\s*[um]l\b(?!\s*(?:final|total))", _FLAGS
+    r"[\d.]+\s*[um]l\s[^,;]*?\bin(?:to)?\s+(?:the\s+)?[\d.]+\s*[um]l\b(?!\s*(?:final|total))",
+    _FLAGS,
 )
 _LEVEL_AFTER = re.compile(r"\s*(?:final|total|(?:per|each|in\s+each)\s+well|wells?\b)", _FLAGS)
 
@@ -81,9 +82,25 @@ def fold_of(frame: Frame, said: Callable[[Frame], float]) -> float:
     return k
 
 
+# "into the 180 uL of buffer in B1-H1", "180 uL PBS already in B2:B8", "prefilled with 90 uL":
+# the request says the wells after the first already hold the diluent
+_HELD_SAID = re.compile(
+    r"\binto\s+the\s+[\d.]+\s*[um]l\b|[\d.]+\s*[um]l\s+(?:of\s+)?(?:[\w-]+\s+){0,3}?already\s+in\b"
+    r"|\bpre-?filled\s+with\s+[\d.]+",
+    _FLAGS,
+)
+
+
 def amounts(frame: Frame, k: float, held: float | None) -> tuple[float, float, bool]:
     """(V, t, whether the step was said) for a k-fold dilution; ``held``: the diluent each
     well after the first already holds (None: none)."""
+    if held is None and _HELD_SAID.search(frame.text):
+        raise Ask(
+            "The request says the wells after the first already hold the diluent, but the lab "
+            "has them empty (or holding something else): which is right?",
+            ["lab_state"],
+            ["fill them with the diluent first", "the lab state is out of date"],
+        )
     pair = into_pair(frame)
     step_q = (
         pair[0]
