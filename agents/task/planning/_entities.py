@@ -17,6 +17,7 @@ from agents.task.planning._lexicon import Lexicon, Mention
 from agents.task.planning._normalise import PLACEHOLDER
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._series import Series, series
+from agents.task.planning._start_well import start_within
 from agents.task.planning._wellpatterns import quadrant_spans
 
 _FLAGS = re.IGNORECASE
@@ -358,6 +359,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
         ents.wellsets = ws.find_all(ents.marked)
     at = [(m.start, m.end) for m in ents.labware]  # "into every seedlings24 well"
     ents.wellsets = sorted(ents.wellsets + ws.every_plate_well(text, at), key=lambda w: w.start)
+    start_within(ents)  # "row B starting at B4": B4 orders row B, no second dispense
     plain = _blank(text, spans[: len(spans) - len(how)], " ")
     ents.well_count = ws.well_count(text)
     ents.times = qty.times(plain)

@@ -44,6 +44,11 @@ _BY_ROW = re.compile(
     r"|in\s+row\s+order|left\s+to\s+right)\b",
     _FLAGS,
 )
+# "by columns", "column-wise": an order that fills column after column (a wrap is meant)
+_COLUMN_ORDER = re.compile(
+    r"\b(?:column[\s-]?(?:wise|by[\s-]column)|by\s+columns|in\s+column\s+order|row[\s-]?(?:wise|by[\s-]row)|by\s+rows|in\s+row\s+order)\b",
+    _FLAGS,
+)
 _BY_COLUMN = re.compile(
     r"\b(?:column[\s-]?(?:wise|by[\s-]column)|by\s+columns?|down\s+(?:the\s+)?columns?"
     r"|in\s+column\s+order|top\s+to\s+bottom)\b",
@@ -62,19 +67,32 @@ def _run_from(text: str, start: str, n: int, lw: str, world: r.World) -> list[st
     by_row = [f"{chr(65 + i // view.cols)}{i % view.cols + 1}" for i in every]
     by_col = [f"{chr(65 + i % view.rows)}{i // view.rows + 1}" for i in every]
     runs = [w[w.index(start) : w.index(start) + n] for w in (by_row, by_col)]
+    ways = ["along the row", "down the column"]
     if _BY_ROW.search(text) or _BY_COLUMN.search(text):
-        runs = [runs[0] if _BY_ROW.search(text) else runs[1]]
-    fits = [run for run in runs if len(run) == n]
+        keep = 0 if _BY_ROW.search(text) else 1
+        runs, ways = [runs[keep]], [ways[keep]]
+    fits = [(run, way) for run, way in zip(runs, ways, strict=True) if len(run) == n]
     if not fits:
         raise Refuse(f"{n} wells in a run from {start} do not fit on {lw}", "plate_size")
-    if len(fits) == 1:
-        return fits[0]
-    ways = [f"{lw} {run[0]}-{run[-1]}" for run in fits]  # along the row, down the column
+    # a run that stays in its row or column; one that wraps into the next is asked, never planned
+    straight = [
+        (run, way)
+        for run, way in fits
+        if len({w[0] if way == "along the row" else w[1:] for w in run}) == 1
+    ]
+    if _COLUMN_ORDER.search(text) and len(fits) == 1:
+        return fits[0][0]  # "column-wise": filling column after column is what was asked
+    if len(straight) == 1:
+        return straight[0][0]
+    if not straight and len(ways) == 1:
+        raise Refuse(f"{n} wells {ways[0]} from {start} do not fit on {lw}", "plate_size")
+    offered = straight or fits
+    names = [f"{lw} {run[0]}-{run[-1]}" for run, _ in offered]
+    said = " or ".join(f"{way} ({name})" for (_, way), name in zip(offered, names, strict=True))
     raise Ask(
-        f"Which wells of {lw} should receive the {n} wells from {start}: along the row "
-        f"({ways[0]}) or down the column ({ways[1]})?",
+        f"Which wells of {lw} should receive the {n} wells from {start}: {said}?",
         ["wells"],
-        ways,
+        names,
     )
 
 
