@@ -14,7 +14,7 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _read, fold_into_previous
 from agents.task.planning.families import FAMILIES, Family
-from agents.task.planning.families.normalise import conc_list
+from agents.task.planning.families.normalise import conc_list, final_piece
 
 _ONLY_VOLUME = re.compile(
     r"^(?:with\s+|at\s+|using\s+)?[\d.]+\s*(?:uL|mL)\s*(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
@@ -133,10 +133,13 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     while i < len(read_in):
         head, fam = read_in[i]
         j = i + 1
+        final = None  # the final volume a piece after the head gives ("IDTE to 20 uL total")
         if head is not None and fam is not None and fam.name == "normalise":
-            while (
-                j < len(read_in) and (f := read_in[j][0]) is not None and conc_list(f, None, head)
-            ):
+            while j < len(read_in) and (f := read_in[j][0]) is not None:
+                if not (conc_list(f, None, head) or final_piece(f, head)):
+                    break
+                if final_piece(f, head):
+                    final = f.ents.volumes()[0]
                 j += 1
         if j > i + 1 and head is not None:
             pieces = [f.clause for f, _ in read_in[i + 1 : j] if f is not None]
@@ -144,6 +147,7 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
             merged, got = _read(replace(head.clause, text=text, heading=False), lex, norm.quoted)
             if merged is not None and got is not None and got.name == "normalise":
                 merged.extra["folded"] = pieces
+                merged.final = merged.final or final
                 out.append((merged, got))
                 i = j
                 continue

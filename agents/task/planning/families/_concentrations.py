@@ -110,6 +110,7 @@ def per_well(
     a number without a unit takes the unit the others are written in, else ``default``."""
     text = frame.text
     taken = [(s.start, s.end) for s in skip]
+    taken += [(m.start, m.end) for m in frame.ents.liquids]  # "10 mM Tris-HCl" is a name
     numbers: list[tuple[int, int, str, str | None]] = []
     for m in CONC.finditer(text):
         if not any(a <= m.start(1) < b for a, b in taken):
@@ -132,8 +133,9 @@ def per_well(
         pending.extend(wells)
         if not mine:
             continue
+        if any(not (u or unit) for *_, u in mine):
+            return []  # a number whose unit is unsure: its well's concentration is asked for
         for well, (a, b, num, u) in zip(pending, mine, strict=False):
-            if u or unit:
-                out.append((well, _level(num, u or unit or "", a, b)))
+            out.append((well, _level(num, u or unit or "", a, b)))
         pending = []
     return out

@@ -43,9 +43,10 @@ _WITH = re.compile(
 _EPS = 1e-6
 
 
-# "5, 12 and 8 uL": a list of numbers closed by one volume unit
+# "5, 12 and 8 uL": a list of numbers closed by one volume unit (the first number stands
+# alone: in "A1-C1, 20 uL final" the 1 is a well's)
 _VOLUME_LIST = re.compile(
-    r"\d\s*(?:,|\band\b)\s*(?:\d+(?:\.\d+)?\s*(?:,|\band\b)\s*)*\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\b"
+    r"(?<![\w.])\d+(?:\.\d+)?\s*(?:,|\band\b)\s*(?:\d+(?:\.\d+)?\s*(?:,|\band\b)\s*)*\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\b"
 )
 
 
@@ -90,6 +91,42 @@ def conc_list(frame: Frame, family: Family | None, head: Frame) -> bool:
     return plain and (not ents.labware or conc.said(frame.text))  # "concs libs A1 40 nM, ..."
 
 
+# "20 uL per well" into another plate: what each destination well ends with
+_PER_DEST = re.compile(r"^\s*(?:per\s+well|/\s*well|a\s+well|(?:in|into)?\s*each\s+well)\b", _FLAGS)
+# a piece after the normalisation that only gives the final volume ("IDTE to 20 uL total")
+_FINAL_WORDS = re.compile(
+    r"\b(?:final|total|top(?:ped)?\s+(?:up|off)|make\s+(?:it\s+|them\s+)?up|bring|fill)\b"
+    r"|\bto\s+\d+(?:\.\d+)?\s*(?:u|µ)l\b|^\s*\d+(?:\.\d+)?\s*(?:u|µ)l\s+(?:per|a|/)\s*well\b",
+    _FLAGS,
+)
+
+
+def final_piece(frame: Frame, head: Frame) -> bool:
+    """A piece that only says the final volume of a normalisation said before it without one
+    ("..., IDTE to 20 uL total", "top up to 20 uL with IDTE", "20 uL per well")."""
+    ents = frame.ents
+    return (
+        head.final is None
+        and conc.target(head.text) is not None
+        and conc.mass(head.text) is None
+        and not ents.wellsets
+        and not ents.labware
+        and len(ents.volumes()) == 1
+        and len(ents.liquids) <= 1
+        and not conc.said(frame.text)
+        and bool(_FINAL_WORDS.search(frame.text))
+    )
+
+
+def _final(frame: Frame, into: bool) -> float | None:
+    """The final volume: said as such, or "20 uL per well" of another plate."""
+    if frame.final is not None:
+        return frame.final.value
+    text = frame.ents.text
+    per = [q for q in frame.ents.volumes() if into and _PER_DEST.match(text[q.end :])]
+    return per[0].value if len(per) == 1 else None
+
+
 def build(frame: Frame, p: r.Planning) -> str:
     world = p.world
     frame.extra["world"] = world  # the mixing reader checks its cycles against the lab
@@ -110,6 +147,11 @@ def build(frame: Frame, p: r.Planning) -> str:
             ["volume"],
             ["A1 25 ng/uL, B1 40 ng/uL, ...", "A1 5 uL, B1 10 uL, ..."],
         )
+    named = src_place.wells.expand(view.rows, view.cols) if src_place and src_place.wells else []
+    if unsaid := [w for w in named if w not in {w for w, _ in given}]:
+        raise Ask(  # never normalise fewer wells than named
+            f"What is the concentration of {src_lw} {', '.join(unsaid)}?", ["volume"], []
+        )
     dims = {c.dimension for _, c in given} | ({level.dimension} if level else set())
     if len(dims) > 1:
         raise Ask(
@@ -118,7 +160,7 @@ def build(frame: Frame, p: r.Planning) -> str:
             ["volume"],
             ["ng/uL", "nM"],
         )
-    final = frame.final.value if frame.final is not None else None
+    final = _final(frame, dest_place is not None)
     cycles, _ = mixing(frame)
     if dest_place is None and final is None and amount is None and level is not None:
         return _in_place(frame, p, src_lw, given, level.value, _diluent(frame, p, src_lw), cycles)
