@@ -88,7 +88,7 @@ def _curve_label(label: str) -> bool:
     the clauses under it make a dilution series."""
     return bool(
         _CURVE.search(label)
-        or re.search(r"\b(?:serial|dilution\s+series|standards|stds)\b", label, _FLAGS)
+        or re.search(r"\b(?:serial|dilution\s+series|standards|stds|titrations?)\b", label, _FLAGS)
     )
 
 
