@@ -19,7 +19,7 @@ from typing import Literal
 from agents.task.planning import _social
 from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._items import inline_items
-from agents.task.planning._joins import bracketed, semicolon_parts, then_parts
+from agents.task.planning._joins import after_clause_start, bracketed, semicolon_parts, then_parts
 from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
 from agents.task.planning._nouns import as_verb
@@ -321,7 +321,7 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
     cuts = [
         m
         for m in _NEW_ACTION.finditer(text)
-        if m.start() > 0
+        if after_clause_start(text, m)
         and not (
             (":" in m.group(0) or "-" in m.group(0))
             and _PLACE_ONLY.match(text[: m.start()])

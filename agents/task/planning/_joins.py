@@ -57,3 +57,23 @@ def then_parts(text: str) -> list[str]:
         pieces.append(text[last : m.start()])
         last = m.end()
     return [*pieces, text[last:]]
+
+
+# "in every well of rows A-D of assay_96, put 100 uL PBS-T": a place said first, its verb after
+# the comma; the place is where the action goes, not a clause of its own.
+_FRONTED = re.compile(
+    r"^\s*(?:in|into|to|across|throughout)\s+[^,;:]*\b(?:wells?|rows?|columns?|cols?|[A-Pa-p]\d{1,2})\b"
+    r"[^,;:]*$",
+    _FLAGS,
+)
+
+
+def after_clause_start(text: str, cut: re.Match[str]) -> bool:
+    """Whether ``cut`` may end a clause: not at the very start, and not a comma after a place
+    that opens the sentence with no verb or volume of its own."""
+    before = text[: cut.start()]
+    if cut.start() == 0:
+        return False
+    return not (
+        cut.group(0).strip() == "," and _FRONTED.match(before) and not _VOLUME.search(before)
+    )
