@@ -28,6 +28,8 @@ _SETTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "the pipetting speed",
         re.compile(
+            r"\b(?:aspirat|dispens|pipett)\w*\s+(?:at\s+)?\d+(?:\.\d+)?\s*%|"
+            r"\d+(?:\.\d+)?\s*(?:uL|ul|µL)\s*/\s*s(?:ec)?\b|"
             r"\bslow(?:ly|er)\b(?!\s+(?:ramp|cool|heat))|\bdropwise\b|\b(?:low|slow|reduced|half)\s+"
             r"(?:aspirat\w+\s+|dispens\w+\s+|pipetting\s+)?(?:speed|flow(?:\s+rate)?|rate)\b"
             r"(?<!shaking speed)|\bflow\s+rate\b",
@@ -51,6 +53,19 @@ _SETTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\b(?:above|below)\s+the\s+liquid\b",
             _FLAGS,
         ),
+    ),
+    ("the liquid class", re.compile(r"\bliquid[\s-]class(?:es)?\b", _FLAGS)),
+    (
+        "the tip position",
+        re.compile(
+            r"\bz[\s-]?offset\b|\b\d+(?:\.\d+)?\s*mm\s+offset\b|"
+            r"\b(?:against|down|along)\s+the\s+(?:side|wall)s?\b",
+            _FLAGS,
+        ),
+    ),
+    (
+        "the reader's gain or integration time",
+        re.compile(r"\bgain\s*(?:of\s*|=\s*|:\s*)?\d+|\bintegration(?:\s+time)?\b", _FLAGS),
     ),
     ("reverse pipetting", re.compile(r"\breverse[\s-]*pipett?(?:e|ing)\b", _FLAGS)),
     ("pre-wetting the tips", re.compile(r"\bpre-?\s?wet(?:ting|ted)?\b", _FLAGS)),
