@@ -15,6 +15,7 @@ from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _read, fold_into_previous
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families.normalise import conc_list, final_piece
+from agents.task.planning.families.read import said_optics
 
 _ONLY_VOLUME = re.compile(
     r"^(?:with\s+|at\s+|using\s+)?[\d.]+\s*(?:uL|mL)\s*(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
@@ -154,3 +155,37 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         out.append(read_in[i])
         i += 1
     return out
+
+
+# A piece that only says how to read: "Excitation 485, emission 520.", "ex 350 / em 461",
+# "450 nm", "A450 with 570 ref" - nothing to read it on, no volume, no other verb.
+_ONLY_OPTICS = re.compile(
+    r"^(?:(?:at|@|with|using|read\s+at|and|,|/|\s|nm|ref(?:erence)?|excitation|emission|ex|em|exc"
+    r"|λex|λem|wavelengths?|filters?|[:=]|a?\d{3,4})+)$",
+    re.IGNORECASE,
+)
+
+
+def _optics_only(frame: Frame | None) -> bool:
+    return (
+        frame is not None
+        and not frame.ents.wellsets
+        and not frame.ents.labware
+        and not frame.ents.liquids
+        and not frame.ents.volumes()
+        and bool(re.search(r"\d{3}", frame.text))
+        and bool(_ONLY_OPTICS.match(frame.text.strip(" .;")))
+    )
+
+
+def optics_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
+    """``read_in`` with each piece that only gives wavelengths joined to the read before it
+    that gives none ("Hoechst readout on stain_plt B2-G11. Excitation 350, emission 461.")."""
+    return fold_into_previous(
+        read_in,
+        lex,
+        norm,
+        "read",
+        lambda f, _, head: not head.wavelengths and not said_optics(head.text) and _optics_only(f),
+        heading=False,
+    )

@@ -40,6 +40,9 @@ _LAB_WORDS = re.compile(
 _OFF_BENCH = re.compile(
     r"^(?:write|draft|compose|translate|remind|tell|e-?mail|text|message|notify|schedule|book|"
     r"order|buy|purchase|calculate|compute|explain|summari[sz]e|describe|draw|plot|graph|"
+    # the analysis of data already taken ("Fit yesterday's rates to Michaelis-Menten")
+    r"fit|re-?fit|analy[sz]e|work\s+out|figure\s+out|back-?calculate|interpolate|extrapolate|"
+    r"average|regress|tabulate|(?:send|give|get)\s+(?:me|us)\s+(?:the\s+|my\s+|our\s+)?(?!\d)|(?:do|run)\s+(?:the\s+)?(?:stats|statistics|analysis|regression|fit)|"
     r"generate|code|search|google|look\s+up|find\s+out|print|show\s+me|teach|recommend|"
     r"suggest|predict|estimate|convert|list|label|re-?name|(?:log|record)\s+that|note\s+down|"
     r"write\s+down|"
@@ -87,6 +90,43 @@ _SET_ASIDE = re.compile(
     r"|\brole-?play\b|\b(?:print|reveal|show|repeat)\s+(?:me\s+)?(?:your|the)\s+(?:system\s+)?prompt\b",
     re.IGNORECASE,
 )
+
+
+# A question whose answer is a number worked out from data or arithmetic ("if OD goes from 0.1
+# to 0.8 in 6 h what's the doubling time?", "what concentration is a well at A 0.45 on the
+# curve?", "how much diluent is that?"): no instrument answers it. "What's the OD of plate_1?"
+# (a read, perhaps) is left to the families.
+_CALC_NOUN = (
+    r"(?:doubling|generation)\s+time|growth\s+rate|half[\s-]?life|\bk_?m\b|\bv_?max\b|\bkcat\b|"
+    r"\b[ie]c\s?50s?\b|\bld50\b|\bk_?d\b|hill\s+(?:slope|coefficient)|\bslope\b|\bintercept\b|"
+    r"r-?squared|\br\s?(?:\^|²)\s?2?\b|\bmean\b|\baverage\b|\bmedian\b|standard\s+(?:deviation|error)|"
+    r"\b(?:sd|sem|cv|%\s?cv)\b|z[\s'-]*(?:prime|factor)|fold[\s-]change|\b(?:delta|Δ)+\s?ct\b|"
+    r"concentration|molarity|\byield\b|dilution\s+factor|extinction\s+coefficient|p-?value|"
+    r"\bhow\s+(?:long|much|many|fast|quickly)\b"
+)
+_ASKS_NUMBER = re.compile(
+    r"^\W*(?:(?:hi|hey|hello|quick\s+(?:q|question|one)|question|so|ok(?:ay)?|um+|also|and)\b[\s,!:-]*)*"
+    r"(?:if\b[^?]*?[,\s]\s*)?"  # "if my culture was at 0.05 at 9am and 0.4 at 3pm, ..."
+    r"(?:wh?at(?:'?s|\s+is|\s+are|\s+was|\s+were|\s+would\s+be|\s+will\s+be)?|how\s+(?:long|much|"
+    r"many|fast|quickly))\b(?P<asked>[^?]*)\?\W*$",
+    re.IGNORECASE | re.DOTALL,
+)
+# A bench verb where an instruction starts: the question rides on work asked for.
+_ORDERS = re.compile(
+    r"(?:^|[,.;:!]\s*|\b(?:and|then|please|you)\s+)(?:add|transfer|dispense|aliquot|pipett?e|put|"
+    r"fill|move|mix|shake|incubate|read|measure|dilute|pool|stamp|run|seal|spin|wash)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_number(text: str) -> bool:
+    """A question to be answered by working a number out, with no bench work asked for."""
+    m = _ASKS_NUMBER.match(text.strip())
+    return (
+        m is not None
+        and not _ORDERS.search(text)
+        and bool(re.search(_CALC_NOUN, m.group(0), re.IGNORECASE))
+    )
 
 
 # What may wrap a question without changing it: a greeting or thanks as a sentence of its own,
@@ -138,6 +178,12 @@ def check(
         raise Refuse(
             "this is a question about how or whether to do something, not a request to do it: "
             "ask for the work itself (for example 'add 50 uL of buffer to plate_1 A1')",
+            "not_a_lab_request",
+        )
+    if asks_number(spoken) or asks_number(core):
+        raise Refuse(
+            "this asks for a number worked out from data or arithmetic, not for work on the "
+            "lab's instruments: I plan liquid handling, incubation, reading and plate moves",
             "not_a_lab_request",
         )
     if any(f is not None and CANCEL.match(f.text) for f, _ in read_in) and not any(

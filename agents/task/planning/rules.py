@@ -35,7 +35,12 @@ from agents.task.planning import _resolve as r
 from agents.task.planning import _unhonoured as unhonoured
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
-from agents.task.planning._fragments import concentration_lists, shared_volume, volume_after
+from agents.task.planning._fragments import (
+    concentration_lists,
+    optics_after,
+    shared_volume,
+    volume_after,
+)
 from agents.task.planning._frames import Frame
 from agents.task.planning._head_choice import per_liquid_heads
 from agents.task.planning._headings import _TAKES, _fill, _heading, announced, check_used
@@ -95,6 +100,7 @@ class RulePlanner:
             read_in = refills(read_in, lex, norm)
             read_in = concentration_lists(read_in, lex, norm)
             read_in = volume_after(read_in, lex, norm)
+            read_in = optics_after(read_in, lex, norm)  # "Read X. Ex 485, em 520."
             read_in = split_pairs(read_in, lex, norm)
             read_in = per_liquid_heads(read_in)  # "the compound goes with the 8-channel"
             read_in = _recipe_fills(read_in)

@@ -98,12 +98,35 @@ def _those_wells(frame: Frame, plate: str, p: r.Planning) -> list[str] | None:
 _SPECTRUM = re.compile(r"\bspectr(?:um|a|al)\b|\bscan\s+from\s+\d{3}|\bwavelength\s+scan\b", _FLAGS)
 
 
+# A read named by its noun, not its verb: "FAM read on pcrA", "Hoechst signal on X", "the
+# resazurin readout of X" - the dye or channel first, then what is read.
+_READ_NOUN = re.compile(r"\b(?:read|reading|readout|read-out|signal)\s+(?:on|of|from|in)\b", _FLAGS)
+_ACTS = re.compile(
+    r"^(?:add|transfer|dispense|shake|incubate|mix|move|put|pipett?e|fill)\b", _FLAGS
+)
+
+
+def _ex_em(text: str) -> bool:
+    """Both an excitation and an emission wavelength are given ("ex 485 / em 520", "494 ex /
+    517 em"): only a fluorescence read has them."""
+    return bool((_EX.search(text) or _EX_AFTER.search(text)) and (
+        _EM.search(text) or _EM_AFTER.search(text)
+    ))  # fmt: skip
+
+
+def said_optics(text: str) -> bool:
+    """The clause gives a wavelength to read at ("at 450", "ex 485 / em 520", "485/535")."""
+    return bool(_ex_em(text) or _AT.search(text) or _PAIR.search(text) or _EX.search(text))
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if clause.label and any(rx.fullmatch(clause.label.strip()) for rx in MODES.values()):
         return 60  # "fluorescence: excitation 350, emission 460 on plate_2"
     if _VERB.match(text) or (_SPECTRUM.search(text) and not ents.volumes()):
         return 60
+    if not _ACTS.match(text) and not ents.volumes() and (_ex_em(text) or _READ_NOUN.search(text)):
+        return 55  # "PicoGreen read of eluates, ex 485 / em 535"
     if any(rx.search(text) for rx in MODES.values()) and not re.match(
         r"^(?:add|transfer|dispense|shake|incubate|mix|move)\b", text, _FLAGS
     ):
