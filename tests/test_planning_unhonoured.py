@@ -23,6 +23,9 @@ from agents.task.planning._unhonoured import asked
         "change tips every 4 wells",
         "new tip every other well",
         "changing tip after every 3rd well",
+        "add 50 uL buffer to plate_1 A1-A3 at 50% speed",
+        "dispense at 20 % of max dispense speed",
+        "aspirate speed 30%, then dispense",
     ],
 )
 def test_a_setting_the_planner_cannot_carry_is_asked_about(text: str) -> None:
@@ -41,6 +44,8 @@ def test_a_setting_the_planner_cannot_carry_is_asked_about(text: str) -> None:
         "gently mix A1 3 times",
         "leave A7 and A8 untouched",
         "run a touchdown PCR on plate_1",
+        "shake plate_1 at 50% speed for 5 min",
+        "add 50 uL buffer to A1 (50% of the well)",
     ],
 )
 def test_words_that_only_look_like_a_setting_are_not_asked_about(text: str) -> None:

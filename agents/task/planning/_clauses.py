@@ -24,7 +24,7 @@ from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._normalise import Normalised, unquote
 from agents.task.planning._nouns import as_verb
 from agents.task.planning._order import run_order
-from agents.task.planning._remarks import AFTER, is_reason
+from agents.task.planning._remarks import AFTER, PURPOSE, is_reason
 from agents.task.planning._vocabulary import ACTION_VERBS
 
 Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
@@ -106,7 +106,7 @@ _NEXT_DEST = re.compile(
 )
 _VERB_FIRST = re.compile(rf"(?:{ACTION_VERBS})\b", _FLAGS)
 _NEW_ACTION = re.compile(
-    rf"(?:\s*(?:,|\s-)\s*(?:and\s+|but\s+)?|\s+(?=because|since|cos|coz))(?={AFTER})|"  # a remark
+    rf"(?:\s*(?:,|\s-)\s*(?:and\s+|but\s+)?|\s+(?=because|since|cos|coz|{PURPOSE}))(?={AFTER})|"
     # "A1 is water, A2 is buffer", "res12 A5 has ethanol, res12 A1 has PBS", "A1 = dye, A2 = ..."
     r"\s*,\s*(?:and\s+)?(?=(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:is|holds|has|contains)\b(?!\s+(?:fine|ok(?:ay)?|good|great|best)\b)|=\s*[\w«]))|"
     r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"

@@ -108,13 +108,6 @@ _OTHER_HEAD = re.compile(
 _SINGLE = re.compile(
     r"\bsingle[\s-]?channel\b|\b(?:one|1)[\s-]channel\b|\bone\s+well\s+at\s+a\s+time\b", _FLAGS
 )
-_REPLICATES = re.compile(
-    r"\bin\s+(duplicate|triplicate|quadruplicate)s?\b|\b(duplicate|triplicate|quadruplicate)s\b"
-    r"|\b(triplicate|quadruplicate)\b|(?<=\()\s*(duplicate)\b|\b(duplicate)(?=\s*[),;])"
-    r"|\b(\d|two|three|four|five|six)\s+(?:replicates?|repeats|copies)\b|\bn\s*=\s*(\d)\b",
-    _FLAGS,
-)
-_REPLICATE_WORDS = {"duplicate": 2, "triplicate": 3, "quadruplicate": 4}
 _MIX = re.compile(
     r"\b(?:mix(?:ing|ed)?|pipett?(?:e|ing)\s+up\s+and\s+down|triturat\w*|resuspend\w*)\b", _FLAGS
 )
@@ -372,11 +365,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     kept = [(q.start, q.end) for q in ents.quantities if q.value == 0]
     conc_text = _blank(text, [sp for sp in spans[: len(spans) - len(how)] if sp not in kept])
     ents.series = series(conc_text, ents.fold[0] if ents.fold else None)
-    if rep := _REPLICATES.search(text):
-        word = next((g for g in rep.groups()[:5] if g), "").lower()
-        ents.replicates = _REPLICATE_WORDS.get(word) or int(
-            qty.number(rep.group(6) or rep.group(7) or "1")
-        )
+    ents.replicates = qty.replicates(text)
     # liquids stay readable here: "one tip per library" names a liquid as what a tip serves
     said = _blank(unquoted, [(m.start, m.end) for m in ents.labware + ents.unknown_labware])
     ents.tips = next((name for name, rx in TIP_POLICIES if rx.search(said)), None)

@@ -20,7 +20,7 @@ from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import Entities
 from agents.task.planning._labels import diluent_of
 from agents.task.planning._lexicon import Mention
-from agents.task.planning._located import located_cuts
+from agents.task.planning._located import located_cuts, places_after
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._wellsets import WellSet
 
@@ -184,8 +184,11 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
             and bool(after)
             # ... and a destination after it ("to plate_1", "on qc_96"), or the liquid is
             # taken from each of its wells ("pool 5 uL of each cDNA in column 1")
-            and (
-                any(d.group(0).lower() not in ("in", "at") for d in dests[i + 1 :])
+            and (  # (not "in wells H2-H8 on plate_1": that "on" only says whose wells)
+                any(
+                    d.group(0).lower() not in ("in", "at")
+                    for d in places_after(dests[i + 1 :], m, text)
+                )
                 or any(_EACH_OF.search(text[: q.start]) for q in after)
             )
         )

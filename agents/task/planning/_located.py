@@ -13,6 +13,22 @@ _SAME_OF = re.compile(r"\(\s*(?:the\s+)?(?:same|matching)\s+wells?\s+(?:of|in|on
 _SERIES_OF = re.compile(r"\b(?:dilutions?|series)\s+of\s+(?:the\s+)?$", _FLAGS)
 _FROM_OF = re.compile(r"\bfrom\s+(?:the\s+)?$", _FLAGS)
 _IN = re.compile(r"\s+in\s+", _FLAGS)
+# "in wells H2-H8 on plate_1": only wells between "in" and "on", so "on" says whose they are
+_ONLY_WELLS = re.compile(
+    r"(?:\s|\bthe\b|\bwells?\b|\brows?\b|\bcol(?:umn)?s?\b|\band\b|\bto\b|\bthrough\b"
+    r"|\b[A-Pa-p]\d{0,2}\b|\b\d{1,2}\b|[-–,:])*",
+    _FLAGS,
+)
+
+
+def places_after(dests: list[re.Match[str]], at: re.Match[str], text: str) -> list[re.Match[str]]:
+    """The place words after ``at`` that start a place of their own: not the "on" of "in
+    wells H2-H8 on plate_1" (the plate of the wells "in" starts)."""
+    return [
+        d
+        for d in dests
+        if d.group(0).lower() != "on" or not _ONLY_WELLS.fullmatch(text, at.end(), d.start())
+    ]
 
 
 def located_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:

@@ -253,6 +253,23 @@ def times(text: str) -> int | None:
     return int(number(m.group(1) or m.group(2)))
 
 
+_REPLICATES = re.compile(
+    r"\bin\s+(duplicate|triplicate|quadruplicate)s?\b|\b(duplicate|triplicate|quadruplicate)s\b"
+    r"|\b(triplicate|quadruplicate)\b|(?<=\()\s*(duplicate)\b|\b(duplicate)(?=\s*[),;])"
+    r"|\b(\d|two|three|four|five|six)\s+(?:replicates?|repeats|copies)\b|\bn\s*=\s*(\d)\b",
+    re.IGNORECASE,
+)
+_REPLICATE_WORDS = {"duplicate": 2, "triplicate": 3, "quadruplicate": 4}
+
+
+def replicates(text: str) -> int | None:
+    """The replicate count said ("in triplicate", "(duplicate)", "3 replicates", "n=4")."""
+    if (rep := _REPLICATES.search(text)) is None:
+        return None
+    word = next((g for g in rep.groups()[:5] if g), "").lower()
+    return _REPLICATE_WORDS.get(word) or int(number(rep.group(6) or rep.group(7) or "1"))
+
+
 def fold(text: str) -> tuple[float, str] | None:
     """A dilution factor and how it was written: '2-fold' -> (2, 'fold'), '1:10' -> (10, 'ratio')"""
     for said in _FOLD.finditer(text):

@@ -33,14 +33,33 @@ _SETTLES = (
     r"|precipitated)"
 )
 _LEAD = r"(?:(?:because|since|as|cos|cuz|coz)\s+)?"
-REASON = re.compile(rf"^{_LEAD}{_SUBJECT}(?:{_BE}\s+{_STATE}|\s+{_SETTLES})\b", _FLAGS)
+# what the work is for: "to stop the edge wells drying out", "so the edges don't evaporate"
+# (a purpose names wells it protects, never wells to pipette into)
+PURPOSE = (
+    r"(?:(?:so\s+as\s+|in\s+order\s+)?to\s+(?:stop|prevent|avoid|minimi[sz]e|reduce|limit|cut\s+down"
+    r"|protect|guard\s+against|help\s+(?:with|against)|keep\s+[\w\s-]{1,40}?\s+from)"
+    r"|so\s+(?:that\s+)?(?:the|it|they|nothing|we)\b[^,;]{0,40}?\b(?:don'?t|doesn'?t|won'?t|"
+    r"do\s+not|does\s+not|will\s+not|can'?t|stays?\s+(?:wet|moist|humid)))\b"
+)
+REASON = re.compile(
+    rf"^(?:{_LEAD}{_SUBJECT}(?:{_BE}\s+{_STATE}|\s+{_SETTLES})|{PURPOSE})\b", _FLAGS
+)
 # where such a remark starts after a comma or a dash ("..., they've been sitting")
 AFTER = (
-    rf"{_LEAD}(?:it|they|these|those|everything|(?:the|my|our)\s+[\w«»-]+(?:\s+[\w«»-]+)?)"
-    rf"(?:{_BE}\s+{_STATE}|\s+{_SETTLES})\b"
+    rf"(?:{_LEAD}(?:it|they|these|those|everything|(?:the|my|our)\s+[\w«»-]+(?:\s+[\w«»-]+)?)"
+    rf"(?:{_BE}\s+{_STATE}|\s+{_SETTLES})|{PURPOSE})\b"
 )
 _PRESENT = re.compile(rf"^{_LEAD}{_SUBJECT}\s+(?:sits?|stands?)\b", _FLAGS)
 _AMOUNT = re.compile(r"\d\s*(?:u[lL]|m[lL]|rpm|nm|x\b|times)|\b[A-Pa-p]\d{1,2}\b", _FLAGS)
+
+
+_PURPOSE_ONLY = re.compile(rf"^{PURPOSE}", _FLAGS)
+
+
+def is_purpose(text: str) -> bool:
+    """ "to stop the edge wells drying out": what the work is for; the wells it names are
+    not where anything goes."""
+    return bool(_PURPOSE_ONLY.match(text)) and not re.search(r"\d\s*(?:u[lL]|m[lL])\b", text)
 
 
 def is_reason(text: str) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning import _quantities as qty
 from agents.task.planning._entities import how_said
 from agents.task.planning._frames import Frame
 from agents.task.planning.families import Family
@@ -20,6 +21,11 @@ _TIPS_LAST = re.compile(
 _EACH_LAST = re.compile(
     r"\d\s*(?:uL|mL)\s*(?:each|apiece|per\s+well|/\s*well)\b[^;]*$", re.IGNORECASE
 )
+_REPLICATE_LABEL = re.compile(
+    r"\bin\s+(?:duplicate|triplicate|quadruplicate)s?\b|^\s*(?:duplicate|triplicate|quadruplicate)"
+    r"(?:\s+wells)?\s*$|\bn\s*=\s*\d\b",
+    re.IGNORECASE,
+)
 _FOR_ALL = re.compile(r"\bfor\s+(?:both|all|each|every\w*)\b|\bthroughout\b", re.IGNORECASE)
 
 
@@ -33,6 +39,11 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
         channels, tips = how_said(frame.clause.label or "")
         frame.ents.channels = frame.ents.channels or channels
         frame.ents.tips = frame.ents.tips or tips
+        label = (
+            frame.clause.label or ""
+        )  # "In duplicate: 100 uL ... A1" (not "Pool the duplicates:")
+        if _REPLICATE_LABEL.search(label) and not frame.ents.replicates:
+            frame.ents.replicates = qty.replicates(label)
     for i, (said_first, fam) in enumerate(read_in):  # "In triplicate, add 100 uL PBS to A1"
         nxt = read_in[i + 1][0] if i + 1 < len(read_in) else None
         if (

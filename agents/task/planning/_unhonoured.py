@@ -32,7 +32,12 @@ _SETTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\d+(?:\.\d+)?\s*(?:uL|ul|µL)\s*/\s*s(?:ec)?\b|"
             r"\bslow(?:ly|er)\b(?!\s+(?:ramp|cool|heat))|\bdropwise\b|\b(?:low|slow|reduced|half)\s+"
             r"(?:aspirat\w+\s+|dispens\w+\s+|pipetting\s+)?(?:speed|flow(?:\s+rate)?|rate)\b"
-            r"(?<!shaking speed)|\bflow\s+rate\b",
+            r"(?<!shaking speed)|\bflow\s+rate\b|"
+            # "at 50% speed", "at 20 % of max aspiration speed", "dispense speed 30%"
+            r"\b\d+(?:\.\d+)?\s*%\s*(?:of\s+(?:the\s+)?)?(?:(?:max(?:imum)?|full|normal|default)\s+)?"
+            r"(?:(?:aspirat\w+|dispens\w+|pipetting|plunger|piston)\s+)?speed\b|"
+            r"\b(?:aspirat\w+|dispens\w+|pipetting|plunger|piston)\s+speed\s*(?:of|at|=|:|to)?\s*"
+            r"\d+(?:\.\d+)?\s*%",
             _FLAGS,
         ),
     ),
@@ -89,6 +94,9 @@ _SETTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
 )
 
+# "shake at 50% speed": the shaker's speed, which its own clause asks about, not the pipette's
+_SHAKING = re.compile(r"\b(?:shak\w*|vortex\w*|orbital\w*|spin\w*)\b[^.;\n]{0,30}$", _FLAGS)
+
 _OPTIONS = {
     "a new tip every few wells": ["a fresh tip for every well", "one tip for all the wells"],
 }
@@ -99,7 +107,7 @@ def asked(text: str) -> Ask | None:
     can carry, if any."""
     for what, said in _SETTINGS:
         m = said.search(text)
-        if m is None:
+        if m is None or (what == "the pipetting speed" and _SHAKING.search(text, 0, m.start())):
             continue
         how = m.group(0).strip()
         if what in _OPTIONS:

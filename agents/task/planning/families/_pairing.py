@@ -259,12 +259,32 @@ def _layout(src: list[str], dst: list[str], count: int) -> list[str] | None:
     return keep if len(keep) == len(src) * count else None
 
 
+# "B1 in triplicate, side by side" / "..., going down the column": where the copies go
+_RIGHTWARDS = re.compile(
+    r"\b(?:side[\s-]+by[\s-]+side|adjacent|next\s+to\s+(?:it|each\s+other)|to\s+(?:the|its)\s+right"
+    r"|across(?:\s+the\s+row)?|along\s+the\s+row|in\s+the\s+same\s+row)\b",
+    _FLAGS,
+)
+_DOWNWARDS = re.compile(
+    r"\b(?:below|underneath|down\s+the\s+column|in\s+the\s+same\s+column"
+    r"|going\s+down|downwards?)\b",
+    _FLAGS,
+)
+
+
 def replicate(
-    dst: list[str], count: int, needed: int, plate: str, p: r.Planning, src: list[str]
+    dst: list[str],
+    count: int,
+    needed: int,
+    plate: str,
+    p: r.Planning,
+    src: list[str],
+    text: str = "",
 ) -> list[str]:
-    """A destination set written as its first replicate, repeated to its right (or below,
-    when it spans the plate's width); replicate by replicate. A destination larger than the
-    replicates need is their layout when it is one ("in triplicate (rows A, B and C)")."""
+    """A destination set written as its first replicate, repeated to its right (or below)
+    when the request says which way; asked otherwise ("add 50 uL to A1 in triplicate" does
+    not say which two wells get the copies). A destination larger than the replicates need
+    is their layout when it is one ("in triplicate (rows A, B and C)")."""
     if len(src) > 1 and len(dst) > needed and (laid := _layout(src, dst, count)) is not None:
         return laid
     lines = (len({w[0] for w in dst}), len({w[1:] for w in dst}))
@@ -285,7 +305,19 @@ def replicate(
     rc = [(ord(w[0]) - 65, int(w[1:])) for w in dst]
     width = max(c for _, c in rc) - min(c for _, c in rc) + 1
     height = max(r_ for r_, _ in rc) - min(r_ for r_, _ in rc) + 1
-    sideways = max(c for _, c in rc) + (count - 1) * width <= lw.cols
+    if _RIGHTWARDS.search(text):
+        sideways = True
+    elif _DOWNWARDS.search(text):
+        sideways = False
+    else:  # the copies' wells are not said: to the right, or below? never a guess
+        right = [f"{chr(65 + r_)}{c + k * width}" for k in range(count) for r_, c in rc]
+        down = [f"{chr(65 + r_ + k * height)}{c}" for k in range(count) for r_, c in rc]
+        raise Ask(
+            f"{count} replicates, but only {plate} {span(dst)} is named: which wells should "
+            "receive the copies?",
+            ["wells"],
+            [f"{plate} {', '.join(ws)}" for ws in (right, down) if _fits(ws, lw.rows, lw.cols)],
+        )
     out: list[str] = []
     for k in range(count):
         for row, col in rc:
@@ -323,6 +355,10 @@ def same_line(listed: list[str], named: list[str], text: str) -> list[str]:
         ["source"],
         [],
     )
+
+
+def _fits(wells: list[str], rows: int, cols: int) -> bool:
+    return all(ord(w[0]) - 65 < rows and int(w[1:]) <= cols for w in wells)
 
 
 def span(wells: list[str]) -> str:

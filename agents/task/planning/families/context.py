@@ -18,7 +18,7 @@ from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import _ASIDE, TIP_POLICIES, Entities, without_how
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Refuse
-from agents.task.planning._remarks import is_reason
+from agents.task.planning._remarks import is_purpose, is_reason
 from agents.task.planning._social import is_pleasantry
 from agents.task.planning._vocabulary import VOCABULARY
 from agents.task.planning.families import Family
@@ -253,6 +253,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 90  # "leave both alone for now": nothing to do there, never a wait
     if REMARK.search(text) and not ents.labware and not ents.wellsets:
         return 67
+    if is_purpose(text) or is_purpose(clause.said):
+        return 95  # "so the inner wells don't dry out": what for; its wells are no place
     if is_reason(text):
         return 68  # "they've been sitting", "Bradford's done": why, not what to do
     if _LAYOUT_SETTING.match(text):
@@ -304,6 +306,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     if (
         SKIPPED.match(text)
         or is_reason(text)
+        or is_purpose(frame.clause.said)
         or (_LEAVE.search(text) and not _TIMED.search(text))
         or (REMARK.search(text) and not frame.ents.labware and not frame.ents.wellsets)
     ):

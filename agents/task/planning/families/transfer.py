@@ -349,6 +349,7 @@ def _ops(
             dst_lw,
             p,
             src_wells,
+            frame.text,
         )
         dest_sets = [(dst_lw, dst_wells)]
     if src_lw == dst_lw and set(src_wells) & set(dst_wells) and len(src_wells) == 1:
