@@ -15,7 +15,7 @@ from agents.task.planning._clauses import ACTION_VERBS
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import Read, fold_into_previous
+from agents.task.planning._reading import Read, _folded, fold_into_previous
 from agents.task.planning.families import Family
 
 _VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
@@ -93,15 +93,19 @@ def _stock_first(frame: Frame, header: Frame) -> bool:
 
 _ROLE_PIECE = re.compile(
     r"^(?:(?:the\s+|with\s+)?diluents?\s*(?:is|=|:|-)?\s*(?:the\s+)?#+"
-    r"|(?:in\s+|with\s+)?#+\s+(?:as\s+)?(?:the\s+)?diluents?"
+    r"|(?:in\s+|with\s+)?#+\s+(?:is\s+|as\s+)?(?:the\s+)?diluents?"
     r"|(?:the\s+)?(?:top(?:\s+(?:standard|std))?|stock|S1)\s*(?:is|=|:|-)?\s*(?:the\s+|neat\s+)*#+"
     r"|#+\s+(?:is\s+|as\s+)?(?:the\s+)?(?:top\s+(?:standard|std)|stock))$",
     re.IGNORECASE,
 )
 
 
+# "150 uL per well", "100 uL final in every well", "final volume 200 uL", "# each"
 _PER_WELL = re.compile(
-    r"^#+\s*(?:per\s+well|each|/\s*well|final(?:\s+volume)?|in\s+each(?:\s+well)?)?$", re.IGNORECASE
+    r"^(?:#+\s*(?:final(?:\s+volume)?)?|final(?:\s+volume)?\s*(?:of|=|:|is)?\s*#+)\s*"
+    r"(?:(?:per|in|for|into)\s+(?:each|every|all(?:\s+the)?|the)?\s*wells?"
+    r"|each(?:\s+well)?|/\s*well|in\s+each)?$",
+    re.IGNORECASE,
 )
 
 
@@ -111,6 +115,28 @@ def _roles_said(marked: str) -> bool:
     parts = [part.strip() for part in marked.split(",") if part.strip()]
     roles = [part for part in parts if _ROLE_PIECE.match(part)]
     return bool(roles) and all(p in roles or _PER_WELL.match(p) for p in parts)
+
+
+def _said_after(frame: Frame, header: Frame) -> bool:
+    """ "2-fold serial dilution of X across columns 1 to 6. Y as diluent, 150 uL final in every
+    well.": the next sentence only says which liquid dilutes (or is the stock) and how much
+    ends in each well, about the dilution before it."""
+    last = max([header.clause.sentence, *(c.sentence for c in _folded(header))])
+    after = frame.clause.joined == "sentence" and frame.clause.sentence == last + 1
+    going_on = last > header.clause.sentence and frame.clause.sentence == last  # "...; 100 uL"
+    if not (after or going_on):
+        return False
+    ents = frame.ents
+    every = all(part.kind == "all" for w in ents.wellsets for part in w.parts)  # "every well"
+    if header.ents.fold is None or not every or ents.labware or ents.fold is not None:
+        return False
+    parts = [part.strip() for part in ents.marked.split(",") if part.strip()]
+    roles = [part for part in parts if _ROLE_PIECE.match(part)]
+    return (
+        bool(parts)
+        and all(p in roles or _PER_WELL.match(p) for p in parts)
+        and (bool(roles) or _unsized(header))
+    )
 
 
 def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool:
@@ -131,7 +157,7 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
     ):
         return True  # "6 points of 1:2, then 2 blanks, 100 uL each" (or ". Then", a new item)
     if frame.clause.sentence != header.clause.sentence and not listed:
-        return False
+        return _said_after(frame, header)
     ents = frame.ents
     if (
         (_STEP_ONLY.match(frame.text) or (family is not None and family.name == "chain"))
@@ -213,11 +239,33 @@ def _where_under(frame: Frame | None, family: Family | None, header: Frame) -> b
     )
 
 
+_SERIES_HEAD = re.compile(
+    r"\b(?:titrat\w*|serial(?:ly)?|(?:dilution\s+)?series|(?:standard|std)\s+curves?)\b",
+    re.IGNORECASE,
+)
+
+
+def _fold_under(frame: Frame | None, family: Family | None, header: Frame) -> bool:
+    """ "Titrate dye along row B of plate_1: 3-fold, B1 to B6, 120 uL final": a heading that
+    names a series (and where) but no fold, and the verbless piece under it that gives one."""
+    return (
+        frame is not None
+        and header.clause.heading
+        and header.ents.fold is None
+        and not header.ents.volumes()
+        and bool(_SERIES_HEAD.search(header.text))
+        and frame.ents.fold is not None
+        and not _VERB_START.match(frame.text)
+        and (family is None or family.name in ("transfer", "context", "dilution"))
+    )
+
+
 def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """Join the verbless pieces of a serial-dilution sentence to it, read as one clause."""
     read_in = fold_into_previous(
         read_in, lex, norm, "context", _places_for, heading=False, becomes="dilution"
     )
+    read_in = fold_into_previous(read_in, lex, norm, "context", _fold_under, becomes="dilution")
 
     filled = {  # liquids the request pours itself: a spelled-out dilution fills its own wells
         m.name

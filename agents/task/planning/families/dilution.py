@@ -41,11 +41,10 @@ from agents.task.planning.families._ratio import (
     _ratio,
     _stock,
     first_well_stock,
-    held_stock,
     prefilled_diluent,
-    stock_sources,
 )
 from agents.task.planning.families._serial_volumes import STEP_INTO, amounts, fold_of
+from agents.task.planning.families._stock_wells import held_stock, stock_sources
 
 _FLAGS = re.IGNORECASE
 _SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|titrat\w*|step[\s-]?wise|->)", _FLAGS)
