@@ -154,12 +154,8 @@ _REFER = re.compile(
 )
 
 
-# "7 standards", not "the column 1 overnights" (a number that numbers a column is no count)
-_COUNTED = re.compile(
-    r"(?<![\w.:/-])(?<!\bcolumn\s)(?<!\bcol\s)(?<!\bcol\.\s)(?<!\brow\s)(?<!\bplate\s)"
-    r"(?<!\blane\s)\d{1,2}\s+$",
-    _FLAGS,
-)
+# "7 standards", not "the column 1 overnights" (a column's number is no count)
+_COUNTED = re.compile(r"(?<![\w.:/-])(?<!column )(?<!col )(?<!row )\d{1,2}\s+$", _FLAGS)
 _PIPETTING = re.compile(r"\d\s*(?:u[lL]|µ[lL]|m[lL])\b", _FLAGS)
 _SIZED_TIPS = re.compile(r"\b(\d+(?:\.\d+)?)\s*(u[lL]|µ[lL]|m[lL])\s+(?:filter\s+)?tips?\b", _FLAGS)
 
