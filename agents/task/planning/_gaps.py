@@ -30,6 +30,7 @@ _SHAKING = re.compile(  # a heater-shaker named is no shaking asked for; "800rpm
     r"\b(?<!heater[\s-])(?<!heater)(?:shak\w*|agitat\w*|orbital|mix\w*\s+on)\b|(?<![a-z])rpm\b",
     _FLAGS,
 )
+_STILL = re.compile(r"\b(?:without|no|don'?t|do\s+not)\s+shak\w*|\bstatic\b", _FLAGS)
 _WARM = re.compile(
     r"\b(?:room\s+temp\w*|rt|ambient|let|leave|rest|sit|wait|shak\w*|agitat\w*)\b", _FLAGS
 )
@@ -98,7 +99,7 @@ def _incubate_gaps(frame: Frame, p: r.Planning) -> list[str]:
     out = []
     if _no_plate(frame, p) and not frame.ents.liquids:
         out.append("plate")
-    shaking = bool(_SHAKING.search(frame.text))
+    shaking = bool(_SHAKING.search(frame.text)) and not _STILL.search(frame.text)
     if frame.temperature is None and not _WARM.search(frame.text):
         out.append("temperature")
     if frame.duration is None:

@@ -20,7 +20,15 @@ _BY_SHAPE = re.compile(
     r"|(?P<wells>\d{2,4})[\s-]*(?:well|w)\b(?:\s+(?:plate|block))?"
     r"|(?P<wells2>384|96|48|24|12|6)\s+(?:plate|block)\b"
     r"|(?P<ml>\d+(?:\.\d+)?)\s*m[lL]\s+(?:deep[\s-]?well\s+)?(?:block|plate)\b"
-    r"|deep[\s-]?well(?:\s+(?:block|plate))?|(?<!\w)block\b)",
+    r"|deep[\s-]?well(?:\s+(?:block|plate))?|(?<!\w)(?P<bare>block)\b)",
+    _FLAGS,
+)
+
+# the word before a bare "block" that makes it an instrument's block
+_INSTRUMENT_BLOCK = re.compile(
+    r"\b(?:shak(?:er|ing)|heat(?:er|ing)?|thermo(?:mixer|shaker)?|cool(?:er|ing)?|cold|"
+    r"magnet(?:ic)?|aluminium|aluminum|dry|pcr|cycler|incubator|tip|cooled|chilled|ice)"
+    r"[\s-]+$",
     _FLAGS,
 )
 
@@ -111,6 +119,8 @@ def described(
             taken.append((a, b))
 
     for m in _BY_SHAPE.finditer(text):
+        if m.group("bare") and _INSTRUMENT_BLOCK.search(text[: m.start()]):
+            continue  # "on the shaker block", "in the heat block": an instrument's, not a plate
         if free(m.start(), m.end()):
             add(_by_shape(plates, m), m.start(), m.end())
     for word, hints in _LABWARE_WORDS.items():

@@ -18,6 +18,7 @@ its first two letters.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -50,10 +51,15 @@ FLOOR = 70.0
 _FLAGS = re.IGNORECASE
 
 
-# The names of culture media: "medium" or "media" in a request means the lab's one medium.
+# The names of culture media: "medium" or "media" in a request means the lab's one medium
+# (not a culture: "overnight culture" is cells in a medium, never the medium to add).
 _MEDIUM = re.compile(
-    r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|imdm|f-?12|mccoy|ham'?s|growth|culture)\b", _FLAGS
+    r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|imdm|f-?12|mccoy|ham'?s|broth|lb|ypd|yepd"
+    r"|tb|tsb|bhi|m9|2x\s?yt|sc-\w+|mhb|cation-adjusted)\b",
+    _FLAGS,
 )
+
+_CULTURE = re.compile(r"\b(?:cultures?|cells|overnights?|inocul\w*|starters?)\b", _FLAGS)
 
 
 def sure_edits(length: int) -> int:
@@ -85,7 +91,8 @@ def closest(word: str, names: list[str]) -> tuple[str, float, bool] | None:
 _PLATE_LIKE = re.compile(
     r"\b((?:plate|plt|palte|pate|plat|reservoir|trough|rack|tiprack|tips?|tube|block|"
     r"source|dest|destination|src|dst|assay|sample|samples|pcr|deepwell)s?[_\- ]?\d+[a-z]?)\b"
-    r"(?!\s*(?:u[lL]|µ[lL]|m[lL]|nl|microlit|millilit|c|°|deg\w*|x)\b)",  # "Plate 50 uL"
+    r"(?!\s*(?:u[lL]|µ[lL]|m[lL]|nl|microlit|millilit|c|°|deg\w*|x|min\w*|s|secs?|seconds?|"
+    r"h|hrs?|hours?|rpm|nm)\b)",  # "Plate 50 uL", "on the shaker block 5 min"
     _FLAGS,
 )
 
@@ -287,11 +294,21 @@ class Lexicon:
         """A word of one multi-word liquid's name and of no other's ('TMB', 'conjugate')."""
         taken = set(self.labware) | set(self.instruments)
         found = by_word(list(self.liquids.values()), taken, _NOT_A_LIQUID)
-        media = [n for n in self.liquids.values() if _MEDIUM.search(n)]
+        media = [n for n in self.liquids.values() if _MEDIUM.search(n) and not _CULTURE.search(n)]
         if len(media) == 1 and not re.search(r"\bmedi(?:um|a)\b", media[0], _FLAGS):
             found.setdefault("medium", media[0])  # "fresh medium": the lab's one RPMI
             found.setdefault("media", media[0])
         return found
+
+    @staticmethod
+    def named_by_word(word: str, liquids: Iterable[str]) -> list[str]:
+        """The liquids ``word`` may name: for "medium" or "media" the culture media (YPD,
+        SC-Ura, ...), else those with ``word`` as one of their words ("antibody")."""
+        if re.fullmatch(r"(?:fresh\s+|the\s+)?medi(?:um|a)s?", word.strip(), _FLAGS):
+            media = sorted(n for n in liquids if _MEDIUM.search(n) and not _CULTURE.search(n))
+            if media:
+                return media
+        return [n for n in liquids if word.lower() in n.lower().split()]
 
     def fuzzy_liquids(self, text: str) -> list[Mention]:
         """Lab liquids of two or more words written with a typo ("blockng buffer")."""

@@ -225,7 +225,7 @@ def liquid(m: Mention | None, p: Planning, what: str = "liquid") -> str:
     found = p.lex.liquid(m.name)
     if found is not None and found.sure:
         return found.name
-    partial = [n for n in p.world.liquids if m.name.lower() in n.lower().split()]
+    partial = p.lex.named_by_word(m.name, p.world.liquids)
     if len(partial) == 1 and found is None:
         return partial[0]  # "antibody": the lab's one "detection antibody"
     if len(partial) > 1 and found is None:

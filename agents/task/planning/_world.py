@@ -183,6 +183,21 @@ class World:
             "tips",
         )
 
+    def room_for(self, dst: str, dst_well: str, volume: float) -> None:
+        """Refuse ``volume`` uL more in a well that cannot hold it (its capacity)."""
+        room = self.labware(dst).well_max_volume_ul
+        after = self.well_volume(dst, dst_well) + volume
+        if room > 0 and after > room + _EPS:
+            raise Refuse(
+                f"{dst} {dst_well} would hold {fmt(_r(after), 'uL')}, more than its "
+                f"{fmt(room, 'uL')} maximum"
+            )
+
+    def room_for_each(self, plate: str, wells: list[str], volume: float) -> None:
+        """Refuse ``volume`` uL more in each of ``wells`` when one cannot hold it."""
+        for w in wells:
+            self.room_for(plate, w, volume)
+
     def pour(self, src: str, src_well: str, dst: str, dst_well: str | None, volume: float) -> None:
         """Move ``volume`` uL from one well to another (None: to the trash), contents pro rata."""
         have = self.well_volume(src, src_well)
@@ -200,14 +215,8 @@ class World:
         self.volume[src, src_well] = max(0.0, have - volume)
         if dst_well is None:
             return
-        room = self.labware(dst).well_max_volume_ul
-        after = self.well_volume(dst, dst_well) + volume
-        if room > 0 and after > room + _EPS:
-            raise Refuse(
-                f"{dst} {dst_well} would hold {fmt(_r(after), 'uL')}, more than its "
-                f"{fmt(room, 'uL')} maximum"
-            )
-        self.volume[dst, dst_well] = after
+        self.room_for(dst, dst_well, volume)
+        self.volume[dst, dst_well] = self.well_volume(dst, dst_well) + volume
         self.poured.append(((dst, dst_well), (src, src_well)))
         target = self.contents.setdefault((dst, dst_well), {})
         for k, v in share.items():

@@ -31,6 +31,7 @@ def wash(frame: Frame, p: r.Planning) -> str:
     channels = frame.ents.channels or p.channels or 1
     lh = world.labware(plate).instrument
     for _ in range(times):
+        world.room_for_each(plate, wells, volume)  # capacity before the source
         src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
         ops = [pip.Op(src, (plate, w), volume) for w in wells]
         pip.emit(world, lh, ops, channels, pip.policy_used(ops, frame.ents.tips or p.tips))
@@ -135,6 +136,7 @@ def _out_then_in(
     lh = world.labware(plate).instrument
     if out:
         pip.emit(world, lh, out, channels, "per_destination")
+    world.room_for_each(plate, wells, volume)  # capacity before the source
     src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
     ops = [pip.Op(src, (plate, w), volume) for w in wells]
     policy = pip.policy_used(ops, frame.ents.tips or p.tips)

@@ -9,6 +9,8 @@ from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask
 
+_FLAGS = re.IGNORECASE
+
 
 def beside(frame: Frame, p: r.Planning) -> str | None:
     """A liquid the clause names besides the one it moves, kept on one plate ("to the cells
@@ -64,9 +66,14 @@ def described_wells(
     """'the overnight culture wells in column 1' (the set written at ``at``): of those wells,
     the ones holding that liquid (never the empty rest of the column); none holding it is
     asked."""
+    moved = frame.liquid.name if frame.liquid is not None else None
     for m in frame.ents.liquids:
         between = frame.ents.text[m.end : at] if at is not None and at >= m.end else ""
-        if not _NAMES_WELLS.match(between) or len(between) > 40 or re.search(r"[,;]", between):
+        onto = m.name != moved and bool(_ONTO.search(frame.ents.text[: m.start]))
+        in_plate = onto and re.fullmatch(r"\s+(?:in|on|of)\s+(?:the\s+)?[\w-]+\s+", between)
+        if not (_NAMES_WELLS.match(between) or in_plate) or len(between) > 40:
+            continue  # "the culture wells in col 1", "to the cells in hepg2_96 row A"
+        if re.search(r"[,;]", between):
             continue
         holding = set(topped(p, plate, m.name))
         kept = [w for w in wells if w in holding]
@@ -85,3 +92,59 @@ def holding_any(p: r.Planning, plate: str) -> list[str]:
     """The wells of ``plate`` that hold something, column by column."""
     held = (w for (lid, w), v in p.world.volume.items() if lid == plate and v > 0)
     return sorted(held, key=lambda w: (int(w[1:]), w[0]))
+
+
+# "Feed the cells with ...": what is fed is where the liquid goes.
+_TREATED = re.compile(
+    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate)\s+(?:all\s+|each\s+of\s+)?(?:the\s+)?$",
+    _FLAGS,
+)
+_ONTO = re.compile(
+    r"\b(?:to|onto|into|over|on)\s+(?:the\s+|all\s+(?:of\s+)?the\s+|each\s+of\s+the\s+|each\s+|every\s+|all\s+)?$",
+    _FLAGS,
+)
+
+
+def _onto_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
+    """The wells holding a liquid named as the destination, when they are on one plate."""
+    for m in frame.ents.liquids:
+        if frame.liquid is not None and m.name == frame.liquid.name:
+            continue
+        before = frame.text[: m.start]
+        if not (_ONTO.search(before) or _TREATED.match(before)) or m.name not in p.world.liquids:
+            continue
+        found = _holders_on_one_plate(m.name, p)
+        if found is not None:
+            return found
+        plates = sorted({lw for lw, _, _ in p.world.liquids.get(m.name, [])})
+        if len(plates) > 1:  # "add 20 uL stain to the cells": cells on three plates
+            raise Ask(f"{m.name} are on {', '.join(plates)}: which plate?", ["plate"], plates)
+    return None
+
+
+def _holders_on_one_plate(liquid: str, p: r.Planning) -> tuple[str, list[str]] | None:
+    """The plate and wells (in row order) that hold ``liquid`` now, when they are all on one
+    plate."""
+    holders = [
+        (lw, w)
+        for (lw, w), mix in p.world.contents.items()
+        if mix.get(liquid, 0) > 0 and p.world.well_volume(lw, w) > 0
+    ]
+    if len({lw for lw, _ in holders}) != 1:
+        return None
+    return holders[0][0], sorted((w for _, w in holders), key=lambda w: (w[0], int(w[1:])))
+
+
+def onto_held(frame: Frame, p: r.Planning, plate: str) -> list[str]:
+    """ "add 10 uL dye to the cells in ipsc_24": the wells of ``plate`` that hold the liquid
+    said as the destination (in row order); [] when none does."""
+    moved = frame.liquid.name if frame.liquid is not None else None
+    for m in frame.ents.liquids:
+        before, after = frame.text[: m.start], frame.text[m.end :]
+        if m.name == moved or not (_ONTO.search(before) or _TREATED.match(before)):
+            continue
+        if re.match(r"\s+(?:in|on|of)\s+(?:the\s+)?[\w-]+\s*(?:$|[,;.]|\band\b|\bthen\b)", after):
+            held = topped(p, plate, m.name)
+            if held:
+                return sorted(held, key=lambda w: (w[0], int(w[1:])))
+    return []

@@ -219,9 +219,9 @@ _A_PLATE = re.compile(r"\b(?:the|a|this|that|my|our)\s+(?:[\w-]+\s+)?plate\b", _
 
 
 WITH_VERB = re.compile(
-    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate|inoculate)\b[^,;]*\bwith\b",
+    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate|inoculate)\b[^,;]*\b(?:with|from)\b",
     _FLAGS,
-)
+)  # "inoculate X with Y", "inoculate X from the overnights in Y": a transfer into X
 
 
 def treated(frame: Frame) -> None:
@@ -229,17 +229,6 @@ def treated(frame: Frame) -> None:
     if WITH_VERB.match(frame.text):
         after = [m for m in frame.liquids if re.search(r"\bwith\b[^,;]*$", frame.text[: m.start])]
         frame.liquid = after[0] if after else frame.liquid
-
-
-# "Feed the cells with ...": what is fed is where the liquid goes.
-_TREATED = re.compile(
-    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate)\s+(?:all\s+|each\s+of\s+)?(?:the\s+)?$",
-    _FLAGS,
-)
-_ONTO = re.compile(
-    r"\b(?:to|onto|into|over|on)\s+(?:the\s+|all\s+(?:of\s+)?the\s+|each\s+of\s+the\s+|each\s+|every\s+|all\s+)?$",
-    _FLAGS,
-)
 
 
 # "100 uL/well, elisa_plate B1:B12", "50 uL stop solution per well": a volume for each well.
@@ -256,33 +245,6 @@ _PER_WELL = re.compile(
     r"\d\s*(?:u[lL]|m[lL])\b[^,;]{0,40}?(?:/\s*well|per\s+well|a\s+well|each)\b", _FLAGS
 )
 _EACH_AFTER = re.compile(r"^\s*(?:each|per\s+well|apiece|/\s*well|a\s+well)\b", _FLAGS)
-
-
-def _onto_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
-    """The wells holding a liquid named as the destination, when they are on one plate."""
-    for m in frame.ents.liquids:
-        if frame.liquid is not None and m.name == frame.liquid.name:
-            continue
-        before = frame.text[: m.start]
-        if not (_ONTO.search(before) or _TREATED.match(before)) or m.name not in p.world.liquids:
-            continue
-        found = _holders_on_one_plate(m.name, p)
-        if found is not None:
-            return found
-    return None
-
-
-def _holders_on_one_plate(liquid: str, p: r.Planning) -> tuple[str, list[str]] | None:
-    """The plate and wells (in row order) that hold ``liquid`` now, when they are all on one
-    plate."""
-    holders = [
-        (lw, w)
-        for (lw, w), mix in p.world.contents.items()
-        if mix.get(liquid, 0) > 0 and p.world.well_volume(lw, w) > 0
-    ]
-    if len({lw for lw, _ in holders}) != 1:
-        return None
-    return holders[0][0], sorted((w for _, w in holders), key=lambda w: (w[0], int(w[1:])))
 
 
 def _fits_nowhere(frame: Frame, p: r.Planning) -> None:

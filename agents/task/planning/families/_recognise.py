@@ -36,7 +36,11 @@ _GERUND = re.compile(
 def detect(clause: Clause, ents: Entities) -> int | None:
     """How strongly a clause reads as a transfer (None: it does not)."""
     text = ents.text
-    if VERBS.match(text) or _GERUND.match(text) or (WITH_VERB.match(text) and ents.liquids):
+    if (
+        VERBS.match(text)
+        or _GERUND.match(text)
+        or (WITH_VERB.match(text) and (ents.liquids or ents.wellsets))
+    ):
         has_liquid = ents.volumes() or ents.liquids or ents.vague or ents.bare or ents.wellsets
         if re.match(r"^(?:move|take|put|place|transfer)\b", text, _FLAGS) and not (
             has_liquid or am.WHOLE.search(text) or (clause.heading and _SAME_WELLS.search(text))

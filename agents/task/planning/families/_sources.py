@@ -11,7 +11,8 @@ from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._wellsets import SelectionError, WellSet
-from agents.task.planning.families._places import _ONTO, _POOL, _holders_on_one_plate
+from agents.task.planning.families._held import _ONTO, _holders_on_one_plate
+from agents.task.planning.families._places import _POOL
 
 _FLAGS = re.IGNORECASE
 _OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)

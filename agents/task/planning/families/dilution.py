@@ -49,6 +49,7 @@ from agents.task.planning.families._stock_wells import held_stock, stock_sources
 _FLAGS = re.IGNORECASE
 _SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|titrat\w*|step[\s-]?wise|->)", _FLAGS)
 _DILUTE = re.compile(r"\b(?:dilut\w*)\b", _FLAGS)
+_DILUTE_VERB = re.compile(r"^(?:dilute|make\s+(?:a\s+)?dilutions?|titrate)\b", _FLAGS)
 _PREFILLED = re.compile(
     r"\b(?:already|pre-?filled|pre-?loaded|starting\s+(?:from|with)\s+(?:the\s+)?(?:stock\s+)?(?:already\s+)?in"
     r"|(?:stock|it)\s+is\s+(?:already\s+)?in|from\s+the\s+stock\s+in)\b",
@@ -115,9 +116,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if ents.fold is not None and len(ents.liquids) >= 2 and _MIXED_IN.search(text):
         return 80  # "200 uL of 1:10 dye in buffer", "1 part dye with 9 parts buffer"
     if ents.fold is not None and len({m.name for m in ents.liquids}) == 2 and _WITH.search(text):
-        return (
-            80  # "prepare 1:20 dye in buffer": one stock and its diluent (three liquids: a recipe)
-        )
+        return 80  # "prepare 1:20 dye in buffer": a stock and its diluent (3 liquids: a recipe)
     if ents.fold is not None and re.search(
         r"\b(?:steps?|standards?|stds?|points?|pts)\b", text, _FLAGS
     ):
@@ -133,8 +132,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 85
     if ents.fold is not None and ents.wellsets and re.match(r"^[^,;]*\b(?:across|down)\b", text):
         return 75  # "Dye: 1:2 across plate_2 row B, 100 uL final": a fold carried along a line
-    if re.match(r"^(?:dilute|make\s+(?:a\s+)?dilutions?)\b", text, _FLAGS) and not ents.volumes():
-        return 70  # "Dilute the libraries": by how much is the question
+    if _DILUTE_VERB.match(text) and not ents.volumes():
+        return 70  # "Dilute the libraries", "Titrate serum A1 along row D": how is the question
     if re.match(r"^(?:please\s+)?dilute\b", text, _FLAGS) and len(ents.volumes()) == 1:
         return 45  # "dilute dye to 1x in buffer, 200 uL per well": never a plain transfer
     if _MAKE_STRENGTH.match(text) and ents.liquids:

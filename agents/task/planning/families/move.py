@@ -19,6 +19,9 @@ _VERB = re.compile(
     r"|stow|shift|transfer|unload|eject)\b",
     _FLAGS,
 )
+# "get X off the deck", "grab X from the reader": a move only when the clause says no more
+# (no amount, no setting: "get me the OD450 of X" is a read)
+_WEAK_VERB = re.compile(r"^(?:get|grab|fetch|pull|lift)\b", _FLAGS)
 _TO = re.compile(r"(?:\b(?:back\s+to|to|into|onto|on|in|back)\b|->)(.*)$", _FLAGS)
 _HOME = re.compile(
     r"^(?:(?:the|its|their)\s+)?(?:home|deck|deck slot|slot|place|(?:original\s+)?spot"
@@ -42,6 +45,12 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         if ents.wellsets and re.match(r"transfer\b", ents.text, _FLAGS):
             return None  # "transfer A1 to B1": liquid, how much is the question
         return 45
+    if (
+        _WEAK_VERB.match(ents.text)
+        and ents.labware
+        and not (ents.quantities or ents.liquids or ents.wellsets)
+    ):
+        return 40
     if (
         ents.labware
         and ents.labware[0].start == 0

@@ -21,7 +21,7 @@ from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _asks as asks
 from agents.task.planning.families import _pairing as pairing
-from agents.task.planning.families._held import described_wells
+from agents.task.planning.families._held import _onto_liquid, described_wells, onto_held
 from agents.task.planning.families._last_wells import added_to_last
 from agents.task.planning.families._layout import _arranged
 from agents.task.planning.families._places import (
@@ -36,7 +36,6 @@ from agents.task.planning.families._places import (
     _expand,
     _fits,
     _fits_nowhere,
-    _onto_liquid,
     _resolve_places,
     _roles,
     _source_wells,
@@ -256,6 +255,8 @@ def _ops(
                 wells = sorted(filled, key=lambda w: (w[0], int(w[1:])))
             elif place.wells is None and re.match(r"^fill\b", text, _FLAGS) and place.labware:
                 wells = _all(world, lw)  # "fill plate_2 with 200 uL": every well
+            elif place.wells is None and (held := onto_held(frame, p, lw)):
+                wells = held  # "to the cells in ipsc_24": the wells holding them
             else:
                 wells = r.wells(place, lw, p, "should receive it", frame)
                 if (
@@ -331,6 +332,9 @@ def _ops(
         for op in p.pending:
             reserved[op.src] = reserved.get(op.src, 0.0) + op.volume
         into = {(lw, w) for lw, ws_ in dest_sets for w in ws_}
+        for dw, add in zip([(lw, w) for lw, ws_ in dest_sets for w in ws_], per, strict=False):
+            moved = sum(o.volume * ((o.dst == dw) - (o.src == dw)) for o in p.pending)
+            world.room_for(*dw, add + moved)  # a well's capacity is said before the source's
         kept = p.kept.get(liquid)  # the one well a fact said holds it: the source
         at = kept if kept and kept not in into else None
         src_lw, well = at or r.source_of(liquid, need, world, into, reserved)

@@ -368,6 +368,7 @@ def _add_each(frame: Frame, p: r.Planning, volume: float) -> str:
     r.positive_volume(volume, f"{volume:g} uL")
     plate, wells = _wells(frame, p, "top up")
     liquid = _filler(frame, p)
+    world.room_for_each(plate, wells, volume)  # capacity before the source
     src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
     ops = [pip.Op(src, (plate, w), volume) for w in wells]
     channels = frame.ents.channels or p.channels or 1
