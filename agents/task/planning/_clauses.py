@@ -21,6 +21,9 @@ from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._items import inline_items
 from agents.task.planning._joins import after_clause_start, bracketed, semicolon_parts, then_parts
 from agents.task.planning._labels import follows, heading_line, wells_label
+from agents.task.planning._list_heads import HEAD_VERB as _HEAD_VERB
+from agents.task.planning._list_heads import ITEM as _ITEM
+from agents.task.planning._list_heads import opens_a_list
 from agents.task.planning._normalise import Normalised, unquote
 from agents.task.planning._nouns import as_verb
 from agents.task.planning._order import run_order
@@ -30,12 +33,6 @@ from agents.task.planning._vocabulary import ACTION_VERBS
 Join = Literal["start", "item", "sentence", "semicolon", "then", "comma", "and"]
 
 _FLAGS = re.IGNORECASE
-_ITEM = re.compile(
-    # "E. coli inoculum into ...": a genus initial before its species is no lettered item
-    rf"^(?!(?-i:[A-Z])\.\s+(?!(?:{ACTION_VERBS}|then|and)\b)(?-i:[a-z]{{3,}})\b)"
-    r"(?:[-*+>]|\(?\d{1,2}(?:\.\)|[.):/])(?!\d)|#\d{1,2}\b|\(?(?:i{1,3}|iv|vi{0,3}|ix|x|[a-z])[.)]\s|\d{1,2}\s+-(?!\s*\d)|(?:step|item)\s*\d{1,2}\s*[:.)-]?)\s*",
-    _FLAGS,
-)
 _ENTRY = re.compile(r"^(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\b(?!\s*(?:is|are|has|have|holds?)\b)", _FLAGS)
 _LABEL = re.compile(r"^(?P<label>[A-Za-z][A-Za-z /+&()'-]{0,38}?)\s*:(?:\s+|$)(?P<body>.*)$")
 _WELLISH = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
@@ -158,28 +155,6 @@ class Clause:
     heading: bool = False  # ends in a colon: names what the clauses after it work on
 
 
-_HEAD_VERB = re.compile(
-    r"^(?:please\s+)?(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array|transfer|move|pool|"
-    r"consolidate|spot|plate|copy|stamp|replicate)(?:ing|s)?\b(?=.*(?:\b(?:from|into|to)\b|->))",
-    _FLAGS,
-)
-
-
-def _opens_a_list(line: str, after: list[str]) -> bool:
-    """A line without its colon that names the plates of the numbered or bulleted items under
-    it ("Cherry-pick list, samples to dest_plate")."""
-    return bool(
-        after
-        and _ITEM.match(after[0])
-        and not _ITEM.match(line)
-        and line.strip()
-        and not line.rstrip().endswith(":")
-        and _HEAD_VERB.match(_social.LEAD_IN.sub("", line.strip()))
-        and not _WELLISH.search(line)
-        and not _VOLUME.search(line)
-    )
-
-
 # "add 5 uL NFW to A1-A8 - mix 3x": how to do the work, after a dash, is no heading's item
 _MODIFIER_AFTER = re.compile(
     r"\s*-\s+(?:and\s+)?(?:mix(?:ed|ing)?\s+\d+\s*(?:x|times)|(?:with\s+)?(?:a\s+)?(?:new|fresh|same|"
@@ -221,7 +196,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     for n, line in enumerate(lines):
         line = wells_label(line)  # "Blanks (H11, H12): 100 uL buffer into plate_1"
         if (
-            _opens_a_list(line, lines[n + 1 : n + 2])
+            opens_a_list(line, lines[n + 1 : n + 2], names)
             or (n + 1 < len(lines) and follows(line) and bool(_ENTRY.match(lines[n + 1].strip())))
             or (
                 lines[n + 1 : n + 2]

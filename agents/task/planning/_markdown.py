@@ -86,3 +86,24 @@ _BRACKETED_LINE = re.compile(r"^[ \t]*\(([^()\n]+)\)[ \t.]*$", re.MULTILINE)
 def bracketed_lines(text: str) -> str:
     """ "(all on plate_2)" on a line of its own: its words, without the brackets."""
     return _BRACKETED_LINE.sub(r"\1", text)
+
+
+# A line that stops on a word no sentence ends on ("First the product from" / "pcr_cleanup
+# (same row), then ..."): text wrapped at a fixed width, the sentence goes on below.
+_DANGLING = re.compile(
+    r"\b(?:from|to|into|onto|of|with|in|on|at|for|by|the|a|an|and|or|then|per|using|plus)\s*$",
+    re.IGNORECASE,
+)
+_NEXT_ITEM = re.compile(r"^\s*(?:[-*+•>]|\(?\d{1,2}[.):]|\(?[a-h]\))\s")
+
+
+def unwrapped(text: str) -> str:
+    """``text`` with the lines that a fixed width broke mid-sentence joined again."""
+    lines = text.split("\n")
+    out: list[str] = []
+    for line in lines:
+        if out and _DANGLING.search(out[-1]) and line.strip() and not _NEXT_ITEM.match(line):
+            out[-1] = out[-1].rstrip() + " " + line.strip()
+            continue
+        out.append(line)
+    return "\n".join(out)

@@ -15,7 +15,13 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agents.task.planning._markdown import bracketed_lines, item_how, markdown_line, nested
+from agents.task.planning._markdown import (
+    bracketed_lines,
+    item_how,
+    markdown_line,
+    nested,
+    unwrapped,
+)
 from agents.task.planning._numberwords import digits
 from agents.task.planning._phrasings import held_for, rephrase
 from agents.task.planning._programme_tables import goto_lists, programme_tables
@@ -142,10 +148,23 @@ _BARE_AFTER_WELL = re.compile(
 )
 
 
+# "H1 70 / H2 55 / H3 40 / H4 20 uL": wells and bare volumes, the unit written once at the end
+_UNIT_LAST = re.compile(
+    r"\b[A-Pa-p]\d{1,2}\s+\d+(?:\.\d+)?(?:\s*[,/;]\s*(?:and\s+)?[A-Pa-p]\d{1,2}\s+\d+(?:\.\d+)?)+"
+    r"\s*(uL|mL)\b",
+    re.IGNORECASE,
+)
+
+
+def _unit_last(m: re.Match[str]) -> str:
+    unit = m.group(1)
+    return _BARE_AFTER_WELL.sub(lambda w: f"{w.group(1)} {w.group(2)} {unit}", m.group(0))
+
+
 def _units(line: str, carried: str | None = None) -> tuple[str, str | None]:
     """The line with its bare well volumes given their unit, and the unit a heading carries
     to the lines under it ("Normalise with water (uL):" then "A1 10", "B1 12.5")."""
-    line = _WELL_VOLUME.sub(r"\1 ", line)
+    line = _UNIT_LAST.sub(_unit_last, _WELL_VOLUME.sub(r"\1 ", line))
     note = _UNIT_NOTE.search(line)
     unit = (note.group(1) or note.group(2)) if note else carried
     if unit:
@@ -262,7 +281,8 @@ def _aside(m: re.Match[str]) -> str:
 
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
-    text = rewrite_tables(nested(unicodedata.normalize("NFC", request))).translate(_CHARS)
+    text = unicodedata.normalize("NFC", request)
+    text = rewrite_tables(nested(unwrapped(text))).translate(_CHARS)
     quoted: list[str] = []
 
     def hold(m: re.Match[str]) -> str:

@@ -1,6 +1,13 @@
-"""A list's plates said after its items: "A1 -> B2 2 uL", "C4 -> B3 4 uL", then "(from
-cmpd_src to daughter)". The last line is the list's heading, said late: it is read first, as
-a heading, so the items take their source and destination plates from it."""
+"""A list's plates said once for all its items.
+
+After the items: "A1 -> B2 2 uL", "C4 -> B3 4 uL", then "(from cmpd_src to daughter)". The last
+line is the list's heading, said late: it is read first, as a heading, so the items take their
+source and destination plates from it.
+
+On the first item: "gDNA_P07 A1 4 uL -> A12; B1 2.5 uL -> B12; C1 10 uL -> C12". The plate
+written before the first pair's well is the source plate of the pairs after it that name none
+(and a plate written before its destination well, their destination plate).
+"""
 
 from __future__ import annotations
 
@@ -44,3 +51,42 @@ def trailing_plates(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     text = _SAID_AS.sub(lambda m: " to " if m.group(1) else "from ", last.clause.text)
     heading = _read(replace(last.clause, text=text, heading=True), lex, norm.quoted)
     return [heading, *read_in[:-1]] if heading[1] is not None else read_in
+
+
+# "gDNA_P07 A1 4 uL -> A12", "B1 2.5 uL -> B12": one written pair, its plates named or not
+_PAIR_ITEM = re.compile(
+    r"^(?:(?P<src>[\w-]+)\s+)?(?:well\s+)?(?P<a>[A-Pa-p]\d{1,2})\s*,?\s*(?:[\d.]+\s*[um]L\s*)?"
+    r"(?:->|\binto\b|\bto\b)\s*(?:(?P<dst>[\w-]+)\s+)?(?:well\s+)?(?P<b>[A-Pa-p]\d{1,2})"
+    r"\s*,?\s*(?:(?:[\d.]+\s*[um]L)(?:\s+(?:each|apiece))?)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def first_item_plates(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
+    """``read_in`` with the plates named on a list's first pair given to the pairs right after
+    it (under the same label, if any) that name none."""
+    out: Read = []
+    src = dst = None
+    label: str | None = None
+    for frame, family in read_in:
+        m = _PAIR_ITEM.match(frame.clause.text) if frame is not None and family else None
+        if frame is None or m is None:
+            src = dst = None
+        elif m["src"] or m["dst"]:
+            src, dst = _plate(m["src"], lex), _plate(m["dst"], lex)
+            label = frame.clause.label
+        elif (src or dst) and frame.clause.label == label:
+            text = frame.clause.text
+            if dst:
+                text = f"{text[: m.start('b')]}{dst} {text[m.start('b') :]}"
+            if src:
+                text = f"{src} {text}"
+            carried = _read(replace(frame.clause, text=text), lex, norm.quoted)
+            if carried[0] is not None and carried[1] is not None:
+                frame, family = carried
+        out.append((frame, family))
+    return out
+
+
+def _plate(word: str | None, lex: Lexicon) -> str | None:
+    return lex.labware.get(word.lower()) if word else None

@@ -155,7 +155,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|(?:all|every|each)\s+(?:the\s+|\d{1,2}\s+)?(?:columns?|rows?|cols?)(?=\s+(?:of|on|in)\s+(?:the\s+)?#|\s+(?:but|except)\b)"
             r"|all\s+(?:the\s+)?(?:\d{1,2}\s+)?(?:columns|rows)(?=\s*(?:[,;.)]|$|\s+(?:with|using|by|and)\b))"
             r"|all(?=\s+but\b)"
-            r"|all\s+of(?=\s+(?:the\s+)?(?:#|plate\b))|(?:the\s+)?(?:whole|entire|full|complete)(?:\s+plate)?)\b"
+            r"|all\s+of(?=\s+(?:the\s+)?(?:#|plate\b))|(?:the\s+)?(?:whole|entire|full|complete)"
+            # "full kinetics", "whole-cell": a bare adjective before a word is not a place
+            r"(?:\s+plate|(?![\s-]+(?!(?:of|on|in)\b)[A-Za-z])))\b"
             r"(?!\s+(?:volume|contents?|amount|liquid|sample|pool|reaction|mix)\b)"  # "contents"
             r"(?!\s+(?:in|of|on)\s+(?:the\s+)?(?:#+\s+)?(?:rows?|columns?|cols?|[A-Pa-p]\d))",
             _FLAGS,
@@ -173,7 +175,11 @@ _EXCEPT = re.compile(
 _JOIN = re.compile(
     r"^\s*(?:,|&|\+|\band\b|\bas well as\b|\bplus\b|,\s*and\b)\s*(?:wells?\s+)?$", _FLAGS
 )
-_PAIR_NEXT = re.compile(r"^\s*(?:\([^()]{1,30}\)\s*)?(?:->|into\b|onto\b)", _FLAGS)
+# "A2 (10 uL) -> H2", "A2 25 uL -> H2": a well that starts a pair, its volume before the arrow
+_PAIR_NEXT = re.compile(
+    r"^\s*(?:\([^()]{1,30}\)\s*|#+\s+)?(?:->|into\b|onto\b)",  # volumes are blanked "#"
+    _FLAGS,
+)
 # "columns 1-3 in triplicate (rows A-D)": the replicates' block, the lines where two sets cross
 _CROSS = re.compile(
     r"^\s*(?:,|of|in|on|x|×|;|\()?\s*(?:the\s+)?(?:#+\s+)?$"

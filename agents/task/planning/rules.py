@@ -47,6 +47,7 @@ from agents.task.planning._headings import _TAKES, _fill, _heading, announced, c
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._liquid_pairs import split_pairs
 from agents.task.planning._liquid_wells import liquid_wells
+from agents.task.planning._list_heads import pairs_under_heading
 from agents.task.planning._normalise import normalise
 from agents.task.planning._order import said_first
 from agents.task.planning._outcomes import Ask, Refuse
@@ -62,7 +63,7 @@ from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
 from agents.task.planning._settings import shared_settings
 from agents.task.planning._titles import titles
-from agents.task.planning._trailing import trailing_plates
+from agents.task.planning._trailing import first_item_plates, trailing_plates
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
 from agents.task.planning.families import FAMILIES, Family, dilution, transfer
@@ -87,6 +88,7 @@ class RulePlanner:
         norm, tables = recipes.rewrite(norm, lex)
         said = split(norm, frozenset(lex.labware))
         clauses = own_ids.in_clauses(said, lab)
+        clauses = pairs_under_heading(clauses, frozenset(lex.labware))  # "- P B2 to A9"
         p = Planning(World(lab), lex)
         trace: list[TraceItem] = []
         clause: Clause | None = None
@@ -106,6 +108,7 @@ class RulePlanner:
             read_in = _recipe_fills(read_in)
             read_in = _trailing_plate(read_in, lex, norm)
             read_in = trailing_plates(read_in, lex, norm)
+            read_in = first_item_plates(read_in, lex, norm)  # "P A1 -> A12; B1 -> B12"
             read_in = liquid_wells(read_in, p.world)  # "lysate A3": the lysate's plate
             titles(read_in)  # "qPCR run", "I'm new to the robot so bear with me"
             thermo.programme_runs(read_in, {i.kind for i in lab.instruments.values()})

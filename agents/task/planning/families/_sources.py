@@ -65,7 +65,10 @@ def _implicit_sources(frame: Frame, dests: list[Place], p: r.Planning) -> list[s
         for role, pl in frame.places
         if role in ("head", "source") and pl.labware is None and pl.wells is not None
     ]
-    if dest_names and loose and (held := _holding_plates(loose, dest_names, p)):
+    # "Cherry-pick into conf384:" over "- B2 -> A9": the heading's plate receives, so the
+    # wells to take from are on the plate that holds liquid in them
+    receiving = dest_names or ({p.head_dest} if p.head_dest and not p.head_source else set())
+    if receiving and loose and (held := _holding_plates(loose, receiving, p)):
         return held
     if dest_names:
         return sorted(dest_names)[:1]
