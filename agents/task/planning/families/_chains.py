@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
-from agents.task.planning._frames import Frame
+from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import FOLD_TIMES
 from agents.task.planning._wellsets import WellSet
@@ -147,6 +147,13 @@ def _replicate_lanes(
         if kinds == {"rows"} and len({w[0] for w in lane_wells}) == n:
             return [w for w in lane_wells if w in set(line_wells)], False
     return None
+
+
+def chain_place(frame: Frame) -> Place:
+    """Where a serial dilution runs: the plate its arrow chain names ("..., in water, eluates
+    A6 -> B6 -> C6"), else where the clause puts things."""
+    chained = [pl for _, pl in frame.places if pl.labware and pl.wells and pl.wells.chain]
+    return chained[0] if chained else frame.dest if not frame.dest.empty else frame.head
 
 
 def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None) -> list[list[str]]:
@@ -336,8 +343,19 @@ def _next(chain: list[str], rows: int, cols: int) -> str | None:
 
 def without_held(frame: Frame, held: tuple[str, list[str], str] | None, plate: str) -> Frame:
     """The frame without the stock's own wells on the dilution's plate ("a series of
-    sample_plate A1-H1 across sample_plate columns 1-6": the chains are the columns)."""
-    if held is None or held[0] != plate:
+    sample_plate A1-H1 across sample_plate columns 1-6": the chains are the columns), nor the
+    wells it names on another plate."""
+    other = {  # "culture from ON_cultures H2, 2-fold down plate_b column 12": H2 is no chain well
+        (pl.wells.start, pl.wells.end)
+        for _, pl in frame.places
+        if pl.labware is not None and pl.labware.name != plate and pl.wells is not None
+    }
+    kept = [
+        w
+        for w in frame.ents.wellsets
+        if (w.start, w.end) not in other
+        and (held is None or held[0] != plate or w.expand(16, 24) != held[1])
+    ]
+    if len(kept) == len(frame.ents.wellsets):
         return frame
-    kept = [w for w in frame.ents.wellsets if w.expand(16, 24) != held[1]]
     return replace(frame, ents=replace(frame.ents, wellsets=kept))

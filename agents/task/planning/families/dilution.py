@@ -228,7 +228,7 @@ def _chain_only(frame: Frame, p: r.Planning) -> str:
 def _serial(frame: Frame, p: r.Planning) -> str:
     world = p.world
     k = fold_of(frame, _fold)
-    place = frame.dest if not frame.dest.empty else frame.head
+    place = geometry.chain_place(frame)
     held = held_stock(frame, p, place)  # "serially dilute sample_plate A1 ... down assay column 1"
     plate = r.labware(place, p, "dilute across")
     chains = geometry.chains_of(geometry.without_held(frame, held, plate), plate, p)
