@@ -8,6 +8,10 @@ import pytest
 from test_rule_planner import LAB
 
 from agents.task.planning import _not_lab as not_lab
+from agents.task.planning import _social
+from agents.task.planning._clauses import split
+from agents.task.planning._joins import has_destination
+from agents.task.planning._normalise import normalise
 from agents.task.planning.rules import RulePlanner
 
 
@@ -63,3 +67,39 @@ def test_a_read_named_by_its_dye_or_with_its_wavelengths_after_it_is_planned(
 def test_analysis_of_data_already_taken_is_refused_as_not_a_lab_request(said: str) -> None:
     out = RulePlanner().plan(said, LAB)
     assert out.kind == "refusal" and out.code == "not_a_lab_request"
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Can the robot do that",
+        "Is the robot able to handle this",
+        "Do you think the robot can handle that",
+        "Could the system do this for me",
+        "would that work",
+    ],
+)
+def test_asking_whether_the_machine_can_do_it_is_a_pleasantry(said: str) -> None:
+    assert _social.is_pleasantry(said)
+
+
+def test_a_wish_after_what_is_so_is_its_own_clause() -> None:
+    texts = [
+        c.text
+        for c in split(normalise("the cells are already fixed, so basically I just need 100 uL X"))
+    ]
+    assert len(texts) == 2 and texts[0] == "the cells are already fixed"
+
+
+def test_a_sentence_spelled_out_by_the_next_is_a_remark() -> None:
+    plan = RulePlanner().plan(
+        "Can you do the buffer fill for me? That is, 100 uL buffer into every well of plate_1 "
+        "row B.",
+        LAB,
+    )
+    assert plan.kind == "plan" and [t.kind for t in plan.trace] == ["fact", "action"]
+
+
+def test_a_range_of_wells_said_with_to_is_no_destination() -> None:
+    assert not has_destination("SERA1 A1 to H1")
+    assert has_destination("10 uL from src A1 to dst H1")

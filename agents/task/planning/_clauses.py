@@ -19,7 +19,13 @@ from typing import Literal
 from agents.task.planning import _social
 from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._items import inline_items
-from agents.task.planning._joins import after_clause_start, bracketed, semicolon_parts, then_parts
+from agents.task.planning._joins import (
+    after_clause_start,
+    bracketed,
+    has_destination,
+    semicolon_parts,
+    then_parts,
+)
 from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._list_heads import HEAD_VERB as _HEAD_VERB
 from agents.task.planning._list_heads import ITEM as _ITEM
@@ -80,10 +86,6 @@ _STATE_SENTENCE = re.compile(
 _VOLUME = re.compile(r"\d\s*(?:u[lL]|ml|mL|microlit|millilit)", _FLAGS)
 _FINAL_TAIL = re.compile(
     r"^\s*[\d.]+\s*[a-zA-Zµ]+\s+(?:final|total|per\s+well|each|in\s+total|in\s+every|in\s+each)",
-    _FLAGS,
-)
-_HAS_DEST = re.compile(
-    r"\b(?:to|into|in|onto|gets?)\b\s+[^,;]*?(?:[A-Pa-p]\d|\bcolumns?\b|\brows?\b|_)|\bgets?\b|\b(?:pre-?)?fill(?:ed|ing)?\b|\bwaste\b|\d\s*(?:u|m)l\s+(?:of\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}?out\b",
     _FLAGS,
 )
 # ", 1 h at 37 C" / ", 20 min in the dark" after a transfer: a verbless incubation of its own.
@@ -329,7 +331,7 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
             continue  # "100, 50, 25, 12.5 and 6.25 uL in A12-E12": the list's last volume
         if _STATE_SENTENCE.search(before):
             continue  # "There is 12 mL of buffer in A2 and 12 mL of water in A1": one fact
-        if _HAS_DEST.search(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
+        if has_destination(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
             cuts.append(m)
     timed = []
     for m in _SECOND_TIP_WISH.finditer(text):  # "one tip for the buffer, a new tip for the dye"

@@ -77,3 +77,23 @@ def after_clause_start(text: str, cut: re.Match[str]) -> bool:
     return not (
         cut.group(0).strip() == "," and _FRONTED.match(before) and not _VOLUME.search(before)
     )
+
+
+_HAS_DEST = re.compile(
+    r"\b(?:to|into|in|onto|gets?)\b\s+[^,;]*?(?:[A-Pa-p]\d|\bcolumns?\b|\brows?\b|_)|\bgets?\b|\b(?:pre-?)?fill(?:ed|ing)?\b|\bwaste\b|\d\s*(?:u|m)l\s+(?:of\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}?out\b",
+    _FLAGS,
+)
+# "ELU-96_3 A1 to H1": a range of wells, not a place the liquid goes (with no volume before it).
+_RANGE_ONLY = re.compile(
+    r"^[^,;]*?[A-Pa-p]\d{1,2}\s+(?:to|through|thru)\s+[A-Pa-p]\d{1,2}\s*$", _FLAGS
+)
+_VOLUME_SAID = re.compile(r"\d\s*(?:u|m)l\b", _FLAGS)
+
+
+def has_destination(before: str) -> bool:
+    """The part of a sentence before a new volume already says where its liquid goes ("...
+    into A1-A6, 20 uL dye to B1": a new transfer starts); a bare well range ("SERA1 A1 to H1,
+    50 uL of each into column 3") is the source of what follows."""
+    if _RANGE_ONLY.match(before) and not _VOLUME_SAID.search(before):
+        return False
+    return bool(_HAS_DEST.search(before))

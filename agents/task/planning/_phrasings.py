@@ -153,6 +153,28 @@ def held_for(text: str) -> str:
     return _HELD_FOR.sub(r"\1 for ", text)
 
 
+# "into column 3 and again into column 4 of X": one set of places, said twice over ("into
+# column 3 and column 4 of X"), so the plate said at the end is the plate of both.
+_LINE = r"(?:columns?|cols?|rows?)\s+[\w-]+"
+_AGAIN_INTO = re.compile(
+    rf"\b(?P<to>into|to|onto|in)\s+(?P<said>(?:{_LINE}\s*(?:,|,?\s+and)\s+)*{_LINE})"
+    r"\s*(?P<sep>,|,?\s+and)\s+(?:again|also|then|once\s+more)?\s*(?:into|to|onto|in)\s+"
+    r"(?=(?:columns?|cols?|rows?)\s)",
+    re.IGNORECASE,
+)
+
+
+# "the cells are already fixed, so basically I just need 300 uL DPBS in each well of row C":
+# what is wanted, after what is so. Two clauses: the fact is checked, the wish is the work
+# (read as one, its amount would be taken for a claim about what the wells hold).
+_SO_WANTED = re.compile(
+    r"(?:\s*,\s*|\s+)(?:and\s+)?so\s+(?:basically\s+|essentially\s+|really\s+|now\s+)?"
+    r"(?=(?:all\s+)?(?:i|we)\s+(?:just\s+|only\s+|really\s+|basically\s+)?(?:need|want|'d\s+like|"
+    r"would\s+like)\b)",
+    re.IGNORECASE,
+)
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
@@ -163,4 +185,9 @@ def rephrase(text: str) -> str:
     text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
     text = _W_SLASH.sub("with ", text)
     text = _GROUP_AFTER_PAIR.sub(r"\1; ", text)
+    text = _SO_WANTED.sub("; ", text)
+    for _ in range(4):  # "into column 1, again into column 2 and again into column 3"
+        text, n = _AGAIN_INTO.subn(lambda m: f"{m['to']} {m['said']}{m['sep']} ", text)
+        if not n:
+            break
     return _PARTICLE.sub(r"\1 ", text)

@@ -20,6 +20,11 @@ import re
 _FLAGS = re.IGNORECASE
 
 _YOU = r"(?:you(?:'re|\s+are)|u\s+r|ur)"
+# Who is asked to do the work: the reader of the request, or the machine.
+_AGENT = (
+    r"(?:you|u|it|labwright|the\s+(?:robot|system|machine|instrument|deck|star|setup|platform|"
+    r"(?:liquid[\s-]+)?handler|pipetting\s+robot))"
+)
 _MOMENT = r"(?:a\s+)?(?:chance|moment|minute|sec(?:ond)?|spare\s+minute|bit\s+of\s+time)"
 _NICE = (
     r"(?:amazing|awesome|great|lovely|brilliant|perfect|wonderful|fantastic|fab|super|"
@@ -91,6 +96,15 @@ _PHRASE = "|".join(
         r"(?:is|would)\s+(?:that|this|it)\s+(?:be\s+)?(?:ok(?:ay)?|alright|all\s+right|fine|possible|"
         r"doable)|(?:does|do)\s+(?:that|this|it)\s+(?:make\s+sense|work)|makes?\s+sense|right|"
         r"can\s+you\s+do\s+(?:that|this|it)|(?:any\s+)?questions",
+        # whether the machine can do what the other sentences ask ("Can the robot do that?",
+        # "Is the robot able to handle this?", "Do you think it can manage that?")
+        r"(?:do\s+you\s+think\s+|i\s+wonder\s+if\s+)?(?:(?:can|could|would|will|is|are|does)\s+)?"
+        + _AGENT
+        + r"\s+(?:(?:be\s+)?able\s+to\s+|(?:can|could|would|will)\s+(?:be\s+able\s+to\s+)?|"
+        r"manage\s+to\s+)?(?:do|manage|handle|cope\s+with|run|sort(?:\s+out)?|pull\s+off)\s+"
+        r"(?:that|this|it|these|those|them)(?:\s+(?:for\s+(?:me|us)|ok(?:ay)?|alright))*",
+        r"is\s+(?:that|this)\s+something\s+" + _AGENT + r"\s+(?:can|could)\s+(?:do|handle|manage)",
+        r"(?:would|will|does|can)\s+(?:that|this|it)\s+work",
         # sign-offs
         r"(?:best|kind|warm|many)?\s*regards|best(?:\s+wishes)?|all\s+the\s+best|"
         r"talk\s+(?:soon|later)|see\s+(?:you|ya)(?:\s+(?:soon|later|tomorrow))?|bye|ttyl|xo+|"
@@ -138,8 +152,8 @@ LEAD = re.compile(
     r"are\s+you\s+able\s+to|(?:any|is\s+there\s+any)\s+chance\s+(?:you\s+)?(?:could|can)|"
     r"i\s+(?:was|am)\s+wondering\s+if\s+you\s+(?:could|can|would)|"
     r"do\s+you\s+think\s+you\s+(?:could|can)|"
-    r"(?:so\s+)?(?:basically|essentially)|what\s+(?:i|we)\s+(?:need|want|would\s+like|'d\s+like)"
-    r"\s+(?:is|are)(?:\s+(?:to|for\s+you\s+to))?|"
+    r"(?:so\s+)?(?:basically|essentially)|(?:what|all)\s+(?:i|we)\s+(?:really\s+)?(?:need|want|"
+    r"would\s+like|'d\s+like)\s+(?:is|are)(?:\s+(?:to|for\s+you\s+to))?|"
     r"(?:could|can|may)\s+(?:we|i\s+ask\s+you\s+to|i\s+get\s+you\s+to)|"
     r"(?:i\s+)?(?:need|want)\s+you\s+to|maybe|perhaps|"
     r"(?:so\s+)?(?:i|we)(?:'ll|\s+will)?\s+(?:need|want|'d\s+like|would\s+like)\s+(?:like\s+)?(?=\d)|"
@@ -164,9 +178,20 @@ def is_pleasantry(text: str) -> bool:
     return not any(ch.isdigit() for ch in text) and bool(PLEASANTRY.match(text))
 
 
+# "That's SERA1 A1 through H1, 50 uL of each ...", "i.e. 100 uL into row B", "Specifically:
+# ...": the words that open the spelled-out form of what the sentence before asked for. Only
+# before a comma or colon, or before a volume ("That's the blank" stays a remark).
+SPELLED_OUT = re.compile(
+    r"^(?:that'?s|that\s+is|i\.\s?e\.?|ie|namely|specifically|in\s+other\s+words|concretely|"
+    r"to\s+be\s+(?:specific|exact|precise|clear)|in\s+detail|(?:so\s+)?what\s+i\s+mean\s+is)"
+    r"(?:\s*[,:-]\s*|\s+(?=[^.;]*?\d\s*(?:uL|mL)\b))",
+    _FLAGS,
+)
+
+
 def strip(text: str) -> str:
     """``text`` without its polite opening and its trailing hedges (never the whole of it)."""
-    out = _HEDGE_FIRST.sub("", LEAD.sub("", text, count=1), count=1)
+    out = _HEDGE_FIRST.sub("", LEAD.sub("", SPELLED_OUT.sub("", text, count=1), count=1), count=1)
     tail = TAIL.search(out)
     if tail and tail.start() > 0:
         out = out[: tail.start()]

@@ -13,9 +13,11 @@ lines is no request: they are remarks only beside the work the other clauses ask
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agents.task.planning._frames import Frame
 from agents.task.planning._resolve import Planning
+from agents.task.planning._social import SPELLED_OUT
 from agents.task.planning._vocabulary import ACTION_VERBS
 from agents.task.planning.families import Family
 
@@ -108,6 +110,13 @@ def titles(read_in: list[tuple[Frame | None, Family | None]]) -> None:
     if not any(fam is not None and fam.name != "context" for _, fam in read_in):
         return
     for i, (frame, family) in enumerate(read_in):
+        if (
+            frame is not None
+            and _spelled_out_next(read_in, i)
+            and _summary(frame, read_in[i + 1][0])
+        ):
+            read_in[i] = (frame, REMARK)  # "Could you set the sera up in duplicate? That's ..."
+            continue
         if family is not None or frame is None:
             continue
         first = i == 0 and frame.clause.joined == "start"
@@ -115,6 +124,32 @@ def titles(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             first = first and nxt.clause.sentence != frame.clause.sentence
         if asks_nothing(frame, first):
             read_in[i] = (frame, REMARK)
+
+
+def _spelled_out_next(read_in: list[tuple[Frame | None, Family | None]], i: int) -> bool:
+    """The next sentence opens by spelling out what this one asks for ("That's A1-H1, 50 uL
+    of each into column 3", "i.e. 100 uL into row B"): this one is its summary."""
+    frame = read_in[i][0]
+    nxt = read_in[i + 1] if i + 1 < len(read_in) else (None, None)
+    if frame is None or nxt[0] is None or nxt[1] is None or nxt[1].name == "context":
+        return False
+    said = nxt[0].clause.said.strip()
+    if nxt[0].clause.label:
+        said = f"{nxt[0].clause.label}: {said}"  # "Specifically: 50 uL dye into ..."
+    return nxt[0].clause.sentence == frame.clause.sentence + 1 and bool(SPELLED_OUT.match(said))
+
+
+def _summary(frame: Frame, spelled: Frame | None) -> bool:
+    """The sentence names no amount or wells of its own: the next one says them all. Its
+    replicates ("in duplicate") must be spelled out too ("into column 3 and again into 4")."""
+    n = frame.ents.replicates
+    copies = spelled is not None and (
+        spelled.ents.replicates == n
+        or max((len(w.parts) for w in spelled.ents.wellsets), default=0) >= (n or 0)
+        or len(re.findall(r"\b(?:into|to|onto)\b", spelled.text, _FLAGS)) >= (n or 0)
+    )
+    plain = replace(frame.ents, replicates=None, bare=[]) if n else frame.ents
+    return copies and _plain(replace(frame, ents=plain), False)
 
 
 def _build(frame: Frame, p: Planning) -> str:
