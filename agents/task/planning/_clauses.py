@@ -16,16 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agents.task.planning import _social
+from agents.task.planning import _joins, _social
 from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._items import inline_items
-from agents.task.planning._joins import (
-    after_clause_start,
-    bracketed,
-    has_destination,
-    semicolon_parts,
-    then_parts,
-)
+from agents.task.planning._joins import after_clause_start, bracketed, semicolon_parts, then_parts
 from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._list_heads import HEAD_VERB as _HEAD_VERB
 from agents.task.planning._list_heads import ITEM as _ITEM
@@ -331,7 +325,11 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
             continue  # "100, 50, 25, 12.5 and 6.25 uL in A12-E12": the list's last volume
         if _STATE_SENTENCE.search(before):
             continue  # "There is 12 mL of buffer in A2 and 12 mL of water in A1": one fact
-        if has_destination(before) and _NEXT_DEST.search(after) and not _FINAL_TAIL.match(after):
+        if (
+            _joins.has_destination(before)
+            and _NEXT_DEST.search(after)
+            and not _FINAL_TAIL.match(after)
+        ):
             cuts.append(m)
     timed = []
     for m in _SECOND_TIP_WISH.finditer(text):  # "one tip for the buffer, a new tip for the dye"
