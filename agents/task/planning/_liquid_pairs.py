@@ -18,6 +18,7 @@ from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import _read
 from agents.task.planning.families import Family
 from agents.task.planning.families._pairing import start as _start
+from agents.task.planning.families._ratio_parts import is_recipe
 
 _PAIR_GAP = re.compile(r"\s*(?:of\s+)?(?:the\s+)?(?:fresh\s+)?$", re.IGNORECASE)
 
@@ -55,7 +56,11 @@ def split_pairs(
     the diluent in first and mixes the stock in)."""
     out: list[tuple[Frame | None, Family | None]] = []
     for frame, family in read_in:
-        if frame is None or (family is not None and family.name not in ("transfer", "dilution")):
+        if (
+            frame is None
+            or (family is not None and family.name not in ("transfer", "dilution"))
+            or is_recipe(frame.ents)  # "1+100 (10 uL serum + 1000 uL diluent)": one dilution
+        ):
             out.append((frame, family))
             continue
         text = frame.text

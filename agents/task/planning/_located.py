@@ -13,6 +13,9 @@ _SAME_OF = re.compile(r"\(\s*(?:the\s+)?(?:same|matching)\s+wells?\s+(?:of|in|on
 _SERIES_OF = re.compile(r"\b(?:dilutions?|series)\s+of\s+(?:the\s+)?$", _FLAGS)
 _FROM_OF = re.compile(r"\bfrom\s+(?:the\s+)?$", _FLAGS)
 _IN = re.compile(r"\s+in\s+", _FLAGS)
+# "Back-dilute 1:100 into 1 mL of broth: cultures A1-H1 into cultures A5-H5": after the colon
+# a place then "into" starts over; that place is what is moved, not the first "into"'s target
+_RESTART = re.compile(r":\s+(?=[^:;,]*?(?:\s(?:into|to|onto)\s|\s?->\s?))", _FLAGS)
 # "in wells H2-H8 on plate_1": only wells between "in" and "on", so "on" says whose they are
 _ONLY_WELLS = re.compile(
     r"(?:\s|\bthe\b|\bwells?\b|\brows?\b|\bcol(?:umn)?s?\b|\band\b|\bto\b|\bthrough\b"
@@ -44,6 +47,7 @@ def located_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
         cuts.append((m.end(), "source"))
         if "," in text[m.end() :]:
             cuts.append((text.index(",", m.end()), "dest"))
+    cuts += [(m.end(), "head") for m in _RESTART.finditer(text)]
     for m in _SAME_OF.finditer(text):
         if any(q.end <= m.start() and not text[q.end : m.start()].strip() for q in liquids):
             cuts.append((m.end(), "source"))

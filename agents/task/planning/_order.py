@@ -38,6 +38,12 @@ _AFTER_LEAD = re.compile(
     rf"^(?:and\s+|then\s+)?after\s+(?:a\s+|another\s+)?(?P<t>{_SPAN})\s*,?\s+(?P<rest>\w.*)$",
     _FLAGS,
 )
+# "mix 5x after adding the serum": the addition the sentence already tells, no step of its own
+_AFTER_ADDING_IT = re.compile(
+    r"\s*,?\s+(?:after|once|when)\s+(?:adding|dispensing|pipetting|the\s+addition\s+of)\s+"
+    r"(?:the\s+|each\s+|every\s+)?(?P<what>[^\d,;.()]+?)\s*(?=$|[,;.)])",
+    _FLAGS,
+)
 _ING = {"reading": "read", "measuring": "measure", "shaking": "shake", "incubating": "incubate",
         "adding": "add", "mixing": "mix", "moving": "move", "scanning": "scan"}  # fmt: skip
 
@@ -86,6 +92,11 @@ def run_order(part: str) -> str:
     part = _OUT_AND_IN.sub(lambda m: f"move {m['x']}", part)
     if (step := _BRACKETED_STEP.search(part)) is not None:
         part = f"{part[: step.start()]}{part[step.end() :]}; {step.group(1)}"
+    told = _AFTER_ADDING_IT.search(part)
+    if told is not None and re.search(
+        rf"\b{re.escape(told['what'])}\b", part[: told.start()], _FLAGS
+    ):
+        part = part[: told.start()] + part[told.end() :]
     if (after := _AFTER.search(part)) is not None:
         return _first(part, after.start(), part[after.end() :])
     tail = _social.TAIL.search(part)  # "... after 5 min, thanks!": the wait ends the action

@@ -33,6 +33,8 @@ _ABBR_DOT = re.compile(
     r"\b(soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl|ea|vol|temp|approx|resp|sat|rxn|"
     r"rxns|incl|max|min|avg|ca)\.(?=[ \t]+[a-z(0-9])"
 )
+# "q.s. to 250 uL", "Q.S. with PBS": quantum satis, one word (no sentence ends at its dots)
+_QS = re.compile(r"\bq\.\s?s\.(?=\s|$|[,;])|\bq\.s\b", re.IGNORECASE)
 # "(these are my blanks)", "(I think)", "(for the calibration)": a remark in brackets that says
 # nothing to do (no number, no well, no tip or mixing word) is set aside.
 _ASIDE = re.compile(
@@ -178,6 +180,7 @@ _SO_WANTED = re.compile(
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
+    text = _QS.sub("qs", text)
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
     text = _WELL_NOTE.sub(lambda m: f"; {m['note'].strip(' !.')}; ", text)
     text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, text))

@@ -176,14 +176,17 @@ _COUNTED_LIST = re.compile(
 )
 
 
+_RATIO_BEFORE = re.compile(r"(?<![\w.])1\s*(?:in|\+|to)\s*$", re.IGNORECASE)
+
+
 def quantities(text: str) -> list[Quantity]:
     """Every quantity in ``text``, in order (OD600 and A450 are wavelengths; "2, 3 and 4.5 uL"
     are three volumes)."""
     found = []
     for m in _LISTED.finditer(text):
         before = text[max(0, m.start() - 24) : m.start()]
-        if _COUNTED_LIST.search(before):
-            continue  # "columns 8, 10 and 12, 3 uL", "columns 1 to 5, 120 uL": one volume
+        if _COUNTED_LIST.search(before) or _RATIO_BEFORE.search(before):
+            continue  # "columns 8, 10 and 12, 3 uL", "columns 1 to 5, 120 uL", "1 in 20, 800 uL"
         if _MOLAR.fullmatch(m.group("unit")):
             continue  # "2, 4 and 8 nM": concentrations
         unit = m.group("unit").lower()
@@ -277,6 +280,8 @@ def fold(text: str) -> tuple[float, str] | None:
             return number(said.group(1)), "fold"  # ("mix 3x down the column": mixes)
     if m := _RATIO.search(text):
         return number(m.group(1) or m.group(2)), "ratio"  # "1:10", "one in five"
+    if m := _PLUS.search(text):  # "1+9", "a 1 + 100 pre-dilution": one part in 10, in 101
+        return round(1.0 + float(m.group(1)), 4), "ratio"
     if m := _PARTS.search(text):  # "1 part stock with 9 parts diluent": 1 in 10
         first = 1.0 if m.group("p1").lower() == "one" else float(m.group("p1"))
         return round((first + float(m.group("p2"))) / first, 4), "ratio"
@@ -365,6 +370,10 @@ def _conc_fold(text: str) -> float | None:
 _PARTS = re.compile(
     r"\b(?P<p1>\d+(?:\.\d+)?|one)\s+parts?\b[^,;]{1,40}?\b(?:with|to|and|in|into|plus|\+)\s+"
     r"(?P<p2>\d+(?:\.\d+)?)\s+parts?\b",
+    re.IGNORECASE,
+)
+_PLUS = re.compile(
+    r"(?<![\w.+:/])1\s?\+\s?(\d+(?:\.\d+)?)(?![\w.+:/])(?!\s*(?:[uµnm]?[lL]|%|x|parts?)\b)",
     re.IGNORECASE,
 )
 _FOLD_MORE = re.compile(

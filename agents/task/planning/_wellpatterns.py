@@ -24,8 +24,9 @@ _SPAN = (
 _LIST_ELLIPSIS = re.compile(r"\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?")
 _LISTJOIN = r"\s*(?:,\s*and\b|,|&|\band\b|\+)\s*"  # "1, 2, and 3": the Oxford comma too
 _NUMJOIN = rf"(?:{_LISTJOIN}|\s*\bor\b\s*|\s*,?\s*(?:\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?)"
-# "column 4, 1:2 in TE", "col 3, 1 in 3 down": a ratio after a comma, never column 1 (or 1-2)
-_NOT_RATIO = r"(?!1\s*(?::|/|\bin\b)\s*\d)"
+# "column 4, 1:2 in TE", "col 3, 1 in 3 down", "col 2, 1+9": a ratio after a comma, never
+# column 1 (or 1-2)
+_NOT_RATIO = r"(?!1\s*(?::|/|\bin\b|\+)\s*\d)"
 _NUMLIST = rf"{_NUM}(?:{_SPAN}{_NUM})?(?:{_NUMJOIN}{_NOT_RATIO}{_NUM}(?:{_SPAN}{_NUM})?)*"
 _LETTER = r"[A-Pa-p](?![\w])"
 _LETLIST = rf"{_LETTER}(?:{_SPAN}{_LETTER})?(?:{_LISTJOIN}{_LETTER}(?:{_SPAN}{_LETTER})?)*"

@@ -12,6 +12,7 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
+from agents.task.planning.families._ratio_parts import Parts, parts
 
 _FLAGS = re.IGNORECASE
 
@@ -194,11 +195,12 @@ def _ratio(frame: Frame, p: r.Planning) -> str:
     if heads and targets:  # "dilute samples A1-A4 1:2 with buffer into dest_plate A1-A4"
         return _ratio_from(frame, p, k, heads[0], targets[0])
     final = frame.final or frame.total or frame.volume
+    told = parts(frame, k)
     named = [pl for _, pl in frame.places if pl.labware is not None and pl.wells]
     if final is None and len(named) == 1:
         return _in_place(frame, p, k, named[0])
     stock = _stock(frame, p)
-    diluent = _diluent(frame, stock, p)
+    diluent = r.liquid(told.diluent_said, p, "diluent") if told else _diluent(frame, stock, p)
     if final is None:
         raise Ask(
             f"In what final volume should each 1:{k:g} dilution be?",
@@ -208,12 +210,12 @@ def _ratio(frame: Frame, p: r.Planning) -> str:
     place = frame.dest if not frame.dest.empty else frame.head
     plate = r.labware(place, p, "dilute into")
     wells = r.wells(place, plate, p, "should hold the dilution", frame)
-    v_stock = round(final.value / k, 4)
-    v_dil = round(final.value - v_stock, 4)
+    v_stock, v_dil = _split(final.value, k, told)
     room = world.labware(plate).well_max_volume_ul
-    if room and final.value > room + 1e-6:
+    if room and v_stock + v_dil > room + 1e-6:
         raise Refuse(
-            f"{final.text} is more than a {plate} well holds ({fmt(room, 'uL')})", "capacity"
+            f"{fmt(v_stock + v_dil, 'uL')} is more than a {plate} well holds ({fmt(room, 'uL')})",
+            "capacity",
         )
     channels = frame.ents.channels or p.channels or 1
     lh = world.labware(plate).instrument
@@ -246,7 +248,8 @@ def _ratio_from(frame: Frame, p: r.Planning, k: float, src: Place, dst: Place) -
     src_lw = r.labware(src, p, "take the samples from")
     src_wells = r.wells(src, src_lw, p, "should I dilute", frame)
     first = next(iter(world.contents.get((src_lw, src_wells[0]), {})), None)
-    diluent = _diluent(frame, first or "", p)
+    told = parts(frame, k)
+    diluent = r.liquid(told.diluent_said, p, "diluent") if told else _diluent(frame, first or "", p)
     final = frame.final or frame.total or frame.volume
     if final is None:
         raise Ask(f"In what final volume should each 1:{k:g} dilution be?", ["volume"], ["100 uL"])
@@ -258,8 +261,7 @@ def _ratio_from(frame: Frame, p: r.Planning, k: float, src: Place, dst: Place) -
             ["wells"],
             [],
         )
-    v_stock = round(final.value / k, 4)
-    v_dil = round(final.value - v_stock, 4)
+    v_stock, v_dil = _split(final.value, k, told)
     lh = world.labware(plate).instrument
     channels = frame.ents.channels or p.channels or 1
     tips = frame.ents.tips or p.tips
@@ -285,6 +287,14 @@ def _ratio_from(frame: Frame, p: r.Planning, k: float, src: Place, dst: Place) -
         f"1:{k:g} dilution of {src_lw} {src_wells[0]}..{src_wells[-1]} in {diluent} into {plate} "
         f"{wells[0]}..{wells[-1]}: {fmt(v_dil, 'uL')} {diluent} then {fmt(v_stock, 'uL')} of each"
     )
+
+
+def _split(final: float, k: float, told: Parts | None) -> tuple[float, float]:
+    """The stock and the diluent per well: the parts told, else 1 in k of the final volume."""
+    if told is not None:
+        return told.stock, told.diluent
+    v_stock = round(final / k, 4)
+    return v_stock, round(final - v_stock, 4)
 
 
 def _said(frame: Frame, key: str, default: int) -> int:

@@ -43,6 +43,7 @@ from agents.task.planning.families._ratio import (
     first_well_stock,
     prefilled_diluent,
 )
+from agents.task.planning.families._ratio_parts import is_recipe
 from agents.task.planning.families._serial_volumes import STEP_INTO, amounts, fold_of
 from agents.task.planning.families._stock_wells import held_stock, stock_sources
 
@@ -80,6 +81,7 @@ _RATIO_OF = re.compile(
     r"^(?:(?:please\s+)?(?:make|prepare|do|set\s+up)\s+)?(?:an?\s+)?1\s*[:/]\s*\d+(?:\.\d+)?\s+of\b",
     _FLAGS,
 )
+_FINAL_SAID = re.compile(r"\b(?:final|total)\b|\bin(?:to)?\s+(?:a\s+)?[\d.]+\s*[uµm][lL]\b", _FLAGS)
 _CURVE = re.compile(r"\b(?:standard|std\.?)\s+(?:curves?|crvs?)\b|\bstandards?\s+series\b", _FLAGS)
 
 
@@ -113,8 +115,11 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 80
     if ents.fold is not None and _RATIO_OF.match(text):
         return 80  # "1:10 of master E5 into inter E5 using broth, 300 uL total"
-    if ents.fold is not None and len(ents.liquids) >= 2 and _MIXED_IN.search(text):
-        return 80  # "200 uL of 1:10 dye in buffer", "1 part dye with 9 parts buffer"
+    if ents.fold and ents.fold[1] == "ratio" and ents.wellsets and _FINAL_SAID.search(text):
+        return 80  # "starters col 2 -> subcult col 2, 1 in 20, 800 uL final": no verb needed
+    if is_recipe(ents) or (ents.fold and len(ents.liquids) >= 2 and _MIXED_IN.search(text)):
+        return 80  # "200 uL of 1:10 dye in buffer", "1 part dye with 9 parts buffer", "1+100
+        # (10 uL serum + 1000 uL diluent)": the parts of one dilution
     if ents.fold is not None and len({m.name for m in ents.liquids}) == 2 and _WITH.search(text):
         return 80  # "prepare 1:20 dye in buffer": a stock and its diluent (3 liquids: a recipe)
     if ents.fold is not None and re.search(
@@ -139,10 +144,6 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if _MAKE_STRENGTH.match(text) and ents.liquids:
         return 45  # "make 70% ethanol from the ethanol with water": by how much is the question
     return None
-
-
-def _reverse(wells: list[str]) -> bool:
-    return len(wells) > 1 and wells[0] > wells[-1]
 
 
 def build(frame: Frame, p: r.Planning) -> str:

@@ -12,6 +12,7 @@ from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning.families import Family
+from agents.task.planning.families._worked import said_plural
 
 _FLAGS = re.IGNORECASE
 _VERB = re.compile(  # "mx" in notebook shorthand; "pipete-mix", "pipet mix" however spelt
@@ -32,6 +33,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     plate = r.labware(place, p, "mix")
     if place.wells is None and p.plate == plate and p.wells:
         wells = list(p.wells)  # "then mix 4x": the wells just filled
+        wells = said_plural(frame, p, plate) or wells  # "..., then mix them": A1 and B1
     else:
         wells = r.wells(place, plate, p, "should I mix", frame)
     cycles = frame.ents.mix_times or frame.ents.times

@@ -141,7 +141,9 @@ def build(frame: Frame, p: r.Planning) -> str:
     served = [o.dst for o in ops if o.dst is not None]
     if served:
         last = served[-1][0]
+        before = p.wells if frame.clause.joined == "and" and p.plate == last else []
         p.plate, p.wells = last, list(dict.fromkeys(d[1] for d in served if d[0] == last))
+        p.joined_wells = list(dict.fromkeys([*before, *p.wells]))
     mixed = f", mixing {cycles}x after each dispense" if cycles else ""
     head = "8 channels" if channels == 8 else "1 channel"
     return f"transfer {what}{mixed} ({head}; tips: {pip.POLICIES[policy]})"
