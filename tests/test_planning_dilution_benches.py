@@ -9,8 +9,9 @@ import pytest
 from agents.task.planning._blanks import split_blanks
 from agents.task.planning._entities import extract
 from agents.task.planning._lexicon import Lexicon
-from agents.task.planning._quantities import fold, name_fold
+from agents.task.planning._quantities import fold
 from agents.task.planning._series import series
+from agents.task.planning._strengths import name_fold
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.models import Plan
 from agents.task.planning.rules import RulePlanner

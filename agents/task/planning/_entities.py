@@ -18,6 +18,7 @@ from agents.task.planning._normalise import PLACEHOLDER
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._series import Series, series
 from agents.task.planning._start_well import start_within
+from agents.task.planning._strengths import name_fold
 from agents.task.planning._wellpatterns import quadrant_spans
 
 _FLAGS = re.IGNORECASE
@@ -358,7 +359,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ents.well_count = ws.well_count(text)
     ents.times = qty.times(plain)
     ents.fold = qty.fold(plain)
-    if ents.fold is None and (k := qty.name_fold(plain, [m.name for m in ents.liquids])):
+    if ents.fold is None and (k := name_fold(plain, [m.name for m in ents.liquids])):
         ents.fold = (k, "ratio")  # "make 1x SYBR from the 2x SYBR mix": the name says 2x
     ents.steps = qty.steps(plain)
     # the concentrations read with the names blanked but not a "0" the unit after it claimed

@@ -18,6 +18,8 @@ from typing import Literal
 
 import pint
 
+from agents.task.planning._strengths import conc_fold
+
 Kind = Literal["volume", "temperature", "duration", "speed", "wavelength"]
 
 _FLAGS = re.IGNORECASE
@@ -285,7 +287,7 @@ def fold(text: str) -> tuple[float, str] | None:
     if m := _PARTS.search(text):  # "1 part stock with 9 parts diluent": 1 in 10
         first = 1.0 if m.group("p1").lower() == "one" else float(m.group("p1"))
         return round((first + float(m.group("p2"))) / first, 4), "ratio"
-    if (k := _conc_fold(text)) is not None:
+    if (k := conc_fold(text)) is not None:
         return k, "ratio"  # "from 10x to 1x", "the 2 mg/mL stock down to 0.5 mg/mL"
     if m := _DILUTE_X.search(text):
         return float(m.group(1)), "fold"  # "dilute the lysate 5x in water"
@@ -300,71 +302,12 @@ def fold(text: str) -> tuple[float, str] | None:
     return None
 
 
-# A concentration: "10x", "1X", "2 mg/mL", "500 ng/ml", "10 uM", "5%".
-_CONC = r"(\d+(?:\.\d+)?)\s*(x|[pnuµm]?g\s*/\s*[munµ]?[lL]|[pnuµm]?M|%)(?![\w/])"
-_CONC_PAIR = re.compile(
-    rf"\bfrom\s+(?:(?:a|the|an)\s+)?{_CONC}(?:\s+[\w-]+){{0,2}}?\s+(?:down\s+)?to\s+(?:a\s+)?{_CONC}"
-    rf"|\b{_CONC}(?:\s+[\w-]+){{0,4}}?\s+(?:down\s+)?to\s+(?:a\s+)?{_CONC}"
-    rf"|\b(?:to\s+(?:a\s+)?)?{_CONC}(?:\s+[\w-]+){{0,3}}?\s+from\s+(?:(?:a|the|an)\s+)?{_CONC}",
-    re.IGNORECASE,
-)
-_PREFIXES = {"p": 1e-12, "n": 1e-9, "u": 1e-6, "µ": 1e-6, "m": 1e-3}
 # "dilute the lysate 5x in water", "diluted 3x down column 2": a count of x after "dilute"
 _DILUTE_X = re.compile(
     r"\bdilut\w*\s+(?:[^\s,;]+\s+){0,3}?(?<!to\s)(?<!at\s)(?!1\s*x)(\d+(?:\.\d+)?)\s*x"
     r"(?=\s*(?:$|[,;.()]|across\b|down\b|along\b|in\b|into\b|with\b|serial|each\b|per\b|from\b))",
     re.IGNORECASE,
 )
-
-
-def _conc_value(number: str, unit: str) -> tuple[float, str]:
-    """A concentration in its unit's base ("2 mg/mL" -> (2e-3, "g/l")), for comparing two."""
-    unit = unit.replace(" ", "").lower()
-    if unit in ("x", "%"):
-        return float(number), unit
-    head, _, per = unit.partition("/")
-    scale = _PREFIXES.get(head[0], 1.0) if len(head) > 1 else 1.0
-    per_scale = _PREFIXES.get(per[0], 1.0) if len(per) > 1 else 1.0
-    return float(number) * scale / per_scale, f"{head[-1]}/{per[-1:] or '-'}"
-
-
-_TARGET = re.compile(
-    rf"(?:\b(?:to|make|makes|prepare|at|final|working|of)\s+(?:a\s+)?(?:final\s+)?(?:conc\w*\s+(?:of\s+)?)?"
-    rf"{_CONC}|(?<![\w.])(1)\s*(x)\b)",
-    re.IGNORECASE,
-)
-
-
-def name_fold(text: str, names: list[str]) -> float | None:
-    """The fold from a stock whose lab name says its strength ("2x SYBR mix", "BSA 2 mg/mL")
-    to the strength ``text`` asks for ("make 1x SYBR from the 2x SYBR mix", "dilute the BSA
-    to 0.5 mg/mL"); None unless exactly one named stock gives one."""
-    target = _TARGET.search(text)
-    if target is None:
-        return None
-    g = [x for x in target.groups() if x is not None]
-    want, unit = _conc_value(g[0], g[1])
-    found = set()
-    for name in names:
-        for m in re.finditer(_CONC, name, re.IGNORECASE):
-            have, unit_have = _conc_value(m.group(1), m.group(2))
-            if unit_have == unit and want > 0 and have > want:
-                found.add(round(have / want, 4))
-    return found.pop() if len(found) == 1 else None
-
-
-def _conc_fold(text: str) -> float | None:
-    """The fold between two concentrations a dilution is said by ("from 10x to 1x", "5X to
-    1X", "1X buffer from the 10X stock", "2 mg/mL to 0.5 mg/mL"), None when none is said."""
-    m = _CONC_PAIR.search(text)
-    if m is None:
-        return None
-    g = [x for x in m.groups() if x is not None]
-    (a, ua), (b, ub) = _conc_value(g[0], g[1]), _conc_value(g[2], g[3])
-    a, b = max(a, b), min(a, b)  # a dilution goes from the higher to the lower
-    if ua != ub or b <= 0 or a <= b:
-        return None
-    return round(a / b, 4)
 
 
 _PARTS = re.compile(
