@@ -87,3 +87,19 @@ def test_topping_up_both_wells_two_clauses_filled_tops_up_each(which: str) -> No
         "r5r_allergy",
     )
     assert _volumes_into(plan, "dil_blk") == {"B5": 500.0, "B6": 500.0}
+
+
+def test_wells_a_ratio_and_a_final_volume_are_a_dilution_without_the_verb() -> None:
+    plan = _plan(
+        "subculture: starters col 2 -> subcult col 2, 1 in 20, 800 uL final in YPD broth",
+        "r5r_yeast",
+    )
+    assert _volumes_into(plan, "subcult") == {f"{r}2": 800.0 for r in "ABCDEFGH"}
+
+
+def test_a_place_after_a_colon_then_into_is_what_is_diluted() -> None:
+    plan = _plan(
+        "Back-dilute the starters 1:50 into 1 mL of SD-Leu: starters A1-H1 into subcult A1-H1.",
+        "r5r_yeast",
+    )
+    assert _volumes_into(plan, "subcult") == {f"{r}1": 1000.0 for r in "ABCDEFGH"}
