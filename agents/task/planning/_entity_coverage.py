@@ -97,11 +97,13 @@ def check(frame: Frame, item: TraceItem, steps: list[PlanStep], world: World) ->
     """Ask about whatever ``frame`` names that the steps planned for it do not use."""
     if item.kind != "action" or not steps:
         return
-    numbers = [n for s in steps for n in _numbers(s.args)]
+    numbers: list[float] | None = None  # gathered when a quantity needs them
     for q in frame.ents.quantities:
         if _ASIDE.search(frame.text[: q.start]) or _PER_CYCLE.match(frame.text[q.end :]):
             continue  # "read within 30 min", "pre-warmed to 37 C", "0.5 C per cycle" (a step's)
-        if q.kind in _KINDS and not _used(q.value, numbers, q.kind):
+        if q.kind in _KINDS and numbers is None:
+            numbers = [n for s in steps for n in _numbers(s.args)]
+        if q.kind in _KINDS and not _used(q.value, numbers or [], q.kind):
             raise Ask(
                 f"I read it as '{item.understood}', which does not use the {q.text} you "
                 f"named. Could you say what the {q.text} is for, as its own step?",

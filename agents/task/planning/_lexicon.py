@@ -26,19 +26,20 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from agents.task.planning._labware_names import described
-from agents.task.planning._liquid_names import (
-    alias_pattern,
-    by_phrase,
-    by_word,
-    by_word_mentions,
-    without_tail,
+from agents.task.planning._liquid_names import by_word_mentions
+from agents.task.planning._name_patterns import (
+    CULTURE,
+    MEDIUM,
+    alias_rxs,
+    by_word_of,
+    every_well_rx,
+    instrument_rxs,
+    instrument_word_rxs,
 )
 from agents.task.planning._vocabulary import (
-    _NOT_A_LIQUID,
     _SHORT_VERBS,
     _VOCAB_LIST,
     _WORD,
-    INSTRUMENT_WORDS,
     NOT_TYPOS,
     VOCABULARY,
 )
@@ -49,17 +50,6 @@ from agents.task.planning.models import LabView
 # name. Scores are 100 * (1 - edits / length); FLOOR is the lowest score ever matched.
 FLOOR = 70.0
 _FLAGS = re.IGNORECASE
-
-
-# The names of culture media: "medium" or "media" in a request means the lab's one medium
-# (not a culture: "overnight culture" is cells in a medium, never the medium to add).
-_MEDIUM = re.compile(
-    r"\b(?:media|medium|dmem|rpmi|e?mem|opti-?mem|imdm|f-?12|mccoy|ham'?s|broth|lb|ypd|yepd"
-    r"|tb|tsb|bhi|m9|2x\s?yt|sc-\w+|mhb|cation-adjusted)\b",
-    _FLAGS,
-)
-
-_CULTURE = re.compile(r"\b(?:cultures?|cells|overnights?|inocul\w*|starters?)\b", _FLAGS)
 
 
 def sure_edits(length: int) -> int:
@@ -180,11 +170,7 @@ class Lexicon:
 
     @cached_property
     def _every_plate_well(self) -> re.Pattern[str] | None:
-        names = "|".join(re.escape(n) for n in sorted(self.lab.labware, key=len, reverse=True))
-        if not names:
-            return None
-        every = r"\b(every|each|all(?:\s+the)?)\s+"
-        return re.compile(rf"{every}({names})\s+(wells?)\b", re.IGNORECASE)
+        return every_well_rx(tuple(self.lab.labware))
 
     # ------------------------------------------------------------------ words
     def fix_words(self, text: str) -> str:
@@ -280,32 +266,20 @@ class Lexicon:
     def _alias_rxs(self) -> list[tuple[str, re.Pattern[str]]]:
         """Each liquid whose name has words with short forms, and its regex, longest first;
         then the runs of words that stand for one longer name."""
-        out = []
-        for name in sorted(self.liquids.values(), key=len, reverse=True):
-            pattern = alias_pattern(name)
-            if pattern is not None:
-                out.append((name, re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w])", _FLAGS)))
-        return (
-            out + by_phrase(list(self.liquids.values())) + without_tail(list(self.liquids.values()))
-        )
+        return list(alias_rxs(tuple(self.liquids.values())))
 
     @cached_property
     def _by_word(self) -> dict[str, str]:
         """A word of one multi-word liquid's name and of no other's ('TMB', 'conjugate')."""
-        taken = set(self.labware) | set(self.instruments)
-        found = by_word(list(self.liquids.values()), taken, _NOT_A_LIQUID)
-        media = [n for n in self.liquids.values() if _MEDIUM.search(n) and not _CULTURE.search(n)]
-        if len(media) == 1 and not re.search(r"\bmedi(?:um|a)\b", media[0], _FLAGS):
-            found.setdefault("medium", media[0])  # "fresh medium": the lab's one RPMI
-            found.setdefault("media", media[0])
-        return found
+        taken = frozenset(self.labware) | frozenset(self.instruments)
+        return dict(by_word_of(tuple(self.liquids.values()), taken))  # a copy: never shared
 
     @staticmethod
     def named_by_word(word: str, liquids: Iterable[str]) -> list[str]:
         """The liquids ``word`` may name: for "medium" or "media" the culture media (YPD,
         SC-Ura, ...), else those with ``word`` as one of their words ("antibody")."""
         if re.fullmatch(r"(?:fresh\s+|the\s+)?medi(?:um|a)s?", word.strip(), _FLAGS):
-            media = sorted(n for n in liquids if _MEDIUM.search(n) and not _CULTURE.search(n))
+            media = sorted(n for n in liquids if MEDIUM.search(n) and not CULTURE.search(n))
             if media:
                 return media
         return [n for n in liquids if word.lower() in n.lower().split()]
@@ -318,12 +292,17 @@ class Lexicon:
             n = len(name.split())
             if n < 2:
                 continue
+            low_name = name.lower()
             for i in range(len(words) - n + 1):
                 a, b = words[i].start(), words[i + n - 1].end()
                 written = text[a:b]
-                if written.lower() == name.lower() or _digits(written) != _digits(name):
+                low = written.lower()
+                if abs(len(low) - len(low_name)) > sure_edits(max(len(low), len(low_name))):
+                    continue  # more edits than a sure typo has (each edit changes the length
+                    # by one at most): no need to count them
+                if low == low_name or _digits(written) != _digits(name):
                     continue  # exact: the regex found it; "mix 2 times" is not "mix 10 times"
-                best = closest(written.lower(), [name.lower()])
+                best = closest(low, [low_name])
                 first = closest(written.split()[0].lower(), [name.split()[0].lower()])
                 if (
                     best is not None
@@ -355,24 +334,17 @@ class Lexicon:
     def instrument_mentions(self, text: str) -> list[tuple[str, str, int, int]]:
         """(kind, instrument id or '', start, end) for every instrument word in ``text``."""
         out: list[tuple[str, str, int, int]] = []
-        for iid in sorted(self.lab.instruments, key=len, reverse=True):
-            for m in re.finditer(rf"(?<![\w]){re.escape(iid)}(?![\w])", text, _FLAGS):
+        by_id, by_base = instrument_rxs(tuple(self.lab.instruments))
+        for iid, rx in by_id:
+            for m in rx.finditer(text):
                 out.append((self.lab.instruments[iid].kind, iid, m.start(), m.end()))
-        bases: dict[str, list[str]] = {}
-        for iid in self.lab.instruments:  # "the ODTC" for odtc1, "TC" for tc1
-            base = re.sub(r"[\d_-]+$", "", iid)
-            if len(base) >= 2 and base != iid:
-                bases.setdefault(base.lower(), []).append(iid)
-        for base, ids in bases.items():
-            if len(ids) != 1:
-                continue
-            for m in re.finditer(rf"(?<![\w]){re.escape(base)}(?![\w])", text, _FLAGS):
+        for iid, rx in by_base:  # "the ODTC" for odtc1, "TC" for tc1
+            for m in rx.finditer(text):
                 if not any(a <= m.start() < b for _, _, a, b in out):
-                    out.append((self.lab.instruments[ids[0]].kind, ids[0], m.start(), m.end()))
-        for kind, words in INSTRUMENT_WORDS.items():
-            for word in words:
-                for m in re.finditer(rf"\b{word}s?\b", text, _FLAGS):
-                    if any(a <= m.start() < b or m.start() <= a < m.end() for _, _, a, b in out):
-                        continue
-                    out.append((kind, "", m.start(), m.end()))
+                    out.append((self.lab.instruments[iid].kind, iid, m.start(), m.end()))
+        for kind, rx in instrument_word_rxs():
+            for m in rx.finditer(text):
+                if any(a <= m.start() < b or m.start() <= a < m.end() for _, _, a, b in out):
+                    continue
+                out.append((kind, "", m.start(), m.end()))
         return sorted(out, key=lambda t: t[2])

@@ -194,6 +194,8 @@ def trace_rows(
 ) -> None:
     """Each row of a table, as the person wrote it, is planned by its liquids' lines; the
     sentences that introduced it are said by it."""
+    if not tables:
+        return  # no table: the request need not be split again
     clauses = clauses_of(request, labware)
     for written, had, said in tables:
         mine = {_key(w) for w in written}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import cast
 
 from agents.task.planning._quantities import WORD_NUMBERS
@@ -194,6 +195,11 @@ def _blank(text: str, spans: list[tuple[int, int]]) -> str:
 def steps(text: str, programme: bool = False) -> list[tuple[int, int, float, float]]:
     """(start, end, C, s) of every temperature held for a time in ``text``; bare numbers held
     for a time ("95 3 min") count in a programme's text (``programme``: known to be one)."""
+    return list(_steps(text, programme))  # several stages ask of one clause: read it once
+
+
+@lru_cache(maxsize=1024)
+def _steps(text: str, programme: bool) -> tuple[tuple[int, int, float, float], ...]:
     out = []
     for m in _STEP.finditer(text):
         g = m.groupdict()
@@ -211,7 +217,7 @@ def steps(text: str, programme: bool = False) -> list[tuple[int, int, float, flo
         if m["df"] and (m["deg"] or (programme and 4 <= float(m["tf"]) <= 99))
     ]
     if first and first[0][0] < min((a for a, *_ in out), default=len(text)):
-        return first  # written time first from the start: every step is read that way
+        return tuple(first)  # written time first from the start: every step is read that way
     if programme:
         for m in _BARE_STEP.finditer(text):
             if 4 <= float(m["tn"]) <= 99 and not any(
@@ -223,12 +229,18 @@ def steps(text: str, programme: bool = False) -> list[tuple[int, int, float, flo
                     else 60 * float(m["mmn"]) + float(m["ssn"])
                 )
                 out.append((m.start(), m.end(), float(m["tn"]), s))
-    return sorted(out)
+    return tuple(sorted(out))
 
 
 def hold_of(text: str) -> float | None:
     m = _HOLD.search(text)
     return float(m.group("c") or m.group("c2")) if m else None
+
+
+def lid_of(text: str) -> float | None:
+    """The lid temperature ``text`` sets, as :func:`parse` reads it (without the rest)."""
+    lid = _LID.search(_blank(text, [m.span() for m in _DELTA.finditer(text)]))
+    return float(lid.group("c") or lid.group("c2")) if lid else None
 
 
 def parse(text: str) -> Profile:

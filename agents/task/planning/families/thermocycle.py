@@ -131,7 +131,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         any(q.kind == "temperature" for q in ents.quantities) or _NAMED.search(text)
     ):
         return 75
-    if prof.parse(text).lid_c is not None or (
+    if prof.lid_of(text) is not None or (
         _FOLLOWING.search(text) and (named or _NAMED.search(text) or "lid" in text.lower())
     ):
         return 78  # "lid temperature 105 C; ...", "run the following on rxn_plate (lid 103 C)"
