@@ -1,5 +1,5 @@
 """Wells named right after a liquid are where that liquid is: "1:10 of lysate columns 3 and 4
-into quant2", "2 uL of amplicon A1 into each of them", "compound stocks A1-A4 into ip_0042".
+into quant2", "2 uL of amplicon A1 into each of them", "compound stocks A1-A4 into ip_0042", "the column 2 PCR products diluted 1:10 into ...".
 
 A liquid kept in many wells of one plate (48 lysates, 88 compound stocks) is found by its wells:
 the plate that holds that liquid in every one of them is the source. Two plates that both fit
@@ -74,6 +74,9 @@ def _named_before(frame: Frame, wells: WellSet) -> Mention | None:
     """The liquid named just before ``wells`` (only joining words between them)."""
     for m in frame.ents.liquids:
         if m.end <= wells.start and _JOIN.fullmatch(frame.text[m.end : wells.start]):
+            return m
+    for m in frame.ents.liquids:  # "the column 2 PCR products", "the row A lysates"
+        if m.start >= wells.end and not frame.text[wells.end : m.start].strip():
             return m
     return None
 
