@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from test_rule_planner import LAB
 
+from agents.task.planning import _examples as examples
 from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _social
 from agents.task.planning._clauses import split
@@ -103,3 +104,15 @@ def test_a_sentence_spelled_out_by_the_next_is_a_remark() -> None:
 def test_a_range_of_wells_said_with_to_is_no_destination() -> None:
     assert not has_destination("SERA1 A1 to H1")
     assert has_destination("10 uL from src A1 to dst H1")
+
+
+def test_a_worked_example_in_brackets_is_lifted_with_its_pairs() -> None:
+    text, shown = examples.lift("5 uL each into X column 3 and 4 (A1 goes to A3 and A4, and so on)")
+    assert text == "5 uL each into X column 3 and 4" and shown == [("A1", ["A3", "A4"])]
+
+
+@pytest.mark.parametrize(
+    "said", ["add 50 uL (A12 is the blank)", "serial 2-fold (A1 -> B1 -> C1 etc)", "(A1 to A3)"]
+)
+def test_a_bracket_that_is_no_example_of_pairs_stays(said: str) -> None:
+    assert examples.lift(said) == (said, [])

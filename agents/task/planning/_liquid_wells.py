@@ -1,5 +1,6 @@
 """Wells named right after a liquid are where that liquid is: "1:10 of lysate columns 3 and 4
-into quant2", "2 uL of amplicon A1 into each of them", "compound stocks A1-A4 into ip_0042", "the column 2 PCR products diluted 1:10 into ...".
+into quant2", "2 uL of amplicon A1 into each of them", "compound stocks A1-A4 into ip_0042";
+so are wells right before it: "the column 2 PCR products diluted 1:10 into ...".
 
 A liquid kept in many wells of one plate (48 lysates, 88 compound stocks) is found by its wells:
 the plate that holds that liquid in every one of them is the source. Two plates that both fit

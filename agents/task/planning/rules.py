@@ -27,6 +27,7 @@ from typing import Literal
 from agents.task.planning import _choices as choices
 from agents.task.planning import _coverage, _gaps, _limits_first, _policy
 from agents.task.planning import _entity_coverage as entities
+from agents.task.planning import _examples as examples
 from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _own_ids as own_ids
 from agents.task.planning import _pipetting as pip
@@ -83,6 +84,7 @@ class RulePlanner:
     def plan(self, request: str, lab: LabView) -> Plan | Clarification | Refusal:
         """Turn ``request`` into a plan for ``lab``, a question, or a refusal."""
         lex = Lexicon(lab)
+        request, shown = examples.lift(request)  # "(A1 goes to A3 and A4, and so on)"
         norm = normalise(request)
         norm = replace(norm, text=said_first(norm.text))  # "Before anything else, ...": first
         norm, tables = recipes.rewrite(norm, lex)
@@ -202,6 +204,7 @@ class RulePlanner:
                 raise Refuse(
                     "nothing to do: " + "; ".join(t.understood for t in trace), "nothing_to_do"
                 )
+            examples.check(shown, p.world.steps)
             _policy.check(p.world.steps, lab)
             unhonoured.check(norm.text)  # "aspirate slowly", "blow out": asked, never dropped
         except Ask as ask:
