@@ -14,6 +14,9 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import normalise
 from agents.task.planning._pieces import _merge_fragments
 from agents.task.planning._reading import _read
+from agents.task.planning.models import Plan
+from agents.task.planning.rules import RulePlanner
+from evals.plan_sim import simulate
 from evals.planning import Labs
 
 LABS = Labs()
@@ -54,3 +57,46 @@ def test_a_number_that_numbers_a_column_is_no_count_of_a_liquid() -> None:
     lex = Lexicon(LABS["r5s_mic"].view)
     ents = extract("dilute the column 1 inoculum across mic_B", lex, ())
     assert [m.name for m in ents.liquids] == ["E. coli inoculum"]
+
+
+def _moves(request: str, lab: str) -> set[tuple[str, str | None]]:
+    result = RulePlanner().plan(request, LABS[lab].view)
+    assert isinstance(result, Plan), result
+    return {(op.src, op.dst) for op in simulate(LABS[lab], result).ops}
+
+
+@pytest.mark.parametrize(
+    ("lab", "request_text", "first_step"),
+    [
+        (
+            "standard",
+            "Dye from reservoir A1, 4-fold series on plate_2 row C:\n1. 150 uL buffer into "
+            "plate_2 C2-C6\n2. 200 uL dye from reservoir A1 into plate_2 C1\n3. 50 uL C1 > C2 > "
+            "C3 > C4 > C5 > C6, mix each time",
+            ("plate_2:C1", "plate_2:C2"),
+        ),
+        (
+            "r5s_mic",
+            "Gentamicin stock drug_tubes A3, 2-fold series in mic_B row F:\na) 100 uL CA-MHB to "
+            "mic_B F2-F8\nb) 200 uL gentamicin stock from drug_tubes A3 to mic_B F1\nc) 100 uL "
+            "F1 -> F2 -> F3 -> F4 -> F5 -> F6 -> F7 -> F8, mixing after each",
+            ("mic_B:F1", "mic_B:F2"),
+        ),
+        (
+            "r5s_quant",
+            "lambda DNA (stds_blk A1), ten-fold ladder in quant384 row B\nstep 1: 27 uL IDTE "
+            "buffer into quant384 B2-B6\nstep 2: 30 uL lambda DNA from stds_blk A1 into quant384 "
+            "B1\nstep 3: 3 uL B1 -> B2 -> B3 -> B4 -> B5 -> B6, mix 5x",
+            ("quant384:B1", "quant384:B2"),
+        ),
+    ],
+)
+def test_a_spelled_out_chain_under_a_series_heading_runs_on_the_series_plate(
+    lab: str, request_text: str, first_step: tuple[str, str]
+) -> None:
+    """The heading names the stock's one well and the series' line: the chain's plate-less
+    wells are on the line's plate, never the stock's."""
+    moves = _moves(request_text, lab)
+    assert first_step in moves
+    stock_plate = {"standard": "reservoir", "r5s_mic": "drug_tubes", "r5s_quant": "stds_blk"}[lab]
+    assert not any(dst and dst.startswith(stock_plate) for _, dst in moves)

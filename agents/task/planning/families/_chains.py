@@ -156,6 +156,21 @@ def chain_place(frame: Frame) -> Place:
     return chained[0] if chained else frame.dest if not frame.dest.empty else frame.head
 
 
+def series_place(header: Frame) -> Place | None:
+    """Where a heading puts its series ("Serum B1, ten-fold series in predil row A", "dye from
+    reservoir A1, 4-fold on plate_2 row C": the line, not the stock's one well), else the one
+    place it names."""
+    named = [(role, pl) for role, pl in header.places if pl.labware is not None]
+    lines = [
+        pl
+        for role, pl in named
+        if role != "source" and not (pl.wells and all(x.kind == "well" for x in pl.wells.parts))
+    ]
+    return next(iter(lines), next((pl for role, pl in named if role != "source"), None)) or (
+        named[0][1] if named else None
+    )
+
+
 def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None) -> list[list[str]]:
     """The dilution chains a serial-dilution sentence names: rows across or columns down,
     from a first to a last well, or n steps from a starting well."""

@@ -186,9 +186,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     place = next((pl for _, pl in frame.places if pl.labware is not None), None)
     if place is not None:
         plate = r.labware(place, p, "dilute on")
-    elif header is not None and (
-        hp := next((pl for _, pl in header.places if pl.labware is not None), None)
-    ):
+    elif header is not None and (hp := geometry.series_place(header)):
         plate = r.labware(hp, p, "dilute on")
     else:
         plate = r.labware(frame.head, p, "dilute on")

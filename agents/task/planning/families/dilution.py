@@ -48,7 +48,7 @@ from agents.task.planning.families._serial_volumes import STEP_INTO, amounts, fo
 from agents.task.planning.families._stock_wells import held_stock, stock_sources
 
 _FLAGS = re.IGNORECASE
-_SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|titrat\w*|step[\s-]?wise|->)", _FLAGS)
+_SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|ladder|titrat\w*|step[\s-]?wise|->)", _FLAGS)
 _DILUTE = re.compile(r"\b(?:dilut\w*)\b", _FLAGS)
 _DILUTE_VERB = re.compile(r"^(?:dilute|make\s+(?:a\s+)?dilutions?|titrate)\b", _FLAGS)
 _PREFILLED = re.compile(
@@ -133,7 +133,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         and _ALONG.search(text)
     ):
         return 77  # "ethanol 1:2 down A1-F1, G1 + H1 blanks"
-    if re.search(r"\b(?:serial(?:ly)?|series|titrat\w*)\b", text, _FLAGS) and ents.fold:
+    if re.search(r"\b(?:serial(?:ly)?|series|ladder|titrat\w*)\b", text, _FLAGS) and ents.fold:
         return 85
     if ents.fold is not None and ents.wellsets and re.match(r"^[^,;]*\b(?:across|down)\b", text):
         return 75  # "Dye: 1:2 across plate_2 row B, 100 uL final": a fold carried along a line
@@ -149,7 +149,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
 def build(frame: Frame, p: r.Planning) -> str:
     if frame.extra.get("defer"):
         frame.extra["kind"] = "fact"
-        named = next((pl for _, pl in frame.places if pl.labware is not None), None)
+        named = geometry.series_place(frame)
         if named is not None:
             p.plate = r.labware(named, p, "dilute on")
             view = p.world.labware(p.plate)
