@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import pytest
 
+from agents.task.planning._fact_pairs import facts_apart
 from agents.task.planning._remarks import is_purpose
 from agents.task.planning.models import Clarification, Plan
 from agents.task.planning.rules import RulePlanner
 from evals.planning import Labs
+
+_PLATES = frozenset({"EIA_plate", "SERA1"})
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +66,34 @@ def test_a_purpose_is_no_place(text: str) -> None:
 @pytest.mark.parametrize("text", ["to plate_1 A1-A6", "to stop_plate A1, 50 uL", "so add 5 uL"])
 def test_places_and_volumes_are_no_purpose(text: str) -> None:
     assert not is_purpose(text)
+
+
+def test_two_facts_joined_by_and_become_two_claims() -> None:
+    text = facts_apart("EIA_plate is still empty and SERA1 has 120 uL. Move 100 uL.", _PLATES)
+    assert text.startswith("EIA_plate is still empty; SERA1 has 120 uL")
+
+
+def test_an_and_inside_an_action_is_left_alone() -> None:
+    text = "add 20 uL to EIA_plate A1 and SERA1 has 120 uL"
+    assert facts_apart(text, _PLATES) == text
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Add 20 uL dye to plate_1 A1-A3, which already hold 50 uL buffer",
+        "transfer 20 uL dye into plate_1 A1-A3 (each holding 50 uL buffer)",
+        "take 20 uL from plate_1 A1 (it has 200 uL) into plate_2 A1",
+        "plate_2 is empty and plate_1 has 50 uL buffer in A1. Add 20 uL dye to plate_1 A1.",
+        "The buffer went into plate_1 column 2 earlier (100 uL each). Add 20 uL dye to it.",
+    ],
+)
+def test_a_claim_about_what_wells_hold_is_checked_against_the_lab(standard, request_: str) -> None:  # type: ignore[no-untyped-def]
+    answer = RulePlanner().plan(request_, standard)
+    assert isinstance(answer, Clarification) and answer.missing == ["lab_state"]
+
+
+def test_a_volume_to_reach_is_no_claim(standard) -> None:  # type: ignore[no-untyped-def]
+    assert isinstance(
+        RulePlanner().plan("add buffer to plate_1 A1 so it has 50 uL", standard), Plan
+    )

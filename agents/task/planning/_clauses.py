@@ -18,7 +18,7 @@ from typing import Literal
 
 from agents.task.planning import _joins, _social
 from agents.task.planning._gapping import borrow, gaps
-from agents.task.planning._items import inline_items
+from agents.task.planning._items import lines_of
 from agents.task.planning._joins import after_clause_start, bracketed, semicolon_parts, then_parts
 from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._list_heads import HEAD_VERB as _HEAD_VERB
@@ -188,7 +188,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     list_label: str | None = None
     gapped: set[str] = set()  # second pairs that borrow the verb before them
     sentence = 0
-    lines = "\n".join(inline_items(line) for line in norm.text.split("\n")).split("\n")
+    lines = lines_of(norm.text, names)
     for n, line in enumerate(lines):
         line = wells_label(line)  # "Blanks (H11, H12): 100 uL buffer into plate_1"
         if (

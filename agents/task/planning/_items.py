@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._fact_pairs import facts_apart
+
 _INLINE_ITEM = re.compile(
     r"(?:^|(?<=[;,.!?:]))\s*\(?(\d{1,2})[.)]\s+(?=[A-Za-z])|^\(?(\d{1,2})\)\s+(?=\d)"
     r"|(?<=\s)\(?(\d{1,2})\)\s+(?=[A-Za-z]|\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b)"
@@ -33,3 +35,11 @@ def inline_items(line: str) -> str:
     for m in reversed(found):
         line = line[: m.start()] + ("; " if m.start() else "") + line[m.end() :]
     return line
+
+
+def lines_of(text: str, names: frozenset[str]) -> list[str]:
+    """The request's lines, list items written inline set on lines of their own, and two
+    facts joined by "and" ("X is empty and Y has 50 uL") cut apart (``names``: labware ids)."""
+    return "\n".join(inline_items(line) for line in facts_apart(text, names).split("\n")).split(
+        "\n"
+    )

@@ -93,14 +93,14 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
             where = r.place_of(iid or r.instrument(kind, p, frame), world)
             plate = plate_named[0]
             if world.location[plate] != where:
-                raise _disagree(f"{plate} is at {where}", f"{plate} is at {world.location[plate]}")
+                raise disagree(f"{plate} is at {where}", f"{plate} is at {world.location[plate]}")
             checked.append(f"{plate} is at {where}")
     volume = frame.volume or (frame.volumes[0] if frame.volumes else None)
     for m in frame.ents.labware:  # "dna_plate is empty": every well of it
         if m.sure and not any(pl.wells for _, pl in frame.places) and _EMPTY.search(frame.text):
             full = sorted(w for (lw, w), v in world.volume.items() if lw == m.name and v > 1e-6)
             if full:
-                raise _disagree(f"{m.name} is empty", f"{m.name} {full[0]} holds liquid")
+                raise disagree(f"{m.name} is empty", f"{m.name} {full[0]} holds liquid")
             checked.append(f"{m.name} is empty")
     placed = [pl for _, pl in frame.places if pl.wells is not None]
     if volume is not None and not placed and len(plate_named) == 1 and not frame.ents.instruments:
@@ -121,20 +121,20 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
             contents = world.contents.get((plate, well), {})
             if _EMPTY.search(frame.text):
                 if have > 1e-6:
-                    raise _disagree(
+                    raise disagree(
                         f"{plate} {well} is empty", f"it holds {fmt(round(have, 3), 'uL')}"
                     )
                 continue
             if volume is not None and abs(have - volume.value) > 0.5:
-                raise _disagree(
+                raise disagree(
                     f"{plate} {well} holds {volume.text}", f"it holds {fmt(round(have, 3), 'uL')}"
                 )
             if liquid is not None and contents.get(liquid, 0) <= 0:
                 held = ", ".join(contents) or "nothing"
-                raise _disagree(f"{plate} {well} holds {liquid}", f"it holds {held}")
+                raise disagree(f"{plate} {well} holds {liquid}", f"it holds {held}")
             if unknown is not None:  # "reservoir A2 is water" in a lab with no water
                 held = ", ".join(contents) or "nothing"
-                raise _disagree(
+                raise disagree(
                     f"{plate} {well} holds {unknown}", f"the lab has no {unknown}; it holds {held}"
                 )
             if liquid is None and volume is None and len(contents) == 1:
@@ -151,7 +151,7 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
         if plate_named and not any(
             lw == plate_named[0] for lw, _, _ in world.liquids.get(liquid, [])
         ):
-            raise _disagree(f"{liquid} is in {plate_named[0]}", f"{liquid} is not there")
+            raise disagree(f"{liquid} is in {plate_named[0]}", f"{liquid} is not there")
         p.liquid = liquid  # "add 50 uL of it"
         if not checked:
             checked.append(f"{liquid} is in the lab")
@@ -184,10 +184,10 @@ def _per_well(plate: str, volume: float, text: str, frame: Frame, p: r.Planning)
         if lw == plate and v > 1e-6 and (said is None or world.contents[lw, w].get(said, 0) > 0)
     }
     if not filled:
-        raise _disagree(f"{plate} holds {text} a well", f"{plate} holds nothing there")
+        raise disagree(f"{plate} holds {text} a well", f"{plate} holds nothing there")
     for well in sorted(filled, key=lambda w: (w[0], int(w[1:]))):
         if abs(filled[well] - volume) > 0.5:
-            raise _disagree(
+            raise disagree(
                 f"{plate} holds {text} a well",
                 f"{plate} {well} holds {fmt(round(filled[well], 3), 'uL')}",
             )
@@ -195,7 +195,7 @@ def _per_well(plate: str, volume: float, text: str, frame: Frame, p: r.Planning)
     return f"{plate}: {len(filled)} wells of {text}"
 
 
-def _disagree(said: str, lab: str) -> Ask:
+def disagree(said: str, lab: str) -> Ask:
     return Ask(
         f"You say {said}, but the lab state says {lab}. Which is right? Correct the lab state "
         "(read the instrument back) or the request.",

@@ -42,7 +42,10 @@ def pleasantry(text: str) -> bool:
 
 _STATE = re.compile(
     r"\b(?:already|currently|contains?|holds?|has|have|had|is|are|was|were|pre-?filled|pre-?loaded|"
-    r"loaded|sitting|sits|there'?s|there\s+(?:is|are))\b|\b[A-Pa-p]\d{1,2}\s*=\s*[\w«]",
+    r"loaded|sitting|sits|there'?s|there\s+(?:is|are))\b|\b[A-Pa-p]\d{1,2}\s*=\s*[\w«]"
+    r"|\bwent\s+(?:in|into|on|onto)\b|\b(?:i|we)\s+(?:already\s+|just\s+)?(?:added|loaded|pipetted"
+    r"|placed|dispensed|transferred|plated|aliquoted|filled)\b|\b(?:i|we)\s+(?:(?:already|just)\s+"
+    r"put|put(?=[^.;]*\b(?:earlier|yesterday|this\s+morning|last\s+night|before)\b))\b",
     _FLAGS,
 )
 # "..., multichannel is fine", "same tip is ok": how to pipette, not a fact about the lab.

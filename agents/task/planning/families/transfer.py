@@ -21,6 +21,7 @@ from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _asks as asks
 from agents.task.planning.families import _pairing as pairing
+from agents.task.planning.families import _said_held as said_held
 from agents.task.planning.families._held import _onto_liquid, described_wells, onto_held
 from agents.task.planning.families._last_wells import added_to_last
 from agents.task.planning.families._layout import _arranged
@@ -114,6 +115,7 @@ def build(frame: Frame, p: r.Planning) -> str:
             if set(ask.missing) & {"destination", "plate", "wells"}:
                 _fits_nowhere(frame, p)  # too much for any well it could go to: say that
             raise
+    said_held.check(frame, ops, p)  # "..., which already hold 50 uL buffer": checked
     lh = world.labware(ops[0].dst[0] if ops[0].dst else ops[0].src[0]).instrument
     if any(world.labware(o.src[0]).instrument != lh for o in ops):
         raise Refuse("the source and the destination are on different liquid handlers", "unsafe")
