@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from agents.task.planning._clauses import split
-from agents.task.planning._list_heads import opens_a_list
+from agents.task.planning._list_heads import opens_a_list, to_pairs
 from agents.task.planning._markdown import unwrapped
 from agents.task.planning._normalise import normalise
 from agents.task.planning._wellsets import find_all
+from agents.task.planning.models import Plan
+from agents.task.planning.rules import RulePlanner
+from evals.planning import Labs
 
 NAMES = frozenset({"mp07", "conf384", "dil_96"})
 
@@ -49,3 +52,61 @@ def test_a_line_broken_after_a_preposition_joins_the_next() -> None:
 def test_a_pair_after_a_volume_is_not_joined_to_the_well_before_it() -> None:
     sets = find_all("lysate # A1 ##### -> H1, A2 ##### -> H2")
     assert [s.text for s in sets] == ["A1", "H1", "A2", "H2"]
+
+
+def test_a_list_of_well_to_well_that_runs_backwards_is_picks_not_ranges() -> None:
+    assert to_pairs("from mp07 - A3 to A1, B7 to A2") == "from mp07 - A3 -> A1, B7 -> A2"
+    assert to_pairs("A1 to A2, A2 to A3") == "A1 -> A2, A2 -> A3"  # ranges would overlap
+
+
+def test_a_list_of_forward_ranges_stays_ranges() -> None:
+    assert to_pairs("add 50 uL to A1 to A6, B1 to B6") == "add 50 uL to A1 to A6, B1 to B6"
+
+
+LABS = Labs()
+
+
+def _moves(lab: str, request: str) -> list[tuple[str, str, str, str, float]]:
+    """(source, well, destination, well, uL) of each transfer the plan makes."""
+    plan = RulePlanner().plan(request, LABS[lab].view)
+    assert isinstance(plan, Plan), plan
+    return [
+        (a["source"], a["source_well"], a["destination"], d, a["volume_ul"])
+        for s in plan.steps
+        if s.command == "transfer"
+        for a in [s.args]
+        for d in a["destination_wells"]
+    ]
+
+
+def test_picks_written_well_to_well_backwards_go_from_the_source_plate() -> None:
+    request = "hit picking into conf384, 5 uL each, from mp07 - A3 to A1, B7 to A2"
+    assert _moves("r5l_hitpick", request) == [
+        ("mp07", "A3", "conf384", "A1", 5.0),
+        ("mp07", "B7", "conf384", "A2", 5.0),
+    ]
+
+
+def test_the_receiving_plate_said_first_still_receives() -> None:
+    request = "Into dil_96, out of mp07 (25 uL per pick): C3->A1, F8->B1"
+    assert _moves("r5l_hitpick", request) == [
+        ("mp07", "C3", "dil_96", "A1", 25.0),
+        ("mp07", "F8", "dil_96", "B1", 25.0),
+    ]
+
+
+def test_loose_source_wells_come_from_the_one_plate_holding_liquid_there() -> None:
+    request = "into conf384, 5 uL each: A3 -> A1, B7 -> A2"
+    assert [m[0] for m in _moves("r5l_hitpick", request)] == ["mp07", "mp07"]
+    request = "Move 20 uL from mp07 B2 to dil_96 A1. Next move 30 uL from C5 to A2."
+    assert [m[:2] for m in _moves("r5l_hitpick", request)] == [("mp07", "B2"), ("mp07", "C5")]
+
+
+def test_the_plates_of_the_first_pick_serve_the_picks_after_it() -> None:
+    request = "5 uL from mp07 A1 into conf384 B1, 8 uL from C3 into B2, 10 uL from D4 into B3"
+    assert _moves("r5l_hitpick", request)[1:] == [
+        ("mp07", "C3", "conf384", "B2", 8.0),
+        ("mp07", "D4", "conf384", "B3", 10.0),
+    ]
+    request = "Take 20 uL of EXP-03 B2 into SEC_load A1, then 30 uL of C5 into A2"
+    assert _moves("r5l_protein", request)[1] == ("EXP-03", "C5", "SEC_load", "A2", 30.0)

@@ -94,3 +94,31 @@ def pairs_under_heading(clauses: list[Clause], names: frozenset[str]) -> list[Cl
                 c = replace(c, text=text)
         out.append(c)
     return out
+
+
+_VOL = r"(?:\s*,?\s*(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|m[lL])(?:\s+each)?)?"
+_TO_PAIR = rf"[A-Pa-p]\d{{1,2}}\s+to\s+[A-Pa-p]\d{{1,2}}\b{_VOL}"
+# "A3 to A1, B7 to A2, H12 to A3": a list of "well to well"
+_TO_LIST = re.compile(rf"\b{_TO_PAIR}(?:\s*[,;]\s*(?:and\s+)?{_TO_PAIR})+")
+_CELL = re.compile(r"([A-Pa-p])(\d{1,2})\s+to\s+([A-Pa-p])(\d{1,2})")
+
+
+def to_pairs(text: str) -> str:
+    """A list of "well to well" written as picks: a "range" that runs backwards ("B7 to A2")
+    or two that overlap ("A1 to B3, A2 to B4") is no range, so every item is a pair, written
+    "B7 -> A2" (a list of forward ranges that do not overlap stays ranges)."""
+
+    def pairs(m: re.Match[str]) -> str:
+        boxes = []
+        for c in _CELL.finditer(m.group(0)):
+            r1, c1, r2, c2 = c[1].upper(), int(c[2]), c[3].upper(), int(c[4])
+            if r2 < r1 or c2 < c1:
+                return _CELL.sub(r"\1\2 -> \3\4", m.group(0))
+            boxes.append((r1, c1, r2, c2))
+        for i, a in enumerate(boxes):
+            for b in boxes[i + 1 :]:
+                if a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]:
+                    return _CELL.sub(r"\1\2 -> \3\4", m.group(0))
+        return m.group(0)
+
+    return _TO_LIST.sub(pairs, text)

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agents.task.planning._list_heads import to_pairs
 from agents.task.planning._markdown import (
     bracketed_lines,
     item_how,
@@ -299,6 +300,7 @@ def normalise(request: str) -> Normalised:
     text = _PER.sub(r"\1 per \2", text)
     text = _LINE_CHAIN.sub(_line_chain, text)
     text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
+    text = to_pairs(text)  # "A3 to A1, B7 to A2": picks, not ranges that run backwards
     text = _LABWARE_WELL.sub(_labware_well, text)
     text = _SPACED_WELL.sub(r"\1\2\3", text)
     text = _SLASHED.sub(_slashed, text)

@@ -53,9 +53,11 @@ def trailing_plates(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     return [heading, *read_in[:-1]] if heading[1] is not None else read_in
 
 
-# "gDNA_P07 A1 4 uL -> A12", "B1 2.5 uL -> B12": one written pair, its plates named or not
+# "gDNA_P07 A1 4 uL -> A12", "B1 2.5 uL -> B12", "8 uL from C3 into B2": one written pair
 _PAIR_ITEM = re.compile(
-    r"^(?:(?P<src>[\w-]+)\s+)?(?:well\s+)?(?P<a>[A-Pa-p]\d{1,2})\s*,?\s*(?:[\d.]+\s*[um]L\s*)?"
+    r"^(?:(?:then|and|also|take|move|transfer|pipette|add|put|pick|dispense)\s+)*"
+    r"(?:[\d.]+\s*[um]L\s+(?:(?:of|from)\s+)?)?(?:(?!(?:of|from)\b)(?P<src>[\w-]+)\s+)?"
+    r"(?:well\s+)?(?P<a>[A-Pa-p]\d{1,2})\s*,?\s*(?:[\d.]+\s*[um]L\s*)?"
     r"(?:->|\binto\b|\bto\b)\s*(?:(?P<dst>[\w-]+)\s+)?(?:well\s+)?(?P<b>[A-Pa-p]\d{1,2})"
     r"\s*,?\s*(?:(?:[\d.]+\s*[um]L)(?:\s+(?:each|apiece))?)?\s*$",
     re.IGNORECASE,

@@ -58,10 +58,15 @@ def explicit_pairs(frame: Frame) -> list[tuple[Place, Place, float | None]] | No
     src_lw = dst_lw = None
     if len(places) > 4 and places[-1].wells is None and places[-1].labware is not None:
         dst_lw = places.pop().labware  # "A1->B1, A2->B2, A3->B3 into quant"
+    roles = [role for role, _ in frame.places]
     if len(places) > 4 and places[0].wells is None and places[0].labware is not None:
         src_lw = places.pop(0).labware  # "from libs: A1->B1, A2->B2, ..."
         if dst_lw is None and places[0].wells is None and places[0].labware is not None:
             dst_lw = places.pop(0).labware  # "from libs to quant, 3 uL each: A1->B1, ..."
+            if roles[:2] == ["dest", "source"]:  # "into conf384, from mp07: A3->A1, ..."
+                src_lw, dst_lw = dst_lw, src_lw
+        elif dst_lw is None and roles[0] == "dest":  # "into quant: A3->A1, B7->A2"
+            src_lw, dst_lw = None, src_lw
     pairs: list[tuple[Place, Place, float | None]] = []
     # "10 uL A3 -> B1 and 20 uL C6 -> B2": each volume before its pair (else after it)
     ahead = bool(places) and volume_between(frame, 0, start(places[0])) is not None

@@ -47,9 +47,12 @@ def _each_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
     return None
 
 
-def _implicit_sources(frame: Frame, dests: list[Place], p: r.Planning) -> list[str]:
-    """A source named by wells only: the one other labware the clause names, the heading's
-    source, the one labware holding the named liquid, else the destination's plate."""
+def _implicit_sources(
+    frame: Frame, dests: list[Place], p: r.Planning, wells: WellSet | None = None
+) -> list[str]:
+    """A source named by wells only (``wells``, else the clause's loose source wells): the one
+    other labware the clause names, the heading's source, the one labware holding the named
+    liquid, the plate holding liquid in those wells, else the destination's plate."""
     dest_names = {pl.labware.name for pl in dests if pl.labware is not None}
     named = [m.name for m in frame.ents.labware if m.name not in dest_names]
     if named:
@@ -60,14 +63,21 @@ def _implicit_sources(frame: Frame, dests: list[Place], p: r.Planning) -> list[s
         holders = {lw for lw, _, _ in p.world.liquids.get(frame.liquid.name, [])}
         if len(holders) == 1:
             return list(holders)
-    loose = [
-        pl.wells
-        for role, pl in frame.places
-        if role in ("head", "source") and pl.labware is None and pl.wells is not None
-    ]
-    # "Cherry-pick into conf384:" over "- B2 -> A9": the heading's plate receives, so the
-    # wells to take from are on the plate that holds liquid in them
-    receiving = dest_names or ({p.head_dest} if p.head_dest and not p.head_source else set())
+    loose = (
+        [wells]
+        if wells is not None
+        else [
+            pl.wells
+            for role, pl in frame.places
+            if role in ("head", "source") and pl.labware is None and pl.wells is not None
+        ]
+    )
+    # "Cherry-pick into conf384:" over "- B2 -> A9", "..., next 30 uL from C5 to A2": the
+    # heading's (or the clause before's) plate receives, so the wells to take from are on the
+    # plate that holds liquid in them
+    receiving = dest_names or (
+        {p.head_dest} if p.head_dest and not p.head_source else {p.plate} if p.plate else set()
+    )
     if receiving and loose and (held := _holding_plates(loose, receiving, p)):
         return held
     if dest_names:

@@ -91,7 +91,7 @@ def build(frame: Frame, p: r.Planning) -> str:
                 else r.quantity(frame.volume, frame, "How many uL for each pair?", "volume")
             )
             r.positive_volume(volume, f"{volume:g} uL")
-            implicit = _implicit_sources(frame, [dst_place], p)
+            implicit = _implicit_sources(frame, [dst_place], p, src_place.wells)
             src_lw = (
                 prev_src
                 if prev_src and src_place.labware is None and src_place.unknown is None
