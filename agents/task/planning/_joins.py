@@ -39,6 +39,24 @@ _ONWARD = re.compile(r"(?:(?:also|again|the\s+same)\s+)?(?:in|into|onto|to)\s+(?
 _VOLUME = re.compile(r"\d\s*(?:u|µ|m|micro|milli)l", _FLAGS)
 
 
+# "A1 neat, then 1:2 steps to A7": how a series runs from its top well, one step of nothing
+# but a fold after a well with no verb and no volume of its own.
+_TOP_WELL = re.compile(
+    r"(?:^|[\s,:(])[A-Pa-p]\d{1,2}\s*(?:[=:]\s*|(?:is|as)\s+)?(?:the\s+)?"
+    r"(?:neat|undiluted|stock|top(?:\s+(?:standard|std|conc\w*))?)\s*$",
+    _FLAGS,
+)
+_FOLD_STEP = re.compile(
+    r"(?:in\s+)?(?:\d+(?:\.\d+)?\s*-?\s*(?:fold|x)\b|1\s*(?::|/|in)\s*\d|halving|two-?fold"
+    r"|three-?fold|ten-?fold)",
+    _FLAGS,
+)
+
+
+def _series_step(before: str, after: str) -> bool:
+    return bool(_TOP_WELL.search(before) and _FOLD_STEP.match(after))
+
+
 def _onward(before: str, after: str) -> bool:
     rest = THEN.split(after, maxsplit=1)[0]
     return bool(_ONWARD.match(after) and _VOLUME.search(before) and not _VOLUME.search(rest))
@@ -52,7 +70,9 @@ def then_parts(text: str) -> list[str]:
     for m in THEN.finditer(text):
         if m.start() == m.end() or any(a < m.start() < b for a, b in inside):
             continue
-        if _onward(text[last : m.start()], text[m.end() :]):
+        if _onward(text[last : m.start()], text[m.end() :]) or _series_step(
+            text[last : m.start()], text[m.end() :]
+        ):
             continue
         pieces.append(text[last : m.start()])
         last = m.end()

@@ -91,6 +91,10 @@ def _stock_first(frame: Frame, header: Frame) -> bool:
     return any(line and line[0] == wells[0] for line in lines)
 
 
+_DILUENT_ONLY = re.compile(
+    r"^(?:(?:diluted\s+|made\s+up\s+)?(?:in|with|using|into)\s+)?(?:the\s+)?#+\s*\.?$",
+    re.IGNORECASE,
+)
 _ROLE_PIECE = re.compile(
     r"^(?:(?:the\s+|with\s+)?diluents?\s*(?:is|=|:|-)?\s*(?:the\s+)?#+"
     r"|(?:in\s+|with\s+)?#+\s+(?:is\s+|as\s+)?(?:the\s+)?diluents?"
@@ -173,6 +177,8 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return True  # "..., 100 uL final, mix 5x": how each step mixes
     if _roles_said(ents.marked) and not ents.wellsets and header.ents.fold is not None:
         return True  # "..., 2-fold, top = BSA standard, diluent PBS, 150 uL per well"
+    if _DILUENT_ONLY.match(ents.marked.strip()) and header.ents.fold is not None:
+        return True  # "...; 100 uL per well; buffer.": a liquid said alone is what dilutes
     if _VERB_START.match(frame.text):
         return False
     if family is not None and family.name not in ("transfer", "dilution", "context"):
@@ -191,7 +197,7 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return False
     return bool(
         ents.fold or frame.final or frame.total or ents.blanks or blank_note(ents)
-        or (ents.wellsets and not ents.volumes())
+        or (ents.wellsets and not ents.volumes()) or (bare and _unsized(header))
     )  # fmt: skip
 
 

@@ -93,6 +93,8 @@ def _fold(frame: Frame) -> float:
     return k
 
 
+_PIECE_START = re.compile(r"[,;]\s*$")
+_PIECE_END = re.compile(r"\s*(?:[,;.]|$)")
 _IN_IT = re.compile(r"\b(?:in|with|using|into)\s+(?:the\s+)?$", _FLAGS)
 _STOCK_ROLE = (
     r"(?:top|highest|first)\s+(?:standard|std|point|conc\w*)\b|(?:S1|std\s*1|stock)\b"
@@ -119,7 +121,14 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         for m in frame.liquids
         if not (diluent_at and m.start >= diluent_at.start() and m.start < diluent_at.end())
     ]
-    said_as_diluent = [m for m in named if _IN_IT.search(frame.text[: m.start])]
+    said_as_diluent = [  # "in PBS", "PBS as diluent", "diluent: PBS"
+        m
+        for m in named
+        if _IN_IT.search(frame.text[: m.start])
+        or _DILUENT_AFTER.match(frame.text[m.end :])
+        or _DILUENT_BEFORE.search(frame.text[: m.start])
+        or (_PIECE_START.search(frame.text[: m.start]) and _PIECE_END.match(frame.text[m.end :]))
+    ]  # (or a liquid said alone after the dilution: "...; 150 uL each; PBS.")
     # "PicoGreen std curve: lambda DNA top standard, ...": the assay names the curve, the
     # liquid said to be the top standard (or the stock) is what is diluted
     marked = [
