@@ -13,6 +13,7 @@ from functools import cache
 import pint
 
 from agents.task.planning._frames import Frame
+from agents.task.planning._quantities import registry
 
 _NUM = r"(\d+(?:\.\d+)?|\.\d+)"
 # ng/uL, ng/µl, ug/mL, pg/uL, nM, pM, uM (molar: case matters, "nm" is a wavelength)
@@ -39,9 +40,10 @@ class Level:
     end: int = 0
 
 
-@cache
 def _ureg() -> pint.UnitRegistry:
-    return pint.UnitRegistry()
+    """The quantities' registry: building a second one costs a request ~0.3 s the first time
+    (its offset setting only concerns temperatures, never these units)."""
+    return registry()
 
 
 @cache
