@@ -116,3 +116,36 @@ def test_a_worked_example_in_brackets_is_lifted_with_its_pairs() -> None:
 )
 def test_a_bracket_that_is_no_example_of_pairs_stays(said: str) -> None:
     assert examples.lift(said) == (said, [])
+
+
+def test_asking_to_be_got_a_read_is_a_read_and_data_sent_is_not_lab_work() -> None:
+    plan = RulePlanner().plan("Can you get me a FITC read of plate_1? ex 490, em 525.", LAB)
+    assert plan.kind == "plan"
+    out = RulePlanner().plan("send me the readings from plate_1", LAB)
+    assert out.kind == "refusal" and out.code == "not_a_lab_request"
+
+
+def test_a_question_about_data_already_taken_is_not_a_lab_request() -> None:
+    assert not_lab.asks_number("What's the RFU in plate_1 A1 from this morning?")
+    assert not not_lab.asks_number("What's the RFU in plate_1 A1?")
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Sorry if this is a dumb question but can you put 100 uL buffer in plate_1 row A?",
+        "I know this is a bit odd, but please add 20 uL buffer to plate_1 A1-A6",
+        "not sure if this is possible but could you add 30 uL dye to plate_2 B1",
+    ],
+)
+def test_an_excuse_before_but_is_no_claim_about_the_lab(said: str) -> None:
+    plan = RulePlanner().plan(said, LAB)
+    assert plan.kind == "plan" and [s.command for s in plan.steps] == ["transfer"]
+
+
+def test_a_note_to_self_is_not_work_for_now() -> None:
+    plan = RulePlanner().plan(
+        "Note to self: wash plate_1 later. For now just add 200 uL buffer to plate_1 column 1",
+        LAB,
+    )
+    assert plan.kind == "plan" and [s.command for s in plan.steps] == ["transfer"]

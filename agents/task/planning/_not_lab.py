@@ -35,6 +35,14 @@ _LAB_WORDS = re.compile(
 )
 
 
+# What comes of work already done, not work: "send me the Km", "give me the CV for each".
+_DATA = (
+    r"(?:results?|data|values?|numbers?|readings?|read-?outs?|curves?|fits?|slopes?|stats|"
+    r"statistics|report|summary|file|spreadsheet|csv|export|plots?|graphs?|k_?m|v_?max|kcat|"
+    r"[ie]c50s?|cvs?|sds?|means?|averages?|concentrations?|yields?|ct\s+values?|answers?)\b"
+)
+
+
 # A clause whose verb is not bench work, whatever lab words follow ("Remind me to read plate_1
 # tomorrow", "Write a python script that adds buffer", "Translate 'add 50 uL' into German").
 _OFF_BENCH = re.compile(
@@ -42,7 +50,9 @@ _OFF_BENCH = re.compile(
     r"order|buy|purchase|calculate|compute|explain|summari[sz]e|describe|draw|plot|graph|"
     # the analysis of data already taken ("Fit yesterday's rates to Michaelis-Menten")
     r"fit|re-?fit|analy[sz]e|work\s+out|figure\s+out|back-?calculate|interpolate|extrapolate|"
-    r"average|regress|tabulate|(?:send|give|get)\s+(?:me|us)\s+(?:the\s+|my\s+|our\s+)?(?!\d)|(?:do|run)\s+(?:the\s+)?(?:stats|statistics|analysis|regression|fit)|"
+    r"average|regress|tabulate|(?:send|give|get|e-?mail)\s+(?:me|us)\s+(?:the\s+|my\s+|our\s+|a\s+)?"
+    + _DATA
+    + r"|(?:do|run)\s+(?:the\s+)?(?:stats|statistics|analysis|regression|fit)|"
     r"generate|code|search|google|look\s+up|find\s+out|print|show\s+me|teach|recommend|"
     r"suggest|predict|estimate|convert|list|label|re-?name|(?:log|record)\s+that|note\s+down|"
     r"write\s+down|"
@@ -119,13 +129,22 @@ _ORDERS = re.compile(
 )
 
 
+# "... from this morning?", "... we took yesterday": data already taken, not a read to make.
+_PAST = re.compile(
+    r"\b(?:yesterday|last\s+(?:night|week|run|time|read)|this\s+morning'?s?|earlier(?:\s+today)?|"
+    r"(?:we|i|you)\s+(?:took|did|ran|got|measured|read)|previous\s+(?:run|read))\b",
+    re.IGNORECASE,
+)
+
+
 def asks_number(text: str) -> bool:
-    """A question to be answered by working a number out, with no bench work asked for."""
+    """A question to be answered by working a number out or looking up data already taken,
+    with no bench work asked for."""
     m = _ASKS_NUMBER.match(text.strip())
     return (
         m is not None
         and not _ORDERS.search(text)
-        and bool(re.search(_CALC_NOUN, m.group(0), re.IGNORECASE))
+        and bool(re.search(_CALC_NOUN, m.group(0), re.IGNORECASE) or _PAST.search(m.group(0)))
     )
 
 

@@ -179,6 +179,15 @@ TAIL = re.compile(
 
 # "if it's not too much trouble - we put ...": a hedge before what is asked.
 _HEDGE_FIRST = re.compile(rf"^(?:{_TRAILING})\b[\s,:-]+(?=\w)", _FLAGS)
+# "Sorry if this is a dumb question but ...", "I know this is a bit odd, but ...", "not sure
+# this is possible but ...": an excuse before what is asked, about the asking, not the lab.
+_EXCUSE_FIRST = re.compile(
+    r"^(?:(?:so\s+|really\s+)?sorry|apologies|forgive\s+me|i\s+know|this\s+(?:might|may)\s+be|"
+    r"not\s+sure|i'?m\s+not\s+sure|i'?m\s+new|bear\s+with\s+me|probably\s+a)\b"
+    r"[^.;:!?\d]{0,60}?(?:question|request|ask|weird|odd|strange|silly|dumb|stupid|obvious|"
+    r"possible|doable|right|here|this|me)[\s,-]+but\s+(?=\w)",
+    _FLAGS,
+)
 
 
 def is_pleasantry(text: str) -> bool:
@@ -199,7 +208,8 @@ SPELLED_OUT = re.compile(
 
 def strip(text: str) -> str:
     """``text`` without its polite opening and its trailing hedges (never the whole of it)."""
-    out = _HEDGE_FIRST.sub("", LEAD.sub("", SPELLED_OUT.sub("", text, count=1), count=1), count=1)
+    out = _EXCUSE_FIRST.sub("", text, count=1)
+    out = _HEDGE_FIRST.sub("", LEAD.sub("", SPELLED_OUT.sub("", out, count=1), count=1), count=1)
     tail = TAIL.search(out)
     if tail and tail.start() > 0:
         out = out[: tail.start()]

@@ -109,7 +109,11 @@ def titles(read_in: list[tuple[Frame | None, Family | None]]) -> None:
     other clauses ask for work."""
     if not any(fam is not None and fam.name != "context" for _, fam in read_in):
         return
+    noted = _noted_to_self(read_in)
     for i, (frame, family) in enumerate(read_in):
+        if i in noted:
+            read_in[i] = (frame, NOTE)  # "Note to self: wash plate later. For now ..."
+            continue
         if (
             frame is not None
             and _spelled_out_next(read_in, i)
@@ -124,6 +128,29 @@ def titles(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             first = first and nxt.clause.sentence != frame.clause.sentence
         if asks_nothing(frame, first):
             read_in[i] = (frame, REMARK)
+
+
+_TO_SELF = re.compile(
+    r"^(?:(?:a\s+)?(?:note|memo|reminder)\s+(?:to|for)\s+(?:self|myself|me)|(?:my|personal)\s+notes?|"
+    r"n\.?b\.?\s+to\s+self)$",
+    _FLAGS,
+)
+
+
+def _noted_to_self(read_in: list[tuple[Frame | None, Family | None]]) -> set[int]:
+    """The clauses of the sentence a "Note to self:" opens: the person's own note, not work."""
+    out: set[int] = set()
+    sentence = None
+    for i, (frame, _) in enumerate(read_in):
+        if frame is None:
+            continue
+        if _TO_SELF.match((frame.clause.label or "").strip()) or (
+            frame.clause.heading and _TO_SELF.match(frame.clause.said.strip(" :-"))
+        ):
+            sentence = frame.clause.sentence if sentence is None else sentence
+        if sentence is not None and frame.clause.sentence == sentence:
+            out.add(i)
+    return out
 
 
 def _spelled_out_next(read_in: list[tuple[Frame | None, Family | None]], i: int) -> bool:
@@ -162,3 +189,11 @@ def _build(frame: Frame, p: Planning) -> str:
 
 
 REMARK = Family("remark", lambda clause, ents: None, _build)
+
+
+def _note(frame: Frame, p: Planning) -> str:
+    frame.extra["kind"] = "fact"
+    return "a note to yourself: nothing to do for it"  # its plate is no plate of what follows
+
+
+NOTE = Family("remark", lambda clause, ents: None, _note)
