@@ -100,3 +100,48 @@ def test_a_spelled_out_chain_under_a_series_heading_runs_on_the_series_plate(
     assert first_step in moves
     stock_plate = {"standard": "reservoir", "r5s_mic": "drug_tubes", "r5s_quant": "stds_blk"}[lab]
     assert not any(dst and dst.startswith(stock_plate) for _, dst in moves)
+
+
+@pytest.mark.parametrize(
+    ("lab", "request_text", "diluent", "step"),
+    [
+        (
+            "standard",
+            "Serial dilution: 20 uL dye into 200 uL final, plate_1 A1 to A6, buffer as diluent",
+            180,
+            20,
+        ),
+        (
+            "r5s_mic",
+            "Serial dilution: 10 uL gentamicin stock from drug_tubes A4 into 100 uL final, mic_A "
+            "row G, G1 to G6, CA-MHB as diluent",
+            90,
+            10,
+        ),
+        (
+            "r5s_quant",
+            "Std curve - lambda DNA 100 ng/uL in IDTE buffer, quant384 D1-D5, 5 uL into 50 uL "
+            "total each step",
+            45,
+            5,
+        ),
+    ],
+)
+def test_x_into_y_final_is_a_step_made_at_y_and_never_a_plain_transfer(
+    lab: str, request_text: str, diluent: float, step: float
+) -> None:
+    """ "20 uL into 200 uL final": 180 uL of diluent per well, 20 uL carried along; the step is
+    spelled out, so the last well keeps its 200 uL (nothing goes to waste)."""
+    result = RulePlanner().plan(request_text, LABS[lab].view)
+    assert isinstance(result, Plan), result
+    volumes = {s.args["volume_ul"] for s in result.steps if s.command == "transfer"}
+    assert {diluent, step} <= volumes
+    assert not any(s.command == "aspirate" for s in result.steps)  # no excess to waste
+
+
+def test_x_into_y_final_that_disagrees_with_the_fold_said_is_asked() -> None:
+    result = RulePlanner().plan(
+        "2-fold serial dilution of dye in buffer, plate_2 row A A1 to A5, 20 uL into 200 uL final",
+        LABS["standard"].view,
+    )
+    assert result.kind == "clarification" and "fold" in result.missing

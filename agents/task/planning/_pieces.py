@@ -17,6 +17,7 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _folded, fold_into_previous
 from agents.task.planning.families import Family
+from agents.task.planning.families._serial_volumes import says_step
 
 _VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
 
@@ -260,7 +261,7 @@ def _fold_under(frame: Frame | None, family: Family | None, header: Frame) -> bo
         and header.ents.fold is None
         and not header.ents.volumes()
         and bool(_SERIES_HEAD.search(header.text))
-        and frame.ents.fold is not None
+        and (frame.ents.fold is not None or says_step(frame.text))  # "20 uL into 200 uL final"
         and not _VERB_START.match(frame.text)
         and (family is None or family.name in ("transfer", "context", "dilution"))
     )
@@ -291,6 +292,7 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
             or _completes(frame, family, head)
             or _under_heading(frame, family, head)
             or _where_under(frame, family, head)
+            or _fold_under(frame, family, head)
         )
 
     return fold_into_previous(read_in, lex, norm, "dilution", joins, then_sep=True, heading=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from itertools import pairwise
 
 from agents.task.planning._frames import Frame
@@ -43,7 +44,9 @@ _TOP_BEFORE = re.compile(
 # "20 uL dye into 180 uL buffer", "100 uL from A1 into 0.1 mL DMSO": a step and the diluent
 # it lands in, never a level ("into 200 uL final") or a place
 _INTO_BETWEEN = re.compile(
-    r"^\s+(?:(?:of\s+)?[\w«»-]+\s+){0,3}?in(?:to)?\s+(?:(?:each|the)\s+)?$", _FLAGS
+    r"^\s+(?:(?:of\s+)?[\w«»-]+\s+){0,3}?(?:from\s+\w+\s+[A-Pa-p]\d{1,2}\s+)?"
+    r"in(?:to)?\s+(?:(?:each|the)\s+)?$",
+    _FLAGS,
 )
 STEP_INTO = re.compile(
     r"[\d.]+\s*[um]l\s[^,;]*?\bin(?:to)?\s+(?:the\s+)?[\d.]+\s*[um]l\b(?!\s*(?:final|total))",
@@ -52,18 +55,33 @@ STEP_INTO = re.compile(
 _LEVEL_AFTER = re.compile(r"\s*(?:final|total|(?:per|each|in\s+each)\s+well|wells?\b)", _FLAGS)
 
 
+# "20 uL dye into 200 uL final": the step and the level it makes, Y - X of diluent
+INTO_LEVEL = re.compile(
+    r"[\d.]+\s*[um]l\s[^,;]*?\bin(?:to)?\s+(?:a\s+|the\s+)?[\d.]+\s*[um]l\s+(?:final|total)\b",
+    _FLAGS,
+)
+
+
+def says_step(text: str) -> bool:
+    """ "20 uL into 180 uL", "20 uL dye into 200 uL final": the text says a dilution's step."""
+    return bool(STEP_INTO.search(text) or INTO_LEVEL.search(text))
+
+
 def into_pair(frame: Frame) -> tuple[Quantity, Quantity] | None:
-    """The step and the diluent of "X uL into Y uL", when the clause says it that way."""
-    vols = frame.volumes
-    return next(
-        (
-            (a, b)
-            for a, b in pairwise(vols)
-            if _INTO_BETWEEN.match(frame.text[a.end : b.start])
-            and not _LEVEL_AFTER.match(frame.text[b.end :])
-        ),
-        None,
-    )
+    """The step and the diluent of "X uL into Y uL" (or of "X uL into Y uL final": Y - X),
+    when the clause says it that way."""
+    levels = [q for q in (frame.final, frame.total) if q is not None]
+    vols = sorted([*frame.volumes, *levels], key=lambda q: q.start)
+    pairs = [(a, b) for a, b in pairwise(vols) if _INTO_BETWEEN.match(frame.text[a.end : b.start])]
+    plain = [(a, b) for a, b in pairs if not _LEVEL_AFTER.match(frame.text[b.end :])]
+    if plain:
+        return plain[0]
+    level = [
+        (a, replace(b, value=round(b.value - a.value, 4)))
+        for a, b in pairs
+        if re.match(r"\s*(?:final|total)\b", frame.text[b.end :], _FLAGS) and b.value > a.value
+    ]
+    return level[0] if level else None
 
 
 def fold_of(frame: Frame, said: Callable[[Frame], float]) -> float:
@@ -102,6 +120,11 @@ def amounts(frame: Frame, k: float, held: float | None) -> tuple[float, float, b
             ["fill them with the diluent first", "the lab state is out of date"],
         )
     pair = into_pair(frame)
+    if pair is not None and all(pair[1] is not q for q in (*frame.volumes, frame.final)):
+        # "20 uL into 200 uL final": each well is made at 200 uL; the step is spelled out, so
+        # the last well keeps it (no final volume to level the wells to afterwards)
+        frame.final = frame.total = None
+        return pair[1].value, pair[0].value, True
     step_q = (
         pair[0]
         if pair is not None

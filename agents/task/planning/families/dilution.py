@@ -44,7 +44,7 @@ from agents.task.planning.families._ratio import (
     prefilled_diluent,
 )
 from agents.task.planning.families._ratio_parts import is_recipe
-from agents.task.planning.families._serial_volumes import STEP_INTO, amounts, fold_of
+from agents.task.planning.families._serial_volumes import amounts, fold_of, says_step
 from agents.task.planning.families._stock_wells import held_stock, stock_sources
 
 _FLAGS = re.IGNORECASE
@@ -105,7 +105,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         or ents.liquids
     ):
         return 85  # "Standard curve (ng/mL): 1000, 500, 250, ... and 0 down column 1"
-    if _curve_label(clause.label or "") and (ents.fold is not None or STEP_INTO.search(text)):
+    if _curve_label(clause.label or "") and (ents.fold is not None or says_step(text)):
         return 85  # "Standard curve: stock 2-fold in diluent across row B, ..."
     if _DILUTE.search(text) and (
         _SERIAL.search(text) or (ents.wellsets and any(w.chain for w in ents.wellsets))
