@@ -103,3 +103,38 @@ def test_a_place_after_a_colon_then_into_is_what_is_diluted() -> None:
         "r5r_yeast",
     )
     assert _volumes_into(plan, "subcult") == {f"{r}1": 1000.0 for r in "ABCDEFGH"}
+
+
+def _sources(plan: Plan) -> set[tuple[str, str]]:
+    found = set()
+    for s in plan.steps:
+        if s.command == "transfer":
+            found.add((s.args["source"], s.args["source_well"]))
+        if s.command == "aspirate":
+            found |= {(s.args["labware"], w) for w in s.args["wells"]}
+    return found
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Pooled QC: 10 uL from each of the 8 patient sera in column 3 of pt_sera, all into "
+        "dil_blk H12",
+        "pool 10 uL from each of the eight samples in pt_sera A3-H3 into dil_blk H12",
+        "take 10 uL from each of the sera in col 3 of pt_sera and pool them together in "
+        "dil_blk H12",
+    ],
+)
+def test_a_count_and_a_noun_after_from_describe_the_wells_taken_from(request_: str) -> None:
+    plan = _plan(request_, "r5r_allergy")
+    assert _sources(plan) == {("pt_sera", f"{r}3") for r in "ABCDEFGH"}
+    assert _volumes_into(plan, "dil_blk") == {"H12": 80.0}
+
+
+def test_wells_said_before_a_liquid_are_where_that_liquid_is() -> None:
+    plan = _plan(
+        "dilute the column 1 starter cultures 1:100 into subcult column 1, 1 mL final in YPD broth",
+        "r5r_yeast",
+    )
+    assert ("starters", "A1") in _sources(plan)
+    assert _volumes_into(plan, "subcult") == {f"{r}1": 1000.0 for r in "ABCDEFGH"}

@@ -137,6 +137,8 @@ def _names_rx(
             return f"(?:{spell(n)}{plural}|{spell(n[:-1])}ies)"  # "library" -> "libraries"
         if plural and len(n) > 4 and n.lower().endswith("ium"):
             return f"(?:{spell(n)}{plural}|{spell(n[:-2])}a)"  # "medium" -> "media"
+        if plural and len(n) > 4 and n.lower().endswith("um"):
+            return f"(?:{spell(n)}{plural}|{spell(n[:-2])}a)"  # "serum" -> "sera"
         if plural and len(n) > 4 and n.lower().endswith("dia"):
             return f"(?:{spell(n)}|{spell(n[:-1])}um)"  # "media" -> "medium"
         if plural and len(n) > 5 and n.lower().endswith("ies"):

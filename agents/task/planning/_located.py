@@ -16,6 +16,13 @@ _IN = re.compile(r"\s+in\s+", _FLAGS)
 # "Back-dilute 1:100 into 1 mL of broth: cultures A1-H1 into cultures A5-H5": after the colon
 # a place then "into" starts over; that place is what is moved, not the first "into"'s target
 _RESTART = re.compile(r":\s+(?=[^:;,]*?(?:\s(?:into|to|onto)\s|\s?->\s?))", _FLAGS)
+# "from each of the 8 samples in column 5 of SERA1": the words after "from" describe the wells
+# the place after "in" names (what is taken), not where it goes
+_FROM_THE_IN = re.compile(
+    r"\bfrom\s+(?:each\s+of\s+|all\s+(?:of\s+)?|both\s+(?:of\s+)?)?(?:the\s+|these\s+|those\s+)?"
+    r"(?:(?!(?:to|into|onto|and|then)\b)[\w-]+\s+){1,3}?(?:in|on)\s+",
+    _FLAGS,
+)
 # "in wells H2-H8 on plate_1": only wells between "in" and "on", so "on" says whose they are
 _ONLY_WELLS = re.compile(
     r"(?:\s|\bthe\b|\bwells?\b|\brows?\b|\bcol(?:umn)?s?\b|\band\b|\bto\b|\bthrough\b"
@@ -48,6 +55,7 @@ def located_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
         if "," in text[m.end() :]:
             cuts.append((text.index(",", m.end()), "dest"))
     cuts += [(m.end(), "head") for m in _RESTART.finditer(text)]
+    cuts += [(m.end(), "source") for m in _FROM_THE_IN.finditer(text)]
     for m in _SAME_OF.finditer(text):
         if any(q.end <= m.start() and not text[q.end : m.start()].strip() for q in liquids):
             cuts.append((m.end(), "source"))

@@ -56,7 +56,8 @@ _TAKE_PUT = re.compile(
     r"(?P<what>(?:[^.;\n]|(?<=\d)\.(?=\d))*?\d(?:[^.;\n]|(?<=\d)\.(?=\d))*?)\s*(?:,\s*(?:and\s+)?(?:then\s+)?|\s+(?:and\s+)?then\s+|\s+and\s+"
     r"|(?:[.;]|\n\s*(?:\d{1,2}[.)]|[-*])?)\s*(?:then\s+)?)"
     r"(?:add|put|dispense|transfer|deliver|place|pipett?e|move|eject|expel|release|squirt|load|"
-    r"drop)\s+(?:(?:it|them|this|that|all\s+of\s+it|the\s+lot)\s+)?(?P<to>(?:in|into|to|onto)\b)",
+    r"drop|pool|combine|consolidate)\s+(?:(?:it|them|this|that|all\s+of\s+it|the\s+lot)\s+)?"
+    r"(?:(?:all\s+)?together\s+)?(?P<to>(?:in|into|to|onto)\b)",
     re.IGNORECASE,
 )
 # "the first 6 wells of row B", "the first 4 wells in column 3": the wells from the row's or

@@ -105,12 +105,15 @@ _N_WELLS = re.compile(
 )
 
 
+_FROM_EACH = re.compile(r"\bfrom\s+(?:each\s+of\s+|all\s+(?:of\s+)?)?(?:the\s+)?$", _FLAGS)
+
+
 def _as_counted(text: str, dst: list[str], lw: str) -> list[str]:
     """'into 3 wells of row C': a count of wells the set named does not have is asked about,
     never filled all the same (12 wells) or cut short."""
     m = _N_WELLS.search(text)
-    if m is None:
-        return dst
+    if m is None or _FROM_EACH.search(text[: m.start()]):
+        return dst  # "from each of the four wells in SERA1 A6-D6": the wells taken from
     n = _NUMBERS.get(m.group(1).lower()) or int(m.group(1))
     if n == len(dst) or n == 0:
         return dst
