@@ -7,7 +7,10 @@ from __future__ import annotations
 import pytest
 
 from agents.task.planning._fact_pairs import facts_apart
+from agents.task.planning._pipetting import Op
 from agents.task.planning._remarks import is_purpose
+from agents.task.planning._world import World
+from agents.task.planning.families._tip_nouns import per_named
 from agents.task.planning.models import Clarification, Plan
 from agents.task.planning.rules import RulePlanner
 from evals.planning import Labs
@@ -97,3 +100,24 @@ def test_a_volume_to_reach_is_no_claim(standard) -> None:  # type: ignore[no-unt
     assert isinstance(
         RulePlanner().plan("add buffer to plate_1 A1 so it has 50 uL", standard), Plan
     )
+
+
+def _ops(pairs: list[tuple[str, str]]) -> list[Op]:
+    return [Op(("samples", a), ("dna_plate", b), 5.0, 0, None) for a, b in pairs]
+
+
+def test_a_tip_per_the_liquid_moved_is_a_tip_per_source() -> None:
+    world = World(Labs()["samples"].view)
+    ops = _ops([("A1", "A4"), ("A1", "A5"), ("A2", "B4"), ("A2", "B5")])
+    assert per_named("spot them in duplicate, one tip per sample", ops, world) == "per_source"
+
+
+def test_a_tip_per_what_the_destinations_hold_is_a_tip_per_destination() -> None:
+    world = World(Labs()["samples"].view)
+    ops = [Op(("reservoir", "A2"), ("dna_plate", w), 5.0, 0, None) for w in ("A1", "B1")]
+    assert per_named("add buffer, one tip per dna", ops, world) == "per_destination"
+
+
+def test_a_tip_per_something_else_is_no_wish_read_here() -> None:
+    world = World(Labs()["samples"].view)
+    assert per_named("one tip per plate", _ops([("A1", "A4"), ("A2", "A5")]), world) is None

@@ -78,7 +78,9 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
     (
         "once",
         re.compile(
-            r"\b(?:one|a\s+single|single|the\s+same|same)\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?"
+            # ("one tip per serum" is no single tip: a tip for each, which the transfer reads)
+            r"\b(?:(?:one|a\s+single|single)(?=\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?tips?\b(?!\s+"
+            r"(?:per|for\s+each|for\s+every|each)\b))|the\s+same|same)\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?"
             r"tips?\s*(?:set\s+)?(?:for|throughout|across|(?:the\s+)?whole|all|is\s+fine|is\s+ok|"
             r"the\s+entire|everything|for\s+everything)?"
             r"|\bdon'?t\s+change\s+tips?|\bdo\s+not\s+change\s+tips?|\bno\s+tip\s+changes?"

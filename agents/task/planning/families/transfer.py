@@ -44,6 +44,7 @@ from agents.task.planning.families._places import (
 )
 from agents.task.planning.families._recognise import VERBS, detect
 from agents.task.planning.families._sources import _implicit_sources, _unnamed_sources
+from agents.task.planning.families._tip_nouns import per_named
 
 _FLAGS = re.IGNORECASE
 MIX_CYCLES = 3
@@ -123,7 +124,8 @@ def build(frame: Frame, p: r.Planning) -> str:
         raise Refuse(
             f"{lh} has {world.channels(lh)} channels, not {channels}", "missing_instrument"
         )
-    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    wish = per_named(frame.text, ops, world) or frame.ents.tips  # "one tip per serum"
+    policy = pip.policy_used(ops, wish or p.tips)
     p.policies_used.append(pip.POLICIES[policy])
     how = (lh, channels, policy)
     carries_on = (
