@@ -125,7 +125,6 @@ _NEW_ACTION = re.compile(
     # "A1 to B1, mix, and so on down to H1": the rest of the chain
     r"|(?<![A-Pa-p]\d)(?<![A-Pa-p]\d\d)\s*,\s*(?=(?:and\s+)?(?:so\s+on|etc\.?)\s+"
     r"(?:(?:down|across|along)\s+)?(?:to|until|through)\s+[A-Pa-p]\d)"
-    rf"|\s*,?\s+(?={_social.NEED})"  # "... are already fixed so basically I just need 300 uL"
     # "A1 into B1, mix, B1 into C1, and so on to G1": the next step written out, then the rest
     r"|\s*,\s*(?=[A-Pa-p]\d{1,2}\s+(?:to|into|->)\s+[A-Pa-p]\d{1,2}\s*,?\s*(?:and\s+)?"
     r"(?:so\s+on|etc|on\s+(?:down|across|along)|onwards?)\b)",

@@ -146,12 +146,6 @@ PLEASANTRY = re.compile(
     r"[\s!.:)]*$",
     _FLAGS,
 )
-# "... are already fixed, so basically I just need 300 uL DPBS in row C": what is asked, after
-# what the person says of the plate (a clause of its own)
-NEED = (
-    r"so,?\s+(?:basically,?\s+|really\s+)?(?:(?:i|we)\s+(?:just\s+|only\s+|really\s+)?"
-    r"(?:need|want)|all\s+(?:i|we)\s+(?:really\s+)?(?:need|want))\b"
-)
 LEAD = re.compile(
     r"^(?:(?:would|will|is|was)\s+it\s+be\s+(?:possible|ok(?:ay)?)\s+(?:for\s+you\s+)?to|"
     r"is\s+it\s+possible\s+(?:for\s+you\s+)?to|(?:would|could)\s+you\s+be\s+able\s+to|"
@@ -162,9 +156,7 @@ LEAD = re.compile(
     r"would\s+like|'d\s+like)\s+(?:is|are)(?:\s+(?:to|for\s+you\s+to))?|"
     r"(?:could|can|may)\s+(?:we|i\s+ask\s+you\s+to|i\s+get\s+you\s+to)|"
     r"(?:i\s+)?(?:need|want)\s+you\s+to|maybe|perhaps|"
-    r"(?:so\s+)?(?:i|we)(?:'ll|\s+will)?\s+(?:just\s+|only\s+|really\s+)?"
-    r"(?:need|want|'d\s+like|would\s+like)\s+(?:like\s+)?(?=\d)|"
-    r"(?:so\s+)?all\s+(?:i|we)\s+(?:really\s+)?(?:need|want)\s+(?:is|are)\s+(?:to\s+)?|"
+    r"(?:so\s+)?(?:i|we)(?:'ll|\s+will)?\s+(?:need|want|'d\s+like|would\s+like)\s+(?:like\s+)?(?=\d)|"
     r"(?:so\s+)?(?:i|we)\s+(?:was|were|am|are|'m|'re)\s+(?:thinking|hoping|wondering)"
     r"(?:\s+(?:that|if|whether|maybe|perhaps))*(?:\s+(?:we|you)\s+(?:could|can|might|should))?|"
     r"(?:so\s+)?i\s+(?:think|guess|reckon|figure|suppose)\s+(?:that\s+)?"
