@@ -81,3 +81,56 @@ def test_capacity_is_the_reason_when_the_trough_is_short_too(request_text: str) 
     result = _plan("r5i_microbio", request_text)
     assert isinstance(result, Refusal)
     assert result.code == "capacity"
+
+
+# More voices of the same phenomena (kept here: the dev part is at its size limit).
+@pytest.mark.parametrize(
+    ("lab", "request_text", "kind", "about"),
+    [
+        (
+            "r5i_microbio",
+            "od_96: 180 µl TB into A1-H1. Let it rest 5 min on the thermo block",
+            "plan",
+            "",
+        ),
+        (
+            "r5i_microbio",
+            "fill od_96 row A with 200 uL 2xYT, let it sit on the shaker block 2 min, no shaking",
+            "plan",
+            "",
+        ),
+        ("r5i_microbio", "pls put 150ul of media in od_96 A1:H1", "clarification", "liquid"),
+        (
+            "r5i_microbio",
+            "Inoculate od_96 A5-H5 from starter_dw column 1",
+            "clarification",
+            "volume",
+        ),
+        ("r5i_microbio", "grab starter_dw off the robot pls", "clarification", "location"),
+        ("standard", "can you get plate_2 off the deck for me", "clarification", "location"),
+        ("r5i_microbio", "rinse glyc_pcr twice with 250 ul PBS", "refusal", "capacity"),
+        (
+            "r5i_imaging",
+            "Could you put 50 ul of Hoechst 33342 on the cells please?",
+            "clarification",
+            "plate",
+        ),
+        (
+            "r5i_imaging",
+            "organoid_48 is ready so basically I only need 100ul blocking buffer into A1-A8",
+            "plan",
+            "",
+        ),
+        ("r5i_imaging", "rinse the organoids twice with 300 uL HBSS", "plan", ""),
+        ("r5i_imaging", "wash the cells with HBSS", "clarification", "plate"),
+    ],
+)
+def test_more_voices_get_the_outcome_about_what_is_missing(
+    lab: str, request_text: str, kind: str, about: str
+) -> None:
+    result = _plan(lab, request_text)
+    assert result.kind == kind
+    if isinstance(result, Clarification):
+        assert about in result.missing
+    if isinstance(result, Refusal):
+        assert result.code == about

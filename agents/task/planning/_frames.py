@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from agents.task.planning._clauses import Clause
+from agents.task.planning._described import described_liquids, only_receive
 from agents.task.planning._entities import Entities
 from agents.task.planning._labels import diluent_of
 from agents.task.planning._lexicon import Mention
@@ -87,9 +88,6 @@ _TOTAL_AFTER = re.compile(
     _FLAGS,
 )
 _PER_WELL_AFTER = re.compile(r"^\s*(?:per\s+well|each|/\s*well|a\s+well|into\s+each)\b", _FLAGS)
-_DESCRIBES = re.compile(r"\b(?:each|every|all(?:\s+of)?(?:\s+the)?)\s+$", _FLAGS)
-_WELLS_OF = re.compile(r"(?:e?s)?\s+wells\b", _FLAGS)
-_DESCRIBED = re.compile(r"(?:e?s)?\s+(?:wells?\s+)?(?:in|of|on)\s", _FLAGS)
 # "A1 in quadruplicate (A1-A4)", "to dest_plate in triplicate (rows A, B and C)": the layout.
 _LAYOUT = re.compile(
     r"\s*(?:,\s*)?in\s+(?:duplicate|triplicate|quadruplicate)s?\s*\(\s*(?:i\.e\.?,?\s*)?", _FLAGS
@@ -372,21 +370,14 @@ def assign_liquid(frame: Frame) -> None:
     """The liquid the clause moves: a lab liquid or a quoted name, else the head's noun."""
     text = frame.ents.text
     frame.liquids = list(frame.ents.liquids)
-    # "every library in libs row A": a liquid that says which wells, not what is moved,
-    # when the clause names another liquid ("add beads to each library in ...").
-    described = [
-        m
-        for m in frame.liquids
-        if (_DESCRIBES.search(text[: m.start]) and _DESCRIBED.match(text[m.end :]))
-        or _WELLS_OF.match(text[m.end :])  # "bring the amplicon wells (cols 1-2) up to ..."
-    ]
-    if described and len(described) < len(frame.liquids):
-        frame.liquids = [m for m in frame.liquids if m not in described]
-    elif described:
+    frame.liquids, described = described_liquids(text, frame.liquids)
+    if described:
         frame.extra["described"] = described
     cuts = _role_cuts(text, frame.liquids)
     heads = [m for m in frame.liquids if role_at(cuts, m.start) != "dest"]
     frame.liquid = heads[0] if heads else (frame.liquids[0] if frame.liquids else None)
+    if only_receive(text, described):
+        frame.liquid = None  # "add 20 uL stain to the cells in X": which liquid is asked
     if frame.family == "transfer" and (diluent := diluent_of(text, frame.liquids)) is not None:
         frame.liquid = diluent  # "normalise the libraries ... by adding water: 12, 20 uL"
 

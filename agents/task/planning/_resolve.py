@@ -149,6 +149,7 @@ def labware(
         held = sorted({lw for lw, _, _ in world.liquids.get(holding, []) if lw in candidates})
         if len(held) == 1:
             return held[0]
+        candidates = held or candidates  # "move the cells": which of the plates holding them
     if len(candidates) == 1:
         return candidates[0]
     named = [n for n in p.named if n in candidates]

@@ -143,7 +143,7 @@ def onto_held(frame: Frame, p: r.Planning, plate: str) -> list[str]:
         before, after = frame.text[: m.start], frame.text[m.end :]
         if m.name == moved or not (_ONTO.search(before) or _TREATED.match(before)):
             continue
-        if re.match(r"\s+(?:in|on|of)\s+(?:the\s+)?[\w-]+\s*(?:$|[,;.]|\band\b|\bthen\b)", after):
+        if re.match(r"\s+(?:in|on|of)\s+(?:the\s+)?[\w-]+", after):  # "the cells in ipsc_24"
             held = topped(p, plate, m.name)
             if held:
                 return sorted(held, key=lambda w: (w[0], int(w[1:])))

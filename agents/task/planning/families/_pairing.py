@@ -138,7 +138,11 @@ def per_well_volumes(frame: Frame, places: list[Place]) -> list[float] | None:
 
 def written_liquid(frame: Frame) -> str | None:
     """A liquid named in the clause's head that the lab does not know ('ethanol')."""
-    cut = min([start(pl) for _, pl in frame.places] + [len(frame.text)])
+    said = frame.extra.get("described")  # "stain to the cells in X": not "cells"
+    described = said if isinstance(said, list) else []
+    cut = min(
+        [start(pl) for _, pl in frame.places] + [m.start for m in described] + [len(frame.text)]
+    )
     head = frame.text[:cut]
     for q in frame.ents.quantities:
         head = head.replace(q.text, " ")

@@ -46,6 +46,13 @@ def detect(clause: Clause, ents: Entities) -> int | None:
             return None  # "transfer A1 to B1": liquid, how much is the question
         return 45
     if (
+        (_VERB.match(ents.text) or _WEAK_VERB.match(ents.text))
+        and ents.liquids
+        and not (ents.volumes() or ents.wellsets or ents.labware or WHOLE.search(ents.text))
+        and (ents.instruments or re.search(r"\bhotel\b", ents.text, _FLAGS))
+    ):
+        return 45  # "move the cells to the reader": the plate that holds them
+    if (
         _WEAK_VERB.match(ents.text)
         and ents.labware
         and not (ents.quantities or ents.liquids or ents.wellsets)
@@ -122,7 +129,8 @@ def build(frame: Frame, p: r.Planning) -> str:
         plates = [lw for lw in r.work_plates(world) if world.location[lw] != world.labware(lw).home]
         plates = plates or r.work_plates(world)
     if not plates:
-        plates = [r.labware(frame.head, p, "move", implicit=r.plates(world))]
+        held = frame.ents.liquids[0].name if frame.ents.liquids else None
+        plates = [r.labware(frame.head, p, "move", implicit=r.plates(world), holding=held)]
     text = frame.text
     last = max((m.end for m in frame.ents.labware), default=0)
     m = _TO.search(
