@@ -147,9 +147,7 @@ def labware(
         return p.plate
     if holding is not None:
         held = sorted({lw for lw, _, _ in world.liquids.get(holding, []) if lw in candidates})
-        if len(held) == 1:
-            return held[0]
-        candidates = held or candidates  # "move the cells": which of the plates holding them
+        candidates = held or candidates  # "incubate the cells": the one (else which) holding them
     if len(candidates) == 1:
         return candidates[0]
     named = [n for n in p.named if n in candidates]
