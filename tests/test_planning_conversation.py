@@ -149,3 +149,18 @@ def test_a_note_to_self_is_not_work_for_now() -> None:
         LAB,
     )
     assert plan.kind == "plan" and [s.command for s in plan.steps] == ["transfer"]
+
+
+def test_what_the_wells_hold_needing_a_liquid_fills_only_those_wells() -> None:
+    plan = RulePlanner().plan("the dye in plate_1 row A needs 10 uL buffer each", LAB)
+    assert plan.kind != "plan" or all(
+        set(s.args["destination_wells"]) <= {f"A{c}" for c in range(1, 13)} for s in plan.steps
+    )
+
+
+def test_a_check_for_enough_liquid_after_a_dash_is_its_own_sentence() -> None:
+    plan = RulePlanner().plan(
+        "add 10 uL buffer to plate_1 A3-H3 - is there enough buffer in the reservoir for that?",
+        LAB,
+    )
+    assert plan.kind == "plan" and plan.steps[0].args["destination_wells"][0] == "A3"

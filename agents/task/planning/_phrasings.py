@@ -178,6 +178,25 @@ _SO_WANTED = re.compile(
 )
 
 
+# "the gDNA in pcr_plate columns 1 and 2 needs 15 uL TE each": the liquid goes to the wells
+# holding the gDNA there ("add 15 uL TE each to the gDNA in pcr_plate columns 1 and 2").
+_HELD_NEEDS = re.compile(
+    r"(?P<lead>^|[.;!?,]\s+)(?P<held>the\s+(?:[\w-]+\s+){1,2}?in\s+[^.;,]*?)\s+needs?\s+"
+    r"(?:another\s+)?(?P<what>\d[^.;!?,]*?)(?=\s*(?:[.;!?,]|$))",
+    re.IGNORECASE,
+)
+
+
+# "add 10 uL X to A3-H3 - is there enough X in res for that?": the check after a dash or a
+# comma is a sentence of its own, never part of the places of the work before it.
+_CHECK_AFTER = re.compile(
+    r"\s*(?:\s[-–—]|,)\s+(?=(?:(?:is|are|will)\s+there\s+(?:be\s+)?|(?:do|will)\s+(?:we|i|you)\s+"
+    r"have\s+)enough\b|(?:can|could|will|would)\s+(?:the\s+robot|it|you|the\s+system)\s+"
+    r"(?:do|handle|manage)\s+(?:that|this|it)\b)",
+    re.IGNORECASE,
+)
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
@@ -189,7 +208,8 @@ def rephrase(text: str) -> str:
     text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
     text = _W_SLASH.sub("with ", text)
     text = _GROUP_AFTER_PAIR.sub(r"\1; ", text)
-    text = _SO_WANTED.sub("; ", text)
+    text = _CHECK_AFTER.sub(". ", text)
+    text = _HELD_NEEDS.sub(r"\g<lead>add \g<what> to \g<held>", _SO_WANTED.sub("; ", text))
     for _ in range(4):  # "into column 1, again into column 2 and again into column 3"
         text, n = _AGAIN_INTO.subn(lambda m: f"{m['to']} {m['said']}{m['sep']} ", text)
         if not n:

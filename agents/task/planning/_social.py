@@ -105,6 +105,11 @@ _PHRASE = "|".join(
         r"(?:that|this|it|these|those|them)(?:\s+(?:for\s+(?:me|us)|ok(?:ay)?|alright))*",
         r"is\s+(?:that|this)\s+something\s+" + _AGENT + r"\s+(?:can|could)\s+(?:do|handle|manage)",
         r"(?:would|will|does|can)\s+(?:that|this|it)\s+work",
+        # whether the lab holds enough for it ("is there enough water in res for that?"): the
+        # plan answers it - it is refused when a source runs short
+        r"(?:(?:is|are|will)\s+there\s+(?:be\s+)?|(?:do|will)\s+(?:we|i|you)\s+have\s+)enough\s+"
+        r"(?:[\w.-]+\s+){0,3}?(?:(?:left\s+)?(?:in|on)\s+(?:the\s+)?[\w-]+\s*)?"
+        r"(?:for\s+(?:that|this|it|them|all\s+of\s+(?:them|it)))?",
         # sign-offs
         r"(?:best|kind|warm|many)?\s*regards|best(?:\s+wishes)?|all\s+the\s+best|"
         r"talk\s+(?:soon|later)|see\s+(?:you|ya)(?:\s+(?:soon|later|tomorrow))?|bye|ttyl|xo+|"
