@@ -290,29 +290,32 @@ class Lexicon:
         """Lab liquids of two or more words written with a typo ("blockng buffer")."""
         out: list[Mention] = []
         words = list(re.finditer(r"[A-Za-z][\w%-]*", text))
+        ascii_text = text.isascii()  # then lower() keeps every length
         for name in self.liquids.values():
-            n = len(name.split())
-            if n < 2:
+            parts = name.split()
+            n = len(parts)
+            if n < 2 or len(words) < n:
                 continue
-            low_name = name.lower()
+            low_name, digits = name.lower(), _digits(name)
+            first_word, last_start = parts[0].lower(), parts[-1].lower()[:2]
             for i in range(len(words) - n + 1):
                 a, b = words[i].start(), words[i + n - 1].end()
-                written = text[a:b]
-                low = written.lower()
-                if abs(len(low) - len(low_name)) > sure_edits(max(len(low), len(low_name))):
+                size = b - a if ascii_text else len(text[a:b].lower())
+                if abs(size - len(low_name)) > sure_edits(max(size, len(low_name))):
                     continue  # more edits than a sure typo has (each edit changes the length
                     # by one at most): no need to count them
-                if low == low_name or _digits(written) != _digits(name):
+                written = text[a:b]
+                low = written.lower()
+                if low == low_name or _digits(written) != digits:
                     continue  # exact: the regex found it; "mix 2 times" is not "mix 10 times"
+                said = written.split()
+                if said[-1].lower()[:2] != last_start:
+                    continue
+                first = closest(said[0].lower(), [first_word])
+                if first is None or not first[2]:
+                    continue  # "blocking buffer" is no typo of "sample buffer"
                 best = closest(low, [low_name])
-                first = closest(written.split()[0].lower(), [name.split()[0].lower()])
-                if (
-                    best is not None
-                    and best[2]
-                    and written.split()[-1].lower()[:2] == name.split()[-1].lower()[:2]
-                    and first is not None
-                    and first[2]  # "blocking buffer" is no typo of "sample buffer"
-                ):
+                if best is not None and best[2]:
                     out.append(Mention(name, a, b, written, True))
         return out
 

@@ -102,6 +102,7 @@ def _column_order(world: World, op: Op) -> tuple[object, ...]:
 def _runs(world: World, groups: list[list[Op]]) -> list[list[list[Op]]]:
     """Consecutive one-move tip uses that one ``transfer`` with ``new_tip='always'`` says."""
     runs: list[list[list[Op]]] = []
+    last_dsts: set[tuple[str, str] | None] = set()  # where the last run's moves go
     for group in groups:
         op = group[0]
         fits = (
@@ -117,11 +118,13 @@ def _runs(world: World, groups: list[list[Op]]) -> list[list[list[Op]]]:
                 and op.dst is not None
                 and (last.src, last.volume, last.mix_cycles, last.mix_volume, last.dst[0])
                 == (op.src, op.volume, op.mix_cycles, op.mix_volume, op.dst[0])
-                and op.dst not in {g[0].dst for g in runs[-1]}
+                and op.dst not in last_dsts
             ):
                 runs[-1].append(group)
+                last_dsts.add(op.dst)
                 continue
         runs.append([group])
+        last_dsts = {op.dst}
     out: list[list[list[Op]]] = []
     for run in runs:
         try:
