@@ -145,3 +145,37 @@ def test_x_into_y_final_that_disagrees_with_the_fold_said_is_asked() -> None:
         LABS["standard"].view,
     )
     assert result.kind == "clarification" and "fold" in result.missing
+
+
+@pytest.mark.parametrize(
+    ("lab", "request_text", "blank", "last_carried_to"),
+    [
+        (
+            "assay_dev",
+            "8-point 1:3 curve of BSA standard in PBS down dil_plate column 1, 150 uL final, "
+            "last well buffer only",
+            "dil_plate:H1",
+            "dil_plate:G1",
+        ),
+        (
+            "standard",
+            "6 point 2-fold series of dye in buffer along plate_1 row D, 100 uL final; the last "
+            "one gets just buffer",
+            "plate_1:D6",
+            "plate_1:D5",
+        ),
+    ],
+)
+def test_a_last_well_said_to_hold_diluent_alone_is_a_blank_not_a_point(
+    lab: str, request_text: str, blank: str, last_carried_to: str
+) -> None:
+    moves = _moves(request_text, lab)
+    assert any(dst == blank for _, dst in moves)  # filled with the diluent
+    assert not any(
+        src == blank or (dst == blank and src and src.split(":")[0] == blank.split(":")[0])
+        for src, dst in moves
+    )
+    assert any(
+        dst == last_carried_to and src and src.split(":")[0] == blank.split(":")[0]
+        for src, dst in moves
+    )

@@ -17,6 +17,7 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _folded, fold_into_previous
 from agents.task.planning.families import Family
+from agents.task.planning.families._chains import last_is_blank
 from agents.task.planning.families._serial_volumes import says_step
 
 _VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
@@ -198,6 +199,7 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return False
     return bool(
         ents.fold or frame.final or frame.total or ents.blanks or blank_note(ents)
+        or (last_is_blank(frame.text) and not ents.wellsets)
         or (ents.wellsets and not ents.volumes()) or (bare and _unsized(header))
     )  # fmt: skip
 

@@ -54,9 +54,17 @@ _NTH_BLANK = re.compile(
 )
 _LAST_BLANK = re.compile(
     r"\b(?:the\s+)?last\s+(?:well|one|point|row|column|position)s?\b[^,;.]*?\bblanks?\b"
-    r"|\bblanks?\b[^,;.]*?\b(?:in\s+|as\s+|at\s+)?the\s+last\s+(?:well|one|point|row|column|position)\b",
+    r"|\bblanks?\b[^,;.]*?\b(?:in\s+|as\s+|at\s+)?the\s+last\s+(?:well|one|point|row|column|position)\b"
+    # "last well buffer only", "the last one gets just diluent": diluent alone, a blank
+    r"|\blast\s+(?:well|one|point|position)\s*(?:is\s+|gets\s+|has\s+|holds\s+|=\s*|:\s*)?"
+    r"(?:(?:just|only)\s+[\w-]+|(?:[\w-]+\s+){1,3}(?:only|alone))\b",
     _FLAGS,
 )
+
+
+def last_is_blank(text: str) -> bool:
+    """ "the last well is a blank", "last well buffer only": the line's last well is a blank."""
+    return bool(_LAST_BLANK.search(text))
 
 
 def blanks_after(frame: Frame) -> int:
