@@ -181,3 +181,37 @@ def amounts(frame: Frame, k: float, held: float | None) -> tuple[float, float, b
             ["100 uL final volume", "transfer 50 uL each step"],
         )
     return final, t, step_q is not None
+
+
+def fold_asking_once(
+    frame: Frame, said: Callable[[Frame], float], probes: list[Callable[[], object]], empty: bool
+) -> float:
+    """The fold (:func:`fold_of`); when the request gives none, one question about everything
+    the series leaves open, so the person answers once: its fold, and the plate or wells the
+    ``probes`` cannot settle (each raises the :class:`Ask` it would), and the volume when
+    nothing in the request or in the (``empty``) plate gives one."""
+    try:
+        return fold_of(frame, said)
+    except Ask as ask:
+        if ask.missing != ["fold"] or into_pair(frame) is not None:
+            raise
+        asks: list[Ask] = []
+        for probe in probes:
+            try:
+                probe()
+            except Ask as other:
+                asks.append(other)
+                break  # the later probes need what this one could not settle
+        questions = [a.question.rstrip("?") for a in asks if set(a.missing) <= _WHERE]
+        missing = [m for a in asks if set(a.missing) <= _WHERE for m in a.missing]
+        if empty and not frame.volumes and frame.final is None and frame.total is None:
+            questions.append("what final volume should each well hold")
+            missing.append("volume")
+        if not missing:
+            raise
+        said_all = [ask.question.rstrip("?"), *(q[0].lower() + q[1:] for q in questions)]
+        question = ", ".join(said_all[:-1]) + ", and " + said_all[-1] + "?"
+        raise Ask(question, [*ask.missing, *missing], ask.options) from None
+
+
+_WHERE = {"plate", "wells"}

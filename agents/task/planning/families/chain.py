@@ -39,6 +39,10 @@ _STARTING = re.compile(
 )
 
 
+# "serially dilute dye down column 2, 150 uL final": what each well ends at, no carried volume
+_ENDS_AT = re.compile(r"\b(?:final|total|per\s+well|each\s+well|/\s*well|in\s+each)\b", _FLAGS)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     chain = any(w.chain for w in ents.wellsets)
@@ -47,7 +51,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if ents.volumes() and (chain or (CHAIN_WORDS.search(text) and not ents.liquids)):
         return 92
     if re.match(r"^serially\s+(?:dilute|transfer|carry)\b", text, _FLAGS) and (
-        ents.volumes() and ents.fold is None and ents.wellsets
+        ents.volumes() and ents.fold is None and ents.wellsets and not _ENDS_AT.search(text)
     ):
         return 92  # "serially dilute 150 uL from A1 to A8": the steps after the fills
     return None

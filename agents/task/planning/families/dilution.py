@@ -33,6 +33,18 @@ from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _chains as geometry
 from agents.task.planning.families._concentrations import top_and_stock
+from agents.task.planning.families._dilution_words import (
+    _ALONG,
+    _CURVE,
+    _FINAL_SAID,
+    _MAKE_STANDARDS,
+    _MAKE_STRENGTH,
+    _MIXED_IN,
+    _RATIO_OF,
+    _SERIES_WORDS,
+    _STEP_ALONG,
+    _WITH,
+)
 from agents.task.planning.families._ratio import (
     MIX_CYCLES,
     _by_column,
@@ -44,8 +56,9 @@ from agents.task.planning.families._ratio import (
     prefilled_diluent,
 )
 from agents.task.planning.families._ratio_parts import is_recipe
-from agents.task.planning.families._serial_volumes import amounts, fold_of, says_step
+from agents.task.planning.families._serial_volumes import amounts, fold_asking_once, says_step
 from agents.task.planning.families._stock_wells import held_stock, stock_sources
+from agents.task.planning.families._unsaid import unsaid
 
 _FLAGS = re.IGNORECASE
 _SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|ladder|titrat\w*|step[\s-]?wise|->)", _FLAGS)
@@ -56,33 +69,6 @@ _PREFILLED = re.compile(
     r"|(?:stock|it)\s+is\s+(?:already\s+)?in|from\s+the\s+stock\s+in)\b",
     _FLAGS,
 )
-# "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank": a series, never one
-# ratio dilution repeated in every well.
-_SERIES_WORDS = re.compile(r"\b(?:standards|stds|curves?|points?|pts|blanks?)\b", _FLAGS)
-# "add 200 uL of 1:10 dye in buffer", "mix 1 part dye with 9 parts buffer": a dilution made here.
-_WITH = re.compile(r"\b(?:in|into|with)\b", _FLAGS)
-_MIXED_IN = re.compile(
-    r"\d\s*u[lL]\s+of\s+(?:an?\s+|the\s+)?(?:1\s*[:/]|\d+\s*-?\s*fold)|\bparts?\b", _FLAGS
-)
-# "make 70% ethanol ...", "prepare 1 mL of 1x buffer ...": a strength to make from a stock
-_MAKE_STRENGTH = re.compile(
-    r"^(?:please\s+)?(?:make|prepare|mix\s+up)\s+(?:up\s+)?(?:a\s+|some\s+)?"
-    r"(?:[\d.]+\s*(?:u[lL]|µ[lL]|m[lL])\s+(?:of\s+)?)?[\d.]+\s*(?:%|x|[munp]M)(?!\w)",
-    _FLAGS,
-)
-_ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
-# "1:2 across row C", "1:3 down column 1": a ratio carried along a line is a serial dilution
-# (not "1:3 dilutions of dye, 300 uL total, across row D": one ratio in every well).
-_STEP_ALONG = re.compile(
-    r"\b1\s*(?::|/|in)\s*\d+(?:\.\d+)?\s+(?:steps?\s+)?(?:across|down|along)\b", _FLAGS
-)
-# "1:10 of X into Y", "make a 1/50 of X ...": a ratio said as what is made of a source
-_RATIO_OF = re.compile(
-    r"^(?:(?:please\s+)?(?:make|prepare|do|set\s+up)\s+)?(?:an?\s+)?1\s*[:/]\s*\d+(?:\.\d+)?\s+of\b",
-    _FLAGS,
-)
-_FINAL_SAID = re.compile(r"\b(?:final|total)\b|\bin(?:to)?\s+(?:a\s+)?[\d.]+\s*[uµm][lL]\b", _FLAGS)
-_CURVE = re.compile(r"\b(?:standard|std\.?)\s+(?:curves?|crvs?)\b|\bstandards?\s+series\b", _FLAGS)
 
 
 def _curve_label(label: str) -> bool:
@@ -96,8 +82,8 @@ def _curve_label(label: str) -> bool:
 
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
-    if _CURVE.search(text):
-        return 85
+    if _CURVE.search(text) or (_MAKE_STANDARDS.search(text) and not ents.volumes()):
+        return 85  # (or "make BSA standards on X": a series, all of whose numbers are asked)
     if ents.series is not None and (
         _curve_label(clause.label or "")
         or _CURVE.search(text)
@@ -228,8 +214,8 @@ def _chain_only(frame: Frame, p: r.Planning) -> str:
 
 def _serial(frame: Frame, p: r.Planning) -> str:
     world = p.world
-    k = fold_of(frame, _fold)
     place = geometry.chain_place(frame)
+    k = fold_asking_once(frame, _fold, *unsaid(frame, p, place))
     held = held_stock(frame, p, place)  # "serially dilute sample_plate A1 ... down assay column 1"
     plate = r.labware(place, p, "dilute across")
     chains = geometry.chains_of(geometry.without_held(frame, held, plate), plate, p)

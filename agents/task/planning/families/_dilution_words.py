@@ -1,0 +1,43 @@
+"""The words that make a clause a dilution: a series (standards, points, blanks, a ratio
+carried along a line), a ratio made of a source, a strength made from a stock, a curve."""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+
+# "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank": a series, never one
+# ratio dilution repeated in every well.
+_SERIES_WORDS = re.compile(r"\b(?:standards|stds|curves?|points?|pts|blanks?)\b", _FLAGS)
+# "add 200 uL of 1:10 dye in buffer", "mix 1 part dye with 9 parts buffer": a dilution made here.
+_WITH = re.compile(r"\b(?:in|into|with)\b", _FLAGS)
+_MIXED_IN = re.compile(
+    r"\d\s*u[lL]\s+of\s+(?:an?\s+|the\s+)?(?:1\s*[:/]|\d+\s*-?\s*fold)|\bparts?\b", _FLAGS
+)
+# "make 70% ethanol ...", "prepare 1 mL of 1x buffer ...": a strength to make from a stock
+_MAKE_STRENGTH = re.compile(
+    r"^(?:please\s+)?(?:make|prepare|mix\s+up)\s+(?:up\s+)?(?:a\s+|some\s+)?"
+    r"(?:[\d.]+\s*(?:u[lL]|µ[lL]|m[lL])\s+(?:of\s+)?)?[\d.]+\s*(?:%|x|[munp]M)(?!\w)",
+    _FLAGS,
+)
+_ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
+# "1:2 across row C", "1:3 down column 1": a ratio carried along a line is a serial dilution
+# (not "1:3 dilutions of dye, 300 uL total, across row D": one ratio in every well).
+_STEP_ALONG = re.compile(
+    r"\b1\s*(?::|/|in)\s*\d+(?:\.\d+)?\s+(?:steps?\s+)?(?:across|down|along)\b", _FLAGS
+)
+# "1:10 of X into Y", "make a 1/50 of X ...": a ratio said as what is made of a source
+_RATIO_OF = re.compile(
+    r"^(?:(?:please\s+)?(?:make|prepare|do|set\s+up)\s+)?(?:an?\s+)?1\s*[:/]\s*\d+(?:\.\d+)?\s+of\b",
+    _FLAGS,
+)
+_FINAL_SAID = re.compile(r"\b(?:final|total)\b|\bin(?:to)?\s+(?:a\s+)?[\d.]+\s*[uµm][lL]\b", _FLAGS)
+_CURVE = re.compile(r"\b(?:standard|std\.?)\s+(?:curves?|crvs?)\b|\bstandards?\s+series\b", _FLAGS)
+
+
+_MAKE_STANDARDS = re.compile(
+    r"^(?:make|prepare|set\s+up|do|run)\s+(?:the\s+|a\s+|some\s+)?(?:[\w-]+\s+){0,3}"
+    r"(?:standards|stds|calibrators|calibration\s+(?:series|standards))\b",
+    _FLAGS,
+)
