@@ -110,3 +110,22 @@ def test_the_plates_of_the_first_pick_serve_the_picks_after_it() -> None:
     ]
     request = "Take 20 uL of EXP-03 B2 into SEC_load A1, then 30 uL of C5 into A2"
     assert _moves("r5l_protein", request)[1] == ("EXP-03", "C5", "SEC_load", "A2", 30.0)
+
+
+def test_wells_before_into_the_same_wells_are_the_source_not_the_destination() -> None:
+    request = "Add 15 uL TE to norm_plate A1-A3, then libs_in A1-A3 into the same wells, 5 uL each"
+    assert _moves("libprep_dev", request)[-3:] == [
+        ("libs_in", w, "norm_plate", w, 5.0) for w in ("A1", "A2", "A3")
+    ]
+
+
+def test_the_same_wells_after_a_list_of_items_are_every_well_of_the_list() -> None:
+    request = (
+        "TE into norm_plate - A1 15 uL; A2 12.5 uL; A3 10 uL - then libs_in A1-A3 into the "
+        "same wells, 5, 7.5 and 10 uL"
+    )
+    assert _moves("libprep_dev", request)[-3:] == [
+        ("libs_in", "A1", "norm_plate", "A1", 5.0),
+        ("libs_in", "A2", "norm_plate", "A2", 7.5),
+        ("libs_in", "A3", "norm_plate", "A3", 10.0),
+    ]

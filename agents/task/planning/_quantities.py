@@ -174,7 +174,8 @@ _MOLAR = re.compile(r"nM|M")
 
 
 _COUNTED_LIST = re.compile(
-    r"(?:columns?|cols?|rows?|wells?|steps?)\b[\s\d,&]*(?:to|through|thru|and|-)?\s*$",
+    # "columns 8, 10 and 12, 3 uL"; not "into the same wells, 5, 7.5 and 10 uL"
+    r"(?:columns?|cols?|rows?|wells?|steps?)\b(?!\s*,)[\s\d,&]*(?:to|through|thru|and|-)?\s*$",
     re.IGNORECASE,
 )
 

@@ -66,8 +66,9 @@ _LINE_BY_LINE = re.compile(
 _HEAD_IS_SOURCE = re.compile(
     r"^(?:transfer|move|pipette|pipet|stamp|replicate|copy|pool|combine|consolidate|spot|duplicate|"
     r"clone|mirror|replica[\s-]?plate|re-?array|"
-    r"cherry[\s-]?pick|hit[\s-]?pick|split|take|reformat|array)\b",
-    _FLAGS,
+    r"cherry[\s-]?pick|hit[\s-]?pick|split|take|reformat|array"  # "libs_in A1-A3 into them":
+    r"|(?=[^,;]*\b(?:in|into|to|onto)\s+(?:the\s+same\s+wells|them|those\s+wells)\b))\b",
+    _FLAGS,  # the wells before "into the same wells" are the source
 )
 
 

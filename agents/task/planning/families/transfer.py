@@ -45,6 +45,7 @@ from agents.task.planning.families._places import (
 from agents.task.planning.families._recognise import VERBS, detect
 from agents.task.planning.families._sources import _implicit_sources, _unnamed_sources
 from agents.task.planning.families._tip_nouns import per_named
+from agents.task.planning.families._worked import plural
 
 _FLAGS = re.IGNORECASE
 MIX_CYCLES = 3
@@ -145,12 +146,15 @@ def build(frame: Frame, p: r.Planning) -> str:
     served = [o.dst for o in ops if o.dst is not None]
     if served:
         last = served[-1][0]
-        before = p.wells if frame.clause.joined == "and" and p.plate == last else []
+        before = p.joined_wells if frame.clause.joined in _LISTED and p.plate == last else []
         p.plate, p.wells = last, list(dict.fromkeys(d[1] for d in served if d[0] == last))
         p.joined_wells = list(dict.fromkeys([*before, *p.wells]))
     mixed = f", mixing {cycles}x after each dispense" if cycles else ""
     head = "8 channels" if channels == 8 else "1 channel"
     return f"transfer {what}{mixed} ({head}; tips: {pip.POLICIES[policy]})"
+
+
+_LISTED = ("and", "semicolon", "item")  # "A1 15 uL; A2 12.5 uL": the wells "them" stands for
 
 
 def flush(p: r.Planning) -> list[str]:
@@ -182,7 +186,7 @@ def _ops(
     elif not dests and _REST.search(text) and p.plate and p.wells:  # "... and buffer to the rest"
         dest_sets = [(p.plate, [w for w in _all(world, p.plate) if w not in p.wells])]
     elif not dests and (frame.ents.refers_back or _SAME_WELLS.search(text)) and p.plate and p.wells:
-        dest_sets = [(p.plate, list(p.wells))]  # "to the same wells", "into them"
+        dest_sets = [(p.plate, plural(p, p.plate) or list(p.wells))]  # "to the same wells"
     elif not dests and p.head_wells and not frame.places:
         dest_sets = [(p.head_dest or p.plate or "", list(p.head_wells))]
     elif (
