@@ -44,7 +44,7 @@ EXAMPLES = [
 ]
 
 
-_FOLDS_INTO_TRANSFER = ("and", "comma")
+_FOLDS_INTO_TRANSFER = ("and", "comma", "semicolon")
 
 
 _NORMALISING = re.compile(r"\bnormali[sz](?:e|ation|ing)\b", re.IGNORECASE)
@@ -220,10 +220,8 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             prev is not None
             and family.name == "mix"
             and prev[1].name in ("transfer", "chain", "dilution")
-            and (
-                frame.clause.joined in _FOLDS_INTO_TRANSFER
-                or (frame.clause.joined == "semicolon" and prev[1].name in ("chain", "dilution"))
-            )  # "...; 100 uL final; mix 5x": the dilution's mixing
+            # "...; 100 uL final; mix 5x", "30 uL TE into A1-H3; mix 10x": mixing after it
+            and frame.clause.joined in _FOLDS_INTO_TRANSFER
             and frame.clause.sentence == prev[0].clause.sentence
             and not frame.places
         ):
