@@ -123,6 +123,15 @@ def test_capacity_is_the_reason_when_the_trough_is_short_too(request_text: str) 
         ),
         ("r5i_imaging", "rinse the organoids twice with 300 uL HBSS", "plan", ""),
         ("r5i_imaging", "wash the cells with HBSS", "clarification", "plate"),
+        ("culture_dev", "add 50 uL to the cells in plate12", "clarification", "liquid"),
+        ("culture_dev", "take the cells to the shaker", "clarification", "plate"),
+        (
+            "assay_dev",
+            "add 50 uL fresh media to the cells and put them back in the hotel",
+            "clarification",
+            "location",
+        ),
+        ("assay_dev", "read OD 405, 450 and 570 of cell_assay", "plan", ""),
     ],
 )
 def test_more_voices_get_the_outcome_about_what_is_missing(

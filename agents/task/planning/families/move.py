@@ -151,8 +151,9 @@ def build(frame: Frame, p: r.Planning) -> str:
             raise Refuse(f"{plate} is a tip rack; the plate mover moves plates only", "unsafe")
         if plate in own:  # "elisa_plate into hotel 1 and plate_2 onto the heater-shaker"
             where = destination(own[plate][0], plate, frame, p, own[plate][1], own[plate][2])
-        else:
-            where = destination(m.group(1), plate, frame, p, last + m.start(1))
+        else:  # "put them back in the hotel": the place after "back in"
+            said = re.sub(r"^\s*(?:in|into|on|onto|to)\b", "", m.group(1), flags=_FLAGS)
+            where = destination(said, plate, frame, p, last + m.start(1))
         if world.location[plate] == where:
             done.append(f"{plate} is already at {where}")
             continue

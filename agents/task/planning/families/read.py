@@ -198,6 +198,11 @@ def _nm(value: float, what: str, reader: str, p: r.Planning) -> int:
 
 
 _SEVERAL = re.compile(r"\b(\d{3})(?:\s*(?:,|and|&|/|\+)\s*(\d{3}))+\s*nm\b", _FLAGS)
+# "read abs 450 and 620": an absorbance read's wavelengths, the unit left out
+_SEVERAL_ABS = re.compile(
+    r"\b(?:abs(?:orbance)?|od)\b[^,;]*?\b(\d{3})(?:\s*(?:,|and|&|\+)\s*(\d{3}))+\b(?!\s*(?:nm|u[lL]))",
+    _FLAGS,
+)
 
 
 def wavelengths(frame: Frame) -> list[float]:
@@ -207,7 +212,7 @@ def wavelengths(frame: Frame) -> list[float]:
     if _EX.search(text) or _EM.search(text):
         return [q.value for q in frame.wavelengths]
     found = [(q.start, q.value) for q in frame.wavelengths]
-    if m := _SEVERAL.search(text):
+    if m := _SEVERAL.search(text) or _SEVERAL_ABS.search(text):
         found = [(m.start() + n.start(), float(n.group(0))) for n in re.finditer(r"\d{3}", m[0])]
     if pair := _PAIR.search(text):
         found += [(pair.start(k), float(pair.group(k))) for k in (1, 2)]
