@@ -164,3 +164,10 @@ def test_a_check_for_enough_liquid_after_a_dash_is_its_own_sentence() -> None:
         LAB,
     )
     assert plan.kind == "plan" and plan.steps[0].args["destination_wells"][0] == "A3"
+
+
+def test_a_read_named_by_its_mode_takes_the_plate_and_wavelengths_said_next() -> None:
+    plan = RulePlanner().plan("Absorbance please! plate_1 at 570 and 600 nm.", LAB)
+    assert plan.kind == "plan"
+    reads = [s.args.get("wavelength_nm") for s in plan.steps if s.command == "read_absorbance"]
+    assert reads == [570, 600]

@@ -13,9 +13,12 @@ from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _read, fold_into_previous
+from agents.task.planning._vocabulary import ACTION_VERBS
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families.normalise import conc_list, final_piece
 from agents.task.planning.families.read import said_optics
+
+_VERB_FIRST = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
 
 _ONLY_VOLUME = re.compile(
     r"^(?:with\s+|at\s+|using\s+)?[\d.]+\s*(?:uL|mL)\s*(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
@@ -178,14 +181,36 @@ def _optics_only(frame: Frame | None) -> bool:
     )
 
 
+def _plate_and_optics(frame: Frame | None, family: Family | None) -> bool:
+    """ "stain_plt at 570 and 600 nm": a plate (or its wells) and wavelengths, no verb or volume."""
+    return (
+        frame is not None
+        and (family is None or family.name == "read")
+        and bool(frame.ents.labware)
+        and not frame.ents.volumes()
+        and not frame.ents.liquids
+        and said_optics(frame.text)
+        and not _VERB_FIRST.match(frame.text)
+    )
+
+
 def optics_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """``read_in`` with each piece that only gives wavelengths joined to the read before it
-    that gives none ("Hoechst readout on stain_plt B2-G11. Excitation 350, emission 461.")."""
+    that gives none ("Hoechst readout on stain_plt B2-G11. Excitation 350, emission 461."), and
+    the plate and wavelengths said after a read named only by its mode ("Absorbance please!
+    stain_plt at 570 and 600 nm")."""
     return fold_into_previous(
         read_in,
         lex,
         norm,
         "read",
-        lambda f, _, head: not head.wavelengths and not said_optics(head.text) and _optics_only(f),
+        lambda f, fam, head: (
+            not head.wavelengths
+            and not said_optics(head.text)
+            and (
+                _optics_only(f)
+                or (not head.ents.labware and not head.ents.wellsets and _plate_and_optics(f, fam))
+            )
+        ),
         heading=False,
     )

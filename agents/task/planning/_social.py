@@ -67,7 +67,8 @@ _PHRASE = "|".join(
         r"for\s+(?:the\s+)?(?:trouble|bother|hassle|rush|inconvenience)|again|in\s+advance))*",
         # hedges about time and manner
         r"(?:there'?s\s+)?no\s+(?:rush|hurry|pressure|stress)(?:\s+(?:on\s+(?:this|it)|at\s+all))?",
-        r"no\s+worries(?:\s+if\s+not)?",
+        r"no\s+worries(?:\s+if\s+(?:not|(?:you\s+)?can'?t|(?:that'?s|it'?s|that\s+is|it\s+is)\s+not\s+"
+        r"(?:possible|doable|feasible)))?",
         r"(?:when|whenever)\s+(?:you\s+(?:get|have|find)\s+" + _MOMENT + r"|you\s+can|"
         r"(?:it'?s\s+)?convenient|(?:you'?re\s+)?free|possible)",
         r"if\s+(?:that'?s|that\s+is|it'?s|it\s+is)\s+(?:ok(?:ay)?|alright|all\s+right|fine|"
