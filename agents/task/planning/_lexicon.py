@@ -31,6 +31,7 @@ from agents.task.planning._name_patterns import (
     CULTURE,
     MEDIUM,
     alias_rxs,
+    any_instrument_word,
     by_word_of,
     every_well_rx,
     instrument_rxs,
@@ -347,7 +348,7 @@ class Lexicon:
             for m in rx.finditer(text):
                 if not any(a <= m.start() < b for _, _, a, b in out):
                     out.append((self.lab.instruments[iid].kind, iid, m.start(), m.end()))
-        for kind, rx in instrument_word_rxs():
+        for kind, rx in instrument_word_rxs() if any_instrument_word().search(text) else ():
             for m in rx.finditer(text):
                 if any(a <= m.start() < b or m.start() <= a < m.end() for _, _, a, b in out):
                     continue

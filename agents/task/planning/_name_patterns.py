@@ -92,3 +92,11 @@ def instrument_word_rxs() -> tuple[tuple[str, re.Pattern[str]], ...]:
         for kind, words in INSTRUMENT_WORDS.items()
         for word in words
     )
+
+
+@lru_cache(maxsize=1)
+def any_instrument_word() -> re.Pattern[str]:
+    """Every word of :data:`INSTRUMENT_WORDS` in one regex: a text it finds nothing in has none
+    of them (an alternation matches where one of its words does), so each need not be tried."""
+    words = "|".join(f"(?:{word})" for words in INSTRUMENT_WORDS.values() for word in words)
+    return re.compile(rf"\b(?:{words})s?\b", _FLAGS)
