@@ -197,6 +197,16 @@ _CHECK_AFTER = re.compile(
 )
 
 
+# "Before sampling, mix ...", "Resuspend the overnights before imaging: ...": when the work is
+# for, a step off the robot (never one the request asks for: "before reading" stays)
+_BEFORE_OFF_ROBOT = re.compile(
+    r"(?:,\s*|\s+|^)(?:(?:just|right)\s+)?(?:before|prior\s+to|ahead\s+of)\s+(?:the\s+)?"
+    r"(?:sampling|imaging|harvest(?:ing)?|staining|counting|sequencing|freezing|storage|storing"
+    r"|passaging|analysis|use|using\s+(?:it|them)|the\s+run|microscopy|FACS|flow)\b,?(?=\s*[,:.;\n]|\s+\w)",
+    re.IGNORECASE,
+)
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
@@ -206,7 +216,7 @@ def rephrase(text: str) -> str:
     text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, text))
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
     text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
-    text = _W_SLASH.sub("with ", text)
+    text = _W_SLASH.sub("with ", _BEFORE_OFF_ROBOT.sub(" ", text))
     text = _GROUP_AFTER_PAIR.sub(r"\1; ", text)
     text = _CHECK_AFTER.sub(". ", text)
     text = _HELD_NEEDS.sub(r"\g<lead>add \g<what> to \g<held>", _SO_WANTED.sub("; ", text))
