@@ -125,6 +125,9 @@ def test_capacity_is_the_reason_when_the_trough_is_short_too(request_text: str) 
         ("r5i_imaging", "wash the cells with HBSS", "clarification", "plate"),
         ("culture_dev", "add 50 uL to the cells in plate12", "clarification", "liquid"),
         ("culture_dev", "take the cells to the shaker", "clarification", "plate"),
+        ("culture_dev", "Feed the cells with 300 uL complete DMEM", "clarification", "plate"),
+        ("elisa_dev", "shake std_curve at 300 and 600 rpm for 5 min", "clarification", "speed"),
+        ("elisa_dev", "read std_curve at 450 and 620 nm", "plan", ""),
         (
             "assay_dev",
             "add 50 uL fresh media to the cells and put them back in the hotel",

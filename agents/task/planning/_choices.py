@@ -1,5 +1,6 @@
 """What a request leaves open by offering two values: "10-20 uL", "5-10 min", "10 or 20 uL",
-"dye or buffer". The planner never picks one: it asks, offering the values the person gave.
+"dye or buffer", one incubation "at 25 and 37 C". The planner never picks one: it asks,
+offering the values the person gave.
 ("between 20 and 25 C" is often a tolerance, so it is not asked.)"""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ _N = r"\d+(?:\.\d+)?"
 _UNIT = r"(?:u[lL]|m[lL]|microlit\w*|millilit\w*|s|sec\w*|min\w*|h|hrs?|hours?|C|degrees?|rpm|nm)\b"
 _SPAN = re.compile(
     rf"(?<![\w/.:])(?P<a>{_N})\s*(?P<au>{_UNIT})?\s*"
-    rf"(?P<sep>-|or)\s*(?P<b>{_N})\s*(?P<u>{_UNIT})",
+    rf"(?P<sep>-|or|and)\s*(?P<b>{_N})\s*(?P<u>{_UNIT})",
     _FLAGS,
 )
 # "column 2 to 50 uL", "rows 1-3 10 uL": the first number counts wells, not the setting.
@@ -38,6 +39,12 @@ def check(frame: Frame) -> None:
         q = next((q for q in frame.ents.quantities if q.start <= m.end("u") <= q.end), None)
         if q is None or q.kind not in _WHAT or a == b:
             continue
+        if m.group("sep").lower() == "and" and (
+            frame.family != "incubate" or q.kind not in ("temperature", "speed")
+        ):
+            continue  # "at 405 and 450 nm" is two reads; "incubate at 25 and 37 C" is asked
+        if re.search(r"\bbetween\s*$", text[: m.start()], _FLAGS):
+            continue  # "between 20 and 25 C": a tolerance
         unit = m.group("u")
         raise Ask(
             f"'{m.group(0).strip()}' gives two values. Which {_WHAT[q.kind]}: {a} {unit} or "
