@@ -129,3 +129,8 @@ def test_the_same_wells_after_a_list_of_items_are_every_well_of_the_list() -> No
         ("libs_in", "A2", "norm_plate", "A2", 7.5),
         ("libs_in", "A3", "norm_plate", "A3", 10.0),
     ]
+
+
+def test_a_forward_run_under_a_heading_that_is_no_pick_list_stays_a_range() -> None:
+    request = "Transfer into dest_plate:\n- samples A1 to A6, 20 uL\n- samples B1 to B6, 20 uL"
+    assert not isinstance(RulePlanner().plan(request, LABS["samples"].view), Plan)

@@ -76,11 +76,24 @@ _ITEM_TO = re.compile(
 _INTO_PLATE = re.compile(r"(?:->|=>|\b(?:to|into|onto)\b)\s+(?:the\s+)?([\w-]+)", _FLAGS)
 
 
+_PICKS = re.compile(
+    r"\b(?:cherry|hit|pick|picks|picking|re-?array|retests?|repicks?|repeats?|re-?runs?)", _FLAGS
+)
+_HEAD_LINE = re.compile(r"\b(?:col(?:umn)?s?\s*(\d{1,2})|rows?\s+([A-Pa-p])\b)", _FLAGS)
+
+
+def _run(a: str, b: str) -> bool:
+    """Whether "a to b" is a range along one row or one column, written forwards."""
+    (r1, c1), (r2, c2) = (a[0].upper(), int(a[1:])), (b[0].upper(), int(b[1:]))
+    return (r1 == r2 and c2 > c1) or (c1 == c2 and r2 > r1)
+
+
 def pairs_under_heading(clauses: list[Clause], names: frozenset[str]) -> list[Clause]:
     """Under a heading that names the destination plate ("Retests -> EIA_plate column 9",
     "from samples into dest_plate"), an item "SERA1 B2 to A9, 100 uL" is a pick, a well to a
     well, not the range B2 to A9: its source plate is named (the item's own, or the heading's
-    other plate) and "to" has nowhere else to go."""
+    other plate) and "to" has nowhere else to go. A forward run along a row or a column
+    ("samples A1 to A6") stays a range unless the heading says the items are picks."""
     out = []
     for c in clauses:
         m = _ITEM_TO.match(c.text) if c.label and not c.heading else None
@@ -89,7 +102,12 @@ def pairs_under_heading(clauses: list[Clause], names: frozenset[str]) -> list[Cl
             dest = into[1].lower()
             others = {w.lower() for w in re.findall(r"[\w-]+", c.label or "")} & names - {dest}
             plate = (m["plate"] or "").lower()
-            if (plate in names and plate != dest) or (not plate and others):
+            line = _HEAD_LINE.search(c.label or "")  # "-> dil_96 column 12" over "A4 to A12"
+            within = (line is not None and m["b"].upper()[1:] == line[1]) or (
+                line is not None and m["b"].upper()[0] == (line[2] or "").upper()
+            )
+            run = _run(m["a"], m["b"]) and not within and not _PICKS.search(c.label or "")
+            if not run and ((plate in names and plate != dest) or (not plate and others)):
                 text = c.text[: m.end("a")] + " ->" + c.text[m.start("b") - 1 :]
                 c = replace(c, text=text)
         out.append(c)
