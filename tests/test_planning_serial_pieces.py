@@ -179,3 +179,28 @@ def test_a_last_well_said_to_hold_diluent_alone_is_a_blank_not_a_point(
         dst == last_carried_to and src and src.split(":")[0] == blank.split(":")[0]
         for src, dst in moves
     )
+
+
+@pytest.mark.parametrize(
+    ("lab", "request_text", "last_step"),
+    [
+        (
+            "standard",
+            "put 200 uL dye in plate_1 A1 and 100 uL buffer in A2-A8, then transfer 100 uL from "
+            "A1 into the buffer in A2, mix, and continue to A8",
+            ("plate_1:A7", "plate_1:A8"),
+        ),
+        (
+            "assay_dev",
+            "150 uL compound into dil_plate A5, 100 uL DMSO in B5 through H5. Take 50 uL from A5 "
+            "into the DMSO in B5, mix, and carry on to H5.",
+            ("dil_plate:G5", "dil_plate:H5"),
+        ),
+    ],
+)
+def test_a_step_into_what_a_well_holds_carried_on_is_a_chain(
+    lab: str, request_text: str, last_step: tuple[str, str]
+) -> None:
+    """ "into the buffer in A2" names what A2 holds, not a liquid to move: "continue to A8"
+    carries the step on along the line."""
+    assert last_step in _moves(request_text, lab)

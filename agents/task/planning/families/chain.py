@@ -43,12 +43,26 @@ _STARTING = re.compile(
 _ENDS_AT = re.compile(r"\b(?:final|total|per\s+well|each\s+well|/\s*well|in\s+each)\b", _FLAGS)
 
 
+def _moved(ents: Entities) -> list[str]:
+    """The liquids a clause names, but for what a well already holds ("transfer 100 uL from
+    A1 into the buffer in A2, ... continue to A8": the chain carries the mixture)."""
+    text = ents.text
+    return [
+        m.name
+        for m in ents.liquids
+        if not (
+            re.search(r"\b(?:in(?:to)?|with)\s+the\s+$", text[: m.start], _FLAGS)
+            and re.match(r"\s+(?:in|of)\s+[A-Pa-p]\d{1,2}\b", text[m.end :])
+        )
+    ]
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     chain = any(w.chain for w in ents.wellsets)
     if chain and ents.fold is not None and ents.liquids:
         return None  # "2-fold serial dilution of dye along A1 -> B1 -> C1": the whole dilution
-    if ents.volumes() and (chain or (CHAIN_WORDS.search(text) and not ents.liquids)):
+    if ents.volumes() and (chain or (CHAIN_WORDS.search(text) and not _moved(ents))):
         return 92
     if re.match(r"^serially\s+(?:dilute|transfer|carry)\b", text, _FLAGS) and (
         ents.volumes() and ents.fold is None and ents.wellsets and not _ENDS_AT.search(text)
