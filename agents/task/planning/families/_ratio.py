@@ -217,6 +217,8 @@ def _ratio(frame: Frame, p: r.Planning) -> str:
             ["100 uL", "200 uL"],
         )
     place = frame.dest if not frame.dest.empty else frame.head
+    if place.empty and not frame.source.empty and _holds_none(frame.source, stock, p):
+        place = frame.source  # "from 10X wash conc, 1.5 mL per well in dil_blk column 7"
     plate = r.labware(place, p, "dilute into")
     wells = r.wells(place, plate, p, "should hold the dilution", frame)
     v_stock, v_dil = _split(final.value, k, told)
@@ -296,6 +298,19 @@ def _ratio_from(frame: Frame, p: r.Planning, k: float, src: Place, dst: Place) -
         f"1:{k:g} dilution of {src_lw} {src_wells[0]}..{src_wells[-1]} in {diluent} into {plate} "
         f"{wells[0]}..{wells[-1]}: {fmt(v_dil, 'uL')} {diluent} then {fmt(v_stock, 'uL')} of each"
     )
+
+
+def _holds_none(place: Place, stock: str, p: r.Planning) -> bool:
+    """A place said after "from" whose plate holds none of the stock: where the dilution goes."""
+    lw = place.labware.name if place.labware is not None and place.labware.sure else None
+    if lw is None:
+        return False
+    return not any(p.world.contents.get((lw, w), {}).get(stock, 0) > 0 for w in _wells_of(p, lw))
+
+
+def _wells_of(p: r.Planning, lw: str) -> list[str]:
+    view = p.world.labware(lw)
+    return [f"{chr(65 + i)}{j + 1}" for i in range(view.rows) for j in range(view.cols)]
 
 
 def _split(final: float, k: float, told: Parts | None) -> tuple[float, float]:
