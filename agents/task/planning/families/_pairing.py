@@ -366,6 +366,22 @@ def same_line(listed: list[str], named: list[str], text: str) -> list[str]:
     )
 
 
+# "make replicates of A1 in row C": copies, but how many is not said
+_UNCOUNTED = re.compile(
+    r"\breplicates?\s+(?:of|from)\b|\b(?:some|several|a\s+few)\s+replicates\b", _FLAGS
+)
+
+
+def uncounted(text: str, src: list[str], dst: list[str], plate: str) -> None:
+    """Ask how many copies when replicates of one well go to a line of wells, uncounted."""
+    if len(src) == 1 and len(dst) > 1 and _UNCOUNTED.search(text):
+        raise Ask(
+            f"How many replicates of {src[0]}, and which wells of {plate} ({span(dst)} named)?",
+            ["count", "wells"],
+            [f"{plate} {dst[0]}..{dst[-1]} (all {len(dst)})"],
+        )
+
+
 def _fits(wells: list[str], rows: int, cols: int) -> bool:
     return all(ord(w[0]) - 65 < rows and int(w[1:]) <= cols for w in wells)
 

@@ -355,6 +355,8 @@ def _ops(
         dst_wells = _arranged(frame, src_lw, src_wells, dst_lw, dst_wells, world)
         dest_sets = [(dst_lw, dst_wells)]
     pooled = bool(_POOL.match(text)) and len(dst_wells) == 1  # "pool the 4 replicates into B12"
+    if not frame.ents.replicates and len(dest_sets) == 1:  # "replicates of A1 in row C"
+        pairing.uncounted(text, src_wells, dst_wells, dst_lw)
     if frame.ents.replicates and frame.ents.replicates > 1 and len(dest_sets) == 1 and not pooled:
         dst_wells = pairing.replicate(
             dst_wells,
