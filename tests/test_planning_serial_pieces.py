@@ -204,3 +204,12 @@ def test_a_step_into_what_a_well_holds_carried_on_is_a_chain(
     """ "into the buffer in A2" names what A2 holds, not a liquid to move: "continue to A8"
     carries the step on along the line."""
     assert last_step in _moves(request_text, lab)
+
+
+def test_a_line_named_after_the_stock_and_its_diluent_is_where_the_series_runs() -> None:
+    moves = _moves(
+        "twofold titration of gentamicin stock from drug_tubes A2 in CA-MHB, mic_B C1-C8, "
+        "100 ul final volume.",
+        "r5s_mic",
+    )
+    assert ("drug_tubes:A2", "mic_B:C1") in moves and ("mic_B:C7", "mic_B:C8") in moves

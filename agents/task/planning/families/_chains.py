@@ -161,7 +161,17 @@ def chain_place(frame: Frame) -> Place:
     """Where a serial dilution runs: the plate its arrow chain names ("..., in water, eluates
     A6 -> B6 -> C6"), else where the clause puts things."""
     chained = [pl for _, pl in frame.places if pl.labware and pl.wells and pl.wells.chain]
-    return chained[0] if chained else frame.dest if not frame.dest.empty else frame.head
+    if chained or not frame.dest.empty or not frame.head.empty:
+        return chained[0] if chained else frame.dest if not frame.dest.empty else frame.head
+    lines = [  # "... from SERA1 A1 in diluent, EIA_plate D1-D8": the named line after the stock
+        pl
+        for role, pl in frame.places[1:]
+        if role == "source"
+        and pl.labware
+        and pl.wells
+        and any(x.kind != "well" for x in pl.wells.parts)
+    ]
+    return lines[-1] if lines else frame.head
 
 
 def series_place(header: Frame) -> Place | None:
