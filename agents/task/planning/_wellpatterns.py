@@ -125,6 +125,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\brows?\s+([A-Pa-p])\s*(?:\s(?:to|through|thru|(?:down|all\s+the\s+way)\s+to)\s|-|->)"
             r"\s*rows?\s+([A-Pa-p])\b"
+            # "row A -> H": one arrow to a bare letter is the span (a chain has more arrows)
+            r"|\brows?\s+([A-Pa-p])\s*->\s*([A-Pa-p])\b(?!\s*->)"
             # "125 uL diluent in B-H" (under a heading that names the columns): rows B to H
             r"|(?<=\bin\s)([B-Pb-p])\s*[-–]\s*([B-Pb-p])\b(?![\d:])",
             _FLAGS,
@@ -137,7 +139,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"\s+to)\s|-|->)\s*(?:columns?|cols?)\s+"
             r"(\d{1,2})\b"
             # "column to column from 1 to 4" (how "col 1 -> col 2 -> col 3 -> col 4" reads)
-            r"|\bcolumn\s+to\s+column\s+from\s+(\d{1,2})\s+to\s+(\d{1,2})\b",
+            r"|\bcolumn\s+to\s+column\s+from\s+(\d{1,2})\s+to\s+(\d{1,2})\b"
+            # "column 1 -> 12": one arrow to a bare number is the span (a chain has more arrows)
+            r"|\b(?:columns?|cols?)\s+(\d{1,2})\s*->\s*(\d{1,2})\b(?!\s*->)",
             _FLAGS,
         ),
     ),

@@ -176,11 +176,10 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
         col = g.get("c") or g.get("c2")
         x, y = ((g.get(k) or g.get(k + "2") or "A").upper() for k in ("x", "y"))
         return Part("rect", (f"{x}{col}", f"{y}{col}")), None
-    if kind == "rowspan":
-        a, b = m.group(1) or m.group(3), m.group(2) or m.group(4)
-        return Part("rows", tuple(_letters(f"{a}-{b}"))), "row"
-    if kind == "colspan":
-        a, b = m.group(1) or m.group(3), m.group(2) or m.group(4)
+    if kind in ("rowspan", "colspan"):  # the first alternative that matched: its two ends
+        a, b = next((x, y) for x, y in zip(m.groups()[::2], m.groups()[1::2], strict=True) if x)
+        if kind == "rowspan":
+            return Part("rows", tuple(_letters(f"{a}-{b}"))), "row"
         return Part("cols", tuple(_numbers(f"{a}-{b}"))), "col"
     if kind == "rows":
         return Part("rows", tuple(_letters(m.group(1)))), "row"

@@ -16,6 +16,7 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import FOLD_TIMES
 from agents.task.planning._wellsets import WellSet
+from agents.task.planning.families._spans import spans
 
 _FLAGS = re.IGNORECASE
 DOWN = re.compile(
@@ -198,7 +199,7 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
     if chained:
         return [chained[0].expand(view.rows, view.cols)]
     singles = [str(part.args[0]) for w in sets for part in w.parts if part.kind == "well"]
-    areas = [w for w in sets if any(part.kind != "well" for part in w.parts)]
+    areas = spans([w for w in sets if any(part.kind != "well" for part in w.parts)], frame)
     named = [x for a in areas for x in a.expand(view.rows, view.cols)]
     columns, rows = {x[1:] for x in named}, {x[0] for x in named}
     lines = [(len({x[1:] for x in ws}), len({x[0] for x in ws}))
@@ -211,6 +212,11 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         down = True  # "A1-H1 ..., in triplicate (columns 1-3)": each replicate down its column
     elif lines and lines[0][1] == 1 and lines[0][0] > 1 and frame.ents.replicates:
         down = False
+    elif down is None and (arrowed := {a.parts[0].kind for a in areas if "->" in a.text}) in (
+        {"cols"},
+        {"rows"},
+    ):
+        down = arrowed == {"rows"}  # "column 1 -> 12": from column to column, whatever the words
     elif down is None:
         down = bool(direction(frame))  # several rows and columns: the words say, else across
     # a rectangle inside the area named ("down column 4, A4 to E4"): that span
