@@ -174,12 +174,9 @@ _MOLAR = re.compile(r"nM|M")
 
 
 _COUNTED_LIST = re.compile(
-<<<<<<< HEAD
-    # "columns 8, 10 and 12, 3 uL"; not "into the same wells, 5, 7.5 and 10 uL"
-    r"(?:columns?|cols?|rows?|wells?|steps?)\b(?!\s*,)[\s\d,&]*(?:to|through|thru|and|-)?\s*$",
-=======
-    r"(?:columns?|cols?|rows?|wells?|steps?)\b[\s\d,&]*(?:to|through|thru|and|-|->|→)?\s*$",
->>>>>>> d76eb3f (Planner reads a dilution's line by its ends: 'column 1 -> 12' / 'row A -> H' (one arrow to a bare number or letter) is the span and the way the series runs (the bare 12 is never a volume in a list); 'in column 1 of X, 3-fold across to column 8' runs through columns 1-8, never from column 1 straight into column 8 (8 chains of 2 wells); dev d-lead-110..113)
+    # "columns 8, 10 and 12, 3 uL", "column 1 -> 12, 100 uL"; not "into the same wells, 5,
+    # 7.5 and 10 uL"
+    r"(?:columns?|cols?|rows?|wells?|steps?)\b(?!\s*,)[\s\d,&]*(?:to|through|thru|and|-|->|→)?\s*$",
     re.IGNORECASE,
 )
 
