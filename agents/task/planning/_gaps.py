@@ -16,7 +16,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask
-from agents.task.planning.families._pairing import written_liquid
+from agents.task.planning.families._written import written_liquid
 
 _FLAGS = re.IGNORECASE
 # Words that let a plan derive the volume: "pool all of A1:A6", "the rest", "top up".

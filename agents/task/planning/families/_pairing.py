@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 
 from agents.task.planning import _resolve as r
-from agents.task.planning._clauses import ACTION_VERBS
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
 
@@ -22,26 +21,6 @@ _CONNECT = re.compile(
     _FLAGS,
 )
 _SEPARATE = re.compile(r"^\s*(?:[,;]|\band\b|,\s*and\b)", _FLAGS)
-_STOP_TEXT = """
-    of the a an some fresh more additional another each per well wells every all into to in
-    from with and then please new old spent same it them this that these those ul ml
-    microliters microlitres on onto at for add adding volume volumes amount amounts respectively
-    following follows below listed as
-"""
-_STOP = frozenset(_STOP_TEXT.split())
-# "add 50 uL slowly to B1", "just 50 uL": how, not what
-_HOW = re.compile(
-    r"slowly|gently|carefully|quickly|evenly|equally|dropwise|directly|immediately|just|only|"
-    r"again|too|also|instead",
-    re.IGNORECASE,
-)
-
-
-_VERB = re.compile(
-    rf"(?:{ACTION_VERBS}|deliver|dose|spike|coat|charge|apportion|give|inject|supply|provide|"
-    r"introduce|feed|block|squirt|pop|dump|dispence|pipet|want|need|get)\w*",
-    _FLAGS,
-)
 
 
 def start(place: Place) -> int:
@@ -136,23 +115,6 @@ def per_well_volumes(frame: Frame, places: list[Place]) -> list[float] | None:
     return [q.value for q in vols] if after or before else None
 
 
-def written_liquid(frame: Frame) -> str | None:
-    """A liquid named in the clause's head that the lab does not know ('ethanol')."""
-    said = frame.extra.get("described")  # "stain to the cells in X": not "cells"
-    described = said if isinstance(said, list) else []
-    cut = min(
-        [start(pl) for _, pl in frame.places] + [m.start for m in described] + [len(frame.text)]
-    )
-    head = frame.text[:cut]
-    for q in frame.ents.quantities:
-        head = head.replace(q.text, " ")
-    found = re.findall(r"[A-Za-z][\w-]*", head)
-    # the verb opens the clause; "primers 2 uL into row A" opens with what it moves
-    skip = 1 if found and _VERB.fullmatch(found[0]) else 0
-    words = [w for w in found[skip:] if w.lower() not in _STOP and not _HOW.fullmatch(w)]
-    return " ".join(words) or None
-
-
 def _rect(wells: list[str]) -> tuple[int, int, int, int] | None:
     """(first row, first column, rows, columns) when the wells fill a rectangle exactly."""
     rc = {(ord(w[0].upper()) - 65, int(w[1:])) for w in wells if w[1:].isdigit()}
@@ -176,6 +138,15 @@ def _tile(small: list[str], big: list[str]) -> list[tuple[str, str]] | None:
     ]
 
 
+def _one_line(src: list[str], dst: list[str]) -> bool:
+    """More destinations than sources, both one line along the same axis ("A1-H1 into column
+    1 of a 384-well plate"): repeating the sources down the line would be a guess."""
+    a, b = _rect(src), _rect(dst)
+    if a is None or b is None or len(dst) <= len(src) or len(src) < 2:
+        return False
+    return (a[3] == b[3] == 1) or (a[2] == b[2] == 1)
+
+
 def pair(src: list[str], dst: list[str]) -> list[tuple[str, str]]:
     """Source wells to destination wells: 1 -> n, n -> n in order (two rectangles of one shape
     by position, whichever order each was written in), n -> 1, n -> k*n."""
@@ -187,6 +158,13 @@ def pair(src: list[str], dst: list[str]) -> list[tuple[str, str]]:
         return [(src[0], d) for d in dst]
     if len(dst) == 1:
         return [(s, dst[0]) for s in src]
+    if _one_line(src, dst):
+        raise Ask(
+            f"{len(src)} source wells and {len(dst)} destination wells in one line do not pair "
+            "up: which wells should each source go into?",
+            ["destination"],
+            [f"{len(src)} destination wells (one per source)", "name the wells for each source"],
+        )
     tiled = _tile(src, dst) if len(dst) > len(src) else _tile(dst, src)
     if tiled is not None:  # a column into columns (spot), columns into a column (pool by row)
         return tiled if len(dst) > len(src) else [(s, d) for d, s in tiled]

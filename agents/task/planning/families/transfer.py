@@ -46,6 +46,7 @@ from agents.task.planning.families._recognise import VERBS, detect
 from agents.task.planning.families._sources import _implicit_sources, _unnamed_sources
 from agents.task.planning.families._tip_nouns import per_named
 from agents.task.planning.families._worked import plural
+from agents.task.planning.families._written import written_liquid
 
 _FLAGS = re.IGNORECASE
 MIX_CYCLES = 3
@@ -314,7 +315,7 @@ def _ops(
     else:
         if _FROM_WELLS.search(frame.text):  # "take 200 uL of medium from each well into X"
             raise Ask("Which plate should I take it from?", ["source"], r.work_plates(world))
-        written = None if frame.liquid else pairing.written_liquid(frame)
+        written = None if frame.liquid else written_liquid(frame)
         # A liquid the clause names, even one the lab lacks, is never the clause before's.
         liquid = r.liquid(frame.liquid, p) if frame.liquid else (None if written else p.liquid)
         held = [k for k, at in p.kept.items() if at[1] not in dict(dest_sets).get(at[0], [])]
