@@ -29,6 +29,7 @@ from agents.task.planning._resolve import Planning
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
+from agents.task.planning.families._dilution_words import carried_by_steps
 from agents.task.planning.families._exchange import takes_the_wash_out
 
 EXAMPLES = [
@@ -74,7 +75,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             for f, fam in read_in:
                 if fam is not None and fam.name == "chain" and f is not None:
                     f.extra.setdefault("header", header)
-        elif "transfer" in names and header.ents.fold is not None and not header.ents.volumes():
+        elif "transfer" in names and carried_by_steps(header.ents):
             placeless = [
                 i
                 for i, (f, fam) in enumerate(read_in)

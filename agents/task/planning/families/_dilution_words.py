@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._entities import Entities
+
 _FLAGS = re.IGNORECASE
 
 # "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank": a series, never one
@@ -41,3 +43,18 @@ _MAKE_STANDARDS = re.compile(
     r"(?:standards|stds|calibrators|calibration\s+(?:series|standards))\b",
     _FLAGS,
 )
+
+
+_SERIAL_SAID = re.compile(
+    r"\b(?:serial(?:ly)?|series|ladder|titrat\w*|step[\s-]?wise|across|down|along)\b|->", _FLAGS
+)
+
+
+def carried_by_steps(header: Entities) -> bool:
+    """A dilution sentence with a fold and no volume, whose steps the clauses after it may
+    carry ("2-fold across row A, transfer 150 uL"); never a ratio made into other wells ("a
+    1:20 of the sera in A3-H3 into dil_blk A3-H3: 10 uL serum + 190 uL PBS"), which no chain
+    carries."""
+    if header.fold is None or header.volumes():
+        return False
+    return header.fold[1] == "fold" or bool(_SERIAL_SAID.search(header.text))
