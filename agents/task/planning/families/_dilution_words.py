@@ -58,3 +58,13 @@ def carried_by_steps(header: Entities) -> bool:
     if header.fold is None or header.volumes():
         return False
     return header.fold[1] == "fold" or bool(_SERIAL_SAID.search(header.text))
+
+
+# "seven 1:2 dilutions of standard across row B": a counted run of one fold is a series (not
+# "1:10 dilutions of the samples into 12 wells": one ratio in every well)
+COUNTED_FOLDS = re.compile(
+    r"\b(?:\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+    r"(?:1\s*[:/]\s*\d+|\d+(?:\.\d+)?\s*-?\s*fold|(?:two|three|four|five|ten)-?fold)\s+"
+    r"(?:serial\s+)?dilutions\b",
+    _FLAGS,
+)

@@ -44,6 +44,7 @@ from agents.task.planning.families._dilution_words import (
     _SERIES_WORDS,
     _STEP_ALONG,
     _WITH,
+    COUNTED_FOLDS,
 )
 from agents.task.planning.families._ratio import (
     MIX_CYCLES,
@@ -160,6 +161,7 @@ def build(frame: Frame, p: r.Planning) -> str:
             frame.ents.steps and re.search(r"\b(?:steps?|points?|pts?|stds?)\b", frame.text, _FLAGS)
         )
         or _SERIES_WORDS.search(frame.text)
+        or COUNTED_FOLDS.search(frame.text)
         or frame.ents.blanks  # "C12 stays diluent only", "H1 = PBS blank": a series' blank
         or (
             frame.ents.steps
