@@ -71,7 +71,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if _adds_listed(ents):
         return None  # a transfer of the listed volumes
-    if _VERB.search(text) and (conc.target(text) is not None or conc.mass(text) is not None):
+    said = _VERB.search(text) or _VERB.search(clause.label or "")  # ("Normalise: A1 (12 ng/uL)...")
+    if said and (conc.target(text) is not None or conc.mass(text) is not None):
         return 80  # "normalise ... to 10 ng/uL": by the wells' concentrations
     if _TAKE.match(text) and conc.mass(text) is not None:
         return 80  # "take 50 ng of each library (A1 25 ng/uL, ...) into ..."
