@@ -23,6 +23,7 @@ _MAKE_STRENGTH = re.compile(
     r"(?:[\d.]+\s*(?:u[lL]|µ[lL]|m[lL])\s+(?:of\s+)?)?[\d.]+\s*(?:%|x|[munp]M)(?!\w)",
     _FLAGS,
 )
+_SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|ladder|titrat\w*|step[\s-]?wise|->)", _FLAGS)
 _ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
 # "1:2 across row C", "1:3 down column 1": a ratio carried along a line is a serial dilution
 # (not "1:3 dilutions of dye, 300 uL total, across row D": one ratio in every well).
@@ -45,11 +46,6 @@ _MAKE_STANDARDS = re.compile(
 )
 
 
-_SERIAL_SAID = re.compile(
-    r"\b(?:serial(?:ly)?|series|ladder|titrat\w*|step[\s-]?wise|across|down|along)\b|->", _FLAGS
-)
-
-
 def carried_by_steps(header: Entities) -> bool:
     """A dilution sentence with a fold and no volume, whose steps the clauses after it may
     carry ("2-fold across row A, transfer 150 uL"); never a ratio made into other wells ("a
@@ -57,7 +53,12 @@ def carried_by_steps(header: Entities) -> bool:
     carries."""
     if header.fold is None or header.volumes():
         return False
-    return header.fold[1] == "fold" or bool(_SERIAL_SAID.search(header.text))
+    text = header.text
+    return (
+        header.fold[1] == "fold"
+        or bool(_SERIAL.search(text) or _ALONG.search(text))
+        or "->" in text
+    )
 
 
 # "seven 1:2 dilutions of standard across row B": a counted run of one fold is a series (not

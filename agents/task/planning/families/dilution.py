@@ -41,6 +41,7 @@ from agents.task.planning.families._dilution_words import (
     _MAKE_STRENGTH,
     _MIXED_IN,
     _RATIO_OF,
+    _SERIAL,
     _SERIES_WORDS,
     _STEP_ALONG,
     _WITH,
@@ -62,7 +63,6 @@ from agents.task.planning.families._stock_wells import held_stock, stock_sources
 from agents.task.planning.families._unsaid import unsaid
 
 _FLAGS = re.IGNORECASE
-_SERIAL = re.compile(r"\b(?:serial(?:ly)?|series|ladder|titrat\w*|step[\s-]?wise|->)", _FLAGS)
 _DILUTE = re.compile(r"\b(?:dilut\w*)\b", _FLAGS)
 _DILUTE_VERB = re.compile(r"^(?:dilute|make\s+(?:a\s+)?dilutions?|titrate)\b", _FLAGS)
 _PREFILLED = re.compile(
