@@ -114,6 +114,21 @@ _ING_VERB = {
 }
 
 
+# where a sentence, a line or a list item starts (after its marker and a "then")
+_STEP_START = (
+    r"(?:^|(?<=[.;!?:]\s)|(?<=\n))[ \t]*(?:[-*\u2022][ \t]+|\d{1,2}[.)][ \t]+)?(?:then\s+)?"
+)
+# "2. cells_96 is incubated at 37 C for 4 h", "The plate is then read at 450 nm": a protocol's
+# step said in the passive, at the start of a sentence or item (never "once X is read, ...")
+_IS_DONE = re.compile(
+    rf"(?P<lead>{_STEP_START})"
+    r"(?P<obj>(?:the\s+|this\s+)?plate|[A-Za-z][\w-]*\d\w*|[A-Za-z][\w-]*_[\w-]+)\s+(?:is|are)\s+"
+    r"(?:then\s+|now\s+)?(?P<pp>read|shaken|incubated|mixed|measured|scanned|heated|imaged)"
+    r"(?=\s+(?:at|for|on|in|@|with|by|\d))",
+    re.IGNORECASE,
+)
+
+
 def _needs_ing(m: re.Match[str]) -> str:
     return f"{m['adv'] or ''}{_ING_VERB[m.group('ger').lower()]} {m['obj']}"
 
@@ -207,13 +222,36 @@ _BEFORE_OFF_ROBOT = re.compile(
 )
 
 
+# "100 uL of TMB is added to all wells", "Wash buffer (200 uL) should be dispensed into each
+# well": a protocol's passive is its command (present or modal; "was added" stays a fact)
+_PASSIVE_PP = {"added": "add", "dispensed": "dispense", "pipetted": "pipette",
+               "transferred": "transfer", "aliquoted": "aliquot", "aliquotted": "aliquot",
+               "loaded": "load", "distributed": "distribute", "plated": "dispense"}  # fmt: skip
+_TEXT = r"(?:[^.;:\n]|(?<=\d)\.(?=\d))"  # within one sentence ("0.5 M" is not its end)
+_PASSIVE = re.compile(
+    rf"(?P<lead>{_STEP_START})"
+    rf"(?P<what>{_TEXT}{{0,60}}?\d\s*[u\u00b5m]l\b{_TEXT}{{0,40}}?)\s+(?:is|are|should\s+be|must\s+be|"
+    r"(?:is|are)\s+to\s+be|will\s+be|gets?|get)\s+(?:then\s+)?(?P<pp>added|dispensed|pipetted|"
+    r"transferred|aliquott?ed|loaded|distributed|plated)(?:\s+out)?\s+(?P<to>to|into|onto|in|across)\b",
+    re.IGNORECASE,
+)
+
+
+def _passives(text: str) -> str:
+    """Protocol steps said in the passive, written as commands."""
+    text = _PASSIVE.sub(
+        lambda m: f"{m['lead']}{_PASSIVE_PP[m['pp'].lower()]} {m['what']} {m['to']}", text
+    )
+    return _IS_DONE.sub(lambda m: f"{m['lead']}{_DONE_TO[m['pp'].lower()]} {m['obj']}", text)
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
     text = _QS.sub("qs", text)
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
     text = _WELL_NOTE.sub(lambda m: f"; {m['note'].strip(' !.')}; ", text)
-    text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, text))
+    text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, _passives(text)))
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
     text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
     text = _W_SLASH.sub("with ", _BEFORE_OFF_ROBOT.sub(" ", text))

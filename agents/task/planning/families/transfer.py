@@ -21,6 +21,7 @@ from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _asks as asks
 from agents.task.planning.families import _pairing as pairing
+from agents.task.planning.families import _plate_wide as plate_wide
 from agents.task.planning.families import _said_held as said_held
 from agents.task.planning.families._held import _onto_liquid, described_wells, onto_held
 from agents.task.planning.families._last_wells import added_to_last
@@ -264,8 +265,8 @@ def _ops(
                 if not filled:
                     raise Refuse(f"{src_sets[0][0]} holds no liquid to copy", "insufficient_liquid")
                 wells = sorted(filled, key=lambda w: (w[0], int(w[1:])))
-            elif place.wells is None and re.match(r"^fill\b", text, _FLAGS) and place.labware:
-                wells = _all(world, lw)  # "fill plate_2 with 200 uL": every well
+            elif plate_wide.every_well(frame, place, lw, p, src_sets, _all(world, lw)):
+                wells = _all(world, lw)  # "fill plate_2 with ...", "50 uL/well X to plate_2"
             elif place.wells is None and (held := onto_held(frame, p, lw)):
                 wells = held  # "to the cells in ipsc_24": the wells holding them
             else:
