@@ -10,7 +10,7 @@ from agents.task.planning._clauses import split
 from agents.task.planning._entities import how_said
 from agents.task.planning._lexicon import Lexicon, Mention
 from agents.task.planning._normalise import normalise
-from agents.task.planning._wellpatterns import quadrants
+from agents.task.planning._quadrants import quadrants
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.models import Clarification, Plan, Refusal
 from agents.task.planning.rules import RulePlanner
@@ -193,6 +193,12 @@ def test_picks_into_a_run_from_a_starting_well_ask_which_way_the_run_goes() -> N
         ("transfer 1 uL from X A1-H10 into Y Q2", [2]),
         ("add 10 uL water to Y Q1", []),  # nothing copied: Q1 is a (missing) well
         ("put 20 uL in well Q1", []),
+        ("stamp X into the top-left quadrant of Y", [1]),
+        ("copy X into the upper right quadrant of Y", [2]),
+        ("X cols 1-3 -> Y bottom-right quadrant, 2 uL", [4]),
+        ("copy X into the third quadrant of Y", [3]),
+        ("transfer X into quadrant four of Y", [4]),
+        ("X -> Y Q3, 1.5 uL/well", [3]),  # the 1 of 1.5 uL is no second quadrant
     ],
 )
 def test_quadrants_are_read_as_said_and_a_bare_q_only_where_wells_are_copied(

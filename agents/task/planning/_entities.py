@@ -15,11 +15,11 @@ from agents.task.planning import _quantities as qty
 from agents.task.planning import _wellsets as ws
 from agents.task.planning._lexicon import Lexicon, Mention
 from agents.task.planning._normalise import PLACEHOLDER
+from agents.task.planning._quadrants import quadrant_spans
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._series import Series, series
 from agents.task.planning._start_well import start_within
 from agents.task.planning._strengths import name_fold
-from agents.task.planning._wellpatterns import quadrant_spans
 
 _FLAGS = re.IGNORECASE
 

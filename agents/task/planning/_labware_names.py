@@ -19,6 +19,8 @@ _BY_SHAPE = re.compile(
     r"[\s-]+(?:reservoir|trough)s?\b|(?P<res2>\d{1,2})[\s-]*troughs?(?:\s+plate)?\b"
     r"|(?P<wells>\d{2,4})[\s-]*(?:well|w)\b(?:\s+(?:plate|block))?"
     r"|(?P<wells2>384|96|48|24|12|6)\s+(?:plate|block)\b"
+    # "into quadrant 1 of the 384, 3 uL": a bare count only for the dense formats
+    r"|(?<=\bthe\s)(?P<wells3>384|1536)\b(?![\s-]*(?:[\d.]|[uµμm]l\b|micro|tips?\b|head|chan|w))"
     r"|(?P<ml>\d+(?:\.\d+)?)\s*m[lL]\s+(?:deep[\s-]?well\s+)?(?:block|plate)\b"
     r"|deep[\s-]?well(?:\s+(?:block|plate))?|(?<!\w)(?P<bare>block)\b)",
     _FLAGS,
@@ -54,8 +56,8 @@ def _by_shape(plates: list[Any], m: re.Match[str]) -> str | None:
         said = (m.group("res") or m.group("res2")).lower()
         count = 1 if said in ("single", "one") else int(said)
         matches = [lw.id for lw in plates if _reservoir_like(lw) and lw.rows * lw.cols == count]
-    elif m.group("wells") or m.group("wells2"):
-        count = int(m.group("wells") or m.group("wells2"))
+    elif m.group("wells") or m.group("wells2") or m.group("wells3"):
+        count = int(m.group("wells") or m.group("wells2") or m.group("wells3"))
         matches = [lw.id for lw in plates if lw.rows * lw.cols == count and not _reservoir_like(lw)]
     elif m.group("ml"):
         ml = float(m.group("ml"))

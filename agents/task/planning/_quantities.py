@@ -192,6 +192,8 @@ def quantities(text: str) -> list[Quantity]:
         before = text[max(0, m.start() - 24) : m.start()]
         if _COUNTED_LIST.search(before) or _RATIO_BEFORE.search(before):
             continue  # "columns 8, 10 and 12, 3 uL", "columns 1 to 5, 120 uL", "1 in 20, 800 uL"
+        if m.group(1) in ("384", "1536") and re.search(r"\bthe\s+$", before, re.IGNORECASE):
+            continue  # "quadrant 1 of the 384, 3 uL": a plate, then one volume
         if _MOLAR.fullmatch(m.group("unit")):
             continue  # "2, 4 and 8 nM": concentrations
         unit = m.group("unit").lower()

@@ -241,38 +241,6 @@ def _letters(text: str) -> list[str]:
     return out
 
 
-# "quadrant 2", "Q2 of", "quadrants 1 and 3", "Q1-Q4", "all four quadrants": a 384 plate's
-# quarters. A bare "Q1" is one only where wells are copied from somewhere ("from cmpd A1-H12
-# into assay Q2"); "add water to assay Q1" names a well (row Q: on no 384-well plate).
-_QLIST = r"[1-4](?:\s*(?:-|to|,|and|&)\s*(?:Q\s*)?[1-4])+"
-QUADRANTS = re.compile(
-    rf"\b(?P<all>(?:all|every|each)\s+(?:(?:the\s+)?(?:four|4)\s+)?quadrants?|(?:four|4)\s+quadrants)\b"
-    rf"|\bquadrants?\s*#?\s*(?P<list>{_QLIST}|[1-4])\b|\bQ(?P<q>{_QLIST}|[1-4](?=\s+(?:of|on)\b))\b",
-    _FLAGS,
-)
-_BARE_Q = re.compile(r"(?<!well\s)(?<!wells\s)\bQ(?P<q>[1-4])\b(?!\s*(?:u[lL]|m[lL]))", _FLAGS)
-_COPIED = re.compile(r"\bfrom\b|^(?:stamp|copy|replicate|reformat|duplicate)\b", _FLAGS)
-
-
-def quadrant_spans(text: str) -> list[tuple[int, int]]:
-    """Where ``text`` names quadrants (not wells)."""
-    spans = [m.span() for m in QUADRANTS.finditer(text)]
-    if not spans and _COPIED.search(text):
-        spans = [m.span() for m in _BARE_Q.finditer(text)]
-    return spans
-
-
-def quadrants(text: str) -> list[int]:
-    """The quadrants a text names, in order (none: [])."""
-    m = QUADRANTS.search(text) or (_BARE_Q.search(text) if _COPIED.search(text) else None)
-    if m is None:
-        return []
-    if "all" in m.groupdict() and m.group("all"):
-        return [1, 2, 3, 4]
-    said = m.group("q") if "list" not in m.groupdict() else m.group("list") or m.group("q")
-    return list(dict.fromkeys(_numbers(re.sub(r"Q\s*", "", said, flags=_FLAGS))))
-
-
 _LISTED_AFTER = re.compile(r"^[A-Za-z]\d{1,2}\s*:\s+[A-Za-z]\d{1,2}\s*,\s*[A-Za-z]\d{1,2}\b")
 _BUT_AFTER = re.compile(
     r"^\s*,?\s*(?:but|except|excluding|other\s+than|apart\s+from|save\s+for)\b", _FLAGS

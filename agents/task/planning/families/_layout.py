@@ -10,7 +10,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
-from agents.task.planning._wellpatterns import quadrants
+from agents.task.planning._quadrants import quadrants
 from agents.task.planning.families._places import _FOLLOWING, _PICK
 
 _FLAGS = re.IGNORECASE
@@ -32,6 +32,35 @@ def _quadrant(
         for q in named
         for w in src
     ]
+
+
+# the same well names said outright ("stamp" alone says nothing about a 384's quadrant)
+_SAID_SAME = re.compile(
+    r"\b(?:same|matching|corresponding)\s+(?:positions?|wells?|well\s+names?|coordinates)\b"
+    r"|\bwell[\s-]+(?:to|for|by)[\s-]+well\b",
+    _FLAGS,
+)
+
+
+def _quadrant_unsaid(
+    frame: Frame, src_lw: str, src: list[str], dst_lw: str, dst: list[str], world: r.World
+) -> None:
+    """'Stamp the 96-well plate into the 384-well plate': its wells fit a 384 four ways (one per
+    quadrant), or at the same names; with no destination wells and no quadrant said, ask."""
+    a, b = world.labware(src_lw), world.labware(dst_lw)
+    if (a.rows, a.cols, b.rows, b.cols) != (8, 12, 16, 24) or dst != src:
+        return
+    if any(role == "dest" and pl.wells is not None for role, pl in frame.places):
+        return
+    if _SAID_SAME.search(frame.text):
+        return
+    raise Ask(
+        f"{src_lw} is a 96-well plate and {dst_lw} a 384-well plate: which quadrant of "
+        f"{dst_lw} should its wells go to?",
+        ["wells"],
+        [f"quadrant {q} of {dst_lw}" for q in range(1, 5)]
+        + [f"{dst_lw} {src[0]}-{src[-1]} (the same well names)"],
+    )
 
 
 _STARTING = re.compile(
@@ -156,6 +185,7 @@ def _arranged(
         return dst[: len(src)]
     if quad := _quadrant(text, src_lw, src, dst_lw, world):
         return quad
+    _quadrant_unsaid(frame, src_lw, src, dst_lw, dst, world)
     if len(dst) == 1 and (run := _run_from(text, dst[0], len(src) * count, dst_lw, world)):
         return run
     return _as_counted(text, dst, dst_lw)

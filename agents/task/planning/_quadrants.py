@@ -1,0 +1,58 @@
+"""The quadrants of a 384-well plate a request names: "quadrant 2", "Q2 of", "quadrants 1 and 3",
+"Q1-Q4", "all four quadrants", "the first quadrant", "the top-left quadrant"."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning._wellpatterns import _numbers
+
+_FLAGS = re.IGNORECASE
+
+# a later number of a list is no volume ("Q3, 1.5 uL/well", "Q2, 1 uL")
+_QNUM = r"[1-4](?![.\d])(?!\s*(?:[uµμm]l|micro)\b)"
+_QLIST = rf"[1-4](?:\s*(?:-|to|,|and|&)\s*(?:Q\s*)?{_QNUM})+"
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4}
+_ORDINALS |= {"4th": 4, "one": 1, "two": 2, "three": 3, "four": 4}
+# Corners name the interleaved quadrants the way the 8-channel head reaches them: top-left
+# starts at A1, top-right at A2, bottom-left at B1, bottom-right at B2.
+_CORNERS = {("top", "left"): 1, ("top", "right"): 2, ("bottom", "left"): 3, ("bottom", "right"): 4}
+QUADRANTS = re.compile(
+    rf"\b(?P<all>(?:all|every|each)\s+(?:(?:the\s+)?(?:four|4)\s+)?quadrants?|(?:four|4)\s+quadrants)\b"
+    rf"|\bquadrants?\s*#?\s*(?P<list>{_QLIST}|[1-4])\b|\bQ(?P<q>{_QLIST}|[1-4](?=\s+(?:of|on)\b))\b"
+    r"|\b(?P<ord>first|1st|second|2nd|third|3rd|fourth|4th)\s+quadrant\b"
+    r"|\bquadrant\s+(?P<word>one|two|three|four)\b"
+    r"|\b(?P<v>top|upper|bottom|lower)[\s-]*(?P<h>left|right)(?:[\s-]+hand)?\s+quadrant\b",
+    _FLAGS,
+)
+_BARE_Q = re.compile(r"(?<!well\s)(?<!wells\s)\bQ(?P<q>[1-4])\b(?!\s*(?:u[lL]|m[lL]))", _FLAGS)
+# A bare "Q1" is a quadrant only where wells are copied from somewhere ("from cmpd A1-H12 into
+# assay Q2", "src -> assay Q3"); "add water to assay Q1" names a well (row Q: on no 384 plate).
+_COPIED = re.compile(
+    r"\bfrom\b|->|→|=>|^(?:copy|replicate|duplicate)\b|\b(?:stamp\w*|reformat\w*)\b", _FLAGS
+)
+
+
+def quadrant_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text`` names quadrants (not wells)."""
+    spans = [m.span() for m in QUADRANTS.finditer(text)]
+    if not spans and _COPIED.search(text):
+        spans = [m.span() for m in _BARE_Q.finditer(text)]
+    return spans
+
+
+def quadrants(text: str) -> list[int]:
+    """The quadrants a text names, in order (none: [])."""
+    m = QUADRANTS.search(text) or (_BARE_Q.search(text) if _COPIED.search(text) else None)
+    if m is None:
+        return []
+    found = m.groupdict()
+    if found.get("all"):
+        return [1, 2, 3, 4]
+    if found.get("ord") or found.get("word"):
+        return [_ORDINALS[(found.get("ord") or found["word"]).lower()]]
+    if found.get("v"):
+        v = "top" if found["v"].lower() in ("top", "upper") else "bottom"
+        return [_CORNERS[v, found["h"].lower()]]
+    said = found.get("list") or found["q"]
+    return list(dict.fromkeys(_numbers(re.sub(r"Q\s*", "", said, flags=_FLAGS))))
