@@ -152,6 +152,21 @@ def _names_rx(
     return re.compile(rf"(?<![\w])(?:{alts})(?![\w])", _FLAGS)
 
 
+_BEFORE_GLOSS = re.compile(r"\s*[(\[]\s*(?:the\s+|my\s+|our\s+)?", re.IGNORECASE)
+_AFTER_GLOSS = re.compile(
+    r"[\w-]+\s*[(\[]\s*(?:(?:i\.e\.|aka|=)\s*)?(?:the\s+|my\s+|our\s+)?$", re.IGNORECASE
+)
+
+
+def _glossed(text: str, a: int, b: int, taken: list[tuple[int, int]]) -> bool:
+    """A plate described in words right beside a lab id in brackets ("my PCR plate
+    (amp_plate)", "amp_plate (the PCR plate)"): the id names it, the words only describe it."""
+    after = _BEFORE_GLOSS.match(text, b)
+    if after and any(start == after.end() for start, _ in taken):
+        return True
+    return any(end <= a and _AFTER_GLOSS.search(text[start:a]) for start, end in taken)
+
+
 class Lexicon:
     """The names a request may use for one lab."""
 
@@ -229,7 +244,8 @@ class Lexicon:
         taken = [(f.start, f.end) for f in found]
         plates = [lw for lw in self.lab.labware.values() if lw.kind == "plate"]
         for name, a, b in described(text, plates, taken):  # "the 384 plate", "the sera plate"
-            found.append(Mention(name, a, b, text[a:b]))
+            if not _glossed(text, a, b, taken):
+                found.append(Mention(name, a, b, text[a:b]))
         unknown: list[Mention] = []
         for m in _PLATE_LIKE.finditer(text):
             if any(a <= m.start() < b for a, b in taken):
@@ -238,7 +254,7 @@ class Lexicon:
             low = re.sub(r"[\s\-]+", "_", written.lower())
             same_number = [n for n in self.labware if _digits(n) == _digits(low)]
             best = closest(low, same_number)
-            if best is not None:
+            if best is not None and not _glossed(text, m.start(), m.end(), taken):
                 found.append(Mention(self.labware[best[0]], m.start(), m.end(), written, best[2]))
             else:
                 unknown.append(Mention(written, m.start(), m.end(), written, False))

@@ -243,11 +243,21 @@ _IS = re.compile(
 
 _PRIMES = re.compile(
     r"(?P<t>-?\d+(?:\.\d+)?\s*[°º˚]?\s*[Cc])\s*,?\s*(?P<n>\d+(?:\.\d+)?)\s*(?P<u>''|'|\"|′|″)"
+    # "94 for 3'", "(94 30\", 55 30\", 72 1')": a bare block temperature, then its time in primes
+    r"|(?<![\w.«\"'])(?P<b>\d{2,3})(?:\s*,|\s+for|\s*/|\s*@)?\s+(?P<bn>\d{1,3})\s*(?P<bu>'|\"|′|″)"
+    r"(?![\w\"'])"
 )
 
 
+_MINUTE_MARKS = ("'", "′")
+
+
 def _primed(m: re.Match[str]) -> str:
-    unit = "min" if m["u"] in ("'", "′") else "s"
+    if m["b"]:
+        if int(m["b"]) > 110:
+            return m.group(0)
+        return f"{m['b']} C {m['bn']} {'min' if m['bu'] in _MINUTE_MARKS else 's'}"
+    unit = "min" if m["u"] in _MINUTE_MARKS else "s"
     return f"{m['t']} {m['n']} {unit}"
 
 

@@ -166,9 +166,24 @@ _HELD_FOR = re.compile(
 )
 
 
+# "35 cyc", "40 cyc.", "30cyc": cycles, in a notebook's shorthand
+_CYC = re.compile(r"(?<=\d)\s*cycs?\b\.?", re.IGNORECASE)
+
+
+# "after a 5 min 95 C hot start", "with a 10 min 95 C activation": the time said before its
+# temperature (only after an article, where a list "72 C 30 s 55 C ..." cannot be meant)
+_TIME_FIRST = re.compile(
+    r"\b(?P<a>an?|the|one)\s+(?P<t>\d+(?:\.\d+)?\s*-?\s*(?:min|s|h))\s+(?:at\s+)?"
+    r"(?P<c>-?\d+(?:\.\d+)?\s*C)\b(?!\s*(?:for\b|\d))",
+    re.IGNORECASE,
+)
+
+
 def held_for(text: str) -> str:
-    """``text`` with "300 rpm x 10 min" written "300 rpm for 10 min" (units already one way)."""
-    return _HELD_FOR.sub(r"\1 for ", text)
+    """``text`` with "300 rpm x 10 min" written "300 rpm for 10 min" (units already one way)
+    and "35 cyc" written "35 cycles"."""
+    text = _TIME_FIRST.sub(lambda m: f"{m['a']} {m['c']} {m['t'].replace('-', ' ')}", text)
+    return _CYC.sub(" cycles", _HELD_FOR.sub(r"\1 for ", text))
 
 
 # "into column 3 and again into column 4 of X": one set of places, said twice over ("into

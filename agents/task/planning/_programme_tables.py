@@ -127,7 +127,11 @@ def programme_tables(text: str) -> str:
 # earlier step ("5) go to step 2, 29 more times", "GOTO 2 REP 34", "repeat steps 2-4 for 35
 # cycles"). A go-to counts the passes after the first (the instruments' convention: "go to step
 # 2, 29 times" runs steps 2-4 thirty times); "repeat ... N times" and "for N cycles" count all.
-_NUMBERED = re.compile(r"^\s*(?:step\s*)?(\d{1,2})\s*[.):]\s*(\S.*)$", _FLAGS)
+_NUMBERED = re.compile(
+    r"^\s*(?:step\s*)?(\d{1,2})\s*[.):]\s*(\S.*)$"
+    r"|^\s*step\s*(\d{1,2})\s+-\s+(\S.*)$",  # "Step 2 - 95 C 15 s" (an en dash, normalised)
+    _FLAGS,
+)
 _GOTO = re.compile(
     r"\b(?:go\s*to|goto|back\s+to|return\s+to)\s+(?:step\s*)?(?P<a>\d{1,2})\b\D*?"
     r"(?:(?:rep(?:eat)?|x)\s*)?(?<![\w.])(?P<n>\d{1,3})\s*(?P<more>more\s+)?(?:times|x|cycles?|repeats?)?"
@@ -143,14 +147,18 @@ _STEP_LIKE = re.compile(r"\d\s*(?:°\s*)?(?:c|deg\w*)\b|\d\s*/\s*\d|^\s*\d{1,2}\
 def goto_lists(text: str) -> str:
     """``text`` with a numbered programme's go-to line replaced by the cycles it makes."""
     lines = text.split("\n")
-    numbered = {int(m[1]): (i, m[2]) for i, ln in enumerate(lines) if (m := _NUMBERED.match(ln))}
+    numbered = {
+        int(m[1] or m[3]): (i, m[2] or m[4])
+        for i, ln in enumerate(lines)
+        if (m := _NUMBERED.match(ln))
+    }
     for i, line in enumerate(lines):
         go = _GOTO.search(line)
         if go is None or not numbered:
             continue
         first = int(go["a"] or go["a2"])
         own = _NUMBERED.match(line)
-        last = int(go["b2"]) if go["b2"] else (int(own[1]) - 1 if own else max(numbered))
+        last = int(go["b2"]) if go["b2"] else (int(own[1] or own[3]) - 1 if own else max(numbered))
         if last < first or not all(
             k in numbered and _STEP_LIKE.search(numbered[k][1]) and _TIME.search(numbered[k][1])
             for k in range(first, last + 1)

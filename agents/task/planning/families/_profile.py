@@ -136,13 +136,18 @@ CYCLED = re.compile(
     r"|\b\d+\s*x\s+\d",
     _FLAGS,
 )
+# "30 times between ... after a 95 C 5 min hot start": what comes after "after a" runs first
+_AFTER_A = (
+    r"after\s+(?:an?|the|one)\s+(?!(?:[\w-]+\s+){0,2}(?:cycl|pcr|run|program|reaction|last|final))"
+)
 _BOUNDARY = re.compile(
-    r";|\n|\||\.(?=\s|$)|\b(?:then|followed\s+by|preceded\s+by|after(?:wards)?|final(?:ly)?|initial(?:ly)?|first|"
+    r";|\n|\||\.(?=\s|$)|\b(?:then|followed\s+by|preceded\s+by|"
+    rf"{_AFTER_A}|after(?:wards)?|final(?:ly)?|initial(?:ly)?|first|"
     r"last|end(?:ing)?\s+with|at\s+the\s+end)\b",
     _FLAGS,
 )
 _BEFORE = re.compile(
-    r"\b(?:initial(?:ly)?|first|before\s+the\s+cycl\w*|pre-?|preceded\s+by)", _FLAGS
+    rf"\b(?:initial(?:ly)?|first|before\s+the\s+cycl\w*|pre-?|preceded\s+by|{_AFTER_A})", _FLAGS
 )
 _NAMES = re.compile(r"denatur|anneal|exten|elongat|melt", _FLAGS)
 _NAMING = re.compile(r"\b(?:temp(?:erature)?|ta|tm)\s*(?:of|=|:|is|at)?\s*$", _FLAGS)

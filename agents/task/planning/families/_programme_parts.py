@@ -50,6 +50,11 @@ _CYCLE_NUMBER = re.compile(
     r"|cycles)\s*[:=]?\s*\d{1,3}\W*$",
     _FLAGS,
 )  # "cycle number 40", "No. of cycles: 35"
+_NO_HOLD_ONLY = re.compile(  # "No final hold.", "no 4 C hold needed": the programme just ends
+    r"^(?:and\s+|but\s+)?(?:no|without\s+(?:a|any))\s+(?:final\s+|end\s+)?(?:4\s*C\s+)?hold"
+    r"(?:\s+step)?(?:\s+(?:needed|required|please|at\s+the\s+end))?\W*$",
+    _FLAGS,
+)
 _LID_ONLY = re.compile(
     r"^(?:and\s+|then\s+|with\s+)*(?:the\s+|a\s+)?(?:heated\s+)?lid\b[^,;]*?\d[^,;]*$", _FLAGS
 )
@@ -84,8 +89,9 @@ def is_continuation(text: str) -> bool:
         or _LID_ONLY.match(bare)
         or _PART_LABEL.match(bare)
         or _VOLUME_NOTE.match(bare)
+        or _NO_HOLD_ONLY.match(bare)
     ):
-        return True  # "..., repeat 35 times", "x 30", "Do 35 cycles.", "lid at 105 C", "Stage 3:"
+        return True  # "..., repeat 35 times", "Do 35 cycles.", "lid at 105 C", "No final hold."
     return bool(prof.steps(text, programme=True)) and not re.search(
         r"\b(?:shake|read|transfer|add|move|mix|incubate|rpm|nm|ul|ml|park|unload|stash|measure"
         r"|hotel|dispense)\b",

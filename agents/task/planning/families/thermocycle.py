@@ -101,6 +101,7 @@ _FOLLOWING = re.compile(
 )
 
 
+_CYCLE_VERB = re.compile(r"^(?:please\s+)?(?:now\s+)?cycle\s+(?!\d)", _FLAGS)
 _TIMES = re.compile(r"\b(?:\d{1,3}|twice)\s*(?:times|x)\b|\bx\s*\d{1,3}\b", _FLAGS)
 _MOVE_ONLY = re.compile(
     r"^(?:move|put|place|load|bring|send|take|transfer|return|carry|transport)\b", _FLAGS
@@ -131,6 +132,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         any(q.kind == "temperature" for q in ents.quantities) or _NAMED.search(text)
     ):
         return 75
+    if _CYCLE_VERB.match(text) and ents.labware:
+        return 75  # "cycle qpcr_rxn" over the programme's steps: the verb is the thermocycler's
     if prof.lid_of(text) is not None or (
         _FOLLOWING.search(text) and (named or _NAMED.search(text) or "lid" in text.lower())
     ):
