@@ -23,7 +23,7 @@ _BLANK_AFTER = re.compile(
     r"|serves?\s+as|left\s+as|kept\s+as)?\s*(?:the\s+|a\s+|our\s+)?"
     # "H1 = PBS blank", "A12: diluent blank": the blank named by what it holds
     r"(?:(?:#+|buffer|diluent|broth|media|medium|water|reagent|solvent|(?-i:[A-Z][A-Za-z0-9]*))[\s-]+)?"
-    r"(?:zero[\s-](?:standards?|#+)|blanks?\b|bla?nks?\b|blk\b"
+    r"(?:zero(?:[\s-](?:standards?|stds?|#+))?\b(?!\s*[a-zµ%])|blanks?\b|bla?nks?\b|blk\b"
     # "col 12 = growth control": no drug, the diluent (and what it is for) only
     r"|(?:growth|sterility|no[\s-]drug|vehicle|solvent|untreated|diluent|media|medium|broth)\s+"
     r"(?:controls?|ctrls?|ctls?)\b|ntcs?\b|no[\s-]template(?:\s+controls?)?\b"

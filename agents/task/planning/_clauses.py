@@ -101,7 +101,7 @@ _VERB_FIRST = re.compile(rf"(?:{ACTION_VERBS})\b", _FLAGS)
 _NEW_ACTION = re.compile(
     rf"(?:\s*(?:,|\s-)\s*(?:and\s+|but\s+)?|\s+(?=because|since|cos|coz|{PURPOSE}))(?={AFTER})|"
     # "A1 is water, A2 is buffer", "res12 A5 has ethanol, res12 A1 has PBS", "A1 = dye, A2 = ..."
-    r"\s*,\s*(?:and\s+)?(?=(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:is|holds|has|contains)\b(?!\s+(?:fine|ok(?:ay)?|good|great|best)\b)|=\s*[\w«]))|"
+    r"\s*,\s*(?:and\s+)?(?=(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:is|holds|has|contains)\b(?!\s+(?:fine|ok(?:ay)?|good|great|best)\b)|=\s*(?!S\d{1,2}\b)[\w«]))|"
     r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"
     r"|\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
     r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)"
@@ -112,7 +112,9 @@ _NEW_ACTION = re.compile(
     + ACTION_VERBS
     + r")\b"
     # "plate 1 and plate 2", ", plate 2 A1 to G1": a plate's name, not the verb "plate"
-    + r"(?!(?<=plate)\s*[_-]?\d+\b(?!\s*(?:u[lL]|m[lL])\b)))"
+    + r"(?!(?<=plate)\s*[_-]?\d+\b(?!\s*(?:u[lL]|m[lL])\b))"
+    # "..., top = standard, 2-fold ...", ", top std 200 ng/mL": the top of a curve, not "top up"
+    + r"(?!(?<=top)\s*(?:=|:|standards?\b|stds?\b|conc\w*|well\b|point\b|dose\b)))"
     r"|(?:\s*:|\s+-)\s+(?=(?:first\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
     # "10 uL of each DNA into dest column 2, plus water to 40 uL" / "..., TE to 30 uL": a top-up
     r"|\s*,?\s+plus\s+(?=(?:[\w-]+\s+){1,3}?to\s+(?:a\s+)?(?:final\s+|total\s+)?\d)"

@@ -145,7 +145,8 @@ _TIP_SCOPE = re.compile(
 _STANDARD_NAMES = re.compile(
     r"\bS\d{1,2}\s*(?:-|–|to|through|thru|\.\.)\s*S\d{1,2}\b"
     r"|\bS\d{1,2}\b(?=[^.;]*\b(?:standards?|stds?|curve|blanks?|points?|-fold|fold)\b)"
-    r"|\bS\d{1,2}\b(?=\s*(?:=|:|\())",
+    r"|\bS\d{1,2}\b(?=\s*(?:=|:|\(|\.\.\.|…))"
+    r"|(?:(?<==)|(?<==\s)|(?<=\()|(?<=\(\s))S\d{1,2}\b",  # "(A6 = S1 ... H6 = S8)"
     _FLAGS,
 )
 

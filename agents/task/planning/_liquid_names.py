@@ -88,6 +88,8 @@ def by_word(liquids: list[str], taken: set[str], not_a_liquid: frozenset[str]) -
         if len(_words(name)) < 2:
             continue
         for w in words:
+            if w.lower() in _OTHER_SHORTHAND:
+                continue  # "Std curve:" names no "gDNA std 20 ng/uL"; "the std" stays open
             forms = {w.lower()} | {
                 f for f in _BY_WORD.get(w.lower(), ()) if f not in _ONLY_IN_NAMES and len(f) >= 3
             }
@@ -197,6 +199,8 @@ def by_phrase(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
         words = [w.lower() for w in _words(name)]
         for n in range(2, len(words)):
             for i in range(len(words) - n + 1):
+                if words[i + n - 1].isdigit() and i + n < len(words):
+                    continue  # "BSA 2" of "Pierce BSA 2 mg/mL" is no name: "BSA 2-fold"
                 runs.setdefault(" ".join(words[i : i + n]), set()).add(name)
     out = []
     for run, names in sorted(runs.items(), key=lambda kv: -len(kv[0])):

@@ -28,6 +28,9 @@ _JOIN = re.compile(
     r"\s*,?\s*\(?\s*(?:(?:in|from|at|of|on)\s+)?(?:the\s+)?(?:wells?\s+)?(?:of\s+)?", re.IGNORECASE
 )
 
+# "top standard in A1, then 1:3 down to F1": the curve's first well, not where the stock is
+_TOP = re.compile(r"\b(?:top|highest|neat)\s+(?:conc\w*\s+(?:of\s+)?)?(?:the\s+)?$", re.IGNORECASE)
+
 
 def liquid_wells(read_in: Read, world: World) -> Read:
     """``read_in`` with each liquid's own wells bound to the one plate holding it there."""
@@ -75,7 +78,7 @@ def _named_before(frame: Frame, wells: WellSet) -> Mention | None:
     """The liquid named just before ``wells`` (only joining words between them)."""
     for m in frame.ents.liquids:
         if m.end <= wells.start and _JOIN.fullmatch(frame.text[m.end : wells.start]):
-            return m
+            return None if _TOP.search(frame.text[: m.start]) else m
     for m in frame.ents.liquids:  # "the column 2 PCR products", "the row A lysates"
         if m.start >= wells.end and not frame.text[wells.end : m.start].strip():
             return m

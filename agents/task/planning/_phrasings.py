@@ -46,7 +46,7 @@ _ASIDE = re.compile(
 # "into H1 to H11 (H12 is my sterility control so no bugs there!)": a note about a well, said
 # in brackets inside a step, is a sentence of its own (never a fact about the step's wells).
 _WELL_NOTE = re.compile(
-    r"\s*\((?P<note>[A-Pa-p]\d{1,2}\b(?![^()]*\d\s*(?:u[lL]|m[lL])\b)[^()]*?"
+    r"\s*\((?P<note>[A-Pa-p]\d{1,2}\b(?![^()]*=\s*S\d{1,2}\b)(?![^()]*\d\s*(?:u[lL]|m[lL])\b)[^()]*?"
     r"(?:\s(?:is|are|stays?|remains?|serves?|left)\b|\s*=)[^()]*)\)\s*,?"
 )
 # "Take 40 uL of dye from the reservoir and add it to A1-A4", "Aspirate 50 uL from A1, then
@@ -252,6 +252,13 @@ _PASSIVE = re.compile(
 )
 
 
+# "rows A-G, 100 uL, H = blank": a row said by its letter alone, as the blank of a curve
+_ROW_BLANK = re.compile(
+    r"(?<=[,;(]\s)(?-i:([A-P]))\s*(?:=|:|is)\s*(?=(?:the\s+|a\s+)?(?:blanks?|zeros?|[\w-]+\s+only)\b)",
+    re.IGNORECASE,
+)
+
+
 def _passives(text: str) -> str:
     """Protocol steps said in the passive, written as commands."""
     text = _PASSIVE.sub(
@@ -263,7 +270,7 @@ def _passives(text: str) -> str:
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
-    text = _QS.sub("qs", text)
+    text = _QS.sub("qs", _ROW_BLANK.sub(r"row \1 = ", text))
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
     text = _WELL_NOTE.sub(lambda m: f"; {m['note'].strip(' !.')}; ", text)
     text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, _passives(text)))

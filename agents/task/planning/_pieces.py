@@ -62,10 +62,40 @@ def _under_heading(frame: Frame | None, family: Family | None, header: Frame) ->
         frame is not None
         and family is not None
         and family.name == "dilution"
-        and (header.clause.heading or _goal_before(frame, header))
+        and (header.clause.heading or _goal_before(frame, header) or _top_before(frame, header))
         and header.ents.fold is None
         and frame.ents.fold is not None
         and not header.ents.volumes()
+    )
+
+
+_TOP_IN = re.compile(
+    r"\b(?:top|highest|first)\s+(?:standard|std|conc\w*|point)\s+(?:(?:goes\s+)?(?:in|into|at)\s+)?"
+    r"(?:[\w-]+\s+)?(?:well\s+)?[A-Pa-p]\d{1,2}(?:\s+(?:of|on|in)\s+(?:the\s+)?[\w-]+)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def _top_before(frame: Frame, header: Frame) -> bool:
+    """ "top standard in A1, then 1:3 dilutions down to F1": the curve's first well, then the
+    steps from it in the same sentence."""
+    return (
+        frame.clause.sentence == header.clause.sentence
+        and frame.clause.joined in ("then", "comma", "semicolon")
+        and bool(_TOP_IN.search(header.text))
+        and not frame.ents.labware
+    )
+
+
+def _after_top(frame: Frame, family: Family | None, header: Frame) -> bool:
+    """A clause no family reads that puts the top standard in a well, and the dilution with a
+    fold that goes on from it in the same sentence."""
+    return (
+        family is not None
+        and family.name == "dilution"
+        and frame.ents.fold is not None
+        and header.ents.fold is None
+        and _top_before(frame, header)
     )
 
 
@@ -275,6 +305,10 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         read_in, lex, norm, "context", _places_for, heading=False, becomes="dilution"
     )
     read_in = fold_into_previous(read_in, lex, norm, "context", _fold_under, becomes="dilution")
+    # "Standards on P: top standard in A3, then 2-fold down to G3, ...": a curve's first well
+    read_in = fold_into_previous(
+        read_in, lex, norm, None, _after_top, then_sep=True, becomes="dilution"
+    )
 
     filled = {  # liquids the request pours itself: a spelled-out dilution fills its own wells
         m.name

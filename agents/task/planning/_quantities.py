@@ -287,7 +287,10 @@ def fold(text: str) -> tuple[float, str] | None:
             return number(said.group(1)), "fold"  # ("mix 3x down the column": mixes)
     if m := _RATIO.search(text):
         return number(m.group(1) or m.group(2)), "ratio"  # "1:10", "one in five"
-    if m := _PLUS.search(text):  # "1+9", "a 1 + 100 pre-dilution": one part in 10, in 101
+    # "1+9", "a 1 + 100 pre-dilution": one part in 10, in 101 ("cols 1+2" is two columns)
+    if m := next(
+        (m for m in _PLUS.finditer(text) if not _AXIS_BEFORE.search(text[: m.start()])), None
+    ):
         return round(1.0 + float(m.group(1)), 4), "ratio"
     if m := _PARTS.search(text):  # "1 part stock with 9 parts diluent": 1 in 10
         first = 1.0 if m.group("p1").lower() == "one" else float(m.group("p1"))
@@ -320,6 +323,7 @@ _PARTS = re.compile(
     r"(?P<p2>\d+(?:\.\d+)?)\s+parts?\b",
     re.IGNORECASE,
 )
+_AXIS_BEFORE = re.compile(r"\b(?:columns?|cols?|rows?|wells?)\s*$", re.IGNORECASE)
 _PLUS = re.compile(
     r"(?<![\w.+:/])1\s?\+\s?(\d+(?:\.\d+)?)(?![\w.+:/])(?!\s*(?:[uµnm]?[lL]|%|x|parts?)\b)",
     re.IGNORECASE,
@@ -335,7 +339,9 @@ _FOLD_MORE = re.compile(
 
 def steps(text: str) -> int | None:
     """A step count: '8-step', '6 steps', 'eight-point', '7 dilutions'."""
-    m = _STEPS.search(text) or FOLD_TIMES.search(text)
+    # "row H zero standard", "0 standards": the blank, never a count of no points
+    said = (m for m in _STEPS.finditer(text) if number(m.group(1)) != 0)
+    m = next(said, None) or FOLD_TIMES.search(text)
     return None if m is None else int(number(m.group(1)))
 
 

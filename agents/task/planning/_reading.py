@@ -262,7 +262,7 @@ def fold_into_previous(
     read_in: Read,
     lex: Lexicon,
     norm: Normalised,
-    family: str,
+    family: str | None,
     joins: Callable[[Frame, Family | None, Frame], bool],
     *,
     then_sep: bool = False,
@@ -272,7 +272,8 @@ def fold_into_previous(
     """``read_in`` with each piece that ``joins`` the ``family`` clause before it read again
     together with it, as one clause (the piece is folded in the trace). A joined text that no
     longer reads as ``family`` leaves both as they were. ``then_sep``: a piece said after
-    "then" is joined with ", then "; ``heading``: the joined clause's heading flag (None:
+    "then" is joined with ", then "; ``family`` None: a clause no family reads; ``heading``:
+    the joined clause's heading flag (None:
     the head's); ``becomes``: the family the joined text must read as (None: ``family``)."""
     out: Read = []
     for frame, fam in read_in:
@@ -281,8 +282,7 @@ def fold_into_previous(
             frame is not None
             and prev is not None
             and prev[0] is not None
-            and prev[1] is not None
-            and prev[1].name == family
+            and (prev[1].name if prev[1] is not None else None) == family
             and joins(frame, fam, prev[0])
         ):
             head = prev[0]

@@ -98,6 +98,13 @@ _NOT_A_LIQUID = frozenset(
         "dispense",
         "pool",
         "spot",
+        # "7 standards plus a blank": connectives and curve words, never "Coomassie Plus reagent"
+        "plus",
+        "minus",
+        "blank",
+        "blanks",
+        "zero",
+        "curve",
     ]
 )
 INSTRUMENT_WORDS: dict[str, tuple[str, ...]] = {

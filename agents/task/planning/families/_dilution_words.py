@@ -28,7 +28,10 @@ _ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
 # "1:2 across row C", "1:3 down column 1": a ratio carried along a line is a serial dilution
 # (not "1:3 dilutions of dye, 300 uL total, across row D": one ratio in every well).
 _STEP_ALONG = re.compile(
-    r"\b1\s*(?::|/|in)\s*\d+(?:\.\d+)?\s+(?:steps?\s+)?(?:across|down|along)\b", _FLAGS
+    r"\b1\s*(?::|/|in)\s*\d+(?:\.\d+)?\s+(?:steps?\s+)?"
+    # "dye 1:2 in buffer across row B": the diluent said between the fold and the line
+    r"(?:(?:in|with)\s+(?!row|col|the\s+(?:row|col))(?:[\w%.-]+\s+){1,4}?)?(?:across|down|along)\b",
+    _FLAGS,
 )
 # "1:10 of X into Y", "make a 1/50 of X ...": a ratio said as what is made of a source
 _RATIO_OF = re.compile(
@@ -36,7 +39,9 @@ _RATIO_OF = re.compile(
     _FLAGS,
 )
 _FINAL_SAID = re.compile(r"\b(?:final|total)\b|\bin(?:to)?\s+(?:a\s+)?[\d.]+\s*[uµm][lL]\b", _FLAGS)
-_CURVE = re.compile(r"\b(?:standard|std\.?)\s+(?:curves?|crvs?)\b|\bstandards?\s+series\b", _FLAGS)
+_CURVE = re.compile(
+    r"\b(?:standard|std\.?|calibration)\s+(?:curves?|crvs?)\b|\bstandards?\s+series\b", _FLAGS
+)
 
 
 _MAKE_STANDARDS = re.compile(

@@ -157,7 +157,12 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         return p.liquid
     if not named and frame.liquid is not None:
         named = [frame.liquid]  # "Standards in triplicate: rows A-C, 2-fold ...": the label's
-    if not named:
+    if not named or all(
+        _IN_IT.search(frame.text[: m.start])
+        or _DILUENT_AFTER.match(frame.text[m.end :])
+        or _DILUENT_BEFORE.search(frame.text[: m.start])
+        for m in named
+    ):  # "2-fold dilutions in Reagent Diluent down column 3": what dilutes, never what is diluted
         raise Ask("Which liquid should I dilute?", ["liquid"], r.liquids(p.world))
     return r.liquid(named[0], p)
 

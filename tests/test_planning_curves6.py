@@ -1,0 +1,51 @@
+"""Stages of the rule planner as kit inserts and plate maps write standard curves: the zero
+standard, "cols 1+2", "Std curve" beside a liquid with "std" in its name, "BSA 2-fold" beside
+"Pierce BSA 2 mg/mL", "top = standard" and standards named S1..S8 in a plate-map aside."""
+
+from __future__ import annotations
+
+from agents.task.planning._blanks import split_blanks
+from agents.task.planning._entities import extract
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._normalise import normalise
+from agents.task.planning._quantities import fold, steps
+from agents.task.planning.models import LabView
+from evals.planning import Labs
+
+
+def _lab(name: str) -> LabView:
+    return Labs()[name].view
+
+
+def test_the_zero_standard_is_a_blank_never_a_count_of_no_points() -> None:
+    assert steps("100 uL final, row H zero standard") is None
+    assert steps("7 standards and a zero standard") == 7
+    ents = extract("2-fold from row A to row G, row H zero", Lexicon(_lab("standard")), ())
+    split_blanks(ents)
+    assert [w for b in ents.blanks for w in b.expand(8, 12)] == [f"H{c}" for c in range(1, 13)]
+
+
+def test_columns_joined_by_a_plus_are_two_columns_not_a_ratio() -> None:
+    assert fold("duplicate curves in cols 1+2") is None
+    assert fold("a 1+9 pre-dilution") == (10.0, "ratio")
+
+
+def test_curve_words_and_connectives_name_no_liquid() -> None:
+    lex = Lexicon(_lab("c6_quant"))
+    assert lex.liquid_mentions("Std curve: 8 pts") == []
+    assert lex.liquid_mentions("7 standards plus a blank") == []
+    assert [m.name for m in lex.liquid_mentions("gDNA std curve")] == ["gDNA std 20 ng/uL"]
+
+
+def test_a_run_of_a_name_that_stops_at_its_number_is_no_name() -> None:
+    lex = Lexicon(_lab("c6_quant"))
+    found = lex.liquid_mentions("BSA 2-fold down brad_96 column 1")
+    assert [(m.name, m.written) for m in found] == [("Pierce BSA 2 mg/mL", "BSA")]
+
+
+def test_standards_named_in_a_plate_map_aside_stay_in_their_sentence() -> None:
+    text = normalise(
+        "dye 2-fold in buffer, plate_1 column 6 (A6 = S1 ... H6 = S8), 80 uL each"
+    ).text
+    assert ";" not in text
+    assert normalise("rows A-G, 100 uL, H = blank").text.endswith("row H = blank")
