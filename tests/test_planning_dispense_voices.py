@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._phrasings import rephrase
 from agents.task.planning.models import Clarification, Plan
 from agents.task.planning.rules import RulePlanner
@@ -62,3 +63,46 @@ def test_a_protocols_present_passive_is_its_command_and_the_past_stays_a_fact() 
     )
     said = "50 uL of dye was added to plate_1 A1 earlier"
     assert rephrase(said) == said
+
+
+def test_a_source_said_first_is_the_source_of_the_command_after_it() -> None:
+    assert rephrase("From trough A3 of quad_res, add 100 uL to every well of X.") == (
+        "add 100 uL to every well of X from trough A3 of quad_res."
+    )
+    said = "Using the multichannel, add 100 uL to every well of X."
+    assert rephrase(said) == said
+
+
+def test_a_lane_of_a_named_trough_is_no_unknown_plate() -> None:
+    lex = Lexicon(LABS["x6_dispense"].view)
+    for text in ("from res_12 trough 2 to X", "from trough 2 of res_12 to X"):
+        found, unknown = lex.labware_mentions(text)
+        assert [m.name for m in found] == ["res_12"]
+        assert unknown == []
+    assert [m.written for m in lex.labware_mentions("from trough 2 to X")[1]] == ["trough 2"]
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "We're using maxisorp_1 today. Add 200 uL 1% casein block to each well.",
+        "Step 3. Add 100 uL of TMB-Ultra to each well. Plate: maxisorp_1.",
+        "Add 100 uL of TMB-Ultra to each well, then read maxisorp_1 at 650 nm",
+    ],
+)
+def test_the_one_plate_a_request_names_elsewhere_is_where_each_well_is(request_text: str) -> None:
+    result = _plan(request_text, "x6_dispense")
+    assert isinstance(result, Plan)
+    assert result.steps[0].args["destination"] == "maxisorp_1"
+    assert len(result.steps[0].args["destination_wells"]) == 96
+
+
+def test_each_well_of_the_other_plate_is_never_the_plate_just_worked_on() -> None:
+    result = _plan(
+        "Add 100 uL PBS to plate_2 A1. Then add 100 uL TMB to each well of the other plate.",
+        "reservoirs",
+    )
+    assert isinstance(result, Plan)
+    last = [s for s in result.steps if s.command == "transfer"][-1]
+    assert last.args["destination"] == "elisa_plate"
+    assert len(last.args["destination_wells"]) == 96

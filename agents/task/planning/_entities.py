@@ -151,8 +151,9 @@ _STANDARD_NAMES = re.compile(
 )
 
 _REFER = re.compile(
-    r"\b(it|them|those|these|same\s+wells|the\s+same\s+wells|those\s+wells|these\s+wells|each\s+well"
-    r"|every\s+well|the\s+plate|that\s+plate|this\s+plate|the\s+wells|all\s+of\s+them"
+    r"\b(it|them|those|these|same\s+wells|the\s+same\s+wells|those\s+wells|these\s+wells|"
+    r"(?:each|every)\s+well(?!\s+(?:of|in|on)\s+(?:the\s+|an?\s+)?(?:other|empty|fresh|new|second)\b)"
+    r"|the\s+plate|that\s+plate|this\s+plate|the\s+wells|all\s+of\s+them"
     r"|each(?=\s*$)|each\s+(?:one|of\s+them))\b",
     _FLAGS,
 )

@@ -79,6 +79,18 @@ def closest(word: str, names: list[str]) -> tuple[str, float, bool] | None:
     return None
 
 
+_LANE_OF = re.compile(r"^trough", _FLAGS)
+
+
+def _beside(text: str, found: Mention, m: re.Match[str]) -> bool:
+    """A named labware right before the match, or right after it with "of" / "on" / "in"."""
+    before = text[found.end : m.start()]
+    after = text[m.end() : found.start]
+    return (found.end <= m.start() and not before.strip()) or bool(
+        found.start >= m.end() and re.fullmatch(r"\s+(?:of|on|in)\s+(?:the\s+)?", after, _FLAGS)
+    )
+
+
 _PLATE_LIKE = re.compile(
     r"\b((?:plate|plt|palte|pate|plat|reservoir|trough|rack|tiprack|tips?|tube|block|"
     r"source|dest|destination|src|dst|assay|sample|samples|pcr|deepwell)s?[_\- ]?\d+[a-z]?)\b"
@@ -251,6 +263,8 @@ class Lexicon:
             if any(a <= m.start() < b for a, b in taken):
                 continue
             written = m.group(1)
+            if _LANE_OF.match(written) and any(_beside(text, f, m) for f in found):
+                continue  # "res_12 trough 2", "trough 3 of quad_res": a lane of a named trough
             low = re.sub(r"[\s\-]+", "_", written.lower())
             same_number = [n for n in self.labware if _digits(n) == _digits(low)]
             best = closest(low, same_number)

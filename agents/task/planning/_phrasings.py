@@ -267,6 +267,16 @@ def _passives(text: str) -> str:
     return _IS_DONE.sub(lambda m: f"{m['lead']}{_DONE_TO[m['pp'].lower()]} {m['obj']}", text)
 
 
+# "From trough A3 of quad_res, add 100 uL to every well of X": the source said first, before
+# the comma, is the source of the command after it ("add 100 uL to ... from trough A3 of ...")
+_FROM_FIRST = re.compile(
+    rf"(?P<lead>{_STEP_START})(?:from|out\s+of)\s+(?P<src>[^,.;:\n]{{1,40}}?)\s*,\s*"
+    r"(?P<rest>(?:add|dispense|transfer|pipett?e|put|aliquot|distribute|load|plate\s+out)\b"
+    r"(?:[^.;\n]|(?<=\d)\.(?=\d))*?)(?=\s*(?:[.;\n]|$))",
+    re.IGNORECASE,
+)
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
@@ -275,6 +285,7 @@ def rephrase(text: str) -> str:
     text = _WELL_NOTE.sub(lambda m: f"; {m['note'].strip(' !.')}; ", text)
     text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, _passives(text)))
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
+    text = _FROM_FIRST.sub(lambda m: f"{m['lead']}{m['rest']} from {m['src']}", text)
     text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
     text = _W_SLASH.sub("with ", _BEFORE_OFF_ROBOT.sub(" ", text))
     text = _GROUP_AFTER_PAIR.sub(r"\1; ", text)

@@ -89,9 +89,29 @@ def _plain(frame: Frame, title: bool) -> bool:
     )
 
 
+# "Plate: maxisorp_1", "plate = elisa_plate", "Labware - lp384_b": which plate the steps use
+_PLATE_LABEL = re.compile(
+    r"^(?:(?:assay|work(?:ing)?|target|destination|dest|the)\s+)?(?:plate|labware)$", _FLAGS
+)
+
+
+def _plate_named(frame: Frame, text: str) -> bool:
+    """The clause only names a plate under a plate label (or as "plate = X")."""
+    label = (frame.clause.label or "").strip()
+    if not _PLATE_LABEL.match(label):
+        said = re.match(r"^(\w+(?:\s+\w+)?)\s*[=:]\s*(.+)$", text)
+        if said is None or not _PLATE_LABEL.match(said.group(1)):
+            return False
+        text = said.group(2)
+    names = [m for m in frame.ents.labware if m.sure]
+    return len(names) == 1 and text.strip(" .").lower() == names[0].written.strip().lower()
+
+
 def asks_nothing(frame: Frame, first: bool) -> bool:
     """A title (``first``: the request's opening line or sentence) or a remark."""
     text = _NOTED.sub("", frame.clause.said.strip()).strip(" .!?")
+    if _plate_named(frame, text) and _plain(frame, False):
+        return True
     if _NO_TIP_WISH.match(text) and not frame.ents.quantities and not frame.ents.wellsets:
         return True
     if not _plain(frame, first):

@@ -80,6 +80,11 @@ _LABEL_VERBS = re.compile(
 _GETS = re.compile(r"\b(?:gets?|receives?|with\s+(?:another\s+)?\d)", _FLAGS)
 
 
+def _fresh(place: Place, frame: Frame, doing: str) -> bool:
+    """A destination's wells said of "the other plate", "a fresh plate" (no name)."""
+    return doing == "pipette into" and place.wells is not None and bool(_FRESH.search(frame.text))
+
+
 def _resolve_places(
     places: list[Place], p: r.Planning, doing: str, implicit: list[str] | None, frame: Frame
 ) -> list[tuple[str, Place]]:
@@ -97,6 +102,9 @@ def _resolve_places(
         ):
             places[i - 1] = Place(a.labware, b.wells, a.unknown)
     for place in places:
+        if place.labware is None and place.unknown is None and _fresh(place, frame, doing):
+            out.append((_unnamed_destination(frame, p, [])[0].labware.name, place))  # type: ignore[union-attr]
+            continue  # "each well of the other plate": never the plate just worked on
         if place.labware is None and place.unknown is None and out:
             out.append((out[-1][0], place))
             continue
@@ -346,16 +354,21 @@ def _unnamed_destination(frame: Frame, p: r.Planning, sources: list[str]) -> lis
     offering the plates it could be (never the source itself)."""
     world = p.world
     options = [lw for lw in r.work_plates(world) if lw not in sources] or r.work_plates(world)
-    if _FRESH.search(frame.text):
+    fresh = bool(_FRESH.search(frame.text))
+    if fresh:  # (never the plate just worked on: its moves may not be on the world yet)
+        other = [lw for lw in options if lw != p.plate]
         empty = [
-            lw
-            for lw in options
-            if not any(v > 0 for (at, _), v in world.volume.items() if at == lw)
+            lw for lw in other if not any(v > 0 for (at, _), v in world.volume.items() if at == lw)
         ]
-        fits = options if re.search(r"\bother\b", frame.text, _FLAGS) else empty
+        fits = other if re.search(r"\bother\b", frame.text, _FLAGS) else empty
         if len(fits) == 1:
             return [Place(Mention(fits[0], 0, 0, fits[0], True))]
         options = fits or options
+    named = [n for n in p.named if n in options]
+    if (
+        len(named) == 1 and not fresh
+    ):  # "We're on maxisorp_1 today. Add ...", "... to each well. Plate: X"
+        return [Place(Mention(named[0], 0, 0, named[0], True))]
     if _A_PLATE.search(frame.text):
         raise Ask("Which plate should I pipette into?", ["plate"], options)
     raise Ask("Which wells of which plate should receive it?", ["destination"], options)

@@ -20,7 +20,11 @@ _FILL = re.compile(r"^fill\b", _FLAGS)
 # "50 uL/well", "100 uL a well" right after the volume; "20 uL DPBS per well", "200 uL into
 # each well" anywhere (never "a well" away from its volume: "into a well of X" is one well)
 _A_WELL = re.compile(r"^\s*(?:/\s*well|a\s+well)\b", _FLAGS)
-_PER_WELL = re.compile(r"(?:\bper\s+well|/\s*well|\beach\s+well)\b(?!\s+of\b)", _FLAGS)
+_PER_WELL = re.compile(
+    r"\bper\s+well\b|/\s*well\b|\b(?:each|every)\s+well\b(?:(?!\s+of\b)|(?=\s+of\s+(?:the|an?)\s+"
+    r"(?:other|empty|fresh|new|second)\s+plate\b))",
+    _FLAGS,
+)
 
 
 def _one_source(frame: Frame, p: r.Planning, src_sets: list[tuple[str, list[str] | None]]) -> bool:

@@ -29,6 +29,7 @@ from agents.task.planning.families._layout import _arranged
 from agents.task.planning.families._places import (
     _BOTH,
     _EACH_AFTER,
+    _FRESH,
     _OF_THOSE,
     _POOL,
     _REST,
@@ -196,9 +197,9 @@ def _ops(
         and p.plate
         and p.wells
         and frame.clause.joined in ("then", "and", "comma", "semicolon", "sentence", "item")
-        and not any(role == "dest" for role, _ in frame.places)
+        and not (any(role == "dest" for role, _ in frame.places) or _FRESH.search(text))
         and (not frame.places or not VERBS.match(text))
-    ):
+    ):  # (never "... to each well of the other plate")
         dest_sets = [(p.plate, list(p.wells))]  # "..., and then the template": the same wells
     elif not dests and (last := added_to_last(frame, p)):
         dest_sets = [last]  # "...; add 5 uL cDNA from cDNA_plate A1-H1": into those reactions
