@@ -211,7 +211,9 @@ def by_phrase(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
         ):
             pattern = r"[\s_\-]?".join(re.escape(w) for w in run.split())
             out.append(
-                (next(iter(names)), re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w])", re.I))
+                # never the "1" of a ratio after the name ("IgG standard 1:2" for "IgG
+                # standard 1 mg/mL"): a number cut from its unit names nothing
+                (next(iter(names)), re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w]|[:/.]\d)", re.I))
             )
     return out
 

@@ -297,8 +297,8 @@ def fold(text: str) -> tuple[float, str] | None:
         return round((first + float(m.group("p2"))) / first, 4), "ratio"
     if (k := conc_fold(text)) is not None:
         return k, "ratio"  # "from 10x to 1x", "the 2 mg/mL stock down to 0.5 mg/mL"
-    if m := _DILUTE_X.search(text):
-        return float(m.group(1)), "fold"  # "dilute the lysate 5x in water"
+    if m := _DILUTE_X.search(text) or _SERIES_X.search(text):
+        return float(m.group(1)), "fold"  # "dilute the lysate 5x in water", "series (2x)"
     if m := _FOLD_MORE.search(text):
         if m.group("frac"):
             return float(m.group("frac")), "ratio"  # "1/2 dilutions"
@@ -314,6 +314,13 @@ def fold(text: str) -> tuple[float, str] | None:
 _DILUTE_X = re.compile(
     r"\bdilut\w*\s+(?:[^\s,;]+\s+){0,3}?(?<!to\s)(?<!at\s)(?!1\s*x)(\d+(?:\.\d+)?)\s*x"
     r"(?=\s*(?:$|[,;.()]|across\b|down\b|along\b|in\b|into\b|with\b|serial|each\b|per\b|from\b))",
+    re.IGNORECASE,
+)
+
+# "serial dilution (2x) of ...", "serial dilution, 3x, ...": the factor just after the series
+_SERIES_X = re.compile(
+    r"\b(?:serial(?:ly)?\s+dilut\w*|dilution\s+series|titrat\w*)\s*[(,:]?\s*(\d+(?:\.\d+)?)\s*x"
+    r"(?=\s*(?:$|[,;.)]))",
     re.IGNORECASE,
 )
 

@@ -301,11 +301,26 @@ def _volume_place(frame: Frame) -> object:
     return frame.head
 
 
+def _topped_plates(place: object, p: r.Planning) -> list[str] | None:
+    """"Top up every well to 200 uL" naming no plate: the one work plate holding anything
+    (an empty plate has nothing to top up); None leaves the choice to the usual rules."""
+    if getattr(place, "labware", None) is not None or getattr(place, "unknown", None) is not None:
+        return None
+    held = [lw for lw in r.work_plates(p.world) if holding_any(p, lw)]
+    return held if len(held) == 1 else None
+
+
 def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
     place = _volume_place(frame)
     by = beside(frame, p)
     taken = None if by else taken_out(frame, p, what)
-    plate = r.labware(place, p, what, holding=by or taken)  # type: ignore[arg-type]
+    plate = r.labware(
+        place,  # type: ignore[arg-type]
+        p,
+        what,
+        holding=by or taken,
+        implicit=_topped_plates(place, p) if what == "top up" else None,
+    )
     if what == "top up" and (worked := worked_wells(frame, p, plate, place)):
         return plate, worked  # "then make every well up to 200 uL": the wells filled so far
     last = _LAST_WELL.search(frame.text)  # "discard 100 uL from the last well": of the chain
@@ -320,7 +335,8 @@ def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]
         getattr(place, "wells", None),
         by if by and _WELLS_OF.search(frame.text) else None,
     )
-    if said is None and what == "top up" and (found := topped(p, plate, liquid)):
+    whole = said is None or said.whole_plate  # "top up every well of grow_96": the held ones
+    if whole and what == "top up" and (found := topped(p, plate, liquid)):
         return plate, found  # "top seedlings24 up to 1.5 mL", "top the amplicon wells up"
     wells = r.wells(place, plate, p, f"should I {what}", frame)  # type: ignore[arg-type]
     if taken and getattr(place, "labware", None) is None:
