@@ -48,13 +48,13 @@ _WELLS_OF = re.compile(r"\b[\w-]+?(?:e?s)?\s+wells\b", re.IGNORECASE)
 
 def topped(p: r.Planning, plate: str, liquid: str | None) -> list[str]:
     """The wells a top-up of a whole plate means: those holding ``liquid`` ("the amplicon
-    wells"), else the wells holding anything (an empty well has nothing to top up: filling
-    it would be more than asked); none holding anything is asked."""
+    wells"), else every well when every well holds something (a part-filled plate is asked)."""
     world, lw = p.world, p.world.labware(plate)
     every = [f"{chr(65 + i)}{c}" for c in range(1, lw.cols + 1) for i in range(lw.rows)]
     if liquid is not None:
         return [w for w in every if world.contents.get((plate, w), {}).get(liquid, 0) > 0]
-    return [w for w in every if world.well_volume(plate, w) > 0]
+    held = [w for w in every if world.well_volume(plate, w) > 0]
+    return held if len(held) == len(every) else []
 
 
 _NAMES_WELLS = re.compile(r"(?:e?s)?\s+wells\b", re.IGNORECASE)

@@ -335,8 +335,7 @@ def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]
         getattr(place, "wells", None),
         by if by and _WELLS_OF.search(frame.text) else None,
     )
-    whole = said is None or said.whole_plate  # "top up every well of grow_96": the held ones
-    if whole and what == "top up" and (found := topped(p, plate, liquid)):
+    if said is None and what == "top up" and (found := topped(p, plate, liquid)):
         return plate, found  # "top seedlings24 up to 1.5 mL", "top the amplicon wells up"
     wells = r.wells(place, plate, p, f"should I {what}", frame)  # type: ignore[arg-type]
     if taken and getattr(place, "labware", None) is None:
