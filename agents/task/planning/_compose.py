@@ -13,7 +13,6 @@ import re
 from dataclasses import replace
 
 from agents.task.planning._again import _SAME, _again, _again_before
-from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._outcomes import Ask
@@ -31,6 +30,7 @@ from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
 from agents.task.planning.families._dilution_words import carried_by_steps
 from agents.task.planning.families._exchange import takes_the_wash_out
+from agents.task.planning._mix_joins import _fold_mix, mixes_step_before
 
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
@@ -43,9 +43,6 @@ EXAMPLES = [
     "move plate_1 to the reader",
     "run 35 cycles of 95 C for 15 s, 60 C for 30 s on plate_1, then hold at 4 C",
 ]
-
-
-_FOLDS_INTO_TRANSFER = ("and", "comma", "semicolon")
 
 
 _NORMALISING = re.compile(r"\bnormali[sz](?:e|ation|ing)\b", re.IGNORECASE)
@@ -217,16 +214,8 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
         if family is None:
             out.append((frame, _NOT_UNDERSTOOD))
             continue
-        if (
-            prev is not None
-            and family.name == "mix"
-            and prev[1].name in ("transfer", "chain", "dilution")
-            # "...; 100 uL final; mix 5x", "30 uL TE into A1-H3; mix 10x": mixing after it
-            and frame.clause.joined in _FOLDS_INTO_TRANSFER
-            and frame.clause.sentence == prev[0].clause.sentence
-            and not frame.places
-        ):
-            _fold_mix(prev[0], frame)
+        if prev is not None and mixes_step_before(prev, frame, family):
+            _fold_mix(prev[0], frame)  # "...; 100 uL final; mix 5x", "top up ... and mix"
             continue
         if (
             prev
@@ -382,16 +371,6 @@ def _not_understood(frame: Frame, p: Planning) -> str:
 
 
 _NOT_UNDERSTOOD = Family("not understood", lambda c, e: None, _not_understood)
-
-
-def _fold_mix(transfer: Frame, mix: Frame) -> None:
-    ents: Entities = transfer.ents
-    ents.mix, ents.no_mix = True, False
-    ents.mix_times = mix.ents.mix_times or mix.ents.times or ents.mix_times
-    ents.tips = ents.tips or mix.ents.tips
-    ents.channels = ents.channels or mix.ents.channels  # "..., mix 5 times, 8-channel"
-    transfer.mix_volume = mix.mix_volume or mix.volume or transfer.mix_volume
-    transfer.extra["folded"] = [*_folded(transfer), mix.clause]
 
 
 def _preceding(frame: Frame) -> list[object]:

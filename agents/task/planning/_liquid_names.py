@@ -213,7 +213,10 @@ def by_phrase(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
             out.append(
                 # never the "1" of a ratio after the name ("IgG standard 1:2" for "IgG
                 # standard 1 mg/mL"): a number cut from its unit names nothing
-                (next(iter(names)), re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w]|[:/.]\d)", re.I))
+                (
+                    next(iter(names)),
+                    re.compile(rf"(?<![\w]){pattern}(?:e?s)?(?![\w]|[:/.]\d)", re.I),
+                )
             )
     return out
 

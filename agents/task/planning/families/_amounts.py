@@ -208,3 +208,11 @@ def only_what_went_in(world: r.World, plate: str, wells: list[str]) -> None:
             "take out of each well?",
             ["volume"],
         )
+
+
+def mixed_after(frame: Frame) -> tuple[int, float | None]:
+    """Mixing after each dispense when the clause (or an "and mix" joined to it) asks for it:
+    (cycles, volume); 3 cycles when no count is said, (0, None) when no mixing is."""
+    if not frame.ents.mix or frame.ents.no_mix:
+        return 0, None
+    return frame.ents.mix_times or 3, frame.mix_volume.value if frame.mix_volume else None

@@ -302,7 +302,7 @@ def _volume_place(frame: Frame) -> object:
 
 
 def _topped_plates(place: object, p: r.Planning) -> list[str] | None:
-    """"Top up every well to 200 uL" naming no plate: the one work plate holding anything
+    """ "Top up every well to 200 uL" naming no plate: the one work plate holding anything
     (an empty plate has nothing to top up); None leaves the choice to the usual rules."""
     if getattr(place, "labware", None) is not None or getattr(place, "unknown", None) is not None:
         return None

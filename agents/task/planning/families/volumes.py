@@ -195,6 +195,26 @@ def _to_concentration(text: str) -> bool:
     return conc.target(text) is not None and not re.search(_TO_VOLUME, text, _FLAGS)
 
 
+def tops_up(frame: Frame) -> bool:
+    """The clause is a top-up (what :func:`build` plans as one, so "..., and mix" may join it)."""
+    if (
+        _EXCHANGE.match(frame.text)
+        or _changes_media(frame.text)
+        or _washes(frame.clause, frame.ents)
+    ):
+        return False
+    if _NORMALISE.search(frame.text) and not frame.ents.volumes():
+        return False
+    return bool(
+        _TOP_UP.search(frame.text)
+        or _TOP_UP_LABEL.match(frame.clause.label or "")
+        or _NORMALISE_TO.search(frame.text)
+        or _REACH.search(frame.text)
+        or _DILUTE_TO.search(frame.text)
+        or _LIQUID_TO.match(frame.text)
+    ) and not _DISCARD.search(frame.text)
+
+
 def build(frame: Frame, p: r.Planning) -> str:
     if _EXCHANGE.match(frame.text) or _changes_media(frame.text):
         return ex.exchange(frame, p)
@@ -210,14 +230,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     if am.EQUAL.search(frame.text) and not frame.ents.volumes():
         plate, wells = _wells(frame, p, "add to")
         return am.equal(frame, p, plate, wells)
-    if (
-        _TOP_UP.search(frame.text)
-        or _TOP_UP_LABEL.match(frame.clause.label or "")
-        or _NORMALISE_TO.search(frame.text)
-        or _REACH.search(frame.text)
-        or _DILUTE_TO.search(frame.text)
-        or _LIQUID_TO.match(frame.text)
-    ) and not _DISCARD.search(frame.text):
+    if tops_up(frame):
         return _top_up(frame, p)
     before = dict(p.world.volume)
     said = _discard(frame, p)
@@ -334,7 +347,7 @@ def _top_up(frame: Frame, p: r.Planning) -> str:
         )
     liquid = _filler(frame, p)
     src = r.source_of(liquid, sum(v for _, v in adds), world, {(plate, w) for w in wells})
-    ops = [pip.Op(src, (plate, w), v) for w, v in adds if v > 1e-6]
+    ops = [pip.Op(src, (plate, w), v, *am.mixed_after(frame)) for w, v in adds if v > 1e-6]
     channels = frame.ents.channels or p.channels or 1
     policy = pip.policy_used(ops, frame.ents.tips or p.tips)
     pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
@@ -370,7 +383,7 @@ def _add_each(frame: Frame, p: r.Planning, volume: float) -> str:
     liquid = _filler(frame, p)
     world.room_for_each(plate, wells, volume)  # capacity before the source
     src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
-    ops = [pip.Op(src, (plate, w), volume) for w in wells]
+    ops = [pip.Op(src, (plate, w), volume, *am.mixed_after(frame)) for w in wells]
     channels = frame.ents.channels or p.channels or 1
     policy = pip.policy_used(ops, frame.ents.tips or p.tips)
     pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
