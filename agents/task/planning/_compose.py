@@ -15,6 +15,7 @@ from dataclasses import replace
 from agents.task.planning._again import _SAME, _again, _again_before
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._mix_joins import fold_mix, mixes_step_before
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._reading import (
     _folded,
@@ -30,7 +31,6 @@ from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
 from agents.task.planning.families._dilution_words import carried_by_steps
 from agents.task.planning.families._exchange import takes_the_wash_out
-from agents.task.planning._mix_joins import _fold_mix, mixes_step_before
 
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
@@ -215,7 +215,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             out.append((frame, _NOT_UNDERSTOOD))
             continue
         if prev is not None and mixes_step_before(prev, frame, family):
-            _fold_mix(prev[0], frame)  # "...; 100 uL final; mix 5x", "top up ... and mix"
+            fold_mix(prev[0], frame)  # "...; 100 uL final; mix 5x", "top up ... and mix"
             continue
         if (
             prev
@@ -242,7 +242,7 @@ def _mix_into_chain(
             and family.name == "mix"
             and not frame.places
         ):
-            _fold_mix(prev, frame)  # "..., serial dilution ... with 100 uL transfers, mix 3x"
+            fold_mix(prev, frame)  # "..., serial dilution ... with 100 uL transfers, mix 3x"
             continue
         out.append((frame, family))
     return out

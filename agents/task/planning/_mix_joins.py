@@ -27,7 +27,7 @@ def mixes_step_before(prev: tuple[Frame, Family], frame: Frame, family: Family) 
     )
 
 
-def _fold_mix(transfer: Frame, mix: Frame) -> None:
+def fold_mix(transfer: Frame, mix: Frame) -> None:
     ents: Entities = transfer.ents
     ents.mix, ents.no_mix = True, False
     ents.mix_times = mix.ents.mix_times or mix.ents.times or ents.mix_times

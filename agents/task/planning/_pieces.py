@@ -231,6 +231,7 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         ents.fold or frame.final or frame.total or ents.blanks or blank_note(ents)
         or (last_is_blank(frame.text) and not ents.wellsets)
         or (ents.wellsets and not ents.volumes()) or (bare and _unsized(header))
+        or (ents.steps and not (ents.volumes() or ents.liquids or ents.labware))  # "; 8 wells"
     )  # fmt: skip
 
 
