@@ -12,6 +12,7 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
+from agents.task.planning.families._each_held import each_held
 from agents.task.planning.families._ratio_parts import Parts, parts
 
 _FLAGS = re.IGNORECASE
@@ -221,7 +222,7 @@ def _ratio(frame: Frame, p: r.Planning) -> str:
             ["volume"],
             ["100 uL", "200 uL"],
         )
-    if (each := _each_held(frame, stock, p)) is not None:  # "1:100 of each sample into X"
+    if (each := each_held(frame, stock, p)) is not None:  # "1:100 of each sample into X"
         return _ratio_wells(frame, p, k, each[0], each[1], each[2], each[1], diluent, final.value)
     place = frame.dest if not frame.dest.empty else frame.head
     if place.empty and not frame.source.empty and _holds_none(frame.source, stock, p):
@@ -321,30 +322,6 @@ def _ratio_wells(
         f"1:{k:g} dilution of {src_lw} {src_wells[0]}..{src_wells[-1]} in {diluent} into {plate} "
         f"{wells[0]}..{wells[-1]}: {fmt(v_dil, 'uL')} {diluent} then {fmt(v_stock, 'uL')} of each"
     )
-
-
-_EACH = re.compile(r"\b(?:each|every)\s+(?:one\s+)?(?:of\s+)?(?:the\s+|my\s+|our\s+)?$", _FLAGS)
-
-
-def _each_held(frame: Frame, stock: str, p: r.Planning) -> tuple[str, list[str], str] | None:
-    """ "1:100 of each sample into dest_plate": the stock said as each of its wells, all on one
-    plate, diluted into a plate named without wells: (source plate, its wells, destination
-    plate), the same positions on both; None when that is not what was said."""
-    if frame.source.wells is not None or frame.dest.labware is None or frame.dest.wells:
-        return None
-    if not any(m.name == stock and _EACH.search(frame.text[: m.start]) for m in frame.liquids):
-        return None
-    held = [(lw, w) for lw, w, _ in p.world.liquids.get(stock, [])]
-    plates = {lw for lw, _ in held}
-    dest = frame.dest.labware.name
-    if len(plates) != 1 or len(held) < 2 or dest in plates:
-        return None
-    (src,) = plates
-    a, b = p.world.labware(src), p.world.labware(dest)
-    if (a.rows, a.cols) != (b.rows, b.cols):
-        return None  # another layout: which well goes where is the question
-    order = [w for w in _wells_of(p, src) if (src, w) in set(held)]
-    return src, order, dest
 
 
 def _holds_none(place: Place, stock: str, p: r.Planning) -> bool:
