@@ -308,3 +308,18 @@ def test_a_liquid_word_as_close_to_two_lab_liquids_is_not_sure() -> None:
 
 def test_one_column_of_tips_is_the_eight_channel_head_used_throughout() -> None:
     assert how_said("using one column of tips") == (8, "once")
+
+
+@pytest.mark.parametrize(
+    ("request_text", "kind"),
+    [
+        ("samples A1 x3 into dest_plate A1-A3, 20 uL", "plan"),  # one copy in each well
+        ("3x samples B4 -> dest_plate C1, C2, C3 @ 15 ul", "plan"),
+        ("Add 50 uL buffer to dest_plate A1-A3 3 times", "clarification"),  # said again?
+        ("samples A1 x3 into dest_plate A1, 20 uL", "clarification"),  # 60 uL, or more wells?
+    ],
+)
+def test_an_x_count_of_wells_into_as_many_times_the_wells_is_replicates(
+    request_text: str, kind: str
+) -> None:
+    assert _plan("samples", request_text).kind == kind

@@ -8,7 +8,7 @@ import re
 
 from agents.task.planning import _quantities as qty
 from agents.task.planning._entities import how_said
-from agents.task.planning._frames import Frame
+from agents.task.planning._frames import Frame, Place
 from agents.task.planning.families import Family
 from agents.task.planning.families.context import scoped_tips, setting_only, tip_words, tips_only
 
@@ -51,12 +51,19 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             and fam is not None
             and fam.name == "context"
             and said_first.ents.replicates
-            and not said_first.ents.wellsets
             and nxt is not None
             and nxt in liquid
             and not nxt.ents.replicates
         ):
-            nxt.ents.replicates = said_first.ents.replicates
+            if not said_first.ents.wellsets:
+                nxt.ents.replicates = said_first.ents.replicates
+            elif rows := _layout_said(said_first, nxt):
+                # "Each sample in duplicate in rows A and B: src A1-A12 -> dst": where the
+                # copies go is said before the move, on the plate it names
+                nxt.ents.replicates = said_first.ents.replicates
+                nxt.places += [("dest", pl) for pl in rows]
+            elif all(pl.labware is None for _, pl in said_first.places):
+                nxt.ents.replicates = said_first.ents.replicates  # never dropped: asked
     for i, frame in enumerate(liquid):  # "water to A1-A6 and primers to B1-B6, 5 uL each"
         if frame.volume is not None or frame.ents.volumes():
             continue
@@ -129,3 +136,15 @@ def _named_by_word(setting: Frame, liquid: list[Frame]) -> list[Frame]:
         and all(w in re.findall(r"[a-z][\w.-]*", f.liquid.name.lower()) for w in words)
     ]
     return named if 0 < len(named) < len(liquid) else []
+
+
+def _layout_said(heading: Frame, frame: Frame) -> list[Place]:
+    """The rows or columns a replicate heading names with no plate ("in duplicate in rows A
+    and B"), when the move after it names a destination plate and no wells there."""
+    said = [pl for _, pl in heading.places]
+    if not said or any(pl.labware is not None or pl.wells is None for pl in said):
+        return []
+    dests = [pl for role, pl in frame.places if role == "dest"]
+    if len(dests) != 1 or dests[0].labware is None or dests[0].wells is not None:
+        return []
+    return said

@@ -7,11 +7,11 @@ from __future__ import annotations
 import re
 
 from agents.task.planning import _resolve as r
-from agents.task.planning._frames import Frame, _role_cuts, role_at
+from agents.task.planning._frames import Frame, Place, _role_cuts, role_at
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._quantities import Quantity, fmt
 from agents.task.planning._wellsets import examples
-from agents.task.planning.families._places import _EACH_AFTER, _SAME_WELLS
+from agents.task.planning.families._places import _EACH_AFTER, _SAME_WELLS, _roles
 
 _FLAGS = re.IGNORECASE
 # "add 10 uL buffer to A1 twice", "..., 3 times", "... x2": the whole transfer said n times
@@ -21,6 +21,7 @@ _REPEATED = re.compile(
     r"|\bx\s*\d+\b(?!\s*(?:[.\d]|[uµm]l\b))",
     _FLAGS,
 )
+_X_COUNT = re.compile(r"(?<![\w.])(?:x\s*[2-9]|[2-9]\s*x)(?![\w.])", _FLAGS)
 _SPREADS = re.compile(r"^(?:spot|distribute|aliquot|dispense|dot)\b", _FLAGS)
 # "fill half of assay_plate_3": a part of the plate, not every well
 PART_OF = re.compile(
@@ -35,12 +36,38 @@ def repeats(frame: Frame) -> None:
     n = frame.ents.times
     if n is None or n < 2 or frame.ents.mix or not _REPEATED.search(frame.text):
         return
+    if _counts_copies(frame, n):  # "samples A1 x3 into dest_plate A1-A3": one into each
+        frame.ents.replicates = n
+        return
     each = fmt(frame.volume.value, "uL") if frame.volume is not None else "the volume"
     raise Ask(
         f"You say {n} times: should each well get {each} {n} times over, or {each} once?",
         ["count"],
         [f"{n} x {each}", f"1 x {each}"],
     )
+
+
+def _counts_copies(frame: Frame, n: int) -> bool:
+    """'x3' said of wells that go into n times as many wells, one copy in each: replicates
+    (doing each transfer n times would put n volumes into every well)."""
+    if frame.ents.replicates is not None:
+        return False
+    world = frame.extra.get("world")
+
+    def count(places: list[Place]) -> int:
+        total = 0
+        for pl in places:
+            if pl.wells is None:
+                continue
+            lw = world.labware(pl.labware.name) if world and pl.labware else None
+            total += len(pl.wells.expand(lw.rows if lw else 8, lw.cols if lw else 12))
+        return total
+
+    if not _X_COUNT.search(frame.text):
+        return False  # "to A1-A3 3 times", "twice": the transfer said again
+    sources, dests = _roles(frame)
+    taken, into = count(sources), count(dests)
+    return taken > 0 and into == n * taken
 
 
 def one_into_many(frame: Frame, src: list[str]) -> bool:
