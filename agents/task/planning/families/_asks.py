@@ -53,6 +53,7 @@ def _counts_copies(frame: Frame, n: int) -> bool:
     if frame.ents.replicates is not None:
         return False
     world = frame.extra.get("world")
+    assert world is None or isinstance(world, r.World)
 
     def count(places: list[Place]) -> int:
         total = 0
