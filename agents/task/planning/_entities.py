@@ -161,6 +161,7 @@ _REFER = re.compile(
 
 # "7 standards", not "the column 1 overnights" (a column's number is no count)
 _COUNTED = re.compile(r"(?<![\w.:/-])(?<!column )(?<!col )(?<!row )\d{1,2}\s+$", _FLAGS)
+_HELD_IN = re.compile(r"\s+(?:in|from)\s+(?:the\s+)?(?:plate\s+)?", _FLAGS)
 _PIPETTING = re.compile(r"\d\s*(?:u[lL]|µ[lL]|m[lL])\b", _FLAGS)
 _SIZED_TIPS = re.compile(r"\b(\d+(?:\.\d+)?)\s*(u[lL]|µ[lL]|m[lL])\s+(?:filter\s+)?tips?\b", _FLAGS)
 
@@ -316,10 +317,15 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ents.liquids += [q for q in named if not any(_overlap(w, q) for w in ents.labware)]
     ents.liquids = _dedupe(sorted(ents.liquids, key=lambda m: (m.start, -(m.end - m.start))))
     # "7 standards and a zero": a count of points, even where the lab has a liquid "standard"
+    # ... but "pool the 8 libraries in libs_in column 1": counted where they are, the liquid
     ents.liquids = [
         m
         for m in ents.liquids
-        if not (m.written.lower().endswith("s") and _COUNTED.search(text[: m.start]))
+        if not (
+            m.written.lower().endswith("s")
+            and _COUNTED.search(text[: m.start])
+            and not any(_HELD_IN.fullmatch(text[m.end : w.start]) for w in ents.labware)
+        )
     ]
     ents.instruments = lex.instrument_mentions(unquoted)
     # A number inside a liquid's name ("Tris-HCl pH 8, 300 uL") is part of the name, never a

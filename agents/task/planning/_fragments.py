@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import without_how
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
@@ -15,6 +16,7 @@ from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _read, fold_into_previous
 from agents.task.planning._vocabulary import ACTION_VERBS
 from agents.task.planning.families import FAMILIES, Family
+from agents.task.planning.families._concentrations import bracketed_unit
 from agents.task.planning.families.normalise import conc_list, final_piece
 from agents.task.planning.families.read import said_optics
 
@@ -147,7 +149,7 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
                 j += 1
         if j > i + 1 and head is not None:
             pieces = [f.clause for f, _ in read_in[i + 1 : j] if f is not None]
-            text = "; ".join([head.clause.text, *(c.text for c in pieces)])
+            text = "; ".join([head.clause.text, *(_with_unit(c) for c in pieces)])
             merged, got = _read(replace(head.clause, text=text, heading=False), lex, norm.quoted)
             if merged is not None and got is not None and got.name == "normalise":
                 merged.extra["folded"] = pieces
@@ -158,6 +160,12 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         out.append(read_in[i])
         i += 1
     return out
+
+
+def _with_unit(clause: Clause) -> str:
+    """A piece's text, after the unit its label gives in brackets ("Qubit (ng/uL): 10, 8")."""
+    unit = bracketed_unit(clause.label or "")
+    return f"({unit}) {clause.text}" if unit and not bracketed_unit(clause.text) else clause.text
 
 
 # A piece that only says how to read: "Excitation 485, emission 520.", "ex 350 / em 461",

@@ -63,10 +63,10 @@ _TO_BEFORE = re.compile(r"\b(?:to|into|onto)\s+(?!(?:a\s+)?(?:final|total)\b)\S"
 # A "from" with no destination word after it: the next "W to W" goes from a source to a well.
 _SOURCE_THEN_DEST = re.compile(r"\bfrom\b(?!.*\b(?:to|into|onto)\b)[^,;]*$", _FLAGS)
 _FINAL = re.compile(
-    r"(?:\b(?:ending|ends?|finishing|leaving)\s+(?:up\s+)?(?:with|at)\s+$|\bfinal(?:\s+volume)?(?:\s+(?:of|is|=|:))?\s*$|\bto\s+(?:a\s+)?(?:final|total)\s+(?:volume\s+)?(?:of\s+)?$"
+    r"(?:\b(?:ending|ends?|finishing|leaving)\s+(?:up\s+)?(?:with|at)\s+$|\bfinal(?:\s+vol(?:ume)?\.?)?(?:\s+(?:of|is|=|:))?\s*$|\bto\s+(?:a\s+)?(?:final|total)\s+(?:volume\s+)?(?:of\s+)?$"
     r"|\b(?:top(?:ped)?\s+(?:up|off)|bring|brought|fill(?:ed)?|make|made|up|adjust|normali[sz]e[ds]?)\b"
     r"[^,;]{0,40}\bto\s+$"
-    r"|\bin\s+(?:a\s+)?(?:final\s+)?(?:volume\s+of\s+)?$|\btotal\s+volume(?:\s+of)?\s*$"
+    r"|\bin\s+(?:a\s+)?(?:final\s+)?(?:volume\s+of\s+)?$|\btotal\s+vol(?:ume)?\.?(?:\s+of)?\s*$"
     # "so each well reaches 60 uL", "until every well holds 100 uL", "bring each to 20 uL"
     r"|\b(?:so\s+(?:that\s+)?|until\s+)(?:each|every|all|the)?\s*(?:of\s+them\s+|wells?\s+|one\s+)?"
     r"(?:reach(?:es)?|is\s+at|are\s+at|has|have|holds?|contains?|ends?\s+(?:up\s+)?(?:at|with))\s+"

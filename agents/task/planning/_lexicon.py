@@ -353,7 +353,8 @@ class Lexicon:
     def liquid(self, written: str) -> Mention | None:
         """The lab liquid a written name means: exact, spaced, plural, or a close typo."""
         low = re.sub(r"[\s\-]+", "_", written.strip().lower())
-        for cand in (low, low.rstrip("s"), low.removesuffix("es")):
+        ies = low[:-3] + "y" if low.endswith("ies") else low  # "libraries", "assemblies"
+        for cand in (low, low.rstrip("s"), low.removesuffix("es"), ies):
             if cand in self.liquids:
                 return Mention(self.liquids[cand], 0, 0, written)
         spaced = {re.sub(r"[\s\-]+", "_", k): v for k, v in self.liquids.items()}

@@ -15,6 +15,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agents.task.planning._conc_tables import rewrite as conc_tables
 from agents.task.planning._list_heads import to_pairs
 from agents.task.planning._markdown import (
     bracketed_lines,
@@ -293,7 +294,7 @@ def _aside(m: re.Match[str]) -> str:
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
     text = unicodedata.normalize("NFC", request)
-    text = rewrite_tables(nested(unwrapped(text))).translate(_CHARS)
+    text = rewrite_tables(conc_tables(nested(unwrapped(text)))).translate(_CHARS)
     quoted: list[str] = []
 
     def hold(m: re.Match[str]) -> str:

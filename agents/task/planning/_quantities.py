@@ -107,7 +107,8 @@ _FOLD = re.compile(
 )
 _MIXED = re.compile(r"\bmix(?:ed|ing|es)?\s*(?:it|them|well|up)?\s*$", _FLAGS)
 _RATIO = re.compile(
-    r"(?<![\w:.])(?:1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.])"
+    # "column 1 to 2 ng/uL" is a target concentration, not a 1:2 ratio
+    r"(?<![\w:.])(?:1\s*(?::|in|to)\s*(\d+(?:\.\d+)?)(?![\w:.]|\s*(?:[pnuµm]?g\s*/|[pnuµ]m\b|mm\b))"
     r"|one\s+(?:in|to)\s+(two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a\s+hundred)\b)",
     _FLAGS,
 )

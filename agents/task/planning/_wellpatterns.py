@@ -14,7 +14,8 @@ _FLAGS = re.IGNORECASE
 _W = r"(?![xX]\d)[A-Za-z]\d{1,2}"  # "x3" is a count: no plate has a row X
 _NOT_UNIT = (
     r"(?!\s*(?:u[lL]|ml|mL|nm|rpm|min|s\b|h\b|C\b|x\b|times|fold|%|-fold|points?\b|pts\b|steps?\b"
-    r"|standards?\b|dilutions?\b|replicates?\b|wells\b|cycles?\b))"
+    r"|standards?\b|dilutions?\b|replicates?\b|wells\b|cycles?\b"
+    r"|[pnuµm]?g\s*/|[pnuµm]m\b|[pnuµ]g\b|[fp]mol\b))"  # "col 1 to 2 ng/uL", "A12 - 50 ng each"
 )
 _NUM = r"\d{1,2}(?![\d.])" + _NOT_UNIT
 _SPAN = (

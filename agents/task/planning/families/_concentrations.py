@@ -20,12 +20,17 @@ _NUM = r"(\d+(?:\.\d+)?|\.\d+)"
 _UNIT = r"(?:(?i:[pnuµm]g|g)\s*/\s*(?i:[uµnm]l|l)|(?-i:[pnuµm]M)\b)"
 CONC = re.compile(rf"(?<![\w.]){_NUM}\s*(?P<unit>{_UNIT})")
 _TARGET = re.compile(
-    rf"(?:\b(?:to|at|of)|->)\s*(?<=\s|>)(?:a\s+)?(?:final\s+|target\s+|uniform\s+|common\s+)?(?:concentration\s+"
-    rf"(?:of\s+)?)?(?:~|about\s+)?{_NUM}\s*(?P<unit>{_UNIT})",
+    rf"(?:(?:\b(?:to|at|of)|->)\s*(?<=\s|>)(?:a\s+)?(?:final\s+|target\s+|uniform\s+|common\s+)?(?:concentration\s+"
+    rf"(?:of\s+)?)?"
+    # "target 5 ng/uL", "target conc: 2 nM", "final concentration = 4 nM" (a label-like slot)
+    rf"|\b(?:target|final)(?:\s+conc(?:entration)?\.?)?\s*(?:[:=]\s*|of\s+|is\s+|\s)\s*)"
+    rf"(?:~|about\s+)?{_NUM}\s*(?P<unit>{_UNIT})",
     re.IGNORECASE,
 )
 _MASS = re.compile(
-    rf"(?<![\w.]){_NUM}\s*(?P<unit>(?i:[pnuµ]g|fmol|pmol))\s+(?:of\s+|from\s+)?(?:each|every)\b"
+    rf"(?<![\w.]){_NUM}\s*(?P<unit>(?i:[pnuµ]g|fmol|pmol))\s+(?:(?:of\s+|from\s+)?(?:each|every)\b"
+    # "to 10 ng in 5 uL", "50 ng (each) in a final 20 uL": a mass in each final volume
+    r"|(?:\(?each\)?\s+)?(?=in\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d))"
 )
 BARE = re.compile(rf"(?<![\w.:/]){_NUM}(?![\w.]|\s*(?:u[lL]|µ[lL]|m[lL]|x\b))")
 
@@ -78,30 +83,59 @@ def top_and_stock(marked: str, top: str, stock: str) -> tuple[Level, Level] | No
     return (a, b) if a.dimension == b.dimension else None
 
 
+# "..., 2 nM in 20 uL RSB": a concentration in a final volume, not after a well's bracket
+_IN_FINAL = re.compile(
+    rf"(?<![\w.(])(?<!\(\s){_NUM}\s*(?P<unit>{_UNIT})(?=\s+in\s+(?:a\s+)?(?:final\s+|total\s+)?"
+    r"(?:volume\s+of\s+)?\d+(?:\.\d+)?\s*(?:u|µ)[lL]\b)"
+)
+
+
 def target(text: str) -> Level | None:
     """The concentration every well is brought to ("normalise to 10 ng/uL")."""
     found = list(_TARGET.finditer(text))  # "A3 (45 uL at 30 ng/uL) to 15 ng/uL": "to" wins
     m = next((f for f in found if f.group(0).lower().startswith("to")), found[0] if found else None)
+    if m is None and (m := _IN_FINAL.search(text)) is not None:
+        return _level(m.group(1), m.group("unit"), m.start(1), m.end())
     return _level(m.group(1), m.group("unit"), m.start(1), m.end()) if m else None
 
 
 def mass(text: str) -> Level | None:
-    """ "50 ng of each library": the mass each well gives (ng)."""
+    """ "50 ng of each library": the mass each well gives (ng, dimension "amount"), or the
+    moles ("5 fmol of each": fmol, dimension "moles"; over nM it gives uL)."""
     m = _MASS.search(text)
-    if m is None or m.group("unit").lower() not in ("ng", "pg", "ug", "µg"):
+    if m is None:
         return None
-    factor = _mass_scale(m.group("unit").lower().replace("µ", "u"))
-    return Level(round(float(m.group(1)) * factor, 9), "amount", m.start(), m.end())
+    unit = m.group("unit").lower().replace("µ", "u")
+    factor, dimension = _amount_scale(unit)
+    return Level(round(float(m.group(1)) * factor, 9), dimension, m.start(), m.end())
 
 
 @cache
-def _mass_scale(unit: str) -> float:
-    return float(_ureg().Quantity(1.0, unit).to("ng").magnitude)
+def _amount_scale(unit: str) -> tuple[float, str]:
+    if unit.endswith("mol"):
+        return float(_ureg().Quantity(1.0, unit).to("fmol").magnitude), "moles"
+    return float(_ureg().Quantity(1.0, unit).to("ng").magnitude), "amount"
+
+
+def matches(amount: Level, c: Level) -> bool:
+    """Whether a per-well amount can be taken from a concentration: ng from ng/uL, fmol from
+    nM (1 nM is 1 fmol/uL)."""
+    return (amount.dimension, c.dimension) in (("amount", "mass"), ("moles", "molar"))
 
 
 def said(text: str) -> bool:
     """Whether the text gives a concentration at all."""
     return bool(CONC.search(text))
+
+
+# "Qubit (ng/uL): 12.4, 8.0", "conc [nM]": the unit of the bare numbers, said once in brackets
+_BRACKETED = re.compile(rf"[(\[]\s*(?:conc\w*\.?\s*,?\s*)?(?P<unit>{_UNIT})\s*[)\]]")
+
+
+def bracketed_unit(text: str) -> str | None:
+    """The unit a label or a table's header gives its numbers in brackets ("Qubit (ng/uL)")."""
+    m = _BRACKETED.search(text)
+    return m.group("unit") if m else None
 
 
 def per_well(
@@ -125,6 +159,7 @@ def per_well(
     numbers = [n for n in numbers if not any(w.start <= n[0] < w.end for w in sets)]
     numbers.sort()
     units = {u for *_, u in numbers if u}
+    default = bracketed_unit(text) or default
     unit = units.pop() if len(units) == 1 else default if not units else None
     out: list[tuple[str, Level]] = []
     pending: list[str] = []

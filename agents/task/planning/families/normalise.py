@@ -34,7 +34,12 @@ _FLAGS = re.IGNORECASE
 _VERB = re.compile(
     r"^(?:please\s+)?(?:normali[sz]e|equali[sz]e|dilute|adjust|bring)\b|\bnormali[sz]", _FLAGS
 )
-_TAKE = re.compile(r"^(?:take|transfer|move|pipette|put|add|aliquot|dispense)\b", _FLAGS)
+_TAKE = re.compile(
+    r"^(?:take|transfer|move|pipette|put|add|aliquot|dispense|pool|combine|consolidate|merge)\b",
+    _FLAGS,
+)
+# "make a pool of 50 ng from each", "equimolar: 5 fmol of each"
+_POOL = re.compile(r"\b(?:pool|equimolar|equal[\s-]mass)\b", _FLAGS)
 _WITH = re.compile(
     r"\b(?:with|using|in|diluent:?|diluted\s+in)\s+(?:the\s+|some\s+)?"
     r"(?:\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\s+(?:of\s+)?)?$",
@@ -71,11 +76,14 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if _adds_listed(ents):
         return None  # a transfer of the listed volumes
-    said = _VERB.search(text) or _VERB.search(clause.label or "")  # ("Normalise: A1 (12 ng/uL)...")
+    label = clause.label or ""
+    said = _VERB.search(text) or _VERB.search(label)  # ("Normalise: A1 (12 ng/uL)...")
     if said and (conc.target(text) is not None or conc.mass(text) is not None):
         return 80  # "normalise ... to 10 ng/uL": by the wells' concentrations
-    if _TAKE.match(text) and conc.mass(text) is not None:
-        return 80  # "take 50 ng of each library (A1 25 ng/uL, ...) into ..."
+    if conc.mass(text) is not None and (
+        _TAKE.match(text) or ((_TAKE.match(label) or _POOL.search(text)) and conc.said(text))
+    ):
+        return 80  # "take 50 ng of each library (A1 25 ng/uL, ...) into ...", "pool 10 ng each"
     return None
 
 
@@ -85,8 +93,9 @@ def conc_list(frame: Frame, family: Family | None, head: Frame) -> bool:
     ents = frame.ents
     plain = not ents.liquids and not ents.volumes()
     if plain and not ents.wellsets and not ents.labware:
+        unit = conc.bracketed_unit(frame.clause.label or "")  # "Qubit (ng/uL): 10, 8, 4"
         return len(conc.CONC.findall(frame.text)) + len(conc.BARE.findall(frame.text)) >= 2 and (
-            conc.said(frame.text) and bool(head.ents.wellsets)
+            (conc.said(frame.text) or unit is not None) and bool(head.ents.wellsets)
         )
     plain = plain and bool(ents.wellsets)
     return plain and (not ents.labware or conc.said(frame.text))  # "concs libs A1 40 nM, ..."
@@ -136,6 +145,8 @@ def build(frame: Frame, p: r.Planning) -> str:
     places = [pl for _, pl in frame.places if pl.labware is not None]
     dest_place = next((pl for role, pl in frame.places if role == "dest" and pl.labware), None)
     src_place = next((pl for pl in places if pl is not dest_place), None)
+    if src_place is None and dest_place is not None and _filled(dest_place, p):
+        src_place, dest_place = dest_place, None  # "equalise the gDNA in dna_plate B1-B3 ..."
     src_lw = r.labware(src_place or Place(), p, "take the samples from")
     view = world.labware(src_lw)
     skip = [x for x in (level, amount) if x is not None]
@@ -154,7 +165,7 @@ def build(frame: Frame, p: r.Planning) -> str:
             f"What is the concentration of {src_lw} {', '.join(unsaid)}?", ["volume"], []
         )
     dims = {c.dimension for _, c in given} | ({level.dimension} if level else set())
-    if len(dims) > 1:
+    if len(dims) > 1 or (amount and not all(conc.matches(amount, c) for _, c in given)):
         raise Ask(
             "The concentrations are in different units (mass and molar): give them all in one "
             "(ng/uL or nM)",
@@ -166,7 +177,8 @@ def build(frame: Frame, p: r.Planning) -> str:
     if dest_place is None and final is None and amount is None and level is not None:
         return _in_place(frame, p, src_lw, given, level.value, _diluent(frame, p, src_lw), cycles)
     if amount is not None:
-        share, what = amount.value, f"{amount.value:g} ng of each"  # m / c of each sample
+        unit = "ng" if amount.dimension == "amount" else "fmol"
+        share, what = amount.value, f"{amount.value:g} {unit} of each"  # m / c of each sample
     elif level is not None and final is not None:
         share, what = final * level.value, f"to {level.value:g} {_unit(level)}"  # F * t / c
     else:
@@ -177,6 +189,8 @@ def build(frame: Frame, p: r.Planning) -> str:
     dview = world.labware(dst_lw)
     wells = dest_place.wells.expand(dview.rows, dview.cols) if dest_place.wells else []  # type: ignore[union-attr]
     wells = wells or [w for w, _ in given]
+    if len(wells) == 1 and len(given) > 1 and amount is not None and final is None:
+        wells = wells * len(given)  # "pool 20 ng of each (10, 5, 4 ng/uL) into pool A1"
     if len(wells) != len(given):
         raise Ask(f"{len(given)} samples but {len(wells)} destination wells: which wells?",
                   ["wells"], [])  # fmt: skip
@@ -247,6 +261,16 @@ def _in_place(
         f"normalise {plate} {', '.join(w for w, _ in given)} to {to:g} {_unit(given[0][1])} in "
         f"place: {diluent} ({src[0]} {src[1]}) by each well's volume and concentration"
     )
+
+
+def _filled(place: Place, p: r.Planning) -> bool:
+    """Whether the one plate a normalisation names holds liquid in every well it names: the
+    samples themselves, normalised where they are."""
+    if place.labware is None or not place.wells:
+        return False
+    view = p.world.labware(place.labware.name)
+    wells = place.wells.expand(view.rows, view.cols)
+    return all(p.world.well_volume(place.labware.name, w) > _EPS for w in wells)
 
 
 def _diluent(frame: Frame, p: r.Planning, plate: str) -> str:

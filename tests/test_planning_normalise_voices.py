@@ -1,0 +1,64 @@
+"""Normalisation and pooling as library-prep and NGS notebooks write them: the target said as
+a slot ("target 5 ng/uL", "2 nM in 20 uL"), a mass in a final volume ("10 ng in 5 uL"), moles
+over a molar concentration ("10 fmol of each"), pasted concentration tables, and a target after
+"column N to" that is neither a range of columns nor a 1:2 ratio."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.task.planning import _quantities as qty
+from agents.task.planning._conc_tables import rewrite
+from agents.task.planning._wellsets import find_all
+from agents.task.planning.families import _concentrations as conc
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "dimension"),
+    [
+        ("normalise A1-A4: target 5 ng/uL, final 30 uL", 5.0, "mass"),
+        ("target conc: 2 nM, 20 uL", 2.0, "molar"),
+        ("normalise A1-A3 into B1-B3, 2 nM in 20 uL RSB", 2.0, "molar"),
+        ("bring col 1 to 4 ng/uL", 4.0, "mass"),
+    ],
+)
+def test_the_target_is_read_however_it_is_said(text: str, value: float, dimension: str) -> None:
+    level = conc.target(text)
+    assert level is not None and (level.value, level.dimension) == (value, dimension)
+
+
+def test_a_well_s_own_concentration_in_a_volume_is_not_the_target() -> None:
+    assert conc.target("normalise A1 (10 ng/uL in 30 uL)") is None
+
+
+def test_a_mass_in_a_final_volume_is_a_mass_per_well() -> None:
+    level = conc.mass("normalise A1-A3 to 10 ng in 5 uL")
+    assert level is not None and (level.value, level.dimension) == (10.0, "amount")
+
+
+def test_moles_of_each_are_taken_from_molar_concentrations_only() -> None:
+    moles = conc.mass("pool 10 fmol of each library")
+    assert moles is not None and moles.dimension == "moles"
+    assert conc.matches(moles, conc.Level(4.0, "molar"))
+    assert not conc.matches(moles, conc.Level(4.0, "mass"))
+
+
+def test_a_target_after_column_to_is_neither_a_ratio_nor_a_column_range() -> None:
+    assert qty.fold("normalise column 1 to 2 ng/uL in 20 uL") is None
+    sets = find_all("normalise column 1 to 2 ng/uL")
+    assert [s.text for s in sets] == ["column 1"]
+
+
+def test_a_concentration_table_becomes_one_line_per_well() -> None:
+    text = "Normalise A2-B2:\nWell  Conc (ng/uL)\nA2  10\nB2  2.5"
+    assert rewrite(text) == "Normalise A2-B2:\nA2 10 ng/uL\nB2 2.5 ng/uL"
+
+
+def test_a_unit_column_gives_each_row_its_unit() -> None:
+    text = "Pool:\nWell,Sample,Conc,Unit\nA1,S1,10,nM\nA2,S2,8,nM"
+    assert rewrite(text) == "Pool:\nA1 10 nM\nA2 8 nM"
+
+
+def test_a_table_without_a_well_column_is_left_as_written() -> None:
+    text = "Samples:\nName  Conc (ng/uL)\nS1  10"
+    assert rewrite(text) == text
