@@ -62,3 +62,19 @@ def test_a_unit_column_gives_each_row_its_unit() -> None:
 def test_a_table_without_a_well_column_is_left_as_written() -> None:
     text = "Samples:\nName  Conc (ng/uL)\nS1  10"
     assert rewrite(text) == text
+
+
+def test_a_diluent_whose_name_says_a_strength_is_not_the_stock() -> None:
+    from agents.task.planning._strengths import diluent_said, name_fold
+
+    assert diluent_said("dilute each library to 1 nM in ")
+    assert name_fold("make 1x SYBR from the 2x SYBR mix", ["2x SYBR mix"]) == 2.0
+
+
+def test_conc_with_a_dot_does_not_end_a_sentence() -> None:
+    from agents.task.planning._clauses import split
+    from agents.task.planning._normalise import normalise
+
+    clauses = split(normalise("Normalise A1-A3 to 4 nM. Conc. (nM): 20, 12, 8"))
+    assert [c.text for c in clauses][-1].endswith("20, 12, 8")
+    assert not any(c.text.strip() == "Conc." for c in clauses)

@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from agents.task.planning import _quantities as qty
 from agents.task.planning import _wellsets as ws
 from agents.task.planning._lexicon import Lexicon, Mention
+from agents.task.planning._liquid_names import counted_points
 from agents.task.planning._normalise import PLACEHOLDER
 from agents.task.planning._quadrants import quadrant_spans
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._series import Series, series
 from agents.task.planning._start_well import start_within
-from agents.task.planning._strengths import name_fold
+from agents.task.planning._strengths import diluent_said, name_fold
 
 _FLAGS = re.IGNORECASE
 
@@ -160,8 +161,6 @@ _REFER = re.compile(
 
 
 # "7 standards", not "the column 1 overnights" (a column's number is no count)
-_COUNTED = re.compile(r"(?<![\w.:/-])(?<!column )(?<!col )(?<!row )\d{1,2}\s+$", _FLAGS)
-_HELD_IN = re.compile(r"\s+(?:in|from)\s+(?:the\s+)?(?:plate\s+)?", _FLAGS)
 _PIPETTING = re.compile(r"\d\s*(?:u[lL]|µ[lL]|m[lL])\b", _FLAGS)
 _SIZED_TIPS = re.compile(r"\b(\d+(?:\.\d+)?)\s*(u[lL]|µ[lL]|m[lL])\s+(?:filter\s+)?tips?\b", _FLAGS)
 
@@ -316,16 +315,9 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ]
     ents.liquids += [q for q in named if not any(_overlap(w, q) for w in ents.labware)]
     ents.liquids = _dedupe(sorted(ents.liquids, key=lambda m: (m.start, -(m.end - m.start))))
-    # "7 standards and a zero": a count of points, even where the lab has a liquid "standard"
-    # ... but "pool the 8 libraries in libs_in column 1": counted where they are, the liquid
+    starts = [w.start for w in ents.labware]  # "7 standards and a zero": points, not liquid
     ents.liquids = [
-        m
-        for m in ents.liquids
-        if not (
-            m.written.lower().endswith("s")
-            and _COUNTED.search(text[: m.start])
-            and not any(_HELD_IN.fullmatch(text[m.end : w.start]) for w in ents.labware)
-        )
+        m for m in ents.liquids if not counted_points(m.written, m.start, m.end, text, starts)
     ]
     ents.instruments = lex.instrument_mentions(unquoted)
     # A number inside a liquid's name ("Tris-HCl pH 8, 300 uL") is part of the name, never a
@@ -369,7 +361,8 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ents.well_count = ws.well_count(text)
     ents.times = qty.times(plain)
     ents.fold = qty.fold(plain)
-    if ents.fold is None and (k := name_fold(plain, [m.name for m in ents.liquids])):
+    stocks = [m.name for m in ents.liquids if not diluent_said(text[: m.start])]
+    if ents.fold is None and (k := name_fold(plain, stocks)):
         ents.fold = (k, "ratio")  # "make 1x SYBR from the 2x SYBR mix": the name says 2x
     ents.steps = qty.steps(plain)
     # the concentrations read with the names blanked but not a "0" the unit after it claimed

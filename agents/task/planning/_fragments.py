@@ -16,7 +16,7 @@ from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _read, fold_into_previous
 from agents.task.planning._vocabulary import ACTION_VERBS
 from agents.task.planning.families import FAMILIES, Family
-from agents.task.planning.families._concentrations import bracketed_unit
+from agents.task.planning.families._concentrations import CONC, bracketed_unit
 from agents.task.planning.families.normalise import conc_list, final_piece
 from agents.task.planning.families.read import said_optics
 
@@ -140,6 +140,7 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         head, fam = read_in[i]
         j = i + 1
         final = None  # the final volume a piece after the head gives ("IDTE to 20 uL total")
+        later = None  # a list after other steps ("1. Normalise ... 2. Pool ... Concs: A1 10 nM")
         if head is not None and fam is not None and fam.name == "normalise":
             while j < len(read_in) and (f := read_in[j][0]) is not None:
                 if not (conc_list(f, None, head) or final_piece(f, head)):
@@ -147,19 +148,37 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
                 if final_piece(f, head):
                     final = f.ents.volumes()[0]
                 j += 1
-        if j > i + 1 and head is not None:
-            pieces = [f.clause for f, _ in read_in[i + 1 : j] if f is not None]
+            if j == i + 1 and len(CONC.findall(head.text)) <= 1:
+                later = _later_list(read_in, j, head)
+        if (j > i + 1 or later is not None) and head is not None:
+            spans = read_in[i + 1 : j] if later is None else read_in[later : later + 1]
+            pieces = [f.clause for f, _ in spans if f is not None]
             text = "; ".join([head.clause.text, *(_with_unit(c) for c in pieces)])
             merged, got = _read(replace(head.clause, text=text, heading=False), lex, norm.quoted)
             if merged is not None and got is not None and got.name == "normalise":
                 merged.extra["folded"] = pieces
                 merged.final = merged.final or final
                 out.append((merged, got))
+                if later is not None:  # the list leaves its place: read once, in the head
+                    read_in = [x for k, x in enumerate(read_in) if k != later]
                 i = j
                 continue
         out.append(read_in[i])
         i += 1
     return out
+
+
+def _later_list(read_in: Read, start: int, head: Frame) -> int | None:
+    """The index of the one piece after ``start`` that only lists concentrations and that
+    nothing else reads (no family), with no other normalisation between: the list of a
+    normalisation said apart from it, at the end of the steps."""
+    for k in range(start, len(read_in)):
+        frame, family = read_in[k]
+        if family is not None and family.name == "normalise":
+            return None
+        if frame is not None and family is None and conc_list(frame, None, head):
+            return k
+    return None
 
 
 def _with_unit(clause: Clause) -> str:

@@ -264,3 +264,19 @@ def by_word_mentions(
             end += nxt.end()
         out.append((name, m.start(), end))
     return out
+
+
+_COUNTED = re.compile(r"(?<![\w.:/-])(?<!column )(?<!col )(?<!row )\d{1,2}\s+$", re.IGNORECASE)
+_HELD_IN = re.compile(r"\s+(?:in|from)\s+(?:the\s+)?(?:plate\s+)?", re.IGNORECASE)
+
+
+def counted_points(written: str, start: int, end: int, text: str, plates: list[int]) -> bool:
+    """Whether a plural liquid name after a count is a count of points, not the liquid ("7
+    standards and a zero", even where the lab has a liquid "standard") - unless it is counted
+    where it is ("pool the 8 libraries in libs_in column 1"; ``plates``: where labware names
+    start)."""
+    return (
+        written.lower().endswith("s")
+        and bool(_COUNTED.search(text[:start]))
+        and not any(_HELD_IN.fullmatch(text[end:at]) for at in plates)
+    )

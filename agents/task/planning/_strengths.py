@@ -35,6 +35,15 @@ _TARGET = re.compile(
 )
 
 
+_DILUENT_BEFORE = re.compile(r"\b(?:with|using|in|diluent:?)\s+(?:the\s+|some\s+)?$", re.IGNORECASE)
+
+
+def diluent_said(before: str) -> bool:
+    """Whether a liquid named after ``before`` is what something is diluted with ("to 1 nM with
+    10 mM Tris-HCl"): its name's strength is not the stock's."""
+    return bool(_DILUENT_BEFORE.search(before))
+
+
 def name_fold(text: str, names: list[str]) -> float | None:
     """The fold from a stock whose lab name says its strength ("2x SYBR mix", "BSA 2 mg/mL")
     to the strength ``text`` asks for ("make 1x SYBR from the 2x SYBR mix", "dilute the BSA

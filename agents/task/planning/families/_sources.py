@@ -29,6 +29,12 @@ _THE_POOL = re.compile(
 )
 
 
+# "pool 5 uL of each normalised library", "the diluted samples": what the clause before made
+_MADE_BEFORE = re.compile(
+    r"\b(?:each|every|all|the)(?:\s+of)?(?:\s+(?:the|our|my))?(?:\s+\d+)?\s+(?:freshly\s+)?"
+    r"(?:normali[sz]ed|diluted|equali[sz]ed|adjusted|quantified|purified|cleaned(?:[\s-]up)?)\b",
+    _FLAGS,
+)
 _EACH_BEFORE = re.compile(
     r"\b(?:each|every|all)(?:\s+of)?(?:\s+(?:the|our|my))?(?:\s+\d+)?\s+$", _FLAGS
 )
@@ -130,6 +136,8 @@ def _unnamed_sources(
         and (_EACH_BACK.search(text) or (frame.ents.refers_back and _POOL.match(text)))
     ):
         return [(p.plate, list(p.wells or []))]  # "add 50 uL to A1-A4, then pool 40 uL of each"
+    if has_dest and p.plate and p.wells and _MADE_BEFORE.search(text):
+        return [(p.plate, list(p.wells))]  # "... then pool 5 uL of each normalised library"
     if p.plate and p.wells and len(p.wells) <= 2 and _THE_POOL.search(text):
         return [(p.plate, list(p.wells))]  # "then 40 uL of the pool into quant A1"
     if each := _each_liquid(frame, p):

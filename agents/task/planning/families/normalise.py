@@ -93,7 +93,8 @@ def conc_list(frame: Frame, family: Family | None, head: Frame) -> bool:
     ents = frame.ents
     plain = not ents.liquids and not ents.volumes()
     if plain and not ents.wellsets and not ents.labware:
-        unit = conc.bracketed_unit(frame.clause.label or "")  # "Qubit (ng/uL): 10, 8, 4"
+        # "Qubit (ng/uL): 10, 8, 4" (a label), "Conc. (nM): 20, 12" (not one: the dot)
+        unit = conc.bracketed_unit(frame.clause.label or "") or conc.bracketed_unit(frame.text)
         return len(conc.CONC.findall(frame.text)) + len(conc.BARE.findall(frame.text)) >= 2 and (
             (conc.said(frame.text) or unit is not None) and bool(head.ents.wellsets)
         )
