@@ -60,7 +60,8 @@ Rules:
    (duration_s), speeds in whole rpm, wavelengths in whole nm. Convert the request's units.
 7. A plan carries a `trace`: one item per clause listed in <clauses>, with `clause` in exactly
    those words, `understood` (what you read it as, in plain words), `kind` ("action" for a
-   clause that asks for something; "fact", "setting" or "pleasantry" for one that does not)
+   clause that asks for something; "fact", "setting" or "pleasantry" for one that does not;
+   "not_done" for work that is not the lab's, such as "and email me the results")
    and `steps` (the ids of the steps that carry the clause out; an action has at least one).
    Every step belongs to a clause (a move the plan needs belongs to the clause that needs it).
    A plan that leaves a clause out is not accepted: ask or refuse about that clause instead.

@@ -26,6 +26,7 @@ from agents.task.planning._list_heads import ITEM as _ITEM
 from agents.task.planning._list_heads import opens_a_list
 from agents.task.planning._normalise import Normalised, unquote
 from agents.task.planning._nouns import as_verb
+from agents.task.planning._off_bench import KEPT, TRAILING
 from agents.task.planning._order import run_order
 from agents.task.planning._remarks import AFTER, PURPOSE, is_reason
 from agents.task.planning._vocabulary import ACTION_VERBS
@@ -104,6 +105,8 @@ _NEW_ACTION = re.compile(
     r"\s*,\s*(?:and\s+)?(?=(?:[\w-]+\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:is|holds|has|contains)\b(?!\s+(?:fine|ok(?:ay)?|good|great|best)\b)|=\s*(?!S\d{1,2}\b)[\w«]))|"
     r"\s*(?:,|\s-|\(|;)\s*(?=(?:all|everything|both)\s+(?:in|on|of)\s+[^\s,;]+\s*\)?\s*$)"
     r"|\s*,?\s*\b(?:starting|beginning)\s+with\s+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
+    # "read plate_1 at 600 nm and tell me the doubling time": work that is not the lab's
+    rf"|\s*(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+)(?={TRAILING}|{KEPT})"
     r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)"
     # "take 50 uL off the cells and discard it": where the liquid goes, not a new action
     r"(?!(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b|throw\s+(?:it|them)\s+(?:away|out))"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from agents.task.planning._frames import Frame
+from agents.task.planning._off_bench import OFF_BENCH as _OFF_BENCH
 from agents.task.planning._outcomes import Refuse
 from agents.task.planning.families import Family
 from agents.task.planning.families.context import CANCEL, REMARK, pleasantry
@@ -31,35 +32,6 @@ _LAB_WORDS = re.compile(
     r"(?:^|[.;!?]\s+|\n\s*)(?:please\s+)?(?:transfer|dispense|aliquot|pipett?e|dilute|pool|stamp|aspirate|"
     r"normali[sz]e|thermocycle|wash|resuspend|titrate|incubate|shake|centrifuge|"
     r"(?:change|replace|exchange|refresh)\s+(?:the\s+)?(?:media|medium))\b",
-    re.IGNORECASE,
-)
-
-
-# What comes of work already done, not work: "send me the Km", "give me the CV for each".
-_DATA = (
-    r"(?:results?|data|values?|numbers?|readings?|read-?outs?|curves?|fits?|slopes?|stats|"
-    r"statistics|report|summary|file|spreadsheet|csv|export|plots?|graphs?|k_?m|v_?max|kcat|"
-    r"[ie]c50s?|cvs?|sds?|means?|averages?|concentrations?|yields?|ct\s+values?|answers?)\b"
-)
-
-
-# A clause whose verb is not bench work, whatever lab words follow ("Remind me to read plate_1
-# tomorrow", "Write a python script that adds buffer", "Translate 'add 50 uL' into German").
-_OFF_BENCH = re.compile(
-    r"^(?:write|draft|compose|translate|remind|tell|e-?mail|text|message|notify|schedule|book|"
-    r"order|buy|purchase|calculate|compute|explain|summari[sz]e|describe|draw|plot|graph|"
-    # the analysis of data already taken ("Fit yesterday's rates to Michaelis-Menten")
-    r"fit|re-?fit|analy[sz]e|work\s+out|figure\s+out|back-?calculate|interpolate|extrapolate|"
-    r"average|regress|tabulate|(?:send|give|get|e-?mail)\s+(?:me|us)\s+(?:the\s+|my\s+|our\s+|a\s+)?"
-    + _DATA
-    + r"|(?:do|run)\s+(?:the\s+)?(?:stats|statistics|analysis|regression|fit)|"
-    r"generate|code|search|google|look\s+up|find\s+out|print|show\s+me|teach|recommend|"
-    r"suggest|predict|estimate|convert|list|label|re-?name|(?:log|record)\s+that|note\s+down|"
-    r"write\s+down|"
-    r"export|save|upload|download|design|(?:help\s+me\s+)?plan\s+(?:my|an?|the|our)\s+"
-    r"(?:experiment|assay|study|layout|day|week)|check\s+(?:how|whether|if|what|which)|"
-    r"(?:make|create|build|prepare)\s+(?:me\s+)?(?:a|an)\s+(?:plate\s+)?(?:map|layout|table|"
-    r"spreadsheet|list|chart|figure|graph|plot|sop|protocol|script|diagram|template))\b",
     re.IGNORECASE,
 )
 

@@ -32,14 +32,18 @@ class PlanStep(_Model):
     note: str = ""
 
 
+TraceKind = Literal["action", "fact", "setting", "pleasantry", "not_done"]
+
+
 class TraceItem(_Model):
     """How one clause of the request was understood, and the plan steps that carry it out."""
 
     clause: str = Field(description="The clause in the person's words.")
-    kind: Literal["action", "fact", "setting", "pleasantry"] = Field(
+    kind: TraceKind = Field(
         default="action",
         description="An action needs steps; a fact checked against the lab, a setting for "
-        "what follows and a pleasantry need none.",
+        "what follows, a pleasantry and work that is not the lab's (not_done: 'and tell me "
+        "the doubling time', said in the plan so it is never dropped silently) need none.",
     )
     understood: str = Field(description="What it was read as, in plain words.")
     steps: list[str] = Field(

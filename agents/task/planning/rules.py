@@ -22,7 +22,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Literal
 
 from agents.task.planning import _choices as choices
 from agents.task.planning import _coverage, _gaps, _limits_first, _policy
@@ -71,7 +70,14 @@ from agents.task.planning.families import FAMILIES, Family, dilution, transfer
 from agents.task.planning.families import read as reading
 from agents.task.planning.families import thermocycle as thermo
 from agents.task.planning.families.context import leaves_alone
-from agents.task.planning.models import Clarification, LabView, Plan, Refusal, TraceItem
+from agents.task.planning.models import (
+    Clarification,
+    LabView,
+    Plan,
+    Refusal,
+    TraceItem,
+    TraceKind,
+)
 from agents.task.planning.replan import replan_rest
 
 _PART = "part of the clause before: "
@@ -323,12 +329,12 @@ def _settle(trace: list[TraceItem], waiting: list[int], p: Planning) -> None:
     p.flushed = []
 
 
-def _kind(frame: Frame, steps: list[str]) -> Literal["action", "fact", "setting", "pleasantry"]:
+def _kind(frame: Frame, steps: list[str]) -> TraceKind:
     """What the trace calls a clause: an action that planned nothing is a fact said so."""
     kind = frame.extra.get("kind", "action")
     if kind == "action" and not steps:
         return "fact"
-    if kind in ("fact", "setting", "pleasantry"):
+    if kind in ("fact", "setting", "pleasantry", "not_done"):
         return kind  # type: ignore[return-value]
     return "action"
 
@@ -345,7 +351,8 @@ def _summary(trace: list[TraceItem], p: Planning) -> str:
             (p.world.tips_used, "tip"),
         )
     )
-    return f"{actions} ({counts})"
+    left = "; ".join(f"'{t.clause}'" for t in trace if t.kind == "not_done")
+    return f"{actions} ({counts})" + (f"; NOT DONE: {left}" if left else "")
 
 
 __all__ = ["FAMILIES", "RulePlanner", "pip"]

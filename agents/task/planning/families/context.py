@@ -17,6 +17,7 @@ from agents.task.planning._blanks import blank_note
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import _ASIDE, TIP_POLICIES, Entities, without_how
 from agents.task.planning._frames import Frame
+from agents.task.planning._off_bench import kept, off_bench
 from agents.task.planning._outcomes import Refuse
 from agents.task.planning._remarks import is_purpose, is_reason
 from agents.task.planning._social import is_pleasantry
@@ -248,7 +249,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     said = _ASIDE.sub(" ", text) if re.search(r"\w", _ASIDE.sub("", text)) else text
     if GOAL.match(text) and not ents.volumes():
         return 66
-    if pleasantry(text) or CANCEL.match(text):
+    if pleasantry(text) or CANCEL.match(text) or (off_bench(text) and not ents.quantities):
+        return 100
+    if kept(text) and not ents.quantities:
         return 100
     if SKIPPED.match(text):
         return 90  # above the wash it names
@@ -306,6 +309,15 @@ def build(frame: Frame, p: r.Planning) -> str:
     if pleasantry(text):
         frame.extra["kind"] = "pleasantry"
         return "a pleasantry: nothing to do"
+    if kept(text) and not frame.ents.quantities:
+        frame.extra["kind"] = "fact"
+        return "kept in the run report (every reading, and when the run ends): nothing more to do"
+    if off_bench(text) and not frame.ents.quantities:
+        frame.extra["kind"] = "not_done"  # said in the plan, so the person sees it at approval
+        return (
+            "NOT DONE: this is not work for the lab's instruments (I plan liquid handling, "
+            "incubation, reading and plate moves); the run report lists every reading"
+        )
     if (
         SKIPPED.match(text)
         or is_reason(text)
