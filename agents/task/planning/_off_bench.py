@@ -50,18 +50,19 @@ def off_bench(text: str) -> bool:
     return bool(re.match(TRAILING, text.strip(), re.IGNORECASE))
 
 
-# "record the OD", "report the values", "tell me when it's done": what every run does anyway
-# (its report keeps each reading and says when the run ends): nothing more to plan.
+# "record the readings", "report the values", "tell me when it's done": what every run does
+# anyway (its report keeps each reading and says when the run ends): nothing more to plan.
+# ("record luminescence", "record the OD600" ask for a read: no data words here name a mode.)
 KEPT = (
     r"(?:(?:please|also|then|just|and)\s+)*(?:(?:record|report|log|save|keep|note)\s+(?:down\s+)?"
-    r"(?:the\s+|all\s+(?:the\s+)?|each\s+)?(?:od\w*|absorbances?|fluorescence|luminescence|"
-    r"readings?|read-?outs?|values?|results?|data|numbers?|signals?)\b"
+    r"(?:the\s+|all\s+(?:the\s+)?|each\s+)?(?:readings?|read-?outs?|values?|results?|data|"
+    r"numbers?)\b"
     r"|(?:tell|notify|ping|text|message|e-?mail)\s+(?:me|us)\s+(?:once|when)\b)"
 )
 _KEPT = re.compile(r"^" + KEPT, re.IGNORECASE)
 
 
 def kept(text: str) -> bool:
-    """The clause asks for what the run report gives anyway ("record the OD", "tell me when
+    """The clause asks for what the run report gives anyway ("record the readings", "tell me when
     it's done")."""
     return bool(_KEPT.match(text.strip()))
