@@ -49,3 +49,25 @@ def test_standards_named_in_a_plate_map_aside_stay_in_their_sentence() -> None:
     ).text
     assert ";" not in text
     assert normalise("rows A-G, 100 uL, H = blank").text.endswith("row H = blank")
+
+
+def test_a_range_then_a_well_said_blank_is_the_points_then_the_blank() -> None:
+    ents = extract("2-fold, A3-G3 + H3 blank", Lexicon(_lab("standard")), ())
+    split_blanks(ents)
+    assert [w.text for w in ents.wellsets] == ["A3-G3"]
+    assert [w for b in ents.blanks for w in b.expand(8, 12)] == ["H3"]
+    ents = extract("2-fold, G1 + H1 blanks", Lexicon(_lab("standard")), ())
+    split_blanks(ents)
+    assert [w for b in ents.blanks for w in b.expand(8, 12)] == ["G1", "H1"]
+
+
+def test_no_blank_is_no_blank() -> None:
+    from agents.task.planning.families._chains import tail_blanks
+
+    assert tail_blanks("A1 to H1, 100 uL per well, no blank") == 0
+    assert tail_blanks("7 points plus a blank") == 1
+
+
+def test_a_bracket_that_says_where_the_curve_runs_keeps_its_wells() -> None:
+    ents = extract("curve on plate_1 (column 1, A to H, H blank)", Lexicon(_lab("standard")), ())
+    assert any("column 1" in w.text for w in ents.wellsets)

@@ -12,7 +12,9 @@ from agents.task.planning._entities import _ASIDE, Entities, _blank
 _FLAGS = re.IGNORECASE
 
 _WELLS = (
-    r"(?:[A-Pa-p]\d{1,2}(?:\s*(?:-|to|through|\.\.|and|&|\+)\s*[A-Pa-p]\d{1,2})*"
+    # "G1 + H1 blanks", "H11-H12 blank"; never "A3-G3 + H3 blank" (the points, then the blank)
+    r"(?:(?<!-)(?<!-\s)(?<!\bto\s)[A-Pa-p]\d{1,2}(?:\s*(?:and|&|\+)\s*[A-Pa-p]\d{1,2})*"
+    r"(?:\s*(?:-|to|through|\.\.)\s*[A-Pa-p]\d{1,2})?"
     r"|(?:rows?|columns?|cols?)\s+(?:[A-Pa-p]|\d{1,2})\b(?:\s*(?:-|to|and|&)\s*(?:[A-Pa-p]|\d{1,2})\b)*"
     # "last row blank", "the final two columns are blanks": a row or column named by place
     r"|(?:the\s+)?(?:first|last|final|top|bottom)\s+(?:(?:\d|two|three|four)\s+)?(?:rows?|columns?|cols?)\b)"

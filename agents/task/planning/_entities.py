@@ -134,6 +134,8 @@ _ASIDE = re.compile(
     r"|isolates?|strains?|patients?|donors?|clones?)\b[^()\d]*\)",  # "(rows A-H = 8 isolates)"
     _FLAGS,
 )
+# "(column 1, A to H, H blank)": where the dilution runs, its blank said last
+_PLACE_ASIDE = re.compile(r"^\(\s*(?:columns?|cols?|rows?)\s+\w+\s*,[^()]*\bblanks?\b", _FLAGS)
 # "changing tips after every well", "tips changed between each column": when, not where.
 _TIP_SCOPE = re.compile(
     r"\btips?\b(?:\s+\w+){0,2}?\s+(?:after|between|for|per|at|on|with|into|in)\s+"
@@ -342,7 +344,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     how += [(m.start(), m.end()) for m in _TIP_SCOPE.finditer(text)]
     how += quadrant_spans(text)  # "Q2", "quadrants 1-4": not wells
     how += [(m.start(), m.end()) for m in _STANDARD_NAMES.finditer(text)]
-    how += [(m.start(), m.end()) for m in _ASIDE.finditer(text)]
+    how += [(m.start(), m.end()) for m in _ASIDE.finditer(text) if not _PLACE_ASIDE.search(m[0])]
     spans += how
     # "change tip between samples": a word in a tip phrase names no place, even a plate's name
     ents.labware = [m for m in ents.labware if not any(a <= m.start < b for a, b in how)]

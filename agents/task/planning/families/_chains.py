@@ -29,7 +29,7 @@ _STARTING = re.compile(
 # "7 points plus a blank", "6 standards and 2 blanks", "then two blanks": blanks after the points
 _TAIL_BLANKS = re.compile(
     r"(?:\b(?:plus|and|with|then|followed\s+by)|\+|,)\s+(?:(a|an|one|two|three|four|\d)\s+)?"
-    r"(?:(?!the\b|[A-Pa-p]\d{1,2}\b|rows?\b|columns?\b|cols?\b|\d)[\w-]+[\s-]+(?:only\s+)?)?"
+    r"(?:(?!the\b|no\b|[A-Pa-p]\d{1,2}\b|rows?\b|columns?\b|cols?\b|\d)[\w-]+[\s-]+(?:only\s+)?)?"
     r"(?:blanks?|zeros?(?:\s+(?:standards?|stds?|points?|conc\w*))?)\b"  # "7 standards and a zero"
     r"(?!\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b|columns?\b|cols?\b)"
     r"|\s+of\b[^,;.]*?\b[A-Pa-p]\d{1,2}\b)",  # "plus a blank of 10 uL IDTE in H6": its own well
@@ -200,6 +200,8 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         return [chained[0].expand(view.rows, view.cols)]
     singles = [str(part.args[0]) for w in sets for part in w.parts if part.kind == "well"]
     areas = spans([w for w in sets if any(part.kind != "well" for part in w.parts)], frame)
+    if len(areas) > 1:  # "120 uL final in every well": every well of the dilution, not a place
+        areas = [a for a in areas if not a.whole_plate] or areas
     named = [x for a in areas for x in a.expand(view.rows, view.cols)]
     columns, rows = {x[1:] for x in named}, {x[0] for x in named}
     lines = [(len({x[1:] for x in ws}), len({x[0] for x in ws}))
@@ -221,16 +223,10 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         down = bool(direction(frame))  # several rows and columns: the words say, else across
     # a rectangle inside the area named ("down column 4, A4 to E4"): that span
     rects = [
-        WellSet((part,), a.start, a.end, a.text)
-        for a in areas
-        for part in a.parts
-        if part.kind == "rect"
+        WellSet((pt,), a.start, a.end, a.text) for a in areas for pt in a.parts if pt.kind == "rect"
     ]
     if rects and (len(areas) > 1 or len(areas[0].parts) > 1) and (frame.ents.replicates or 1) < 2:
         areas = rects  # (in duplicate, the other area is where the replicates go)
-    # "120 uL final in every well": every well of the dilution, not a place
-    if len(areas) > 1:
-        areas = [a for a in areas if not a.whole_plate] or areas
     if not areas and len(singles) >= 2:
         return [line(singles[0], singles[-1])]
     if not areas and len(singles) < 2 and p.head_dest == plate and p.head_wells:
@@ -260,6 +256,8 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         # "quant2 columns 1-2:" heading "1:2 down from row A to row G": the rows in those columns
         inside = [w for w in wells if w in set(p.head_wells)]
         wells = inside if len(by_rows) + len(by_cols) == len(areas) and inside else wells
+        if inside and len({w[1:] for w in inside}) > 1 < len({w[0] for w in inside}):
+            down = not by_cols  # "columns 1-3: ..., rows A to G": a span of rows runs down
     if (crossed := _replicate_lanes(areas, frame, view.rows, view.cols)) is not None:
         wells, down = crossed
     key = (lambda w: (int(w[1:]), w[0])) if down else (lambda w: (w[0], int(w[1:])))

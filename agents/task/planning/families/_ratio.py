@@ -115,6 +115,9 @@ _STOCK_BEFORE = re.compile(
 )
 
 
+_ONLY = re.compile(r"[\s-]*only\b", re.IGNORECASE)
+
+
 def _stock(frame: Frame, p: r.Planning) -> str:
     diluent_at = _DILUENT.search(frame.text)
     named = [
@@ -162,6 +165,7 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         _IN_IT.search(frame.text[: m.start])
         or _DILUENT_AFTER.match(frame.text[m.end :])
         or _DILUENT_BEFORE.search(frame.text[: m.start])
+        or _ONLY.match(frame.text[m.end :])  # "C8 NTC (water only)": what a blank holds
         for m in named
     ):  # "2-fold dilutions in Reagent Diluent down column 3": what dilutes, never what is diluted
         raise Ask("Which liquid should I dilute?", ["liquid"], r.liquids(p.world))

@@ -31,6 +31,7 @@ CHAIN_WORDS = re.compile(
     r"|\bsuccessive(?:ly)?\b|\b(?:moving|carrying|carry|carried|passing|passed)\b|\bmoved\s+each\b"
     r"|\b(?:moved|transferred)\s+(?:along|down|across|on)\b"
     r"|\bsteps?\s+of\s+\d|-fold\s+steps\b|\d\s*(?:u[lL]|µ[lL])\s+steps?\b"
+    r"|\b(?:down|across|along)\s+(?:each|every|both)\s+(?:columns?|rows?)\s+to\s+[A-Pa-p]\d"
     r"|\b(?:continue|carry\s+on|keep\s+going|proceed)\s+(?:down\s+|across\s+|along\s+)?(?:to|until|through)\b",
     _FLAGS,
 )
@@ -69,6 +70,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     ):
         return 92  # "serially dilute 150 uL from A1 to A8": the steps after the fills
     return None
+
+
+_EACH_LINE = re.compile(r"\b(?:each|every|both)\s+(?:columns?|cols?|rows?)\b", _FLAGS)
 
 
 def _singles(frame: Frame) -> list[str]:
@@ -131,6 +135,11 @@ def lines(frame: Frame, plate: str, header: Frame | None, p: r.Planning) -> list
         return spans  # "from column 1 through column 6": along each row the plan filled
     if len(singles) == 1 and not areas and (start := _fullest_in_line(singles[0], plate, p)):
         singles = [start, singles[0]]  # "100 uL carried each step down to H1": from the stock
+    if len(singles) >= 2 and not areas and _EACH_LINE.search(frame.text):
+        # "moving 100 uL down each column to G1 and G2": each from its own stock well
+        starts = [_fullest_in_line(end, plate, p) for end in singles]
+        if all(starts) and len(set(starts)) == len(singles):
+            return [geometry.line(a, b) for a, b in zip(starts, singles, strict=True) if a]
     if len(singles) >= 2:
         first = geometry.line(singles[0], singles[-1])
         if header is not None:
