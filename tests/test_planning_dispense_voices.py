@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from agents.task.planning import _wellsets as ws
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._phrasings import rephrase
 from agents.task.planning.models import Clarification, Plan
@@ -106,3 +107,18 @@ def test_each_well_of_the_other_plate_is_never_the_plate_just_worked_on() -> Non
     last = [s for s in result.steps if s.command == "transfer"][-1]
     assert last.args["destination"] == "elisa_plate"
     assert len(last.args["destination_wells"]) == 96
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("all wells, column 12 left empty", 88),
+        ("every well (wells H11 and H12 left out)", 94),
+        ("rows A-H (row H excluded)", 84),
+        ("A1-A12 (A12 left out)", 11),
+    ],
+)
+def test_wells_said_after_a_set_to_be_left_out_are_taken_out_of_it(text: str, count: int) -> None:
+    sets = ws.find_all(text)
+    assert len(sets) == 1
+    assert len(sets[0].expand(8, 12)) == count

@@ -127,8 +127,9 @@ _HOW = re.compile(
     _FLAGS,
 )
 # "(H8 stays as the blank)", "(the stock is already in there)", "(no serial steps)": remarks.
-_ASIDE = re.compile(
-    r"\([^()]*\b(?:blanks?|controls?|stays?|remains?|empty|leave|left|untouched|note|"
+_ASIDE = re.compile(  # (never "(column 12 left out)": wells left out of the set before it)
+    r"\((?![^()]*\b(?:left\s+out|excluded|omitted|skipped|not\s+(?:used|filled)|(?:left|kept|stays?"
+    r"|remains?)\s+(?:empty|dry|unfilled))\s*\))[^()]*\b(?:blanks?|controls?|stays?|remains?|empty|leave|left|untouched|note|"
     r"reference|ntc|so\s+on|etc|e\.g|i\.e|ctrls?|ctls?|(?-i:GC|SC|NC|PC|VC|NRT)"
     r"|already\s+(?:in\s+)?(?:there|here|place)|no[nt]?[\s-]+serial"
     r"|isolates?|strains?|patients?|donors?|clones?)\b[^()\d]*\)",  # "(rows A-H = 8 isolates)"

@@ -105,6 +105,8 @@ _RESTATED = re.compile(
 _INTO_N = re.compile(
     r"\binto\s+(\d{1,3})\s+(?:equal\s+)?(?:aliquots?|portions?|parts?|fractions?|shares?)\b", _FLAGS
 )
+# "B2-G11 (inner wells)", "(the inner 60 only)": the bracket of a restated set closes
+_CLOSES = re.compile(r"\s*(?:only|alone)?\s*\)", _FLAGS)
 _COUNT_X = re.compile(r"\b(\d{1,3})\s*[x×*]\s*$")
 _MIX_VOLUME = re.compile(r"\bmix(?:ing|ed)?\b[^,;.]{0,30}?(?:with|at|using|of|volume)?\s*$", _FLAGS)
 
@@ -262,7 +264,7 @@ def assign_places(frame: Frame) -> None:
                 what == "wells"
                 and last.wells is not None
                 and (
-                    (_RESTATED_IN.fullmatch(between) and re.match(r"\s*\)", text[end:]))
+                    (_RESTATED_IN.fullmatch(between) and _CLOSES.match(text[end:]))
                     or _RESTATED.fullmatch(between)
                 )
             ) or (

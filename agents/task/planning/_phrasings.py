@@ -46,7 +46,8 @@ _ASIDE = re.compile(
 # "into H1 to H11 (H12 is my sterility control so no bugs there!)": a note about a well, said
 # in brackets inside a step, is a sentence of its own (never a fact about the step's wells).
 _WELL_NOTE = re.compile(
-    r"\s*\((?P<note>[A-Pa-p]\d{1,2}\b(?![^()]*=\s*S\d{1,2}\b)(?![^()]*\d\s*(?:u[lL]|m[lL])\b)[^()]*?"
+    r"\s*\((?P<note>[A-Pa-p]\d{1,2}\b(?![^()]*=\s*S\d{1,2}\b)(?![^()]*\d\s*(?:u[lL]|m[lL])\b)"
+    r"(?![^()]*\b(?:left\s+(?:out|empty)|excluded|omitted|skipped)\s*\))[^()]*?"  # (A12 left out)
     r"(?:\s(?:is|are|stays?|remains?|serves?|left)\b|\s*=)[^()]*)\)\s*,?"
 )
 # "Take 40 uL of dye from the reservoir and add it to A1-A4", "Aspirate 50 uL from A1, then

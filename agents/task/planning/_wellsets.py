@@ -25,19 +25,21 @@ from agents.task.planning._wellpatterns import (
     _EXCEPT,
     _FROM_TO,
     _INTO_BEFORE,
-    _JOIN,
+    _LEFT_OUT_AFTER,
+    _LEFT_OUT_BEFORE,
     _LETLIST,
     _LISTED_AFTER,
     _ORDINAL,
-    _PAIR_NEXT,
     _PATTERNS,
     _THEN_ALTERNATE,
     _WELL_COUNT,
     _WORDNUM,
     Part,
     SelectionError,
+    _joined,
     _letters,
     _numbers,
+    _starts_a_pair,
     row_letter,
     whole_plates,
 )
@@ -252,22 +254,6 @@ def _chain_wells(text: str) -> list[str]:
     return out
 
 
-_PAIRED = re.compile(r"\b[A-Za-z]\d{1,2}\s*(?:->|\binto\b|\bonto\b)", _FLAGS)
-
-
-def _starts_a_pair(text: str, prev_start: int, end: int) -> bool:
-    """'A1 into X A1-A3, A2 into X B1-B3': A2 starts a pair of its own; in 'B2, C5, D9 into
-    X' (no other pair written) D9 ends the list."""
-    if not _PAIR_NEXT.match(text[end:]):
-        return False
-    if re.search(r"(?:->|\binto\b|\bonto\b)\s*(?:#+\s*)?$", text[:prev_start], _FLAGS):
-        return True  # "X into # A1 and row B (B1-B4) into # B1": A1 ended a pair, row B starts one
-    after = text[end:]
-    joint = re.search(r"->|\binto\b|\bonto\b", after, _FLAGS)
-    after = after[joint.end() :] if joint else ""
-    return bool(_PAIRED.search(text[:prev_start]) or _PAIRED.search(after))
-
-
 def find_all(text: str) -> list[WellSet]:
     """Every well set written in ``text``, in order; neighbours joined by "and" / "," merge."""
     taken = [False] * len(text)
@@ -361,7 +347,7 @@ def find_all(text: str) -> list[WellSet]:
             sets
             and not chain
             and not sets[-1].chain
-            and _JOIN.match(text[sets[-1].end : start])
+            and _joined(text, sets[-1].text, sets[-1].end, start, end)
             and not _starts_a_pair(text, sets[-1].start, end)
         ):
             prev = sets[-1]
@@ -372,7 +358,28 @@ def find_all(text: str) -> list[WellSet]:
             continue
         sets.append(WellSet(parts, start, end, text[start:end], chain, axis))
     # "all but the last of plate_1": an exception not understood leaves no set (-> a question)
+    sets = _left_out(sets, text)
     return [s for s in sets if not (s.whole_plate and _BUT_AFTER.match(text[s.end :]))]
+
+
+def _left_out(sets: list[WellSet], text: str) -> list[WellSet]:
+    """'every well of X (wells H11 and H12 left out)', 'row A, A12 left empty': the set without
+    the wells said after it to be left out."""
+    out: list[WellSet] = []
+    for s in sets:
+        prev = out[-1] if out else None
+        if (
+            prev
+            and _LEFT_OUT_BEFORE.match(text[prev.end : s.start])
+            and _LEFT_OUT_AFTER.match(text[s.end :])
+        ):
+            part = Part("minus", (prev.parts, s.parts))
+            out[-1] = WellSet(
+                (part,), prev.start, s.end, text[prev.start : s.end], False, prev.axis
+            )
+        else:
+            out.append(s)
+    return out
 
 
 def every_plate_well(text: str, plates: list[tuple[int, int]]) -> list[WellSet]:
