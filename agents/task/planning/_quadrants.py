@@ -33,17 +33,27 @@ _COPIED = re.compile(
 )
 
 
+# "well Q1 of tox_384", "wells A1 and Q1 of tox_384": "Q1" written as a well (row Q, on no
+# plate: refused for the plate's size), never a quadrant
+_AS_WELL = re.compile(r"(?:\bwells?\s+|\b[A-Za-z]\d{1,2}\s*(?:,|&|\band\b|\bor\b)\s*)$", _FLAGS)
+
+
+def _matches(text: str) -> list[re.Match[str]]:
+    found = [m for m in QUADRANTS.finditer(text) if not _AS_WELL.search(text[: m.start()])]
+    if not found and _COPIED.search(text):
+        found = list(_BARE_Q.finditer(text))
+    return found
+
+
 def quadrant_spans(text: str) -> list[tuple[int, int]]:
     """Where ``text`` names quadrants (not wells)."""
-    spans = [m.span() for m in QUADRANTS.finditer(text)]
-    if not spans and _COPIED.search(text):
-        spans = [m.span() for m in _BARE_Q.finditer(text)]
-    return spans
+    return [m.span() for m in _matches(text)]
 
 
 def quadrants(text: str) -> list[int]:
     """The quadrants a text names, in order (none: [])."""
-    m = QUADRANTS.search(text) or (_BARE_Q.search(text) if _COPIED.search(text) else None)
+    found_all = _matches(text)
+    m = found_all[0] if found_all else None
     if m is None:
         return []
     found = m.groupdict()

@@ -146,7 +146,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             _FLAGS,
         ),
     ),
-    ("rows", re.compile(rf"\brows?\s+({_LETLIST})", _FLAGS)),
+    # "row Q" of a 384-well plate: a row past P is read, so that the plate's size refuses it
+    ("rows", re.compile(rf"\brows?\s+({_LETLIST}|[Q-WYZq-wyz](?![\w]))", _FLAGS)),
     (
         "rownum",
         re.compile(rf"\brow\s+(?:number\s+|no\.?\s*)?({_NUM})(?!\s*(?:-|to|,|and)\s*\d)", _FLAGS),

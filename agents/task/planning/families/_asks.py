@@ -11,6 +11,8 @@ from agents.task.planning._frames import Frame, Place, _role_cuts, role_at
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._quantities import Quantity, fmt
 from agents.task.planning._wellsets import examples
+from agents.task.planning._world import World
+from agents.task.planning.families import _said_liquid
 from agents.task.planning.families._places import _EACH_AFTER, _SAME_WELLS, _roles
 
 _FLAGS = re.IGNORECASE
@@ -181,3 +183,12 @@ def part_of(frame: Frame, plate: str, world: r.World, named: bool = False) -> No
         raise Ask(
             f"Which wells of {plate} should receive it?", ["wells"], examples(view.rows, view.cols)
         )
+
+
+def first_source(
+    frame: Frame, src_sets: list[tuple[str, list[str] | None]], world: World
+) -> tuple[str, list[str] | None]:
+    """The clause's first source set, once the liquid it names agrees with what the source
+    wells hold: "20 uL of water from reservoir A1" with dye in A1 asks which is meant."""
+    _said_liquid.check(frame, src_sets, world)
+    return src_sets[0]

@@ -306,7 +306,7 @@ def _ops(
             )
         am.per_well(frame, volume, dst_lw, len(dst_wells), world)
     if src_sets:
-        src_lw, src_wells = src_sets[0]
+        src_lw, src_wells = asks.first_source(frame, src_sets, world)  # "water from A1": dye?
         if src_wells is None:
             src_wells = _source_wells(
                 sources[0] if sources else Place(), src_lw, dst_wells, frame, p

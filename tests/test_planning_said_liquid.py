@@ -1,0 +1,59 @@
+"""Judgement on what a request names: a reagent named with a source well that holds another
+liquid is asked about (never planned under the well's liquid), while a class word or the well's
+own liquid by another name plans; a well past the plate's last row is refused, never read as a
+quadrant and dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.task.planning.models import Clarification, Plan, Refusal
+from agents.task.planning.rules import RulePlanner
+from evals.planning import Labs
+
+LABS = Labs()
+
+
+def _plan(lab: str, request: str) -> Plan | Clarification | Refusal:
+    return RulePlanner().plan(request, LABS[lab].view)
+
+
+@pytest.mark.parametrize(
+    ("lab", "request_"),
+    [
+        ("standard", "Add 20 uL of water from reservoir A1 to plate_1 A1-A6."),
+        ("standard", "Transfer 50 ul ethanol from reservoir A2 into plate_2 B1:B12"),
+        ("j6_tox", "Put 15 uL of PBS from res12 A1 into tox_384 E1-E6."),
+        ("j6_tox", "Add 5 uL of EtOH from res12 A4 to tox_384 A1-A8."),
+    ],
+)
+def test_a_reagent_its_source_well_does_not_hold_is_asked_about(lab: str, request_: str) -> None:
+    said = _plan(lab, request_)
+    assert isinstance(said, Clarification) and "liquid" in said.missing
+
+
+@pytest.mark.parametrize(
+    ("lab", "request_"),
+    [
+        ("j6_tox", "Add 20 uL of media from res12 A5 to tox_384 B1-B12."),  # a class word
+        ("j6_tox", "Add 20 uL DMEM from res12 A5 to tox_384 B1-B12."),  # "MEM + 10% FBS"
+        ("j6_tox", "Add 10 uL of Triton from res12 A3 to tox_384 D1-D4."),
+        ("libprep_dev", "Add 20 uL of H2O from res A2 to norm_plate A1."),  # nuclease-free water
+        ("standard", "Add 20 uL of dye from reservoir A1 to plate_1 A1."),
+    ],
+)
+def test_the_wells_own_liquid_by_another_name_plans(lab: str, request_: str) -> None:
+    assert isinstance(_plan(lab, request_), Plan)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Put 20 uL of HBSS into well Q1 of tox_384.",
+        "Put 20 uL of HBSS into wells A1 and Q1 of tox_384.",
+        "put 20 uL HBSS in tox_384 row Q",
+    ],
+)
+def test_a_well_past_the_last_row_is_refused_for_the_plate_size(request_: str) -> None:
+    said = _plan("j6_tox", request_)
+    assert isinstance(said, Refusal) and said.code == "plate_size"
