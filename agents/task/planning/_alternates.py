@@ -21,6 +21,18 @@ _WITHIN = re.compile(
 _SPAN_THEN = re.compile(r"\s*(?:(?:of|on|in)\s+(?:the\s+)?#+)?\s*[,(:-]?\s*", _FLAGS)
 
 
+# "row B of #, every other well", "column 3 - alternate wells": the set said first ("columns 1
+# to 7 - every other one" thins the columns: _SPAN_THEN)
+_OTHER_WELL_AFTER = re.compile(
+    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(odd|even)(?:-numbered)?)\s+wells?\b"
+    r"(?!\s+(?:of|in|on|along|across)\b)",
+    _FLAGS,
+)
+_GAP_BEFORE = re.compile(
+    r"\s*(?:(?:of|on|in)\s+(?:the\s+)?#+(?:\s+plate)?)?\s*[,(:-]?\s*(?:in\s+|using\s+)?", _FLAGS
+)
+
+
 def every_other_well(text: str, found: list[Any]) -> list[Any]:
     """'every other well of row H, starting at H1': alternate wells of the set that follows."""
     for m in _OTHER_WELL.finditer(text):
@@ -36,6 +48,19 @@ def every_other_well(text: str, found: list[Any]) -> list[Any]:
         found[nxt] = (start, end, Part("alternate", (parts, first)), None, chain)
         if begin:  # the starting well is not a well set of its own
             found = [f for f in found if not (end <= f[0] < end + begin.end())]
+    for m in _OTHER_WELL_AFTER.finditer(text):  # "row B of #, every other well"
+        before = [i for i, f in enumerate(found) if f[1] <= m.start()]
+        if not before or not _GAP_BEFORE.fullmatch(text[found[before[-1]][1] : m.start()]):
+            continue
+        start, end, part, _axis, chain = found[before[-1]]
+        parts = part if isinstance(part, tuple) else (part,)
+        if chain or any(p.kind in ("well", "alternate") for p in parts):
+            continue
+        first = (m.group(1) or "").lower() or None
+        if begin := _START_AT.match(text[m.end() :]):
+            first = begin.group(1).upper()
+            found = [f for f in found if not (m.end() <= f[0] < m.end() + begin.end())]
+        found[before[-1]] = (start, end, Part("alternate", (parts, first)), None, chain)
     return found
 
 

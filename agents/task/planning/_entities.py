@@ -30,7 +30,11 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\b(?:one|a|new|fresh|separate|clean)\s+(?:set\s+of\s+)?tips?\s+(?:per|for\s+each|for\s+every|each)\s+"
             r"(?:source|input|sample\s+well\s+you\s+take\s+from|liquid|reagent|solution)\b(?:\s+wells?)?"
-            r"|\bchange\s+(?:the\s+)?tips?\s+(?:when(?:ever)?|each\s+time)\s+the\s+source\s+changes",
+            r"|\bchange\s+(?:the\s+)?tips?\s+(?:when(?:ever)?|each\s+time)\s+the\s+source\s+changes"
+            # "change tips between reagents, keep the same tip within a reagent"
+            r"|\b(?:chang(?:e|ing)|new|fresh|swap(?:ping)?)\s+(?:the\s+)?tips?\s+(?:between|for\s+each|"
+            r"with\s+each|per|for\s+every|for\s+a\s+new)\s+(?:different\s+|new\s+)?(?:reagents?|"
+            r"sources?|liquids?|solutions?|buffers?|troughs?|reservoirs?)\b",
             _FLAGS,
         ),
     ),

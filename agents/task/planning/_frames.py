@@ -95,7 +95,7 @@ _LAYOUT = re.compile(
 # "I1-I12 (the bottom row)", "A1-H1, i.e. column 1", "row H - the bottom row": one set of
 # wells said twice, never two sets (the two must agree: _wellsets checks it).
 _RESTATED_IN = re.compile(
-    r"\s*\(\s*(?:(?:i\.?e\.?|that\s+is|aka|a\.k\.a\.?|namely|so|=)\s*,?\s*)?", _FLAGS
+    r"\s*(?:only\s*)?\(\s*(?:(?:i\.?e\.?|that\s+is|aka|a\.k\.a\.?|namely|so|=)\s*,?\s*)?", _FLAGS
 )
 _RESTATED = re.compile(
     r"\s+[-–—]\s+(?:(?:i\.?e\.?|that\s+is|namely)\b\.?,?\s*)?|\s*,?\s*(?:i\.?e\.?|that\s+is"
@@ -303,8 +303,8 @@ def assign_places(frame: Frame) -> None:
                     joined = True  # "the compound block of the master plate": one plate, twice
                 elif what == "unknown" and last.labware is None and last.unknown is None:
                     last.unknown, joined = obj, True  # type: ignore[assignment]
-        if joined:
-            places[-1] = (places[-1][0], places[-1][1], end)
+        if joined:  # a plate named inside the wells' words ("every 2nd row of P, column 1")
+            places[-1] = (places[-1][0], places[-1][1], max(end, places[-1][2]))
             continue
         place = Place()
         if what == "wells":

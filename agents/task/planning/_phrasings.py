@@ -278,8 +278,26 @@ _FROM_FIRST = re.compile(
 )
 
 
+# "tips: change after each dispense", "Tip policy - fresh for every well", "Tips: one per well":
+# a tip rule under a "Tips" label, said the way the tip phrases read ("change tips after ...")
+_TIP_LABEL = re.compile(
+    r"(?im)(?P<lead>^|[;.,]\s*|\(\s*)tips?(?:\s+(?:policy|use|usage|handling|changes?|rule))?\s*"
+    r"(?::|=|\s-)\s*(?P<neg>(?:don'?t|do\s+not|never|no\s+need\s+to)\s+)?"
+    r"(?P<w>change|new|fresh|reuse|re-use|keep|one|a|single|1|same|separate|clean)\b(?![^\n;]*\btips?\b)"
+)
+
+
+def _tip_label(m: re.Match[str]) -> str:
+    word = m["w"]
+    noun = "tip" if word.lower() in ("one", "a", "single", "1", "same") else "tips"
+    if word.lower() == "keep":
+        return f"{m['lead']}{m['neg'] or ''}keep the same {noun}"
+    return f"{m['lead']}{m['neg'] or ''}{word} {noun}"
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
+    text = _TIP_LABEL.sub(_tip_label, text)
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
     text = _QS.sub("qs", _ROW_BLANK.sub(r"row \1 = ", text))
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))

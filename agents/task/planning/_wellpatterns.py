@@ -205,7 +205,10 @@ _CROSS = re.compile(
     _FLAGS,
 )
 _ELLIPSIS = re.compile(r"\s*(?:,|\band\b|\bto\b)?\s*(\.\.\.|…)\s*,?\s*(?:and\s+|to\s+)?", _FLAGS)
-_THEN_ALTERNATE = re.compile(r"^\s*,?\s*(?:in\s+|at\s+|using\s+|taking\s+)?$", _FLAGS)
+_THEN_ALTERNATE = re.compile(  # "column 1 of #, every other row": the plate between
+    r"^\s*(?:(?:of|on|in)\s+(?:the\s+)?#+(?:\s+plate)?\s*)?,?\s*(?:in\s+|at\s+|using\s+|taking\s+)?$",
+    _FLAGS,
+)
 # Read backwards: the text before a range ends in "from" (+ a few words), no "to" between.
 _FROM_TO = re.compile(r"^\s*(?:[^\s]+\s+){0,3}?morf\b(?!.*\bot\b)", _FLAGS)
 # Two wells joined by an arrow are a pair (source -> destination), except after the words that
