@@ -8,6 +8,7 @@ import pytest
 
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._quantities import fold
+from agents.task.planning.families._dilution_words import KEEP_EXCESS
 from agents.task.planning.models import Plan
 from agents.task.planning.rules import RulePlanner
 from evals.planning import Labs
@@ -60,3 +61,32 @@ def test_each_sample_diluted_into_a_plate_keeps_its_position() -> None:
         if s.command == "transfer" and s.args["source"] == "sera_in"
     }
     assert moved == {(w, (w,)) for w in (f"{r}{c}" for r in "ABCDEFGH" for c in (1, 2, 3))}
+
+
+def test_a_contraction_names_no_liquid() -> None:
+    lex = Lexicon(LABS["l6_titer"].view)
+    assert lex.liquid_mentions("Don't discard the excess from the last well") == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't discard the excess from the last well",
+        "no discard from the last well",
+        "leave the extra in A6",
+        "without discarding anything",
+    ],
+)
+def test_keeping_the_last_wells_excess_is_read(text: str) -> None:
+    assert KEEP_EXCESS.search(text)
+
+
+def test_a_discard_said_after_a_series_is_taken_once() -> None:
+    plan = RulePlanner().plan(
+        "2-fold serial dilution of dye in buffer across plate_1 A1-A6, 100 uL final. "
+        "Discard 100 uL from the last well.",
+        LABS["standard"].view,
+    )
+    assert isinstance(plan, Plan)
+    taken = [s for s in plan.steps if s.command == "aspirate" and s.args["wells"] == ["A6"]]
+    assert [s.args["volume_ul"] for s in taken] == [100.0]

@@ -31,6 +31,7 @@ from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
 from agents.task.planning.families._dilution_words import carried_by_steps
 from agents.task.planning.families._exchange import takes_the_wash_out
+from agents.task.planning.families._series_end import said_discards
 
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
@@ -225,7 +226,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             prev[0].extra["folded"] = [*_folded(prev[0]), frame.clause]  # the wash's own "out"
             continue
         out.append((frame, family))
-    return _fills_first(out)
+    return said_discards(_fills_first(out))  # "... 100 uL final. Discard ... last well": once
 
 
 def _mix_into_chain(

@@ -293,6 +293,8 @@ class Lexicon:
                     taken.append((m.start(), m.end()))
         for name, a, b in by_word_mentions(text, self._by_word, taken):
             out.append(Mention(name, a, b, text[a:b]))  # "TMB": the lab's one "TMB substrate"
+        # never the first half of a contraction: "Don't" is no short "donor plasma"
+        out = [x for x in out if not re.match(r"['’]t\b", text[x.end :])]
         return sorted(out, key=lambda x: x.start)
 
     @cached_property

@@ -18,6 +18,7 @@ from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _folded, fold_into_previous
 from agents.task.planning.families import Family
 from agents.task.planning.families._chains import last_is_blank
+from agents.task.planning.families._dilution_words import KEEP_EXCESS
 from agents.task.planning.families._serial_volumes import says_step
 
 _VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
@@ -300,6 +301,20 @@ def _fold_under(frame: Frame | None, family: Family | None, header: Frame) -> bo
     )
 
 
+def _keeps_excess(frame: Frame, family: Family | None, head: Frame) -> bool:
+    """ "... 150 uL final. Don't discard the excess from the last well.": how the series ends,
+    said in its own sentence or piece right after it."""
+    return (  # ("leave the extra in A6" reads as an incubation: no time, no temperature)
+        (family is None or (family.name == "incubate" and frame.duration is None))
+        and bool(KEEP_EXCESS.search(frame.text))
+        and 0
+        <= frame.clause.sentence - max([head.clause.sentence, *(c.sentence for c in _folded(head))])
+        <= 1
+        and not frame.ents.liquids
+        and not frame.ents.volumes()
+    )
+
+
 def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """Join the verbless pieces of a serial-dilution sentence to it, read as one clause."""
     read_in = fold_into_previous(
@@ -330,6 +345,7 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
             or _under_heading(frame, family, head)
             or _where_under(frame, family, head)
             or _fold_under(frame, family, head)
+            or _keeps_excess(frame, family, head)
         )
 
     return fold_into_previous(read_in, lex, norm, "dilution", joins, then_sep=True, heading=False)

@@ -290,11 +290,11 @@ def _trimmed(frame: Frame, out: list[list[str]], singles: list[str]) -> list[lis
         wells_n = (steps if frame.ents.series is not None or not transfers else steps + 1) + (
             0 if INCL_BLANK.search(frame.text) else blanks_after(frame)
         )  # the blanks too
-        if wells_n > max(len(c) for c in out):
-            raise Refuse(
-                f"a {steps}-step dilution does not fit in {max(len(c) for c in out)} wells",
-                "plate_size",
-            )
+        most = max(len(c) for c in out)
+        if transfers and wells_n == most + 1 == steps + 1:
+            wells_n = steps  # "5 steps, C1 to C5": the steps are the wells named, not transfers
+        if wells_n > most:
+            raise Refuse(f"a {steps}-step dilution does not fit in {most} wells", "plate_size")
         out = [c[:wells_n] for c in out]
     return out
 

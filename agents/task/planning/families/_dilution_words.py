@@ -13,7 +13,7 @@ _FLAGS = re.IGNORECASE
 # ratio dilution repeated in every well.
 _SERIES_WORDS = re.compile(r"\b(?:standards|stds|curves?|points?|pts|blanks?)\b", _FLAGS)
 # "add 200 uL of 1:10 dye in buffer", "mix 1 part dye with 9 parts buffer": a dilution made here.
-_WITH = re.compile(r"\b(?:in|into|with)\b", _FLAGS)
+_WITH = re.compile(r"\b(?:in|into|with)\b|^\s*(?:\+|plus)\s*$", _FLAGS)
 _MIXED_IN = re.compile(
     r"\d\s*u[lL]\s+of\s+(?:an?\s+|the\s+)?(?:1\s*[:/]|\d+\s*-?\s*fold)|\bparts?\b", _FLAGS
 )
@@ -72,5 +72,15 @@ COUNTED_FOLDS = re.compile(
     r"\b(?:\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
     r"(?:1\s*[:/]\s*\d+|\d+(?:\.\d+)?\s*-?\s*fold|(?:two|three|four|five|ten)-?fold)\s+"
     r"(?:serial\s+)?dilutions\b",
+    _FLAGS,
+)
+
+# "Don't discard the excess from the last well", "leave the extra in H1": the series ends
+# with its last well holding the excess (no discard), whatever final volume was said.
+KEEP_EXCESS = re.compile(
+    r"\b(?:do\s*n[o']?t|never|no\s+need\s+to)\s+(?:discard|remove|throw\s+away|dump|waste|aspirate)\b"
+    r"|\bno\s+(?:discard|waste)\b|\bwithout\s+discarding\b"
+    r"|\b(?:leave|keep)\s+(?:the\s+)?(?:excess|extra|surplus)\b"
+    r"|\blast\s+well\s+keeps\b",
     _FLAGS,
 )

@@ -96,7 +96,8 @@ def _fold(frame: Frame) -> float:
 
 _PIECE_START = re.compile(r"[,;]\s*$")
 _PIECE_END = re.compile(r"\s*(?:[,;.]|$)")
-_IN_IT = re.compile(r"\b(?:in|with|using|into)\s+(?:the\s+)?$", _FLAGS)
+# "in PBS", "conc + water (1:10)": the liquid said after these is the diluent
+_IN_IT = re.compile(r"\b(?:in|with|using|into)\s+(?:the\s+)?$|\S\s*(?:\+|\bplus)\s*$", _FLAGS)
 _STOCK_ROLE = (
     r"(?:top|highest|first)\s+(?:standard|std|point|conc\w*)\b|(?:S1|std\s*1|stock)\b"
     r"|top(?=\s*(?:[,;.)]|$))"
@@ -139,7 +140,7 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         m
         for m in named
         if _STOCK_AFTER.match(frame.text[m.end :]) or _STOCK_BEFORE.search(frame.text[: m.start])
-    ] or [m for m in named if _FOLD_AFTER.match(frame.text[m.end :])]
+    ] or [m for m in named if m not in said_as_diluent and _FOLD_AFTER.match(frame.text[m.end :])]
     if len({m.name for m in marked}) == 1:
         named = marked
     label = p.lex.liquid_mentions(frame.clause.label) if frame.clause.label else []

@@ -59,6 +59,7 @@ from agents.task.planning.families._ratio import (
 )
 from agents.task.planning.families._ratio_parts import is_recipe
 from agents.task.planning.families._serial_volumes import amounts, fold_asking_once, says_step
+from agents.task.planning.families._series_end import last_well_out
 from agents.task.planning.families._stock_wells import held_stock, stock_sources
 from agents.task.planning.families._unsaid import unsaid
 
@@ -79,6 +80,12 @@ def _curve_label(label: str) -> bool:
         _CURVE.search(label)
         or re.search(r"\b(?:serial|dilution\s+series|standards|stds|titrations?)\b", label, _FLAGS)
     )
+
+
+def _joined(ents: Entities) -> bool:
+    """A stock and its diluent said together: "dye in buffer", "conc + water (1:10)"."""
+    first, second = ents.liquids[0], ents.liquids[-1]
+    return bool(_WITH.search(ents.text) or _WITH.match(ents.text[first.end : second.start]))
 
 
 def detect(clause: Clause, ents: Entities) -> int | None:
@@ -107,7 +114,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if is_recipe(ents) or (ents.fold and len(ents.liquids) >= 2 and _MIXED_IN.search(text)):
         return 80  # "200 uL of 1:10 dye in buffer", "1 part dye with 9 parts buffer", "1+100
         # (10 uL serum + 1000 uL diluent)": the parts of one dilution
-    if ents.fold is not None and len({m.name for m in ents.liquids}) == 2 and _WITH.search(text):
+    if ents.fold is not None and len({m.name for m in ents.liquids}) == 2 and _joined(ents):
         return 80  # "prepare 1:20 dye in buffer": a stock and its diluent (3 liquids: a recipe)
     if ents.fold is not None and re.search(
         r"\b(?:steps?|standards?|stds?|points?|pts)\b", text, _FLAGS
@@ -329,6 +336,8 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     # then 2-fold serial 100 uL ..."): the steps are spelled out, the last well keeps its excess
     spelled = pre is not None and prefilled and frame.final is None
     stated_final = (frame.final is not None or not step_said) and not spelled
+    said_end = last_well_out(frame, plate, chains, view, t)  # "don't discard", "... the excess"
+    stated_final = stated_final if said_end is None else said_end
     if stated_final:  # every well at the final volume: the last one's excess goes to waste
         ops_out = [pip.Op((plate, c[-1]), None, t) for c in chains]
         pip.emit(world, lh, ops_out, channels, "per_destination")
