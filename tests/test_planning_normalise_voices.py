@@ -78,3 +78,20 @@ def test_conc_with_a_dot_does_not_end_a_sentence() -> None:
     clauses = split(normalise("Normalise A1-A3 to 4 nM. Conc. (nM): 20, 12, 8"))
     assert [c.text for c in clauses][-1].endswith("20, 12, 8")
     assert not any(c.text.strip() == "Conc." for c in clauses)
+
+
+def test_two_pools_with_their_own_volumes_are_two_clauses() -> None:
+    from agents.task.planning._gapping import gaps
+
+    text = "Pool p A1-A4 into q A1 (10 uL each) and p B1-B4 into q B1 (10 uL each)"
+    assert gaps(text, text) == [
+        "Pool p A1-A4 into q A1 (10 uL each)",
+        "p B1-B4 into q B1 (10 uL each)",
+    ]
+
+
+def test_pairs_sharing_one_volume_stay_one_clause() -> None:
+    from agents.task.planning._gapping import gaps
+
+    text = "Transfer 10 uL from p A1 to q A1 and p B1 to q B2"
+    assert gaps(text, text) == [text]

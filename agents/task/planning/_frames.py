@@ -153,6 +153,11 @@ class Frame:
         return self.ents.text
 
 
+_AFTER_NAME = re.compile(
+    r"\s*(?:(?:samples?|librar(?:y|ies)|extracts?|reactions?|aliquots?)\s+)?"
+    r"(?:that\s+(?:is|are)\s+|which\s+(?:is|are)\s+)?",
+    _FLAGS,
+)
 _EACH_OF = re.compile(r"\bof\s+(?:each|every|all(?:\s+the)?)\s+$", _FLAGS)
 
 
@@ -177,7 +182,7 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
         after = [
             q
             for q in liquids
-            if re.fullmatch(r"\s*(?:that\s+is\s+|which\s+is\s+)?", text[q.end : m.start()])
+            if _AFTER_NAME.fullmatch(text[q.end : m.start()])  # "every DNA sample in column 4"
         ]
         located = (
             m.group(0).lower() in ("in", "at", "on")

@@ -26,11 +26,23 @@ _ADD_GAP = re.compile(
     rf"\s+and\s+(?=(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+\S)", _FLAGS
 )
 _HAS_PLACE = re.compile(r"\b(?:to|into|in|onto)\s+\S", _FLAGS)
+_MOVE = re.compile(r"^(pool|combine|consolidate|merge|transfer|move|pipette|pipet)\b", _FLAGS)
+# "pool P A1-A4 into Q A1 (10 uL each) and P B1-B4 into Q B1": a second source -> destination
+_PAIR_GAP = re.compile(
+    rf"(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?=(?:{_VOLUME}\s+(?:of\s+|from\s+)?)?(?:from\s+)?"
+    r"(?!the\b|then\b)[A-Za-z][\w-]*\s+[A-Pa-p]\d{1,2}\b[^,;]{0,40}?(?:\binto\b|\bto\b|->)\s*\S)",
+    _FLAGS,
+)
+_MOVED = re.compile(r"(?:\binto\b|\bto\b|->)\s*[\w-]+\s+[A-Pa-p]\d{1,2}\b", _FLAGS)
 
 
 def gaps(text: str, cleaned: str) -> list[str]:
     """``text`` cut where a second (place, liquid) pair of its verb starts; ``cleaned`` is
     the same text without its lead-ins ("please"), which says the verb."""
+    pair = _PAIR_GAP.search(text) if _MOVE.match(cleaned) else None
+    first, second = (text[: pair.start()], text[pair.end() :]) if pair else ("", "")
+    if pair and _MOVED.search(first) and all(re.search(_VOLUME, t) for t in (first, second)):
+        return [text[: pair.start()], text[pair.end() :]]  # (each with its own volume)
     if _FILL.match(cleaned):
         rx = _FILL_GAP
     elif _ADD.match(cleaned):
@@ -48,7 +60,8 @@ def gaps(text: str, cleaned: str) -> list[str]:
 def borrow(first: str, second: str) -> str:
     """The second pair as a clause of its own: the first's verb, and "ones" said as the
     first's noun ("the even ones" after "the odd columns")."""
-    verb = (_FILL.match(first) or _ADD.match(first)).group(1)  # type: ignore[union-attr]
+    said = _FILL.match(first) or _ADD.match(first) or _MOVE.match(first)
+    verb = said.group(1)  # type: ignore[union-attr]
     noun = re.search(r"\b(columns|cols|rows|wells)\b", first, _FLAGS)
     if noun:
         second = re.sub(r"\bones\b", noun.group(1), second, flags=_FLAGS)
