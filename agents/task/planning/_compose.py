@@ -26,6 +26,7 @@ from agents.task.planning._reading import (
 )
 from agents.task.planning._refill import _fresh_in
 from agents.task.planning._resolve import Planning
+from agents.task.planning._vocabulary import TREAT_VERBS
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
@@ -33,6 +34,7 @@ from agents.task.planning.families._dilution_words import carried_by_steps
 from agents.task.planning.families._exchange import takes_the_wash_out
 from agents.task.planning.families._series_end import said_discards
 
+_TREATS = re.compile(rf"(?:{TREAT_VERBS})\b(?![^,;]*\d\s*(?:u|m)l\b)", re.IGNORECASE)
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
     "add 100 uL of buffer to row A of plate_2 with a fresh tip for each",
@@ -363,6 +365,14 @@ def _continues(frame: Frame, family: Family) -> bool:
 
 
 def _not_understood(frame: Frame, p: Planning) -> str:
+    if _TREATS.match(frame.text) and (frame.ents.labware or frame.ents.wellsets):
+        verb, ents = frame.text.split(None, 1)[0].lower(), frame.ents
+        what = ents.labware[0].name if ents.labware else "those wells"
+        raise Ask(  # "block plate_2", "feed cells_24 row A": a liquid goes in, unsaid
+            f"Which liquid should I {verb} {what} with, and how many uL per well?",
+            ["liquid", "volume"],
+            sorted(p.world.liquids),
+        )
     raise Ask(
         f"I did not understand '{frame.clause.said}'. I understand requests like these, alone "
         "or one after another:",

@@ -154,6 +154,12 @@ _LABWARE_WORDS = {
     "source plate": ("source", "src"),
 }
 # Words that start an action when they follow a comma or an "and".
+# Verbs whose object is where the liquid goes ("treat cells_96 with drug", "block elisa_1 with
+# 200 uL BSA", "inoculate X from the overnights"): a transfer into what they name.
+TREAT_VERBS = (
+    "treat|dose|stain|feed|spike|coat|block|overlay|supplement|detach|digest|lyse|fix|"
+    "permeabili[sz]e|dissociate"
+)
 ACTION_VERBS = (
     "transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|bring|return|"
     "send|take|mix|shake|incubate|heat|warm|cool|hold|read|measure|scan|record|make|prepare|"

@@ -8,6 +8,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask
+from agents.task.planning._vocabulary import TREAT_VERBS
 
 _FLAGS = re.IGNORECASE
 
@@ -96,7 +97,7 @@ def holding_any(p: r.Planning, plate: str) -> list[str]:
 
 # "Feed the cells with ...": what is fed is where the liquid goes.
 _TREATED = re.compile(
-    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate)\s+(?:all\s+|each\s+of\s+)?(?:the\s+)?$",
+    rf"^(?:{TREAT_VERBS})\s+(?:all\s+|each\s+of\s+)?(?:the\s+)?$",
     _FLAGS,
 )
 _ONTO = re.compile(

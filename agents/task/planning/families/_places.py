@@ -11,6 +11,7 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
+from agents.task.planning._vocabulary import TREAT_VERBS
 from agents.task.planning.families._held import (
     _WELLS_OF,
     beside,
@@ -163,7 +164,7 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"])
     if (
         re.match(
-            r"^(?:fill|pre-?fill|treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate|inoculate)",
+            rf"^(?:fill|pre-?fill|{TREAT_VERBS}|inoculate)",
             text,
             _FLAGS,
         )
@@ -228,7 +229,7 @@ _A_PLATE = re.compile(r"\b(?:the|a|this|that|my|our)\s+(?:[\w-]+\s+)?plate\b", _
 
 
 WITH_VERB = re.compile(
-    r"^(?:treat|dose|stain|feed|spike|coat|overlay|supplement|detach|digest|lyse|fix|permeabili[sz]e|dissociate|inoculate)\b[^,;]*\b(?:with|from)\b",
+    rf"^(?:{TREAT_VERBS}|inoculate)\b[^,;]*\b(?:with|from)\b",
     _FLAGS,
 )  # "inoculate X with Y", "inoculate X from the overnights in Y": a transfer into X
 

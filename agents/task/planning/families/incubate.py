@@ -60,7 +60,12 @@ _PREHEAT = re.compile(
 
 def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
-    if _PREHEAT.match(text) and not ents.labware and ents.quantities and not ents.volumes():
+    if (
+        _PREHEAT.match(text)
+        and not (ents.labware or ents.liquids)
+        and ents.quantities
+        and not ents.volumes()
+    ):
         return 62
     if _SHAKE_AS.match(text) and not ents.volumes() and not ents.wellsets:
         return 60  # "give plate_1 a quick shake", "mix plate_1 on the shaker at 600 rpm"
@@ -86,7 +91,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
 def build(frame: Frame, p: r.Planning) -> str:
     world, text = p.world, frame.text
     hs = r.instrument("heater_shaker", p, frame)
-    if _PREHEAT.match(text) and not frame.ents.labware and frame.temperature is not None:
+    named = frame.ents.labware or frame.ents.liquids  # "warm the buffer to 37 C" is no pre-warm
+    if _PREHEAT.match(text) and not named and frame.temperature is not None:
         target = frame.temperature.value
         r.within(target, "temperature_range_c", hs, world, "temperature", "C")
         world.emit(hs, "set_temperature", {"celsius": target}, {"target_c": target})

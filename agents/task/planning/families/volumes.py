@@ -1,10 +1,9 @@
 """Liquid taken out to waste (media exchange, washes, discarding the excess of a dilution) and
 wells topped up to a final volume.
 
-A top-up reads each well's volume from the lab state (or from what the plan put there before)
-and adds the difference from one source — one tip, the volumes differing per well. A well
-already above its target is a disagreement between the request and the lab: the planner asks.
-Liquid sent to waste leaves with its tip, so every well emptied takes a new one.
+A top-up reads each well's volume from the lab state (or the plan) and adds the difference from
+one source, one tip; a well above its target disagrees with the lab: the planner asks. Liquid
+sent to waste leaves with its tip, so every well emptied takes a new one.
 """
 
 from __future__ import annotations
@@ -54,6 +53,7 @@ _TOP_UP = re.compile(
 )
 
 
+_TOPS = re.compile(r"(?:top[\s-]*(?:up|off)|q\.?s\.?)\b", _FLAGS)  # the verb first, nothing else
 _DRAIN = re.compile(r"^(?:aspirate|empty|drain|evacuate)\b(?!\s+\d)", _FLAGS)
 _BARE_REMOVE = re.compile(
     r"^(?:aspirate|remove|discard|suck\s+off|take\s+off)(?:\s+(?:it|them|again|all|everything|"
@@ -172,9 +172,10 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70  # "..., aspirate, then add 200 uL": empty the wells worked on
     if _DISCARD.match(text) and (_EMPTYING.search(text) or am.share(text)):
         return 70  # "remove the medium", "remove half of the medium"
+    bare_top = _TOPS.match(text) and (ents.labware or ents.wellsets)  # "top up plate_1": to what?
     if (
         (_TOP_UP.search(text) or _TOP_UP_LABEL.match(clause.label or ""))
-        and (ents.volumes() or ents.vague)
+        and (ents.volumes() or ents.vague or bare_top)
         and not _to_concentration(text)
     ):  # "top-up: dna_plate column 3 -> 80 uL (water)"
         return 72
