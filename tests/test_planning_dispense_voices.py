@@ -122,3 +122,22 @@ def test_wells_said_after_a_set_to_be_left_out_are_taken_out_of_it(text: str, co
     sets = ws.find_all(text)
     assert len(sets) == 1
     assert len(sets[0].expand(8, 12)) == count
+
+
+@pytest.mark.parametrize(
+    ("request_text", "first", "count"),
+    [
+        ("add 150 uL YPD to the culture wells of od_plate", "A1", 48),
+        ("add 100 uL YPD to each well containing culture in od_plate", "A1", 48),
+        ("Add 50 uL sterile water to od_plate (culture wells only)", "A1", 48),
+        ("add 100 uL YPD to the empty wells of od_plate", "A7", 48),
+        ("add 50 uL YPD to the empty wells of od_plate row A", "A7", 6),
+    ],
+)
+def test_wells_named_by_what_they_hold_or_by_holding_nothing(
+    request_text: str, first: str, count: int
+) -> None:
+    result = _plan(request_text, "x6_media")
+    assert isinstance(result, Plan)
+    wells = _wells(result)
+    assert (wells[0], len(wells)) == (first, count)

@@ -66,7 +66,12 @@ def described_wells(
 ) -> list[str]:
     """'the overnight culture wells in column 1' (the set written at ``at``): of those wells,
     the ones holding that liquid (never the empty rest of the column); none holding it is
-    asked."""
+    asked. 'The empty wells of X row A': those of them holding nothing."""
+    if _EMPTY_WELLS.search(frame.text) and at is not None:
+        empty = [w for w in wells if p.world.well_volume(plate, w) <= 0]
+        if not empty:
+            raise Ask(f"No well of {plate} named is empty: which wells did you mean?", ["wells"])
+        return empty
     moved = frame.liquid.name if frame.liquid is not None else None
     for m in frame.ents.liquids:
         between = frame.ents.text[m.end : at] if at is not None and at >= m.end else ""
@@ -101,9 +106,13 @@ _TREATED = re.compile(
     _FLAGS,
 )
 _ONTO = re.compile(
-    r"\b(?:to|onto|into|over|on)\s+(?:the\s+|all\s+(?:of\s+)?the\s+|each\s+of\s+the\s+|each\s+|every\s+|all\s+)?$",
+    r"\b(?:to|onto|into|over|on)\s+(?:the\s+|all\s+(?:of\s+)?the\s+|each\s+of\s+the\s+|each\s+|every\s+|all\s+)?"
+    r"(?:(?:wells?|ones?)\s+(?:containing|holding|with)\s+(?:the\s+)?)?$"  # "each well holding X"
+    r"|[\w-]+\s+\(\s*(?:the\s+)?$",  # "to od_plate (culture wells only)"
     _FLAGS,
 )
+# "to the empty wells of od_plate", "into the unused wells": the wells holding nothing
+_EMPTY_WELLS = re.compile(r"\b(?:the\s+)?(?:empty|unused|unfilled|free)\s+wells\b", _FLAGS)
 
 
 def _onto_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
@@ -140,11 +149,18 @@ def onto_held(frame: Frame, p: r.Planning, plate: str) -> list[str]:
     """ "add 10 uL dye to the cells in ipsc_24": the wells of ``plate`` that hold the liquid
     said as the destination (in row order); [] when none does."""
     moved = frame.liquid.name if frame.liquid is not None else None
+    if _EMPTY_WELLS.search(frame.text) and frame.ents.wellsets == []:
+        every = [f"{chr(65 + i)}{c}" for i in range(26) for c in range(1, 49)]
+        lw = p.world.labware(plate)
+        grid = [w for w in every if ord(w[0]) - 65 < lw.rows and int(w[1:]) <= lw.cols]
+        return [w for w in grid if p.world.well_volume(plate, w) <= 0]
     for m in frame.ents.liquids:
         before, after = frame.text[: m.start], frame.text[m.end :]
         if m.name == moved or not (_ONTO.search(before) or _TREATED.match(before)):
-            continue
-        if re.match(r"\s+(?:in|on|of)\s+(?:the\s+)?[\w-]+", after):  # "the cells in ipsc_24"
+            continue  # "the cells in ipsc_24", "the culture wells of X", "(culture wells only)"
+        if re.match(
+            r"\s+(?:wells?\s+)?(?:in|on|of)\s+(?:the\s+)?[\w-]+|\s+wells(?:\s+only)?\s*\)", after
+        ):
             held = topped(p, plate, m.name)
             if held:
                 return sorted(held, key=lambda w: (w[0], int(w[1:])))
