@@ -17,6 +17,9 @@ from agents.task.planning.rules import RulePlanner
         ("top off plate_1 A1:A6 with dye", ["volume"]),
         ("block plate_2", ["liquid", "volume"]),
         ("stain plate_2 row A", ["liquid", "volume"]),
+        ("stop the reaction in plate_2 row A", ["liquid", "volume"]),
+        ("give plate_2 fresh buffer", ["volume"]),
+        ("plate the dye into plate_2", ["volume"]),
         ("warm the buffer to 37 C", ["plate", "duration"]),
     ],
 )

@@ -34,7 +34,13 @@ from agents.task.planning.families._dilution_words import carried_by_steps
 from agents.task.planning.families._exchange import takes_the_wash_out
 from agents.task.planning.families._series_end import said_discards
 
-_TREATS = re.compile(rf"(?:{TREAT_VERBS})\b(?![^,;]*\d\s*(?:u|m)l\b)", re.IGNORECASE)
+# Verbs that put a liquid into what they name ("block plate_2", "quench the reaction in P row A",
+# "give P fresh medium", "plate the cells into P"), with no volume said.
+_TREATS = re.compile(
+    rf"(?:{TREAT_VERBS}|prime|quench|stop|inoculate|induce|neutrali[sz]e|give|plate|seed|charge)"
+    r"\b(?![^,;]*\d\s*(?:u|m)l\b)",
+    re.IGNORECASE,
+)
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
     "add 100 uL of buffer to row A of plate_2 with a fresh tip for each",
@@ -366,10 +372,13 @@ def _continues(frame: Frame, family: Family) -> bool:
 
 def _not_understood(frame: Frame, p: Planning) -> str:
     if _TREATS.match(frame.text) and (frame.ents.labware or frame.ents.wellsets):
-        verb, ents = frame.text.split(None, 1)[0].lower(), frame.ents
-        what = ents.labware[0].name if ents.labware else "those wells"
+        ents = frame.ents
+        what = ents.labware[-1].name if ents.labware else "those wells"
+        if ents.liquids:  # "plate the cells into plate48": how much of them
+            raise Ask(f"How many uL of {ents.liquids[0].name} per well of {what}?", ["volume"])
         raise Ask(  # "block plate_2", "feed cells_24 row A": a liquid goes in, unsaid
-            f"Which liquid should I {verb} {what} with, and how many uL per well?",
+            f"Which liquid should go into {what} for '{frame.clause.said}', and how many uL per "
+            "well?",
             ["liquid", "volume"],
             sorted(p.world.liquids),
         )
