@@ -95,3 +95,20 @@ def test_pairs_sharing_one_volume_stay_one_clause() -> None:
 
     text = "Transfer 10 uL from p A1 to q A1 and p B1 to q B2"
     assert gaps(text, text) == [text]
+
+
+def test_a_normalisation_sheet_is_its_diluent_then_its_samples() -> None:
+    from agents.task.planning._volume_sheets import rewrite as sheet
+
+    text = "Sheet (src -> dst):\nWell, Sample vol (uL), Water vol (uL)\nA1, 4, 16\nB1, 5, 15"
+    assert sheet(text) == (
+        "Sheet: Add Water to dst A1, B1 (16, 15 uL), then transfer src A1, B1 to dst A1, B1 "
+        "(4, 5 uL)"
+    )
+
+
+def test_a_sheet_without_its_plates_is_left_as_written() -> None:
+    from agents.task.planning._volume_sheets import rewrite as sheet
+
+    text = "Sheet:\nWell, Sample vol (uL), Water vol (uL)\nA1, 4, 16"
+    assert sheet(text) == text

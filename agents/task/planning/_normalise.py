@@ -29,6 +29,7 @@ from agents.task.planning._phrasings import held_for, rephrase
 from agents.task.planning._programme_tables import goto_lists, programme_tables
 from agents.task.planning._spelling import keywords, units
 from agents.task.planning._tables import rewrite as rewrite_tables
+from agents.task.planning._volume_sheets import rewrite as volume_sheets
 
 # A placeholder is a word of its own: «q0», «q1», ...
 PLACEHOLDER = re.compile(r"«q(\d+)»")
@@ -294,7 +295,7 @@ def _aside(m: re.Match[str]) -> str:
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
     text = unicodedata.normalize("NFC", request)
-    text = rewrite_tables(conc_tables(nested(unwrapped(text)))).translate(_CHARS)
+    text = rewrite_tables(volume_sheets(conc_tables(nested(unwrapped(text))))).translate(_CHARS)
     quoted: list[str] = []
 
     def hold(m: re.Match[str]) -> str:
