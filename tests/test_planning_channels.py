@@ -10,6 +10,7 @@ from agents.task.planning._clauses import split
 from agents.task.planning._entities import how_said
 from agents.task.planning._lexicon import Lexicon, Mention
 from agents.task.planning._normalise import normalise
+from agents.task.planning._nouns import copies_said
 from agents.task.planning._quadrants import quadrants
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.models import Clarification, Plan, Refusal
@@ -323,3 +324,25 @@ def test_an_x_count_of_wells_into_as_many_times_the_wells_is_replicates(
     request_text: str, kind: str
 ) -> None:
     assert _plan("samples", request_text).kind == kind
+
+
+@pytest.mark.parametrize(
+    ("said", "copies"),
+    [
+        ("Make two daughter plates from MP-07 onto DP-07a", 2),
+        ("please create 3 replica plates of X", 3),
+        ("Make a daughter plate of samples on dest_plate", None),
+        ("Make two 1:10 dilutions", None),
+    ],
+)
+def test_a_copy_noun_says_how_many_copies(said: str, copies: int | None) -> None:
+    assert copies_said(said) == copies
+
+
+def test_a_place_in_brackets_after_the_source_is_the_destination_only_on_another_plate() -> None:
+    copied = _plan("samples", "samples A1 in triplicate (dest_plate A1, A2, A3), 20uL")
+    assert isinstance(copied, Plan)
+    assert "dest_plate" in copied.summary
+    own = _plan("samples", "Transfer 20 uL from samples (A1-A6) into dest_plate B1-B6")
+    assert isinstance(own, Plan)
+    assert "samples A1..A6" in own.summary

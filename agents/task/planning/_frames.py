@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
+from agents.task.planning._bracket_places import dest_in_brackets
 from agents.task.planning._clauses import Clause
 from agents.task.planning._described import described_liquids, only_receive
 from agents.task.planning._entities import Entities
@@ -246,6 +247,7 @@ def assign_places(frame: Frame) -> None:
     """Group labware and well sets into places, each with the role of its segment."""
     ents, text = frame.ents, frame.ents.text
     cuts = _role_cuts(text, ents.liquids) + _located_in_brackets(frame)
+    cuts += dest_in_brackets(ents, cuts)  # "src A1 in triplicate (dst A1, A2, A3)"
     cuts += [(m.start, "source") for m in ents.labware if _AMOUNT_OF.search(text[: m.start])]
     cuts.sort()
     items: list[tuple[int, int, str, object]] = []

@@ -11,9 +11,11 @@ import re
 _FLAGS = re.IGNORECASE
 # "Make me a replicate plate of samples on dest_plate": the noun names the action (replicate).
 _COPY_NOUN = re.compile(
-    r"^(?:make|create|prepare|set\s+up|do|generate|produce|pour|run)\s+(?:me\s+|us\s+)?(?:a|an|one)\s+"
+    r"^(?:make|create|prepare|set\s+up|do|generate|produce|pour|run)\s+(?:me\s+|us\s+)?"
+    r"(?:a|an|one|two|three|four|[1-4])\s+"
     r"(?:(?:replicate|replica|copy|duplicate|daughter|clone|mirror|stamped|carbon)[\s-]+)?"
-    r"(?:replicate|replica|copy|duplicate|daughter|clone|mirror)(?:[\s-]+plate)?\s+(?:of|from)\s+",
+    r"(?:replicates?|replicas?|cop(?:y|ies)|duplicates?|daughters?|clones?|mirrors?)"
+    r"(?:[\s-]+plates?)?\s+(?:of|from)\s+",
     _FLAGS,
 )
 
@@ -42,3 +44,22 @@ def as_verb(text: str) -> str:
         text = f"{text[head.end() :]}, {head['head']}"
     text = _COPY_NOUN.sub("replicate ", text)
     return _COPIES_OF.sub(lambda m: f"transfer in {m.group(1).rstrip('sS')} ", text)
+
+
+# "Make two daughter plates from MP-07 ...": how many copies the noun asks for
+_COPY_COUNT = re.compile(
+    r"\b(?:make|create|prepare|set\s+up|generate|produce|pour)\s+(?:me\s+|us\s+)?"
+    r"(two|three|four|[2-4])\s+(?:(?:replicate|replica|copy|duplicate|daughter|clone|mirror)"
+    r"[\s-]+)?(?:replicates|replicas|copies|duplicates|daughters|clones|mirrors|plates)\b",
+    _FLAGS,
+)
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4}
+
+
+def copies_said(said: str) -> int | None:
+    """The number of copies "make two daughter plates" asks for (None: not said)."""
+    m = _COPY_COUNT.search(said)
+    if m is None:
+        return None
+    word = m.group(1).lower()
+    return _COUNT_WORDS.get(word) or int(word)

@@ -9,6 +9,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
+from agents.task.planning._nouns import copies_said
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning._vocabulary import TREAT_VERBS
@@ -113,7 +114,29 @@ def _resolve_places(
             # "every well of plate_1 and plate_2": the same wells on the next plate
             place = Place(place.labware, out[-1][1].wells, place.unknown)
         out.append((r.labware(place, p, doing, implicit=implicit, holding=beside(frame, p)), place))
+    if doing == "pipette into":
+        _copies_named(frame, [lw for lw, _ in out], p)
     return out
+
+
+def _copies_named(frame: Frame, plates: list[str], p: r.Planning) -> None:
+    """'Make two daughter plates from MP-07 onto DP-07a': as many plates as copies, or asked
+    (one copy made of two asked for does less than asked)."""
+    n = copies_said(frame.clause.said)
+    named = list(dict.fromkeys(plates))
+    if n is None or n == len(named):
+        return
+    empty = [
+        lw
+        for lw in r.work_plates(p.world)
+        if not any(v > 0 for (lid, _), v in p.world.volume.items() if lid == lw)
+    ]
+    raise Ask(
+        f"You ask for {n} copies but name {len(named)} plate(s) ({', '.join(named)}): "
+        "which plates should receive them?",
+        ["plate", "destination"],
+        empty or r.work_plates(p.world),
+    )
 
 
 _FOLLOWING = re.compile(

@@ -39,7 +39,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if (
         VERBS.match(text)
         or _GERUND.match(text)
-        or (WITH_VERB.match(text) and (ents.liquids or ents.wellsets))
+        or (WITH_VERB.match(text) and (ents.liquids or ents.wellsets or len(ents.labware) > 1))
     ):
         has_liquid = ents.volumes() or ents.liquids or ents.vague or ents.bare or ents.wellsets
         if re.match(r"^(?:move|take|put|place|transfer)\b", text, _FLAGS) and not (

@@ -1,0 +1,40 @@
+"""A destination said in brackets after what is copied: "ON_culture A1 in triplicate
+(growth_plate A1, A2, A3)", "two daughter plates from MP-07 (DP-07a and DP-07b)". Only when
+the clause names no destination otherwise and the brackets hold nothing but places on other
+labware than the one before them ("samples (A1-A6)" and "reservoir (buffer)" say where or what
+the source is)."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning._entities import Entities
+
+_FLAGS = re.IGNORECASE
+_BRACKET = re.compile(r"\(([^()]{1,80})\)")
+_JOINS = re.compile(r"[\W_]+|\b(?:and|the|of|in|on|at|plates?|wells?|into|onto|to)\b", _FLAGS)
+
+
+def dest_in_brackets(ents: Entities, cuts: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """Role cuts that make a bracketed place list the destination (none: [])."""
+    if any(role == "dest" for _, role in cuts) or "(" not in ents.text:
+        return []
+    text = ents.text
+    for m in _BRACKET.finditer(text):
+        inside = [lw for lw in ents.labware if m.start(1) <= lw.start < m.end(1)]
+        before = {lw.name for lw in ents.labware if lw.end <= m.start()}
+        if not inside or not before or before & {lw.name for lw in inside}:
+            continue
+        said = list(m.group(1))
+        spans = [(x.start, x.end) for x in ents.labware] + [(w.start, w.end) for w in ents.wellsets]
+        for a, b in spans:
+            for i in range(max(a, m.start(1)), min(b, m.end(1))):
+                said[i - m.start(1)] = " "
+        if _JOINS.sub("", "".join(said)):
+            continue  # "(std_curve, 2 reps)": more than places
+        after = "head"
+        for at, role in sorted(cuts):
+            if at <= m.start():
+                after = role
+        return [(m.start(1), "dest"), (m.end(), after)]
+    return []
