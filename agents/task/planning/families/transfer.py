@@ -23,13 +23,13 @@ from agents.task.planning.families import _asks as asks
 from agents.task.planning.families import _pairing as pairing
 from agents.task.planning.families import _plate_wide as plate_wide
 from agents.task.planning.families import _said_held as said_held
+from agents.task.planning.families._dest_plates import _FRESH, _resolve_places, _unnamed_destination
 from agents.task.planning.families._held import _onto_liquid, described_wells, onto_held
 from agents.task.planning.families._last_wells import added_to_last
 from agents.task.planning.families._layout import _arranged
 from agents.task.planning.families._places import (
     _BOTH,
     _EACH_AFTER,
-    _FRESH,
     _OF_THOSE,
     _POOL,
     _REST,
@@ -39,10 +39,8 @@ from agents.task.planning.families._places import (
     _expand,
     _fits,
     _fits_nowhere,
-    _resolve_places,
     _roles,
     _source_wells,
-    _unnamed_destination,
 )
 from agents.task.planning.families._recognise import VERBS, detect
 from agents.task.planning.families._sources import _implicit_sources, _unnamed_sources
