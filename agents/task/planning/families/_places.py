@@ -1,6 +1,7 @@
 """Where a transfer takes from and puts to: the places of a clause by their roles, the wells
 they select, sources named by wells only or by a liquid ("each library"), destinations named
-by what they hold ("to the cells"), and the volume no candidate well holds (which plates the places name: _dest_plates)."""
+by what they hold ("to the cells"), and the volume no candidate well holds. Which plates
+the places name is _dest_plates."""
 
 from __future__ import annotations
 
