@@ -57,3 +57,30 @@ def test_the_wells_own_liquid_by_another_name_plans(lab: str, request_: str) -> 
 def test_a_well_past_the_last_row_is_refused_for_the_plate_size(request_: str) -> None:
     said = _plan("j6_tox", request_)
     assert isinstance(said, Refusal) and said.code == "plate_size"
+
+
+@pytest.mark.parametrize(
+    ("request_", "code"),
+    [
+        ("skip it, thanks", "nothing_to_do"),
+        ("ignore my last message", "nothing_to_do"),
+        ("Pipette 50 uL of dye into my mouth", "not_a_lab_request"),
+        ("Log 50 uL buffer in the notebook for plate_1 A1", "not_a_lab_request"),
+    ],
+)
+def test_what_is_no_work_is_refused_for_its_reason(request_: str, code: str) -> None:
+    said = _plan("standard", request_)
+    assert isinstance(said, Refusal) and said.code == code
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Shake plate_1 at 500 rpm for 5 min, then stop.",
+        "Add 50 uL buffer to plate_1 A1-A3. That's all, thanks!",
+        "Add 50 uL buffer to plate_1 A1 (cells in log phase)",
+        "prime plate_2 A1-A12 with 100 ul buffer",
+    ],
+)
+def test_the_end_of_the_work_and_fill_verbs_plan(request_: str) -> None:
+    assert isinstance(_plan("standard", request_), Plan)

@@ -151,6 +151,14 @@ def _core(request: str) -> str:
     return text
 
 
+# A person or a drink as the place liquid goes: "pipette 50 uL of dye into my mouth"
+_ON_A_PERSON = re.compile(
+    r"\b(?:into|in|onto|on)\s+(?:my|your|his|her|their|our|someone'?s)\s+(?:mouth|hands?|eyes?|"
+    r"face|skin|arm|coffee|tea|drink|mug|cup|glass|lunch)\b",
+    re.IGNORECASE,
+)
+
+
 def check(
     request: str, read_in: list[tuple[Frame | None, Family | None]], unquoted: str | None = None
 ) -> None:
@@ -162,6 +170,12 @@ def check(
         raise Refuse(
             "this asks me to set aside my rules or to be something else: I only plan lab work "
             "within the lab's safety rules, and never on a request that asks otherwise",
+            "not_a_lab_request",
+        )
+    if _ON_A_PERSON.search(spoken):
+        raise Refuse(
+            "this puts liquid on a person or into a drink, not into the lab's labware: I plan "
+            "liquid handling between the lab's plates and troughs only",
             "not_a_lab_request",
         )
     core = _core(request)

@@ -30,6 +30,8 @@ VERBS = (
     + r"|(?:do|run)\s+(?:the\s+)?(?:stats|statistics|analysis|regression|fit)|"
     r"generate|code|search|google|look\s+up|find\s+out|print|show\s+me|teach|recommend|"
     r"suggest|predict|estimate|convert|list|label|re-?name|(?:log|record)\s+that|note\s+down|"
+    r"log(?![\s-]*phase)|jot\s+down|(?:make|brew|fetch|bring|get)\s+(?:me|us)\s+(?:a|an|some)\s+"
+    r"(?:coffee|tea|cup|drink|snack|sandwich|lunch)|"
     r"write\s+down|"
     r"export|save|upload|download|design|(?:help\s+me\s+)?plan\s+(?:my|an?|the|our)\s+"
     r"(?:experiment|assay|study|layout|day|week)|check\s+(?:how|whether|if|what|which)|"

@@ -38,6 +38,8 @@ def repeats(frame: Frame) -> None:
     n = frame.ents.times
     if n is None or n < 2 or frame.ents.mix or not _REPEATED.search(frame.text):
         return
+    if _in_a_name(frame, n):  # "triton x100": the lab's "0.1% Triton X-100", no count
+        return
     if _counts_copies(frame, n):  # "samples A1 x3 into dest_plate A1-A3": one into each
         frame.ents.replicates = n
         return
@@ -47,6 +49,14 @@ def repeats(frame: Frame) -> None:
         ["count"],
         [f"{n} x {each}", f"1 x {each}"],
     )
+
+
+def _in_a_name(frame: Frame, n: int) -> bool:
+    """'x100' said as part of a lab liquid's name ('Triton X-100'), not a count."""
+    world = frame.extra.get("world")
+    if not isinstance(world, r.World) or not re.search(rf"\bx\s*-?\s*{n}\b", frame.text, _FLAGS):
+        return False
+    return any(re.search(rf"\bx-?{n}\b", name, _FLAGS) for name in world.liquids)
 
 
 def _counts_copies(frame: Frame, n: int) -> bool:

@@ -24,6 +24,9 @@ from agents.task.planning.families._held import (
 from agents.task.planning.families._worked import worked_wells
 
 _FLAGS = re.IGNORECASE
+# Verbs that name the wells first and the liquid after "with" as a fill: "prime X with Y",
+# "prep X with Y", "charge X with Y" - a transfer into X
+_FILLS = "prime|prep|charge"
 _SAME_WELLS = re.compile(
     r"\b(?:same\s+(?:positions?|wells?|layout|columns?|rows?)|matching\s+(?:wells?|positions?)|well[\s-]+to[\s-]+well"
     r"|well[\s-]+(?:for|by)[\s-]+well|plate[\s-]+to[\s-]+plate|keeping\s+the\s+(?:same\s+)?layout"
@@ -129,7 +132,7 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     gets = _GETS.search(text) and not (_HEAD_IS_SOURCE.match(text) and by["head"])
     if (
         re.match(
-            rf"^(?:fill|pre-?fill|{TREAT_VERBS}|inoculate)",
+            rf"^(?:fill|pre-?fill|{TREAT_VERBS}|inoculate|{_FILLS})",
             text,
             _FLAGS,
         )
@@ -191,7 +194,7 @@ def _source_wells(
 
 
 WITH_VERB = re.compile(
-    rf"^(?:{TREAT_VERBS}|inoculate)\b[^,;]*\b(?:with|from)\b",
+    rf"^(?:{TREAT_VERBS}|inoculate|{_FILLS})\b[^,;]*\b(?:with|from)\b",
     _FLAGS,
 )  # "inoculate X with Y", "inoculate X from the overnights in Y": a transfer into X
 

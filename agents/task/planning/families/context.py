@@ -112,6 +112,9 @@ REMARK = re.compile(
     r"|^(?:(?:today|tomorrow|this\s+(?:morning|afternoon|week))\s*,?\s*)?(?:we'?re|we\s+are|i'?m|i\s+am)"
     r"\s+(?:doing|running|setting\s+up|prepping|preparing|starting|working\s+on|trying)\b(?!.*\d)"
     r"|^(?:don'?t|do\s+not|no\s+need\s+to)\s+mix(?:\s+(?:it|them|afterwards|after))?$"
+    # "..., then stop.", "That's all.", "done": the end of the work asked for
+    r"|^(?:(?:and|then)\s+)*(?:stop(?:\s+there)?|that'?s\s+(?:all|it)|(?:we'?re|you'?re)\s+done|done|"
+    r"finished|nothing\s+else)[\s.!]*$"
     r"|^(?:no\s+mixing|without\s+mixing)$"
     r"|^(?:protect(?:ed)?|keep|kept)\s+(?:it\s+|them\s+|the\s+plate\s+)?(?:away\s+)?from\s+"
     r"(?:the\s+)?light$|^(?:in\s+the\s+dark|(?:protected\s+)?from\s+light)$",
@@ -136,7 +139,13 @@ CANCEL = re.compile(
     r"we\s+(?:won'?t|don'?t|do\s+not|will\s+not)\s+need\b|nevermind|forget\s+(?:it|that|about\s+it)|cancel(?:\s+(?:that|this|it|everything))?|"
     r"scratch\s+that|hold\s+off|belay\s+that|on\s+second\s+thought|not\s+now|no\s+thanks|"
     r"abort(?:\s+(?:that|it|everything))?|(?:actually\s*,?\s*)?(?:don'?t|do\s+not)\s+(?:bother|run\s+(?:it|anything))|"
-    r"(?:don'?t|do\s+not)\s+do\s+anything|do\s+nothing|nothing(?:\s+for\s+now)?|ignore\s+(?:that|this|me))\b",
+    r"(?:don'?t|do\s+not)\s+do\s+anything|do\s+nothing|nothing(?:\s+for\s+now)?|ignore\s+(?:that|this|me))\b"
+    # "skip it", "ignore my last message", "call it off" (never "..., then stop", "that's all":
+    # the end of work asked for, not a cancel)
+    r"|(?:skip\s+(?:it|that|this|everything|the\s+(?:whole\s+)?(?:thing|run|lot))|"
+    r"ignore\s+(?:my|the)\s+(?:last|previous|earlier|above)\s+(?:message|request|one))"
+    r"\s*(?:,?\s*(?:thanks|thank\s+you|thx|cheers|please))?[\s.!]*$"
+    r"|(?:let'?s\s+)?call\s+(?:it|that|the\s+run|everything)\s+off\b",
     _FLAGS,
 )
 
