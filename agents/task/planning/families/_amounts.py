@@ -216,3 +216,22 @@ def mixed_after(frame: Frame) -> tuple[int, float | None]:
     if not frame.ents.mix or frame.ents.no_mix:
         return 0, None
     return frame.ents.mix_times or 3, frame.mix_volume.value if frame.mix_volume else None
+
+
+# "top each well up with 15 uL", "top off by 20 uL": the amount added, not the level reached.
+_BY_AMOUNT = re.compile(
+    r"(?:\b(?:with|by|add(?:ing)?|another|extra|additional|an?\s+(?:further|additional|extra))|\bw/)\s*"
+    r"(?:(?:another|an?\s+(?:further|additional|extra)|extra|additional)\s+)?$",
+    _FLAGS,
+)
+
+
+def amount_added(frame: Frame) -> float | None:
+    """The per-well volume a top-up adds when it says an amount, never a level to reach."""
+    q = frame.volume
+    if q is None or frame.final is not None or frame.total is not None:
+        return None
+    before = frame.text[: q.start]
+    if re.search(r"\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?$", before, _FLAGS):
+        return None  # "q.s. to 200 uL"
+    return q.value if _BY_AMOUNT.search(before) else None

@@ -16,6 +16,7 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import FOLD_TIMES
 from agents.task.planning._wellsets import WellSet
+from agents.task.planning.families._line_back import filled_line
 from agents.task.planning.families._spans import spans
 
 _FLAGS = re.IGNORECASE
@@ -191,12 +192,10 @@ def series_place(header: Frame) -> Place | None:
 
 
 def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None) -> list[list[str]]:
-    """The dilution chains a serial-dilution sentence names: rows across or columns down,
-    from a first to a last well, or n steps from a starting well."""
+    """The chains a serial dilution names: rows across or columns down, first to last well."""
     view = p.world.labware(plate)
     sets = [w for w in frame.ents.wellsets if not w.chain]
-    chained = [w for w in frame.ents.wellsets if w.chain]
-    if chained:
+    if chained := [w for w in frame.ents.wellsets if w.chain]:
         return [chained[0].expand(view.rows, view.cols)]
     singles = [str(part.args[0]) for w in sets for part in w.parts if part.kind == "well"]
     areas = spans([w for w in sets if any(part.kind != "well" for part in w.parts)], frame)
@@ -240,6 +239,8 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
             lanes.setdefault(int(w[1:]) if down else w[0], []).append(w)
         return _trimmed(frame, list(lanes.values()), singles)
     if not areas:
+        if back := filled_line(frame, plate, p):  # "..., then 10-fold down the column"
+            return _trimmed(frame, [back], singles)
         raise Ask("Which wells should the dilution run across?", ["wells"], ["row A", "column 1"])
     wells = [w for a in areas for w in a.expand(view.rows, view.cols)]
     by_rows = [a for a in areas if all(part.kind == "rows" for part in a.parts)]
@@ -291,8 +292,8 @@ def _trimmed(frame: Frame, out: list[list[str]], singles: list[str]) -> list[lis
             0 if INCL_BLANK.search(frame.text) else blanks_after(frame)
         )  # the blanks too
         most = max(len(c) for c in out)
-        if transfers and wells_n == most + 1 == steps + 1:
-            wells_n = steps  # "5 steps, C1 to C5": the steps are the wells named, not transfers
+        if transfers and wells_n == most + 1 == steps + 1:  # "5 steps, C1 to C5": 5 wells
+            wells_n = steps
         if wells_n > most:
             raise Refuse(f"a {steps}-step dilution does not fit in {most} wells", "plate_size")
         out = [c[:wells_n] for c in out]

@@ -297,28 +297,9 @@ def _empty(frame: Frame, p: r.Planning, plate: str, wells: list[str]) -> str:
     return f"take everything out of {plate} {wells[0]}..{wells[-1]} ({len(ops)} wells) to waste"
 
 
-# "top each well up with 15 uL", "top off by 20 uL": the amount added, not the level reached.
-_BY_AMOUNT = re.compile(
-    r"(?:\b(?:with|by|add(?:ing)?|another|extra|additional|an?\s+(?:further|additional|extra))|\bw/)\s*"
-    r"(?:(?:another|an?\s+(?:further|additional|extra)|extra|additional)\s+)?$",
-    _FLAGS,
-)
-
-
-def _amount_added(frame: Frame) -> float | None:
-    """The per-well volume a top-up adds when it says an amount, never a level to reach."""
-    q = frame.volume
-    if q is None or frame.final is not None or frame.total is not None:
-        return None
-    before = frame.text[: q.start]
-    if re.search(r"\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?$", before, _FLAGS):
-        return None  # "q.s. to 200 uL"
-    return q.value if _BY_AMOUNT.search(before) else None
-
-
 def _top_up(frame: Frame, p: r.Planning) -> str:
     world = p.world
-    if (added := _amount_added(frame)) is not None:
+    if (added := am.amount_added(frame)) is not None:
         return _add_each(frame, p, added)
     target = frame.final or frame.total or frame.volume
     value = r.quantity(
