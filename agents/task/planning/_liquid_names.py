@@ -85,6 +85,9 @@ def by_word(liquids: list[str], taken: set[str], not_a_liquid: frozenset[str]) -
                 if initials not in VOCABULARY:  # never a word the request is made of ("add")
                     owners.setdefault(initials, set()).add(name)
         words = [w for w in _words(name) if len(w) >= 3 and w[0].isalpha()]
+        head = re.fullmatch(r"([A-Za-z][A-Za-z0-9]{2,})-(?:[A-Za-z]{3,}|\d{2,})", name)
+        if head:  # "TMB" for "TMB-Ultra", "RPMI" for "RPMI-1640" (never "PBS" for "PBS-T")
+            owners.setdefault(head.group(1).lower(), set()).add(name)
         if len(_words(name)) < 2:
             continue
         for w in words:

@@ -27,7 +27,7 @@ _GROUP_AFTER_PAIR = re.compile(
     re.IGNORECASE,
 )
 # "replace w/ 500 uL medium", "top up w/ buffer": "with" (not "w/v", "w/w": weight ratios)
-_W_SLASH = re.compile(r"(?<![\w/])w/(?![vw]\b)\s*(?=[\w«])", re.IGNORECASE)
+_W_SLASH = re.compile(r"(?<![\w/])w/(?![vwo]\b)\s*(?=[\w«])", re.IGNORECASE)  # ("w/o": without)
 # "1x assay dil. to D1-D4", "50 uL ea. into": a short form's period, not a sentence's end
 _ABBR_DOT = re.compile(
     r"\b(soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl|ea|vol|temp|approx|resp|sat|rxn|"
