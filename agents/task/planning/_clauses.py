@@ -137,6 +137,8 @@ _NEW_ACTION = re.compile(
 )
 _VOLUME_HEAD = re.compile(
     rf"^(?P<head>(?:{ACTION_VERBS})\s+(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|m[lL])"
+    # "transfer 5 uL crude lysate: A1 -> A1; B1 -> B1": the liquid may come with the volume
+    r"(?:\s+(?:of\s+)?(?:(?![A-Pa-p]\d{1,2}\b|(?:to|into|from|in|on|each)\b)[^\s:;,]+\s*?){1,4}?)?"
     r"(?:\s+(?:each|apiece|per\s+(?:well|pair|pick|transfer)))?)\s*:\s+(?P<body>\S.*)$",
     _FLAGS,
 )

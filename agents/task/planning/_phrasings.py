@@ -295,9 +295,18 @@ def _tip_label(m: re.Match[str]) -> str:
     return f"{m['lead']}{m['neg'] or ''}{word} {noun}"
 
 
+# "B1 - 5 uL; B2 - 10 uL": a well and its volume joined by a dash (no range: no well after it;
+# "B1:B12 - 140 uL out to waste" is the wells, then what to do with them)
+_WELL_DASH_VOLUME = re.compile(
+    r"\b([A-Pa-p]\d{1,2})[ \t]+-[ \t]+(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|m[lL])\b"
+    r"(?:\s*each)?[ \t]*(?:[;,.)]|$))",
+    re.MULTILINE,
+)
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
-    text = _TIP_LABEL.sub(_tip_label, text)
+    text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, text))
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
     text = _QS.sub("qs", _ROW_BLANK.sub(r"row \1 = ", text))
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))

@@ -146,8 +146,31 @@ def titles(read_in: list[tuple[Frame | None, Family | None]]) -> None:
         first = i == 0 and frame.clause.joined == "start"
         if i + 1 < len(read_in) and (nxt := read_in[i + 1][0]) is not None:
             first = first and nxt.clause.sentence != frame.clause.sentence
-        if asks_nothing(frame, first):
+        if _inventory(frame):
+            read_in[i] = (frame, INVENTORY)
+        elif asks_nothing(frame, first):
             read_in[i] = (frame, REMARK)
+
+
+# "Reagents: 2X GoTaq Green, NFW": the liquids a protocol uses, listed under a label
+_INVENTORY_LABEL = re.compile(
+    r"^(?:reagents?|materials?|liquids?|components?|inputs?|reagent\s+list|what\s+you(?:'ll|\s+will)?"
+    r"\s+need|you(?:'ll|\s+will)\s+need|used|mm\s+components?)$",
+    _FLAGS,
+)
+_LEFT_OVER = re.compile(r"^[\s,;/+&]*(?:(?:and|plus)\b[\s,;/+&]*)*$", _FLAGS)
+
+
+def _inventory(frame: Frame) -> bool:
+    """A labelled list of lab liquids and nothing else: noted, nothing to do."""
+    if not _INVENTORY_LABEL.match((frame.clause.label or "").strip()) or not frame.ents.liquids:
+        return False
+    if frame.ents.wellsets or frame.ents.quantities:
+        return False  # "X (trough A1)": a fact about where it is, checked as such
+    text = frame.ents.text
+    for m in sorted([*frame.ents.liquids, *frame.ents.labware], key=lambda m: -m.start):
+        text = text[: m.start] + text[m.end :]
+    return bool(_LEFT_OVER.match(text.replace("(", " ").replace(")", " ")))
 
 
 _TO_SELF = re.compile(
@@ -217,3 +240,11 @@ def _note(frame: Frame, p: Planning) -> str:
 
 
 NOTE = Family("remark", lambda clause, ents: None, _note)
+
+
+def _listed(frame: Frame, p: Planning) -> str:
+    frame.extra["kind"] = "fact"  # where the reagents sit is no plate to pipette into
+    return "a list of the reagents used: nothing to do for it"
+
+
+INVENTORY = Family("remark", lambda clause, ents: None, _listed)

@@ -62,7 +62,7 @@ from agents.task.planning._reading import (
 from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
 from agents.task.planning._settings import shared_settings
-from agents.task.planning._titles import titles
+from agents.task.planning._titles import INVENTORY, titles
 from agents.task.planning._trailing import first_item_plates, trailing_plates
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning._world import World
@@ -123,8 +123,14 @@ class RulePlanner:
             announced(read_in)
             shared_volume(read_in)
             shared_settings(read_in)
-            p.named = list(
-                dict.fromkeys(m.name for f, _ in read_in if f for m in f.ents.labware if m.sure)
+            p.named = list(  # (where a reagents list says things sit is no plate to work on)
+                dict.fromkeys(
+                    m.name
+                    for f, fam in read_in
+                    if f and fam is not INVENTORY
+                    for m in f.ents.labware
+                    if m.sure
+                )
             )
             left = {f.clause.sentence for f, _ in read_in if f and leaves_alone(f.text)}
             p.blanks = [  # "..., leave both alone for now": those blanks stay as they are

@@ -145,7 +145,8 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
         if len(wells) == 1 and len(kept) == 1:
             p.kept[kept[0]] = (plate, wells[0])  # "... Move 100 uL into read_96 A1": from here
         checked.append(f"{plate} {wells[0]}{'..' + wells[-1] if len(wells) > 1 else ''}")
-        p.plate, p.wells = plate, wells  # "... add 100 uL buffer to it"
+        if p.head_dest is None or p.head_dest == plate:  # a heading's plate stays the plate
+            p.plate, p.wells = plate, wells  # "... add 100 uL buffer to it"
     if frame.liquid is not None:
         liquid = r.liquid(frame.liquid, p)
         if plate_named and not any(

@@ -138,7 +138,8 @@ CYCLED = re.compile(
 )
 # "30 times between ... after a 95 C 5 min hot start": what comes after "after a" runs first
 _AFTER_A = (
-    r"after\s+(?:an?|the|one)\s+(?!(?:[\w-]+\s+){0,2}(?:cycl|pcr|run|program|reaction|last|final))"
+    r"after\s+(?:(?:an?|the|one)\s+(?!(?:[\w-]+\s+){0,2}(?:cycl|pcr|run|program|reaction|last|final))"
+    r"|(?=-?\d+(?:\.\d+)?\s*(?:C|min|s|h)\b))"  # "(after 95 C 10 min)": that step runs first
 )
 _BOUNDARY = re.compile(
     r";|\n|\||\.(?=\s|$)|\b(?:then|followed\s+by|preceded\s+by|"
@@ -307,7 +308,7 @@ def parse(text: str) -> Profile:
             tokens.append((m.start(), "trail_these" if these else "trail", n))
     for m in _BOUNDARY.finditer(text):
         if free(m.start()):
-            kind = "before" if _BEFORE.match(m.group(0)) else "boundary"
+            kind = "before" if _BEFORE.match(text, m.start()) else "boundary"
             if kind == "before" and _after_its_step(text, m, covered):
                 kind = "was_before"  # "94 C 2 min initial": the step just told runs first
             tokens.append((m.start(), kind, None))
@@ -348,6 +349,8 @@ def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
             if cur is None or not cur.bracket:
                 close()
                 before = before or kind == "before"
+            elif kind == "before" and not cur.steps and cur.repeats == 1:
+                cur.before = True  # "..., 60 C 60 s (after 95 C 10 min)": the aside runs first
         elif kind == "open":
             if cur is not None and cur.parts:
                 continue  # "35 cycles of denaturation (95 C, 30 s), annealing (55 C, 30 s)"

@@ -63,7 +63,25 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 30
     if clause.label and _LABEL_VERBS.search(clause.label) and ents.wellsets:
         return 25
+    if clause.heading and ents.liquids and ents.labware and _names_only(ents):
+        return 24  # "amp_plate per-well NFW:" over "A1 10 uL, A2 9 uL": the liquid and plate
     return None
+
+
+_FILLER = re.compile(
+    r"^[\s,()/:-]*(?:(?:per[\s-]?well|volumes?|amounts?|additions?|map|list|layout|"
+    r"plate|for|in|into|on|to|the)\b[\s,()/:-]*)*$",
+    _FLAGS,
+)
+
+
+def _names_only(ents: Entities) -> bool:
+    """The clause names lab liquids and labware and nothing else (a heading over volumes)."""
+    text = ents.text
+    spans = [(m.start, m.end) for m in (*ents.liquids, *ents.labware)]
+    for a, b in sorted(spans, reverse=True):
+        text = text[:a] + " " + text[b:]
+    return bool(_FILLER.match(text))
 
 
 _INTO_WELLS = re.compile(r"^[\s,]*(?:(?:into|to|onto)\b|->)", _FLAGS)

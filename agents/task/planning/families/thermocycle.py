@@ -101,6 +101,10 @@ _FOLLOWING = re.compile(
 )
 
 
+_RUN_VERB = re.compile(
+    r"^(?:please\s+)?(?:now\s+)?(?:run|start)\b", _FLAGS
+)  # "run X in the cycler"
+_IT = re.compile(r"^(?:please\s+)?(?:now\s+)?cycle\s+(?:it|them|the\s+plate)\b", _FLAGS)
 _CYCLE_VERB = re.compile(r"^(?:please\s+)?(?:now\s+)?cycle\s+(?!\d)", _FLAGS)
 _TIMES = re.compile(r"\b(?:\d{1,3}|twice)\s*(?:times|x)\b|\bx\s*\d{1,3}\b", _FLAGS)
 _MOVE_ONLY = re.compile(
@@ -132,7 +136,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         any(q.kind == "temperature" for q in ents.quantities) or _NAMED.search(text)
     ):
         return 75
-    if _CYCLE_VERB.match(text) and ents.labware:
+    if (_CYCLE_VERB.match(text) and (ents.labware or _IT.match(text))) or (
+        named and _RUN_VERB.match(text)
+    ):
         return 75  # "cycle qpcr_rxn" over the programme's steps: the verb is the thermocycler's
     if prof.lid_of(text) is not None or (
         _FOLLOWING.search(text) and (named or _NAMED.search(text) or "lid" in text.lower())
