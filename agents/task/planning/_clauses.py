@@ -171,6 +171,7 @@ _USE_PLATE = re.compile(
     _FLAGS,
 )
 _FROM_LEAD = re.compile(r"^\s*(?:from|out\s+of)\s+(?:the\s+)?[\w-]+(?:\s+plate)?\s*,?\s*$", _FLAGS)
+_ROWS_LABEL = re.compile(r"^(?:rows?\s+[A-Pa-p](?:\s*(?:-|,|and|to|&)\s*[A-Pa-p])*)$", _FLAGS)
 _EACH_VOLUME = re.compile(r"\d\s*(?:u[lL]|ml|mL)\s+(?:each|per\s+(?:well|pick))\b", _FLAGS)
 
 
@@ -221,6 +222,11 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
             if inner and _is_label(inner["label"], names) and inner["body"].strip():
                 # "For my assay tomorrow: Reading: plate_1, 450 nm": the nearer label governs
                 label, body = inner["label"].strip(), inner["body"].strip()
+            if not body and _ROWS_LABEL.match(label):  # "Row B:" over items: their wells
+                sentence += 1
+                pieces.append((label, "item" if item else "start", None, sentence, True))
+                list_label = label
+                continue
             if not body:
                 list_label = label
                 continue

@@ -52,9 +52,12 @@ def _heading(frame: Frame, p: Planning) -> str:
     takes = (verb or "dest" in roles) and "source" not in roles  # "Plate 2:" names no verb
     named: set[str] = set()  # a new heading's plates replace an earlier heading's
     for role, place in frame.places:
-        if place.labware is None or not place.labware.sure:
+        if place.labware is None and place.wells is not None and role != "source" and p.plate:
+            name = p.plate  # "Columns 4-6:" after "Columns 1-3 of assay_96:": the same plate
+        elif place.labware is None or not place.labware.sure:
             continue
-        name = place.labware.name
+        else:
+            name = place.labware.name
         if role == "source" or (role == "head" and takes):
             if place.wells is not None:
                 view = p.world.labware(name)
