@@ -171,6 +171,7 @@ _USE_PLATE = re.compile(
     _FLAGS,
 )
 _FROM_LEAD = re.compile(r"^\s*(?:from|out\s+of)\s+(?:the\s+)?[\w-]+(?:\s+plate)?\s*,?\s*$", _FLAGS)
+_COUNT_LABEL = re.compile(r"\b(?:cycles?|x|times|rounds?)$", _FLAGS)
 _ROWS_LABEL = re.compile(r"^(?:rows?\s+[A-Pa-p](?:\s*(?:-|,|and|to|&)\s*[A-Pa-p])*)$", _FLAGS)
 _EACH_VOLUME = re.compile(r"\d\s*(?:u[lL]|ml|mL)\s+(?:each|per\s+(?:well|pick))\b", _FLAGS)
 
@@ -256,7 +257,10 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
                 head = semis.pop(0).strip(" :")
                 pieces.append((head, joined, label, sentence, True))
                 label, joined = head, "item"
+            outer = label
             for j, semi in enumerate(semis):
+                if _COUNT_LABEL.search(label or "") and label != outer:
+                    label = outer  # "then thirty cycles: ...; 68 C 3 min": the count is its own
                 if j and (m := _LABEL.match(semi)) and _is_label(m["label"], names) and m["body"]:
                     label, semi = m.group("label").strip(), m.group("body").strip()
                 for i, then in enumerate(then_parts(semi)):

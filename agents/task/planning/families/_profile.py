@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import cast
 
 from agents.task.planning._quantities import WORD_NUMBERS
 from agents.task.planning.families._stages import (
@@ -31,9 +30,7 @@ from agents.task.planning.families._stages import (
     Stage,
     _after_its_step,
     _delta,
-    _in_run_order,
-    _merge_back,
-    _touchdown,
+    group,
     pcr_shaped,
 )
 
@@ -311,7 +308,7 @@ def parse(text: str) -> Profile:
             kind = "before" if _BEFORE.match(text, m.start()) else "boundary"
             if kind == "before" and _after_its_step(text, m, covered):
                 kind = "was_before"  # "94 C 2 min initial": the step just told runs first
-            tokens.append((m.start(), kind, None))
+            tokens.append((m.start(), kind, m.group(0)))
     for m in re.finditer(r"[(\[]|[)\]]", text):
         if free(m.start()):
             tokens.append((m.start(), "open" if m.group(0) in "([" else "close", None))
@@ -319,7 +316,7 @@ def parse(text: str) -> Profile:
         if free(m.start()):
             tokens.append((m.start(), "sep", m.group(0)))
     tokens.sort(key=lambda t: (t[0], t[1] != "lead"))
-    prof.stages = _group(tokens)
+    prof.stages = group(tokens)
     if (
         prof.vague is None
         and (_CYCLING.search(text) or pcr_shaped(prof.stages))
@@ -328,75 +325,3 @@ def parse(text: str) -> Profile:
     ):
         prof.vague = "no number of cycles"  # "cycle rxn_plate 95 C 15 s / 60 C 30 s"
     return prof
-
-
-def _group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
-    done: list[Stage] = []
-    cur: Stage | None = None
-    before = False
-
-    def close() -> None:
-        nonlocal cur
-        if cur is not None and cur.steps:
-            done.append(cur)
-        cur = None
-
-    for _, kind, value in tokens:
-        if kind == "was_before" and cur is not None and cur.steps and not cur.bracket:
-            cur.before = True
-            close()
-        elif kind in ("boundary", "before", "was_before"):
-            if cur is None or not cur.bracket:
-                close()
-                before = before or kind == "before"
-            elif kind == "before" and not cur.steps and cur.repeats == 1:
-                cur.before = True  # "..., 60 C 60 s (after 95 C 10 min)": the aside runs first
-        elif kind == "open":
-            if cur is not None and cur.parts:
-                continue  # "35 cycles of denaturation (95 C, 30 s), annealing (55 C, 30 s)"
-            if cur is not None and not cur.steps:
-                cur.bracket = True  # "30x (" / "35x["
-            else:
-                close()
-                cur = Stage(bracket=True)
-        elif kind == "close":
-            if cur is not None and cur.bracket:
-                cur.bracket = False
-                close()
-        elif kind == "lead_comma" and cur is not None and cur.steps:
-            if cur.repeats == 1:
-                cur.repeats = int(value)  # type: ignore[call-overload]
-            close()  # "95 C 15 s, 60 C 1 min, 40 cycles, 72 C 5 min": the steps before
-        elif kind == "lead_comma":
-            close()
-            cur = Stage(repeats=int(value))  # type: ignore[call-overload]
-        elif kind == "lead":
-            close()
-            lead = cast(tuple[int, object], value)
-            cur = Stage(repeats=int(lead[0]), parts=bool(lead[1]))
-        elif kind == "trail_these":  # "95 C 15 s then 60 C 1 min, do this 40 times"
-            close()
-            done[:] = _merge_back(done, int(value))  # type: ignore[call-overload]
-        elif kind == "trail":
-            target = cur if cur is not None and cur.steps else (done[-1] if done else None)
-            if target is not None and target.repeats == 1:
-                target.repeats = int(value)  # type: ignore[call-overload]
-            close()
-        elif kind == "sep":
-            if cur is not None and cur.steps and not cur.bracket and cur.repeats > 1:
-                if cur.sep is None:
-                    cur.sep = str(value)
-                elif cur.sep == "/" and value == ",":
-                    close()  # "35 cycles of 95 C 15 s / 60 C 30 s, 72 C 5 min": a new part
-        elif kind == "delta":
-            if cur is not None and cur.steps:
-                cur.deltas[len(cur.steps) - 1] = float(value)  # type: ignore[arg-type]
-        elif kind == "step":
-            if cur is not None and cur.steps and not cur.bracket and cur.steps[-1][0] == value[0]:  # type: ignore[index]
-                close()  # "..., 72 C 30 s, 72 C 5 min": one temperature twice is two parts
-            if cur is None:
-                cur = Stage(before=before)
-                before = False
-            cur.steps.append(value)  # type: ignore[arg-type]
-    close()
-    return _in_run_order(_touchdown(done))

@@ -35,7 +35,7 @@ def is_hold(text: str) -> bool:
 
 
 _COUNT_ONLY = re.compile(
-    r"^(?=.*\b(?:repeat\w*|\d+|x|times|cycles?)\b)(?:and\s+)?(?:then\s+)?"
+    r"^(?=.*\b(?:repeat\w*|\d+|x|times|cycles?)\b|.*\b[x×]\d)(?:and\s+)?(?:then\s+)?"
     r"(?:repeat(?:ed)?|(?:do|run|perform|cycle)(?:\s+(?:it|that|this|them))?|for|with)?\s*"
     r"(?:(?:it|that|this|them|these|those|all|both|the\s+above)(?:\s+(?:two|three|four))?"
     r"(?:\s+steps?)?\s+)?(?:(?:a\s+)?total\s+of\s+)?"
@@ -61,11 +61,11 @@ _LID_ONLY = re.compile(
 
 
 _PART_LABEL = re.compile(
-    r"^(?:(?:initial|final|first|last|pre-?)\s+)?(?:heated\s+)?(?:lid|hold|denatur\w*|anneal\w*|"
-    r"exten\w*|elongat\w*|melt\w*|hot\s+start|activation|inactivation|cycl\w*|stage\s*\w*|"
-    r"step\s*\w*|\d+\s*(?:x|cycles?))(?:\s+temp(?:erature)?)?$",
+    r"^(?:then\s+|and\s+)?(?:(?:initial|final|first|last|pre-?)\s+)?(?:heated\s+)?(?:lid|hold|"
+    r"denatur\w*|anneal\w*|exten\w*|elongat\w*|melt\w*|hot\s+start|activation|inactivation|"
+    rf"cycl\w*|stage\s*\w*|step\s*\w*|(?:{prof.COUNT_N})\s*(?:x|cycles?))(?:\s+temp(?:erature)?)?$",
     _FLAGS,
-)
+)  # "Stage 3:", "then thirty cycles:"
 
 
 def part_text(clause: Clause) -> str:
