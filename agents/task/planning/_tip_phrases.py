@@ -1,0 +1,89 @@
+"""How people say which tips to use: a new tip per source, per column, per row, per
+destination, or one tip throughout ("change tips between reagents", "new tips per column",
+"fresh tip for each well", "don't change tips"). The first policy whose phrase a clause says
+wins, so the narrower scopes come first."""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+
+TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "per_source",
+        re.compile(
+            r"\b(?:one|a|new|fresh|separate|clean)\s+(?:set\s+of\s+)?tips?\s+(?:per|for\s+each|for\s+every|each)\s+"
+            r"(?:source|input|sample\s+well\s+you\s+take\s+from|liquid|reagent|solution)\b(?:\s+wells?)?"
+            r"|\bchange\s+(?:the\s+)?tips?\s+(?:when(?:ever)?|each\s+time)\s+the\s+source\s+changes"
+            # "change tips between reagents, keep the same tip within a reagent"
+            r"|\b(?:chang(?:e|ing)|new|fresh|swap(?:ping)?)\s+(?:the\s+)?tips?\s+(?:between|for\s+each|"
+            r"with\s+each|per|for\s+every|for\s+a\s+new)\s+(?:different\s+|new\s+)?(?:reagents?|"
+            r"sources?|liquids?|solutions?|buffers?|troughs?|reservoirs?)\b",
+            _FLAGS,
+        ),
+    ),
+    (
+        "per_column",
+        re.compile(
+            r"\b(?:new|fresh|change|clean|different|one)\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?tips?\s+"
+            r"(?:for\s+|at\s+)?(?:every|each|per)\s+column"
+            r"|\b(?:chang(?:e|ing)|replac(?:e|ing)|swap(?:ping)?|discard(?:ing)?|eject(?:ing)?|drop(?:ping)?)"
+            r"\s+(?:the\s+)?(?:8\s+|eight\s+)?tips?\s+(?:between|after|every|each|for\s+each|at|per)\s+"
+            r"(?:each\s+|every\s+)?(?:new\s+)?columns?"
+            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?columns?",
+            _FLAGS,
+        ),
+    ),
+    (
+        "per_row",  # with one channel; the 8-channel head's tips each serve one row anyway
+        re.compile(
+            r"\b(?:new|fresh|change|clean|different|one|a)\s+(?:set\s+of\s+)?tips?\s+"
+            r"(?:for\s+|at\s+)?(?:every|each|per)\s+row\b"
+            r"|\b(?:chang(?:e|ing)|replac(?:e|ing)|swap(?:ping)?|discard(?:ing)?|eject(?:ing)?)"
+            r"\s+(?:the\s+)?tips?\s+(?:between|after|every|each|for\s+each|at|per)\s+"
+            r"(?:each\s+|every\s+)?(?:new\s+)?rows?\b"
+            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?rows?\b",
+            _FLAGS,
+        ),
+    ),
+    (
+        "per_destination",
+        re.compile(
+            r"\b(?:new|fresh|clean|separate|different|dedicated)\s+tips?\b\s*(?:for|at|per|into|on|with|in)?\s*"
+            r"(?:each|every|per|all)?\s*(?:one|well|transfer|destination|dispense|time|aliquot|"
+            r"sample|pair|pick|move|step|replicate|wells|transfers|dispenses)?\b"
+            r"|(?<!n't\s)(?<!not\s)(?<!without\s)(?<!need\sto\s)(?<!\bdont\s)(?<!never\s)"
+            r"\bchang(?:e|es|ed|ing)\s+(?:the\s+)?tips?\b"
+            r"|(?<!no\s)\btips?\s+(?:are\s+|is\s+)?changed\b"
+            r"|\b(?:replace|swap|discard|eject)\s+(?:the\s+)?tips?\s+(?:between|after|each|every|for)"
+            r"|\bnever\s+re-?use|\bdon'?t\s+re-?use|\bdo\s+not\s+re-?use|\bno\s+tip\s+re-?use"
+            r"|\btips?\s*[:=-]\s*(?:a\s+)?(?:new|fresh)\s+(?:one\s+)?(?:for\s+)?(?:each|every|per)\b"
+            r"|\btip\s+changes?\s+(?:between|after)|\b(?:1|one|a|new)\s+tips?\s*/\s*(?:well|destination|transfer)"
+            r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
+            r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick|library|"
+            r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry)",
+            _FLAGS,
+        ),
+    ),
+    (
+        "once",
+        re.compile(
+            # ("one tip per serum" is no single tip: a tip for each, which the transfer reads)
+            r"\b(?:(?:one|a\s+single|single)(?=\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?tips?\b(?!\s+"
+            r"(?:per|for\s+each|for\s+every|each)\b))|the\s+same|same)\s+(?:set\s+of\s+)?(?:8\s+|eight\s+)?"
+            r"tips?\s*(?:set\s+)?(?:for|throughout|across|(?:the\s+)?whole|all|is\s+fine|is\s+ok|"
+            r"the\s+entire|everything|for\s+everything)?"
+            r"|\bdon'?t\s+change\s+(?:the\s+)?tips?|\bdo\s+not\s+change\s+(?:the\s+)?tips?"
+            r"|\bnever\s+change\s+(?:the\s+)?tips?|\bno\s+tip\s+changes?"
+            r"|\bno\s+need\s+to\s+change\s+(?:the\s+)?tips?|\bneedn'?t\s+change\s+(?:the\s+)?tips?"
+            r"|\bwithout\s+changing\s+tips?|\bre-?us(?:e|ing)\s+(?:the\s+)?(?:same\s+)?(?:8\s+)?tips?"
+            r"|\bkeep(?:ing)?\s+(?:the\s+)?(?:same\s+)?tips?|\btips?\s*[:=-]\s*re-?use"
+            r"|\btip\s+re-?use\s+(?:is\s+)?(?:ok|okay|fine|allowed)"
+            r"|\b(?:8|eight)\s+tips?\s+(?:in\s+total|total|throughout|for\s+(?:(?:the\s+)?whole|everything|all))"
+            r"|\btips?\s+(?:can|may)\s+be\s+re-?used|\b(?:one|a|single)\s+column\s+of\s+tips\b"
+            r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))",
+            _FLAGS,
+        ),
+    ),
+]
