@@ -33,34 +33,62 @@ _GAP_BEFORE = re.compile(
 )
 
 
+# "row A and row B", "A1-A12, B1-B12": sets of one list, which one qualifier covers
+_JOINED = re.compile(r"\s*(?:,\s*(?:and\s+)?|and\s+|&\s*|\+\s*)(?:rows?\s+|columns?\s+|cols?\s+)?")
+
+
+def _listed(text: str, found: list[Any], i: int, step: int) -> list[int]:
+    """``i`` and the sets listed with it, walking forward (``step`` 1) or back (-1)."""
+    out = [i]
+    while 0 <= out[-1] + step < len(found):
+        a, b = sorted((out[-1], out[-1] + step))
+        if not _JOINED.fullmatch(text[found[a][1] : found[b][0]]):
+            break
+        out.append(out[-1] + step)
+    return out
+
+
 def every_other_well(text: str, found: list[Any]) -> list[Any]:
-    """'every other well of row H, starting at H1': alternate wells of the set that follows."""
+    """'every other well of row H, starting at H1': alternate wells of the set that follows
+    (of each set listed there: 'every other well of row A and row B' thins both)."""
     for m in _OTHER_WELL.finditer(text):
         nxt = next(
             (i for i, f in enumerate(found) if f[0] >= m.end() - 1 and f[0] - m.end() < 12), None
         )
         if nxt is None:
             continue
-        start, end, part, _axis, chain = found[nxt]
-        parts = part if isinstance(part, tuple) else (part,)
+        listed = _listed(text, found, nxt, 1)
+        end = found[listed[-1]][1]
         begin = _START_AT.match(text[end:])
         first = begin.group(1).upper() if begin else (m.group(1) or "").lower() or None
-        found[nxt] = (start, end, Part("alternate", (parts, first)), None, chain)
+        for k in listed:
+            start, stop, part, _axis, chain = found[k]
+            parts = part if isinstance(part, tuple) else (part,)
+            found[k] = (start, stop, Part("alternate", (parts, first)), None, chain)
         if begin:  # the starting well is not a well set of its own
             found = [f for f in found if not (end <= f[0] < end + begin.end())]
     for m in _OTHER_WELL_AFTER.finditer(text):  # "row B of #, every other well"
         before = [i for i, f in enumerate(found) if f[1] <= m.start()]
         if not before or not _GAP_BEFORE.fullmatch(text[found[before[-1]][1] : m.start()]):
             continue
-        start, end, part, _axis, chain = found[before[-1]]
-        parts = part if isinstance(part, tuple) else (part,)
-        if chain or any(p.kind in ("well", "alternate") for p in parts):
+        listed = _listed(text, found, before[-1], -1)  # "row A and row B, every other well"
+        sets = [found[k] for k in listed]
+        if any(
+            f[4]
+            or any(
+                p.kind in ("well", "alternate")
+                for p in (f[2] if isinstance(f[2], tuple) else (f[2],))
+            )
+            for f in sets
+        ):
             continue
         first = (m.group(1) or "").lower() or None
         if begin := _START_AT.match(text[m.end() :]):
             first = begin.group(1).upper()
             found = [f for f in found if not (m.end() <= f[0] < m.end() + begin.end())]
-        found[before[-1]] = (start, end, Part("alternate", (parts, first)), None, chain)
+        for k, (start, end, part, _axis, chain) in zip(listed, sets, strict=True):
+            parts = part if isinstance(part, tuple) else (part,)
+            found[k] = (start, end, Part("alternate", (parts, first)), None, chain)
     return found
 
 
