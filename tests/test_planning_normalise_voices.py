@@ -112,3 +112,11 @@ def test_a_sheet_without_its_plates_is_left_as_written() -> None:
 
     text = "Sheet:\nWell, Sample vol (uL), Water vol (uL)\nA1, 4, 16"
     assert sheet(text) == text
+
+
+def test_a_concentration_spelled_in_words_is_a_number() -> None:
+    from agents.task.planning._numberwords import digits
+
+    assert digits("to five ng/uL, ten ng of each, two nM, one tip") == (
+        "to 5 ng/uL, 10 ng of each, 2 nM, one tip"
+    )

@@ -22,7 +22,7 @@ _HUNDREDS = rf"(?:(?:a|one|{'|'.join(_UNITS)})\s+hundred(?:\s+(?:and\s+)?{_SMALL
 _SPELLED = re.compile(
     rf"\b(?P<n>{_HUNDREDS}|{_SMALL})(?P<unit>[\s-]+(?:u[lL]\b|m[lL]\b|micro[\s-]?lit|milli[\s-]?lit"
     r"|nano[\s-]?lit|min\b|minutes?\b|s\b|secs?\b|seconds?\b|h\b|hrs?\b|hours?\b|rpm\b"
-    r"|degrees?\b|C\b|nm\b))",
+    r"|degrees?\b|C\b|nm\b|(?-i:[pnuµ]M)\b|[pnuµm]?g\s*/\s*[uµm]?[lL]\b|ng\b|fmol\b))",
     re.IGNORECASE,
 )
 
