@@ -88,6 +88,14 @@ _FRONTED = re.compile(
 )
 
 
+# "Column for column, move ...", "Well-to-well, copy ...": how the plates pair, fronted
+_MANNER = re.compile(
+    r"^\s*(?:(?:column|col|row|well|plate)[\s-]+(?:for|by|to)[\s-]+(?:column|col|row|well|plate)"
+    r"|(?:in\s+the\s+)?same\s+(?:layout|positions?|wells?)|one[\s-]+to[\s-]+one)\s*$",
+    _FLAGS,
+)
+
+
 def after_clause_start(text: str, cut: re.Match[str]) -> bool:
     """Whether ``cut`` may end a clause: not at the very start, and not a comma after a place
     that opens the sentence with no verb or volume of its own."""
@@ -95,7 +103,9 @@ def after_clause_start(text: str, cut: re.Match[str]) -> bool:
     if cut.start() == 0:
         return False
     return not (
-        cut.group(0).strip() == "," and _FRONTED.match(before) and not _VOLUME.search(before)
+        cut.group(0).strip() == ","
+        and (_FRONTED.match(before) or _MANNER.match(before))
+        and not _VOLUME.search(before)
     )
 
 

@@ -177,7 +177,8 @@ _MOLAR = re.compile(r"nM|M")
 _COUNTED_LIST = re.compile(
     # "columns 8, 10 and 12, 3 uL", "column 1 -> 12, 100 uL"; not "into the same wells, 5,
     # 7.5 and 10 uL"
-    r"(?:columns?|cols?|rows?|wells?|steps?)\b(?!\s*,)[\s\d,&]*(?:to|through|thru|and|-|->|→)?\s*$",
+    r"(?:columns?|cols?|rows?|wells?|steps?|quadrants?|\bQ)\b(?!\s*,)[\s\d,&]*"
+    r"(?:to|through|thru|and|-|->|→)?\s*$",
     re.IGNORECASE,
 )
 

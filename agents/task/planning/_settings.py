@@ -23,9 +23,11 @@ _EACH_LAST = re.compile(
 )
 _REPLICATE_LABEL = re.compile(
     r"\bin\s+(?:duplicate|triplicate|quadruplicate)s?\b|^\s*(?:duplicate|triplicate|quadruplicate)"
-    r"(?:\s+wells)?\s*$|\bn\s*=\s*\d\b",
+    r"(?:\s+wells)?\s*$|\bn\s*=\s*\d\b|^\s*(?:triplicate|quadruplicate)\s+[a-z]",
     re.IGNORECASE,
 )
+# "Dup:", "Trip:" - notebook shorthand for the count of a label
+_SHORT_COUNT = {"dup": 2, "dups": 2, "trip": 3, "trips": 3, "quad": 4, "quads": 4}
 _FOR_ALL = re.compile(r"\bfor\s+(?:both|all|each|every\w*)\b|\bthroughout\b", re.IGNORECASE)
 
 
@@ -44,6 +46,9 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
         )  # "In duplicate: 100 uL ... A1" (not "Pool the duplicates:")
         if _REPLICATE_LABEL.search(label) and not frame.ents.replicates:
             frame.ents.replicates = qty.replicates(label)
+        short = _SHORT_COUNT.get(label.strip(" .").lower())
+        if short and not frame.ents.replicates:
+            frame.ents.replicates = short
     for i, (said_first, fam) in enumerate(read_in):  # "In triplicate, add 100 uL PBS to A1"
         nxt = read_in[i + 1][0] if i + 1 < len(read_in) else None
         if (

@@ -274,6 +274,14 @@ def replicate(
     is their layout when it is one ("in triplicate (rows A, B and C)")."""
     if len(src) > 1 and len(dst) > needed and (laid := _layout(src, dst, count)) is not None:
         return laid
+    if len(src) > 1 and len(dst) > needed and len(dst) % len(src) == 0:
+        # "A1-A3 into columns 1-3 in triplicate": 9 of the 24 wells, which ones not said
+        raise Ask(
+            f"{len(src)} wells in {count} replicates need {needed} wells, but {len(dst)} are "
+            f"named ({plate} {dst[0]}..{dst[-1]}): which wells should receive them?",
+            ["wells"],
+            [f"{plate} {', '.join(dst[:needed])}", f"{plate} {dst[0]}..{dst[-1]} (all {len(dst)})"],
+        )
     lines = (len({w[0] for w in dst}), len({w[1:] for w in dst}))
     if len(src) == 1 and len(dst) > needed and count not in lines:
         first = f"{plate} {', '.join(dst[:count])}"

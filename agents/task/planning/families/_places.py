@@ -49,7 +49,8 @@ _REST = re.compile(
 _AND = re.compile(r"\s*(?:,|and|&|\+|,\s*and)\s*", _FLAGS)
 _POOL = re.compile(r"^(?:pool|combine|consolidate|merge)\b", _FLAGS)
 _STAMP = re.compile(
-    r"^(?:stamp|replicate|copy|duplicate|clone|mirror|reformat|replica[\s-]?plate)\b", _FLAGS
+    r"^(?:stamp|replicate|copy|duplicate|clone|mirror|reformat|replica(?:[\s-]?plates?)?|daughter)\b",
+    _FLAGS,
 )
 
 
@@ -62,7 +63,7 @@ def _copies(frame: Frame) -> bool:
 # "from samples to dest_plate column by column": a plate's columns, each onto the same column
 _LINE_BY_LINE = re.compile(
     r"\b(?:column|row)[\s-]?(?:by[\s-](?:column|row)|wise)\b|\b(?:one\s+)?(?:column|row)\s+at\s+a\s+time\b"
-    r"|\bby\s+(?:columns?|rows?)\b",
+    r"|\bby\s+(?:columns?|rows?)\b|\b(?:column|col|row)[\s-]+(?:for|to)[\s-]+(?:column|col|row)\b",
     _FLAGS,
 )
 
@@ -78,7 +79,8 @@ _HEAD_IS_SOURCE = re.compile(
 
 # A label that names a liquid move ("Combine the replicates: A1, A2 -> pool A1; ...").
 _LABEL_VERBS = re.compile(
-    r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense|combin|consolidat|merg|normali",
+    r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense|combin|consolidat|merg|normali"
+    r"|daughter|replica|reformat",
     _FLAGS,
 )
 _GETS = re.compile(r"\b(?:gets?|receives?|with\s+(?:another\s+)?\d)", _FLAGS)
