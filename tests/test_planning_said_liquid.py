@@ -84,3 +84,15 @@ def test_what_is_no_work_is_refused_for_its_reason(request_: str, code: str) -> 
 )
 def test_the_end_of_the_work_and_fill_verbs_plan(request_: str) -> None:
     assert isinstance(_plan("standard", request_), Plan)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Heat plate_1 to 37 C on the plate reader for 10 min.",
+        "Incubate plate_1 at 37 C for 5 min on the liquid handler.",
+    ],
+)
+def test_an_incubation_put_on_an_instrument_that_cannot_heat_is_refused(request_: str) -> None:
+    said = _plan("standard", request_)
+    assert isinstance(said, Refusal) and said.code == "missing_instrument"

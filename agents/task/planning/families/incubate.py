@@ -88,8 +88,36 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     return None
 
 
+# "on the plate reader", "in reader1", "using the liquid handler": where the person puts it
+_ON = re.compile(r"\b(?:on|in|inside|using|with|via)\s+(?:the\s+|our\s+)?(?:plate\s+)?$", _FLAGS)
+_CANNOT = {"plate_reader", "plate_mover", "liquid_handler"}
+
+
+def _named_elsewhere(frame: Frame, p: r.Planning) -> None:
+    """Refuse an incubation put on an instrument that neither heats nor shakes ("heat plate_1
+    on the plate reader"): never done on the heater-shaker instead without a word."""
+    said = [(k, i, a, b) for k, i, a, b in frame.ents.instruments if k in _CANNOT]
+    if any(k == "heater_shaker" for k, *_ in frame.ents.instruments) or not said:
+        return
+    for kind, inst, a, b in said:
+        written = frame.ents.text[a:b]
+        if not _ON.search(frame.ents.text[:a]) or re.fullmatch(r"robot|deck", written, _FLAGS):
+            continue  # "the robot" is the whole bench
+        label = r.KIND_LABEL.get(kind, kind)
+        has = [
+            f"{i.id} ({r.KIND_LABEL.get(i.kind, i.kind)})"
+            for i in p.world.lab.of_kind("heater_shaker")
+        ]
+        raise Refuse(
+            f"the {label}{' ' + inst if inst else ''} cannot heat, cool or shake a plate"
+            + (f"; {', '.join(has)} can: name it if it will do" if has else ""),
+            "missing_instrument",
+        )
+
+
 def build(frame: Frame, p: r.Planning) -> str:
     world, text = p.world, frame.text
+    _named_elsewhere(frame, p)
     hs = r.instrument("heater_shaker", p, frame)
     named = frame.ents.labware or frame.ents.liquids  # "warm the buffer to 37 C" is no pre-warm
     if _PREHEAT.match(text) and not named and frame.temperature is not None:
