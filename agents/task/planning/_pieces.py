@@ -141,7 +141,7 @@ _ROLE_PIECE = re.compile(
 _PER_WELL = re.compile(
     r"^(?:#+\s*(?:final(?:\s+volume)?)?|final(?:\s+volume)?\s*(?:of|=|:|is)?\s*#+)\s*"
     r"(?:(?:per|in|for|into)\s+(?:each|every|all(?:\s+the)?|the)?\s*wells?"
-    r"|each(?:\s+well)?|/\s*well|in\s+each)?$",
+    r"|each(?:\s+well)?|/\s*well|in\s+each)?(?:\s+(?:at|in)\s+the\s+end)?$",  # "... at the end"
     re.IGNORECASE,
 )
 
@@ -226,7 +226,13 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
     bare = not (ents.liquids or ents.wellsets or ents.labware) and len(fills) == 1
     if fills and (ents.liquids or frame.final is None) and not (bare and _unsized(header)):
         return False  # (a bare "100 uL each" says the volume of a dilution that has none)
-    if family is not None and family.name == "context" and not (blank_note(ents) or bare):
+    if (
+        family is not None
+        and family.name == "context"
+        and not (
+            blank_note(ents) or bare or (ents.blanks and frame.final)  # "H1 = blank, 100 uL final"
+        )
+    ):
         return False
     return bool(
         ents.fold or frame.final or frame.total or ents.blanks or blank_note(ents)

@@ -349,9 +349,17 @@ _FOLD_MORE = re.compile(
 def steps(text: str) -> int | None:
     """A step count: '8-step', '6 steps', 'eight-point', '7 dilutions'."""
     # "row H zero standard", "0 standards": the blank, never a count of no points
-    said = (m for m in _STEPS.finditer(text) if number(m.group(1)) != 0)
+    # "a 1 to 3 dilution series": the n of a ratio, never a count of steps either
+    said = (
+        m
+        for m in _STEPS.finditer(text)
+        if number(m.group(1)) != 0 and not _RATIO_HEAD.search(text[: m.start()])
+    )
     m = next(said, None) or FOLD_TIMES.search(text)
     return None if m is None else int(number(m.group(1)))
+
+
+_RATIO_HEAD = re.compile(r"\b(?:1|one)\s+(?:to|in)\s+$", re.IGNORECASE)
 
 
 def fmt(value: float, unit: str) -> str:
