@@ -71,3 +71,20 @@ def test_no_blank_is_no_blank() -> None:
 def test_a_bracket_that_says_where_the_curve_runs_keeps_its_wells() -> None:
     ents = extract("curve on plate_1 (column 1, A to H, H blank)", Lexicon(_lab("standard")), ())
     assert any("column 1" in w.text for w in ents.wellsets)
+
+
+def test_a_curve_said_x3_is_in_triplicate() -> None:
+    from agents.task.planning._quantities import replicates
+
+    assert replicates("Std curve x3: BSA 1:2 in PBS") == 3
+    assert replicates("mix x3") is None
+
+
+def test_the_top_standard_after_a_comma_is_no_top_up() -> None:
+    from agents.task.planning._clauses import split
+
+    text = "standards: bca_plate A12 to H12, top BSA 2 mg/mL, 1:3 in PBS, H12 blank, 240 uL final"
+    said = split(normalise(text), frozenset({"bca_plate"}))
+    assert not any(c.text.lower().startswith("top") for c in said)
+    said = split(normalise("100 uL dye into A1, top them up to 200 uL with buffer"), frozenset())
+    assert said[-1].text.startswith("top them up")

@@ -116,8 +116,9 @@ _NEW_ACTION = re.compile(
     + r")\b"
     # "plate 1 and plate 2", ", plate 2 A1 to G1": a plate's name, not the verb "plate"
     + r"(?!(?<=plate)\s*[_-]?\d+\b(?!\s*(?:u[lL]|m[lL])\b))"
-    # "..., top = standard, 2-fold ...", ", top std 200 ng/mL": the top of a curve, not "top up"
-    + r"(?!(?<=top)\s*(?:=|:|standards?\b|stds?\b|conc\w*|well\b|point\b|dose\b)))"
+    # "..., top = standard, 2-fold ...", ", top BSA 2 mg/mL, 1:2 ...": the top of a curve; the
+    # verb tops something up, off, with a liquid or to a volume
+    + r"(?!(?<=top)(?![^,;]*\b(?:up|off|with|to\s+(?:a\s+)?(?:final\s+|total\s+)?\d))))"
     r"|(?:\s*:|\s+-)\s+(?=(?:first\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\b)"
     # "10 uL of each DNA into dest column 2, plus water to 40 uL" / "..., TE to 30 uL": a top-up
     r"|\s*,?\s+plus\s+(?=(?:[\w-]+\s+){1,3}?to\s+(?:a\s+)?(?:final\s+|total\s+)?\d)"

@@ -268,7 +268,8 @@ def times(text: str) -> int | None:
 _REPLICATES = re.compile(
     r"\bin\s+(duplicate|triplicate|quadruplicate)s?\b|\b(duplicate|triplicate|quadruplicate)s\b"
     r"|\b(triplicate|quadruplicate)\b|(?<=\()\s*(duplicate)\b|\b(duplicate)(?=\s*[),;])"
-    r"|\b(\d|two|three|four|five|six)\s+(?:replicates?|repeats|copies)\b|\bn\s*=\s*(\d)\b",
+    r"|\b(\d|two|three|four|five|six)\s+(?:replicates?|repeats|copies)\b|\bn\s*=\s*(\d)\b"
+    r"|\b(?:curves?|crvs?|standards?|stds?)\s*[x×]\s?([2-4])\b",  # "Std curve x3"
     re.IGNORECASE,
 )
 _REPLICATE_WORDS = {"duplicate": 2, "triplicate": 3, "quadruplicate": 4}
@@ -279,7 +280,9 @@ def replicates(text: str) -> int | None:
     if (rep := _REPLICATES.search(text)) is None:
         return None
     word = next((g for g in rep.groups()[:5] if g), "").lower()
-    return _REPLICATE_WORDS.get(word) or int(number(rep.group(6) or rep.group(7) or "1"))
+    return _REPLICATE_WORDS.get(word) or int(
+        number(rep.group(6) or rep.group(7) or rep.group(8) or "1")
+    )
 
 
 def fold(text: str) -> tuple[float, str] | None:

@@ -47,8 +47,8 @@ _STEP_NOUN = re.compile(
 INCL_BLANK = re.compile(
     r"\bincl(?:uding|udes|uded|\.)?\s+(?:the\s+|a\s+|one\s+|1\s+)?(?:blank|zero)\b", _FLAGS
 )
-_DOWN_TO = re.compile(
-    r"\b(?:down|across|along)\s+(?:to|through|until)\s+([A-Pa-p]\d{1,2})\b", _FLAGS
+_DOWN_TO = re.compile(  # "... down to G1", "(A1 -> G1, ...), H1 PBS": where the points end
+    r"(?:\b(?:down|across|along)\s+(?:to|through|until)\s+|->\s*)([A-Pa-p]\d{1,2})\b", _FLAGS
 )
 _NTH_BLANK = re.compile(
     r"\b(\d{1,2})(?:st|nd|rd|th)\s+(?:well|one|point|standard|std)\b[^,;.]*?\b(?:blank|zero)\b",
@@ -163,6 +163,8 @@ def chain_place(frame: Frame) -> Place:
     """Where a serial dilution runs: the plate its arrow chain names ("..., in water, eluates
     A6 -> B6 -> C6"), else where the clause puts things."""
     chained = [pl for _, pl in frame.places if pl.labware and pl.wells and pl.wells.chain]
+    if frame.dest.labware is None and frame.head.labware is not None:
+        return frame.head  # "std_block col 1 (A1 -> G1, 2-fold, ...)": the plate said, not G1
     if chained or not frame.dest.empty or not frame.head.empty:
         return chained[0] if chained else frame.dest if not frame.dest.empty else frame.head
     lines = [  # "... from SERA1 A1 in diluent, EIA_plate D1-D8": the named line after the stock

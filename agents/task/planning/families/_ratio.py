@@ -203,6 +203,10 @@ def _by_column(wells: list[str], channels: int) -> list[str]:
     return sorted(wells, key=lambda w: (int(w[1:]), w[0])) if channels == 8 else wells
 
 
+def _by_row(wells: list[str]) -> list[str]:
+    return sorted(wells, key=lambda w: (w[0], int(w[1:])))
+
+
 def _ratio(frame: Frame, p: r.Planning) -> str:
     world = p.world
     k = _fold(frame)

@@ -112,6 +112,8 @@ def _stepwise(frame: Frame, plate: str, p: r.Planning) -> list[list[str]] | None
 
 def lines(frame: Frame, plate: str, header: Frame | None, p: r.Planning) -> list[list[str]]:
     """The chains of wells this clause carries liquid along."""
+    if header is not None and not header.ents.wellsets and not p.head_wells:
+        header = None  # "Std curve on bca_plate: ..., then 2-fold down to G1": no wells above
     if (stepwise := _stepwise(frame, plate, p)) is not None:
         return stepwise
     for w in frame.ents.wellsets:

@@ -50,6 +50,7 @@ from agents.task.planning.families._dilution_words import (
 from agents.task.planning.families._ratio import (
     MIX_CYCLES,
     _by_column,
+    _by_row,
     _diluent,
     _fold,
     _ratio,
@@ -341,7 +342,10 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     if stated_final:  # every well at the final volume: the last one's excess goes to waste
         ops_out = [pip.Op((plate, c[-1]), None, t) for c in chains]
         pip.emit(world, lh, ops_out, channels, "per_destination")
-    p.plate, p.wells = plate, [w for c in chains for w in c]
+    # "..., H1 PBS; then 25 uL of each into ...": the standards and their blanks, line by line
+    said = [w for c in chains for w in c] + [w for w in rest if (plate, w) not in on_plate]
+    down = len({w[1:] for w in chains[0]}) == 1
+    p.plate, p.wells = plate, _by_column(said, 8) if down else _by_row(said)
     p.chain_ends = [c[-1] for c in chains]
     p.policies_used.append(pip.POLICIES[chain_policy] + " along the chain")
     mixing = f"mixing {cycles}x after each transfer" if cycles else "no mixing"
