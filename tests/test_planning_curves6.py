@@ -62,7 +62,7 @@ def test_a_range_then_a_well_said_blank_is_the_points_then_the_blank() -> None:
 
 
 def test_no_blank_is_no_blank() -> None:
-    from agents.task.planning.families._chains import tail_blanks
+    from agents.task.planning.families._blank_wells import tail_blanks
 
     assert tail_blanks("A1 to H1, 100 uL per well, no blank") == 0
     assert tail_blanks("7 points plus a blank") == 1

@@ -10,7 +10,7 @@ from agents.task.planning._entities import extract
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._quantities import fold, steps
 from agents.task.planning._series import series
-from agents.task.planning.families._chains import tail_blanks
+from agents.task.planning.families._blank_wells import tail_blanks
 from agents.task.planning.models import Plan
 from agents.task.planning.rules import RulePlanner
 from evals.plan_sim import simulate

@@ -77,8 +77,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
     )
     for header in headers:
         if header is not headers[-1] and not (header.ents.fold or header.ents.wellsets):
-            # "std curve on X using the multichannel: fills ..., then 2-fold column to column"
-            header.extra["defer"] = not header.ents.volumes()
+            header.extra["defer"] = not header.ents.volumes()  # "std curve on X: <the steps>"
         if spelled:
             header.extra["defer"] = True
             for f, fam in read_in:

@@ -17,7 +17,7 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _folded, fold_into_previous
 from agents.task.planning.families import Family
-from agents.task.planning.families._chains import last_is_blank
+from agents.task.planning.families._blank_wells import last_is_blank
 from agents.task.planning.families._dilution_words import KEEP_EXCESS
 from agents.task.planning.families._serial_volumes import says_step
 

@@ -32,6 +32,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _chains as geometry
+from agents.task.planning.families._blank_wells import diluent_wells, without_blanks
 from agents.task.planning.families._concentrations import top_and_stock
 from agents.task.planning.families._dilution_words import (
     _ALONG,
@@ -229,7 +230,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     held = held_stock(frame, p, place)  # "serially dilute sample_plate A1 ... down assay column 1"
     plate = r.labware(place, p, "dilute across")
     chains = geometry.chains_of(geometry.without_held(frame, held, plate), plate, p)
-    chains, last_blank = geometry.without_blanks(frame, chains, plate, p)
+    chains, last_blank = without_blanks(frame, chains, plate, p)
     if any(len(c) < 2 for c in chains):
         raise Refuse("a serial dilution needs at least two wells", "nothing_to_do")
     first = first_well_stock(frame, p, plate, chains[0][0]) if held is None else None
@@ -294,9 +295,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         and (cols is None or w[1:] in cols)
     ]
     rest += [
-        w
-        for w in geometry.diluent_wells(frame, diluent)
-        if (plate, w) not in on_plate and w not in rest
+        w for w in diluent_wells(frame, diluent) if (plate, w) not in on_plate and w not in rest
     ]
     if pre is not None:  # only what does not hold its diluent yet (a blank, say)
         rest = [w for w in rest if world.well_volume(plate, w) < 1e-6]
