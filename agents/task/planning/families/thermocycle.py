@@ -24,6 +24,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt, fmt_duration
 from agents.task.planning.families import Family
 from agents.task.planning.families import _profile as prof
+from agents.task.planning.families._other_work import OTHER
 from agents.task.planning.families._programme_parts import (
     HOLD,
     is_continuation,
@@ -62,31 +63,6 @@ _NAMED = re.compile(
     r"|\bcycling\b",
     _FLAGS,
 )
-_OTHER = {
-    "magnet": re.compile(
-        r"\bmagnet\w*|\bmag[\s-]?deck\b|\bpull\s+down\s+the\s+beads\b|\bbead\s+separation\b", _FLAGS
-    ),
-    "centrifuge": re.compile(
-        r"\bcentrifug\w*|\bspin\s+(?:down|it|the\s+plate|\w+\s+at\s+\d)|\b\d+\s*(?:x\s*)?g\s+for\b",
-        _FLAGS,
-    ),
-    "sealer": re.compile(r"^(?:heat[\s-]?)?seal\b|\bplate\s+sealer\b", _FLAGS),
-    "washer": re.compile(r"\bplate\s+washer\b", _FLAGS),
-    "sonicator": re.compile(r"^(?:please\s+)?sonicat\w*\b|\bultrason\w*", _FLAGS),
-    "freezer": re.compile(
-        r"^(?:please\s+)?(?:freeze|snap[\s-]?freeze|flash[\s-]?freeze)\b", _FLAGS
-    ),
-    "microscope or imager": re.compile(
-        r"^(?:please\s+)?(?:image|photograph|take\s+(?:a\s+)?(?:picture|photo|image)s?\s+of)\b",
-        _FLAGS,
-    ),
-    "plate lidder": re.compile(
-        r"\b(?:put|place|pop|add)\s+(?:the\s+|a\s+)?lids?\s+(?:back\s+)?on\b|^(?:re-?)?lid\s+(?:the\b|it\b|them\b|\w+_)"
-        r"|\b(?:take|remove)\s+(?:off\s+)?(?:the\s+)?lids?\b(?!\s+(?:temp|at|to)\b)|\bde-?lid\b"
-        r"|^cover\s+(?:the\s+plate|it|them|\w+_\w+)\b",  # "Cover the plate and incubate ..."
-        _FLAGS,
-    ),
-}
 
 
 def is_profile(text: str) -> bool:
@@ -129,7 +105,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if (
         _MOVE_ONLY.match(text)
         and not (prof.CYCLED.search(text) or ents.quantities)
-        and not any(rx.search(text) for rx in _OTHER.values())
+        and not any(rx.search(text) for rx in OTHER.values())
     ):
         return None  # "move q384 to the thermocycler": a move, no programme asked
     if _CYCLING.search(text) and (
@@ -144,7 +120,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         _FOLLOWING.search(text) and (named or _NAMED.search(text) or "lid" in text.lower())
     ):
         return 78  # "lid temperature 105 C; ...", "run the following on rxn_plate (lid 103 C)"
-    if any(rx.search(text) for rx in _OTHER.values()):
+    if any(rx.search(text) for rx in OTHER.values()):
         return 74
     if programme_only(text, ents):
         return 77  # "RT: 25 C 10 min, 50 C 10 min, 85 C 5 min, hold at 4 C forever"
@@ -186,7 +162,7 @@ _CANNOT = (
 def require(frame: Frame, p: r.Planning) -> None:
     """Refuse, before anything else is planned, what needs an instrument the lab lacks."""
     text = frame.text
-    for kind, rx in _OTHER.items():
+    for kind, rx in OTHER.items():
         if rx.search(text) and not _CYCLING.search(text):
             if not p.world.lab.of_kind(kind):
                 raise Refuse(r.lacks(kind, p.world), "missing_instrument")  # names what it has
