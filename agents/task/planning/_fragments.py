@@ -141,6 +141,7 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         j = i + 1
         final = None  # the final volume a piece after the head gives ("IDTE to 20 uL total")
         later = None  # a list after other steps ("1. Normalise ... 2. Pool ... Concs: A1 10 nM")
+        before = 0  # pieces just before the head that only list concentrations
         if head is not None and fam is not None and fam.name == "normalise":
             while j < len(read_in) and (f := read_in[j][0]) is not None:
                 if not (conc_list(f, None, head) or final_piece(f, head)):
@@ -150,8 +151,11 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
                 j += 1
             if j == i + 1 and len(CONC.findall(head.text)) <= 1:
                 later = _later_list(read_in, j, head)
-        if (j > i + 1 or later is not None) and head is not None:
+                while later is None and before < len(out) and _only_list(out[-1 - before], head):
+                    before += 1  # "Concentrations (ng/uL): A1 10, A2 8.\nNormalise these ..."
+        if (j > i + 1 or later is not None or before) and head is not None:
             spans = read_in[i + 1 : j] if later is None else read_in[later : later + 1]
+            spans = out[len(out) - before :] if before else spans
             pieces = [f.clause for f, _ in spans if f is not None]
             text = "; ".join([head.clause.text, *(_with_unit(c) for c in pieces)])
             merged, got = _read(replace(head.clause, text=text, heading=False), lex, norm.quoted)
@@ -159,7 +163,9 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
                 merged.extra["folded"] = pieces
                 merged.final = merged.final or final
                 out.append((merged, got))
-                if later is not None:  # the list leaves its place: read once, in the head
+                if before:  # the list said first leaves its place: read once, in the head
+                    del out[-1 - before : -1]
+                elif later is not None:  # ... and so does one said after other steps
                     read_in = [x for k, x in enumerate(read_in) if k != later]
                 i = j
                 continue
@@ -179,6 +185,13 @@ def _later_list(read_in: Read, start: int, head: Frame) -> int | None:
         if frame is not None and family is None and conc_list(frame, None, head):
             return k
     return None
+
+
+def _only_list(item: tuple[Frame | None, Family | None], head: Frame) -> bool:
+    """Whether a piece read before a normalisation only lists concentrations (and nothing
+    else reads it)."""
+    frame, family = item
+    return frame is not None and family is None and conc_list(frame, None, head)
 
 
 def _with_unit(clause: Clause) -> str:
