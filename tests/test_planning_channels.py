@@ -346,3 +346,17 @@ def test_a_place_in_brackets_after_the_source_is_the_destination_only_on_another
     own = _plan("samples", "Transfer 20 uL from samples (A1-A6) into dest_plate B1-B6")
     assert isinstance(own, Plan)
     assert "samples A1..A6" in own.summary
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "Stamp MP-07 to DP-07a, 5 uL. Use the 8-channel.",
+        "Stamp MP-07 to DP-07a, 5 uL. Head: 8-channel.",
+        "Stamp MP-07 to DP-07a, 5 uL. 8-channel.",
+    ],
+)
+def test_a_head_said_in_its_own_sentence_after_the_move_works_it(request_text: str) -> None:
+    plan = _plan("s6_arp", request_text)
+    assert isinstance(plan, Plan)
+    assert "8 channels" in plan.summary or "8 channel" in plan.summary

@@ -167,7 +167,7 @@ _MODIFIER_AFTER = re.compile(
 )
 # "use plate_2", "please work on assay_384 for this": the plate of what follows (not tips)
 _USE_PLATE = re.compile(
-    r"(?:please\s+)?(?:use|using|work\s+(?:in|on))\s+((?:the\s+)?(?![\w-]*tip)[\w-]*[\d_][\w-]*"
+    r"(?:please\s+)?(?:use|using|work\s+(?:in|on))\s+((?:the\s+)?(?![\w-]*(?:tip|chan|-ch\b))[\w-]*[\d_][\w-]*"
     r"(?:\s+plate)?)(?:\s+for\s+(?:this|everything|all(?:\s+of\s+(?:it|this))?|the\s+rest))?",
     _FLAGS,
 )

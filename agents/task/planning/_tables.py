@@ -72,7 +72,8 @@ def _row(cells: list[str], roles: list[str], unit: str) -> str | None:
 _FIELD = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<key>source(?:\s+(?:plate|labware))?|src|from|origin|"
     r"dest(?:ination)?(?:\s+(?:plate|labware))?|dst|to|target|volume(?:\s+per\s+well)?|vol|"
-    r"liquid|reagent|solution|wells?|columns?|rows?|channels?|pipett?e?|head|tips?|plate|labware)"
+    r"liquid|reagent|solution|wells?|columns?|rows?|channels?|pipett?e?|head|tips?|plate|labware"
+    r"|layout|mapping|pattern)"
     r"\s*[:=]\s*(?P<value>\S.*?)\s*$",
     _FLAGS,
 )

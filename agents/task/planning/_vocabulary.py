@@ -38,6 +38,8 @@ _NOT_TYPOS_TEXT = """
     inoculate inoculated inoculates inoculating inoculation inoculum transfect transfected
     transfecting transfection transform transformed transforming transformation replate
     replated replating disperse dispersed dispersing aspirator aspirators
+    stamping stamps restamp restamped reformat reformats reformatted reformatting replicating
+    replicated copying copied pinning pinned daughter daughters mother subculture
 """
 NOT_TYPOS = frozenset(_NOT_TYPOS_TEXT.split())
 _VOCAB_LIST = sorted(VOCABULARY)

@@ -57,7 +57,19 @@ _STAMP = re.compile(
 def _copies(frame: Frame) -> bool:
     """The clause (or its label: "Plate-to-plate transfer:") copies a plate's layout."""
     said = [frame.text, frame.clause.label or ""]
-    return any(_SAME_WELLS.search(t) or _STAMP.match(t) or _LINE_BY_LINE.search(t) for t in said)
+    return any(
+        _SAME_WELLS.search(t) or _STAMP.match(t) or _LINE_BY_LINE.search(t) or _COPYING.search(t)
+        for t in said
+    )
+
+
+# "Prepare the assay plate by stamping ...", "From MP-07 make a daughter in DP-07a": a copy
+# said after the clause's first word
+_COPYING = re.compile(
+    r"\b(?:by\s+)?(?:stamping|stamped|reformatting|replica[\s-]?plating)\b"
+    r"|\bmake\s+(?:a|an|one)\s+(?:daughter|replica|replicate|copy|clone)\b",
+    _FLAGS,
+)
 
 
 # "from samples to dest_plate column by column": a plate's columns, each onto the same column

@@ -61,6 +61,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     arrows = text.count("->")
     if arrows and (ents.volumes() or (clause.label and _LABEL_VERBS.search(clause.label))):
         return 30
+    if arrows and len(ents.labware) > 1 and _SAME_WELLS.search(text):
+        return 30  # "MP-07 -> DP-07a, same layout": how much is the question
     if clause.label and _LABEL_VERBS.search(clause.label) and ents.wellsets:
         return 25
     if clause.heading and ents.liquids and ents.labware and _names_only(ents):

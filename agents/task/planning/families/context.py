@@ -69,7 +69,11 @@ _LAYOUT_SETTING = re.compile(
     _FLAGS,
 )
 _SETTING = re.compile(
-    r"^(?:use|using|with|please\s+use|go\s+with|do\s+(?:it|this|everything)\s+with)\b", _FLAGS
+    r"^(?:use|using|with|please\s+use|go\s+with|do\s+(?:it|this|everything)\s+with)\b"
+    # a head said alone: "... . 8-channel.", "Head: multichannel"
+    r"|^(?:the\s+)?(?:8|eight|multi|single|one|1)[\s-]?(?:channels?|ch)(?:\s+(?:head|pipette))?"
+    r"(?:\s+(?:please|only|throughout|for\s+(?:all|everything)))?\s*$",
+    _FLAGS,
 )
 # "D2-D8 prefilled with 150 uL buffer" in a recipe: fill them (a fact says "already").
 _FILL_WITH = re.compile(

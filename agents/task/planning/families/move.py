@@ -38,6 +38,14 @@ _SLOT = re.compile(
 _ALL_PLATES = re.compile(r"\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?plates?\b", _FLAGS)
 
 
+# "Stamp: src -> dst", "src -> dst, same layout": a plate's liquid copied, not the plate moved
+_COPY_CUE = re.compile(
+    r"\b(?:stamp\w*|replica\w*|replicate|cop(?:y|ies)|daughter|reformat\w*|same\s+(?:layout|wells?"
+    r"|positions?)|well[\s-]+(?:to|for)[\s-]+well|corresponding|matching)\b",
+    _FLAGS,
+)
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     if clause.heading and re.search(r"\bfrom\s+\S+.*\b(?:to|into)\b", ents.text, _FLAGS):
         return None  # "Transfer from dna_plate to dest_plate (same wells):" + items: liquid
@@ -65,6 +73,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         and not ents.volumes()
         and not ents.liquids
         and not ents.wellsets
+        and not _COPY_CUE.search(f"{clause.label or ''} {ents.text}")
     ):
         return 40  # "elisa_plate to hotel 3, plate_2 to hotel 1"
     return None
