@@ -96,3 +96,9 @@ def test_the_end_of_the_work_and_fill_verbs_plan(request_: str) -> None:
 def test_an_incubation_put_on_an_instrument_that_cannot_heat_is_refused(request_: str) -> None:
     said = _plan("standard", request_)
     assert isinstance(said, Refusal) and said.code == "missing_instrument"
+
+
+def test_taken_out_of_a_well_into_another_is_a_transfer_not_a_discard() -> None:
+    said = _plan("j6_tox", "Take 5 uL HBSS out of res12 A1 into dil_96 B1")
+    assert isinstance(said, Plan)
+    assert [s.command for s in said.steps] == ["transfer"]

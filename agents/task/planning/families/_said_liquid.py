@@ -52,7 +52,7 @@ def check(frame: Frame, src_sets: list[tuple[str, list[str] | None]], world: Wor
     its source wells hold another liquid."""
     if frame.liquid is not None or not _REAGENT.search(frame.text):
         return  # a lab liquid is compared by the entity coverage; no reagent named: nothing
-    written = written_liquid(frame)
+    written = re.sub(r"\s+(?:out|off|away|up|over)$", "", written_liquid(frame) or "", flags=re.I)
     if not written or not _REAGENT.search(written):
         return
     held: dict[str, list[str]] = {}

@@ -32,7 +32,9 @@ _DISCARD = re.compile(
     r"\b\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\s+(?:of\s+)?(?:the\s+)?(?:[a-z]+\s+){0,2}?out\b(?!\s+of)|"
     r"^(?:remove|discard|aspirate|withdraw|take\s+(?:off|out|away)|suck|dump|empty|throw\s+away|"
     r"draw\s+off|pull\s+off|decant|waste)\b|\b(?:to|into|in)\s+(?:the\s+)?(?:waste|trash|bin)\b|\bout\s+to\s+waste\b"
-    r"|^take\b.*\bout\s+of\b"
+    # "take 50 uL out of A1" (to waste), never "take 5 uL out of res A1 into dil_96 B1" (a move)
+    r"|^take\b(?!.*\bout\s+of\b.*\b(?:into|onto|to|in)\s+(?!(?:the\s+)?(?:waste|trash|bin)\b))"
+    r".*\bout\s+of\b"
     r"|^(?:take|pull|draw)\b.*\b(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b"
     r"|^(?:take|pull|draw)\b.*\bthrow\s+(?:it|them)\s+(?:away|out)\b",
     _FLAGS,
