@@ -268,6 +268,13 @@ def _places_for(frame: Frame | None, family: Family | None, header: Frame) -> bo
     )
 
 
+def _alone(text: str, start: int, end: int) -> bool:
+    """The name at ``start:end`` is a piece of its own between commas ("..., milli-Q water"):
+    a role said (the diluent), not a liquid moved ("150 uL water into A1")."""
+    before, after = text[:start].rstrip(), text[end:].lstrip()
+    return (not before or before.endswith((",", ";"))) and (not after or after[0] in ",;.")
+
+
 def _where_under(frame: Frame | None, family: Family | None, header: Frame) -> bool:
     """ "8ch 2-fold dilution series of amp in broth: mic_a col 1 -> col 12, 100 uL each": a
     dilution heading that names no wells, and the piece under it that only says where (and
@@ -278,7 +285,7 @@ def _where_under(frame: Frame | None, family: Family | None, header: Frame) -> b
         and header.ents.fold is not None
         and not header.ents.wellsets
         and bool(frame.ents.wellsets)
-        and not frame.ents.liquids
+        and all(_alone(frame.text, m.start, m.end) for m in frame.ents.liquids)
         and frame.ents.fold is None
         and not _VERB_START.match(frame.text)
         and (family is None or family.name in ("transfer", "context", "chain"))
