@@ -304,6 +304,14 @@ _WELL_DASH_VOLUME = re.compile(
 )
 
 
+# "Per well, add 100 uL of X to Y": the volume is per well ("add 100 uL of X to Y per well")
+_PER_WELL_FIRST = re.compile(
+    rf"(?P<lead>{_STEP_START})(?:per\s+well|for\s+each\s+well|in\s+each\s+well)\s*,\s*"
+    r"(?P<rest>[^.;\n]*?\d(?:[^.;\n]|(?<=\d)\.(?=\d))*?)(?=\s*(?:[.;\n]|$))",
+    re.IGNORECASE,
+)
+
+
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, text))
@@ -313,6 +321,7 @@ def rephrase(text: str) -> str:
     text = _WELL_NOTE.sub(lambda m: f"; {m['note'].strip(' !.')}; ", text)
     text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, _passives(text)))
     text = _TAKE_PUT.sub(lambda m: f"transfer {m['what']} {m['to']}", text)
+    text = _PER_WELL_FIRST.sub(lambda m: f"{m['lead']}{m['rest']} per well", text)
     text = _FROM_FIRST.sub(lambda m: f"{m['lead']}{m['rest']} from {m['src']}", text)
     text = _USING_PLATE.sub(lambda m: f"{m['rest']}{m['lw']} ", text)
     text = _W_SLASH.sub("with ", _BEFORE_OFF_ROBOT.sub(" ", text))

@@ -158,7 +158,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\b(?:all(?:\s+the)?(?:\s+\d{1,3})?\s+wells|every\s+well|each\s+well\s+(?=(?:of|on|in)\s+(?:the\s+)?#)"
             # "each of the 96 wells of #", "every one of the wells on #"
-            r"|(?:each|every\s+one)\s+of\s+the\s+(?:\d{1,3}\s+)?wells(?=\s+(?:of|on|in)\s+(?:the\s+)?#)"
+            r"|(?:each|every\s+one)\s+of\s+the\s+(?:\d{1,3}\s+)?wells(?=\s+(?:of|on|in)\s+(?:the\s+)?#|\s*\(\s*#+\s*\))"
             r"|(?:all|every|each)\s+(?:the\s+|\d{1,2}\s+)?(?:columns?|rows?|cols?)(?=\s+(?:of|on|in)\s+(?:the\s+)?#|\s+(?:but|except)\b)"
             r"|all\s+(?:the\s+)?(?:\d{1,2}\s+)?(?:columns|rows)(?=\s*(?:[,;.)]|$|\s+(?:with|using|by|and)\b))"
             r"|all(?=\s+but\b)"

@@ -180,9 +180,25 @@ _SOME_OF = re.compile(
 )
 
 
+# "the top half of X", "the left side", "quadrant 1", "a corner": a region of the plate that
+# no well set says (a 384-well quadrant is interleaved or a block: which is asked)
+_REGION = re.compile(
+    r"\b(?:(?:top|bottom|upper|lower|left|right)[\s-]+(?:half|side|corner|part)|corners?|"
+    r"quadrants?|q[1-4])\b",
+    _FLAGS,
+)
+
+
 def part_of(frame: Frame, plate: str, world: r.World, named: bool = False) -> None:
-    """'fill half of assay_plate_3', 'some wells in row A': which part of the plate or of the
-    set is asked, never every well of it."""
+    """'fill half of assay_plate_3', 'some wells in row A', 'every well in the top half of X':
+    which part of the plate or of the set is asked, never every well of it."""
+    whole = all(w.whole_plate for w in frame.ents.wellsets)
+    poured = len({m.name for m in frame.ents.labware}) <= 1  # (a stamp's quadrant is its own)
+    if whole and poured and _REGION.search(frame.text):
+        view = world.labware(plate)
+        raise Ask(
+            f"Which wells of {plate} should receive it?", ["wells"], examples(view.rows, view.cols)
+        )
     said = (None if named else PART_OF.search(frame.ents.marked)) or _SOME_OF.search(
         frame.ents.marked
     )
