@@ -84,3 +84,15 @@ KEEP_EXCESS = re.compile(
     r"|\blast\s+well\s+keeps\b",
     _FLAGS,
 )
+
+
+IN_ALONG = re.compile(r"#+\s+(?:in|with)\s+#+[^,;]*?\b(?:across|down|along)\b", _FLAGS)
+
+
+def curve_label(label: str) -> bool:
+    """ "Standard curve:", "Standards in triplicate:", "Serial dilution:": a label that says
+    the clauses under it make a dilution series."""
+    return bool(
+        _CURVE.search(label)
+        or re.search(r"\b(?:serial|dilution\s+series|standards|stds|titrations?)\b", label, _FLAGS)
+    )

@@ -47,6 +47,8 @@ from agents.task.planning.families._dilution_words import (
     _STEP_ALONG,
     _WITH,
     COUNTED_FOLDS,
+    IN_ALONG,
+    curve_label,
 )
 from agents.task.planning.families._ratio import (
     MIX_CYCLES,
@@ -75,15 +77,6 @@ _PREFILLED = re.compile(
 )
 
 
-def _curve_label(label: str) -> bool:
-    """ "Standard curve:", "Standards in triplicate:", "Serial dilution:": a label that says
-    the clauses under it make a dilution series."""
-    return bool(
-        _CURVE.search(label)
-        or re.search(r"\b(?:serial|dilution\s+series|standards|stds|titrations?)\b", label, _FLAGS)
-    )
-
-
 def _joined(ents: Entities) -> bool:
     """A stock and its diluent said together: "dye in buffer", "conc + water (1:10)"."""
     first, second = ents.liquids[0], ents.liquids[-1]
@@ -95,14 +88,16 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if _CURVE.search(text) or (_MAKE_STANDARDS.search(text) and not ents.volumes()):
         return 85  # (or "make BSA standards on X": a series, all of whose numbers are asked)
     if ents.series is not None and (
-        _curve_label(clause.label or "")
+        curve_label(clause.label or "")
         or _CURVE.search(text)
         or _SERIES_WORDS.search(text)
         or ents.liquids
     ):
         return 85  # "Standard curve (ng/mL): 1000, 500, 250, ... and 0 down column 1"
-    if _curve_label(clause.label or "") and (ents.fold is not None or says_step(text)):
-        return 85  # "Standard curve: stock 2-fold in diluent across row B, ..."
+    if curve_label(clause.label or "") and (
+        ents.fold is not None or says_step(text) or IN_ALONG.search(ents.marked)
+    ):
+        return 85  # "Standard curve: stock 2-fold in diluent across row B, ..." (fold or not)
     if _DILUTE.search(text) and (
         _SERIAL.search(text) or (ents.wellsets and any(w.chain for w in ents.wellsets))
     ):
@@ -161,7 +156,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         _SERIAL.search(frame.text)
         or any(w.chain for w in frame.ents.wellsets)
         or _CURVE.search(frame.text)
-        or _curve_label(label)
+        or curve_label(label)
         or _SERIAL.search(label)
         or (fold is not None and fold[1] == "fold" and _ALONG.search(frame.text))
         or _STEP_ALONG.search(frame.text)
