@@ -19,7 +19,13 @@ from typing import Literal
 from agents.task.planning import _joins, _social
 from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._items import lines_of
-from agents.task.planning._joins import after_clause_start, bracketed, semicolon_parts, then_parts
+from agents.task.planning._joins import (
+    after_clause_start,
+    bracketed,
+    list_tips_apart,
+    semicolon_parts,
+    then_parts,
+)
 from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._list_heads import HEAD_VERB as _HEAD_VERB
 from agents.task.planning._list_heads import ITEM as _ITEM
@@ -253,7 +259,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
                 pieces.append((use.group(1), joined, label, sentence, True))
                 continue
             part = run_order(part)  # "X before reading Y", "X, after filling Y"
-            semis = semicolon_parts(part)
+            semis = list_tips_apart(semicolon_parts(part))
             if _semicolon_heading(semis):
                 head = semis.pop(0).strip(" :")
                 pieces.append((head, joined, label, sentence, True))

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._vocabulary import ACTION_VERBS
+
 _FLAGS = re.IGNORECASE
 THEN = re.compile(
     r"\s*[,;]?\s*(?:\b(?:and\s+|&\s+)?then\b|\bafter\s+that\b|\bafterwards\b|\bafter\s+which\b"
@@ -31,6 +33,27 @@ def semicolon_parts(text: str) -> list[str]:
             pieces.append(text[last:i].strip())
             last = i + 1
     return [*pieces, text[last:].strip()] if depth == 0 else _SEMI.split(text)
+
+
+_VERB_OPENS = re.compile(rf"^\s*(?:{ACTION_VERBS})\b", re.IGNORECASE)
+# "A1 15 uL; A2 12.5 uL; A3 10 uL - single tip": a tip wish after a dash ends a list of pieces
+_TRAILING_TIPS = re.compile(
+    r"\s+-\s+(?=(?:(?:with|using)\s+)?(?:a\s+|one\s+|the\s+)?(?:single|one|same|new|fresh|"
+    r"separate|clean)\s+tips?\b[^;]*$|(?:don'?t|do\s+not|never)\s+change\s+tips?\b[^;]*$"
+    r"|change\s+tips?\b[^;]*$)",
+    re.IGNORECASE,
+)
+
+
+def list_tips_apart(semis: list[str]) -> list[str]:
+    """The pieces, a tip wish said after the last one of a list (no piece after the first opens
+    with a verb) set apart as a piece of its own: the wish is the whole list's."""
+    if len(semis) < 2 or any(_VERB_OPENS.match(semi) for semi in semis[1:]):
+        return semis  # "add X to A1; add Y to B1 - new tip each": the last action's own wish
+    tail = _TRAILING_TIPS.search(semis[-1])
+    return (
+        semis if tail is None else [*semis[:-1], semis[-1][: tail.start()], semis[-1][tail.end() :]]
+    )
 
 
 # "50 uL PBS-T into capture_plate, then into serum_samples columns 1-6": a further destination

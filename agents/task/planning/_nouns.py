@@ -37,11 +37,21 @@ _HEAD_FIRST = re.compile(
 )
 
 
+# "Template transfer (templates -> pcr_plate): col 1 -> col 1, ...": what moves, then the
+# action as a noun, before the places
+_NOUN_THEN_ACTION = re.compile(
+    r"^(?P<what>[A-Za-z][\w+-]*(?:\s+[A-Za-z][\w+-]*)?)\s+(?P<verb>transfer|stamp|aliquot)s?"
+    r"(?=\s*[(,:])",
+    _FLAGS,
+)
+
+
 def as_verb(text: str) -> str:
     """``text`` with an action said as a noun said as its verb, and the head said before the
     verb said after the clause ("mix of serum columns 1-2, 8-channel")."""
     if head := _HEAD_FIRST.match(text):
         text = f"{text[head.end() :]}, {head['head']}"
+    text = _NOUN_THEN_ACTION.sub(lambda m: f"{m['verb'].lower()} {m['what']}", text)
     text = _COPY_NOUN.sub("replicate ", text)
     return _COPIES_OF.sub(lambda m: f"transfer in {m.group(1).rstrip('sS')} ", text)
 

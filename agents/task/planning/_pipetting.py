@@ -25,7 +25,10 @@ from agents.task.planning._moves import POLICIES, Op, TipPolicy, passes, policy_
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._world import World
 
-__all__ = ["POLICIES", "Op", "TipPolicy", "emit", "passes", "policy_used"]
+__all__ = ["POLICIES", "SHARED", "Op", "TipPolicy", "emit", "passes", "policy_used"]
+
+# The policies whose tip serves the next piece from the same source (held until it comes)
+SHARED = ("per_source", "once")
 _EPS = 1e-6
 
 

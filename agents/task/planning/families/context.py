@@ -210,10 +210,18 @@ def tip_words(ents: Entities) -> list[str]:
     return [] if any(w in VOCABULARY for w in words) else words  # "for the mixing": no liquid
 
 
+def channels_only(ents: Entities) -> bool:
+    """A clause that is only the head, maybe with tips ("...; 8-channel; ...", "8-ch, fresh
+    tips."): how to pipette the work said with it."""
+    if not ents.channels or ents.volumes() or ents.wellsets or ents.quantities or ents.liquids:
+        return False
+    return not re.sub(r"[\s,.;:!()-]+", "", _TIP_FILLER.sub(" ", without_how(ents.text)))
+
+
 def setting_only(ents: Entities) -> bool:
     """A clause that only says how to pipette: tips ("one tip for the whole thing") or the
     head ("Use the multichannel."), no liquid, volume or wells of its own."""
-    if tips_only(ents):
+    if tips_only(ents) or channels_only(ents):
         return True
     return bool(
         _SETTING.match(ents.text)
@@ -284,8 +292,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return None  # "H1 is the blank with 100 uL sample buffer": fill it
     if _SETTING.match(text) and (ents.channels or ents.tips or ents.rack) and not ents.volumes():
         return 70
-    if tips_only(ents) or scoped_tips(ents) or tip_words(ents):
-        return 70  # "...; one tip per pick", "Change tips between wells."
+    if tips_only(ents) or scoped_tips(ents) or tip_words(ents) or channels_only(ents):
+        return 70  # "...; one tip per pick", "Change tips between wells.", "...; 8-channel"
     if _ALREADY_HOLD.search(said) and not _IMPERATIVE.match(text) and ents.fold is None:
         return _ALREADY  # "std_dil A1-A8 already hold the IL-6 standard curve": what is
     said = _ROLE.sub(" ", said)  # "elution buffer is the diluent, ...": a role, no fact
@@ -357,7 +365,12 @@ def build(frame: Frame, p: r.Planning) -> str:
     if isinstance(scoped, list) and scoped:  # the transfers of those liquids take it
         frame.extra["kind"] = "setting"
         return f"a setting for the {' and '.join(scoped)} transfers: tips {frame.ents.tips}"
-    if _SETTING.match(text) or tips_only(frame.ents) or tip_words(frame.ents):
+    if (
+        _SETTING.match(text)
+        or tips_only(frame.ents)
+        or tip_words(frame.ents)
+        or channels_only(frame.ents)
+    ):
         frame.extra["kind"] = "setting"
         if frame.ents.channels:
             p.channels = frame.ents.channels

@@ -130,16 +130,16 @@ def build(frame: Frame, p: r.Planning) -> str:
     policy = pip.policy_used(ops, wish or p.tips)
     p.policies_used.append(pip.POLICIES[policy])
     how = (lh, channels, policy)
-    carries_on = (
+    carries_on = (  # the pieces of a list from one source ("A1 15 uL; A2 12 uL - one tip")
         p.pending
         and p.pending_how == how
-        and policy == "per_source"
+        and policy in pip.SHARED
         and not cycles
         and p.pending[-1].src == ops[0].src
     )
     if not carries_on:
         flush(p)
-    if policy == "per_source" and not cycles:
+    if policy in pip.SHARED and not cycles:
         p.pending.extend(ops)  # emitted with the next clause from another source, or at the end
         p.pending_how = how
     else:
