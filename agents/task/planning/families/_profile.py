@@ -83,7 +83,7 @@ _LID = re.compile(
     _FLAGS,
 )
 _HOLD = re.compile(
-    r"\b(?:(?:hold|keep|store|cool|leave|chill|park)\w*"
+    r"\b(?:(?:hold|keep|store|cool|leave|chill|park|held|kept|left)\w*"
     r"|(?:end|finish)(?:s|es|ing)?(?:\s+(?:up|off))?(?=\s+(?:at|on|in|with)\b))\b"  # "end at 4"
     r"(?:\s+(?:it|them|the\s+plate|the\s+block|\w+_\w+|at|on|in|to|down\s+to|the\s+block\s+at"
     r"|the\s+(?:thermo)?cycler|the\s+pcr\s+machine))*"

@@ -16,7 +16,7 @@ from agents.task.planning._quantities import quantities
 from agents.task.planning.families import _profile as prof
 
 _FLAGS = re.IGNORECASE
-HOLD = re.compile(r"^(?:hold|keep|store|cool)\b", _FLAGS)
+HOLD = re.compile(r"^(?:hold|keep|store|cool|held|kept|stored|cooled)\b", _FLAGS)
 
 _COLD = re.compile(  # "then 4 C", "then down to 4 C", "then to 4 C on pcr_plate"
     r"^(?:and\s+)?(?:then\s+)?(?:(?:go|drop|ramp|come)\w*\s+)?(?:down\s+)?(?:at\s+|to\s+)?"
@@ -25,12 +25,16 @@ _COLD = re.compile(  # "then 4 C", "then down to 4 C", "then to 4 C on pcr_plate
 )
 
 
+_PROGRAMME_LABEL = re.compile(r"^(?:thermo[\s-]?)?cycl\w*\s*:?\s+", _FLAGS)
+
+
 def is_hold(text: str) -> bool:
     """A clause that only holds the block ('hold at 4 C', '4 C forever', 'keep it at 4 C',
     'then 4 C')."""
     if prof.steps(text):
         return False
-    cold = _COLD.match(text.strip())
+    text = _PROGRAMME_LABEL.sub("", text.strip())  # "Cycling: ... . 4C.": the label's
+    cold = _COLD.match(text)
     return prof.hold_of(text) is not None or bool(cold and float(cold.group(1)) <= prof.COLD_HOLD_C)
 
 
