@@ -71,9 +71,10 @@ _LEVEL = re.compile(
 )
 # "100, 50, 25, 12.5": bare numbers, the start of a list of volumes whose unit comes last
 _BARE_LIST = re.compile(r"(?:^|[\s(:])\d+(?:\.\d+)?(?:\s*,\s*\d+(?:\.\d+)?)+\s*$")
-# ", standard 300 uL into A1" after "sample buffer 150 uL into A2-A8": a liquid, its volume, where.
+# ", standard 300 uL into A1" after "sample buffer 150 uL into A2-A8": a liquid, its volume, where
+# (", A5 and buffer 25 uL into": A5 ends the list before it)
 _NAMED_VOLUME_START = re.compile(
-    r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?![A-Pa-p]\d{1,2}\b)"  # ", A5 and buffer 25 uL": A5 ends the list
+    r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?![A-Pa-p]\d{1,2}\b)"
     r"(?=(?:(?!and\b)[A-Za-z«][\w%»-]*\s+|\d[\w.%/-]*\s+(?=[A-Za-z«])){1,4}?"
     r"(?:[A-Za-z«][\w%»./-]*\s+)?(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL)\s+"
     r"(?:into|in|to|->|from)\s)",

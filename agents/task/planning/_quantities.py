@@ -86,7 +86,7 @@ _OD = re.compile(r"\b(?:(?i:od|abs)\s?-?|[Aa])(?P<nm>[2-9]\d{2})\b")
 _BARE = re.compile(
     r"(?<![\w.:/])(-?(?:\d+(?:\.\d+)?|\.\d+))"
     r"(?![\w.:/]|\s*/|\s*-?\s*(?:fold|times|x\b|steps?|points?|cycles?|reps?|wells?|columns?"
-    r"|rows?|replicates?|plates?))",
+    r"|rows?|replicates?|plates?|channels?|ch\b|chan\b))",  # "the 8-channel": a head
     _FLAGS,
 )
 _COUNTED = re.compile(
