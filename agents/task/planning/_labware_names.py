@@ -105,6 +105,10 @@ def _by_id_word(plates: list[Any], word: str) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
+_BLOCK_VERB = re.compile(r"(?:^|[.;:!?\n]\s*|\b(?:please|then|and|now|first|next)\s+)$", _FLAGS)
+_OBJECT = re.compile(r"\s+(?![A-Pa-p]\d{1,2}\b|->|to\b|into\b)\S", _FLAGS)
+
+
 def described(
     text: str, plates: list[Any], taken: list[tuple[int, int]]
 ) -> list[tuple[str, int, int]]:
@@ -123,6 +127,12 @@ def described(
     for m in _BY_SHAPE.finditer(text):
         if m.group("bare") and _INSTRUMENT_BLOCK.search(text[: m.start()]):
             continue  # "on the shaker block", "in the heat block": an instrument's, not a plate
+        if (
+            m.group("bare")
+            and _BLOCK_VERB.search(text[: m.start()])
+            and _OBJECT.match(text, m.end())
+        ):
+            continue  # "Block assay_96 with 200 uL ...": the ELISA step, no deep-well block
         if free(m.start(), m.end()):
             add(_by_shape(plates, m), m.start(), m.end())
     for word, hints in _LABWARE_WORDS.items():
