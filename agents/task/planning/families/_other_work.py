@@ -17,7 +17,9 @@ OTHER = {
         r"\bcentrifug\w*|\bspin\s+(?:down|it|the\s+plate|\w+\s+at\s+\d)|\b\d+\s*(?:x\s*)?g\s+for\b",
         _FLAGS,
     ),
-    "sealer": re.compile(r"^(?:heat[\s-]?)?seal\b|\bplate\s+sealer\b", _FLAGS),
+    "sealer": re.compile(
+        r"^(?:heat[\s-]?)?seal\b(?!-)|\bplate\s+sealer\b", _FLAGS
+    ),  # not "Seal-free"
     "washer": re.compile(r"\bplate\s+washer\b", _FLAGS),
     "sonicator": re.compile(r"^(?:please\s+)?sonicat\w*\b|\bultrason\w*", _FLAGS),
     "freezer": re.compile(
