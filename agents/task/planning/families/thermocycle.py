@@ -81,7 +81,9 @@ _RUN_VERB = re.compile(
     r"^(?:please\s+)?(?:now\s+)?(?:run|start)\b", _FLAGS
 )  # "run X in the cycler"
 _IT = re.compile(r"^(?:please\s+)?(?:now\s+)?cycle\s+(?:it|them|the\s+plate)\b", _FLAGS)
-_CYCLE_VERB = re.compile(r"^(?:please\s+)?(?:now\s+)?cycle\s+(?!\d)", _FLAGS)
+_CYCLE_VERB = re.compile(
+    r"^(?:please\s+)?(?:now\s+)?(?:cycle\s+(?!\d)|(?:run|do|perform)\s+\d{1,3}\s+cycles\b)", _FLAGS
+)
 _TIMES = re.compile(r"\b(?:\d{1,3}|twice)\s*(?:times|x)\b|\bx\s*\d{1,3}\b", _FLAGS)
 _MOVE_ONLY = re.compile(
     r"^(?:move|put|place|load|bring|send|take|transfer|return|carry|transport)\b", _FLAGS
@@ -115,7 +117,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if (_CYCLE_VERB.match(text) and (ents.labware or _IT.match(text))) or (
         named and _RUN_VERB.match(text)
     ):
-        return 75  # "cycle qpcr_rxn" over the programme's steps: the verb is the thermocycler's
+        return 75  # "cycle qpcr_rxn" over the programme's steps; "Run 35 cycles on X": which?
     if prof.lid_of(text) is not None or (
         _FOLLOWING.search(text) and (named or _NAMED.search(text) or "lid" in text.lower())
     ):
