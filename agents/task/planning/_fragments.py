@@ -23,8 +23,10 @@ from agents.task.planning.families.read import said_optics
 _VERB_FIRST = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
 
 _ONLY_VOLUME = re.compile(
-    r"^(?:with\s+|at\s+|using\s+)?[\d.]+\s*(?:uL|mL)\s*(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
-    r"|apiece|a\s+well|/\s*well|(?:in|into|to)\s+(?:each|every)\s+well)?$",
+    r"^(?:with\s+|at\s+|using\s+|(?:please\s+)?use\s+|make\s+it\s+)?[\d.]+\s*(?:uL|mL)\s*"
+    r"(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
+    r"|apiece|a\s+well|/\s*well|(?:in|into|to)\s+(?:each|every)\s+well)?"
+    r"(?:\s+(?:is\s+(?:fine|ok(?:ay)?|enough|good)|will\s+do|please))?$",
     re.IGNORECASE,
 )
 
@@ -46,7 +48,8 @@ def _volume_only(frame: Frame | None) -> bool:
     rest = re.sub(r"\s*[,;]\s*", " ", rest).strip(" ,;.")
     return bool(
         _ONLY_VOLUME.match(re.sub(r"\s+", " ", rest))
-        and not ents.wellsets
+        # "5 uL in every well": the wells of the transfer before, not a set of its own
+        and all(len(w.parts) == 1 and w.parts[0].kind == "all" for w in ents.wellsets)
         and not ents.labware
         and not ents.liquids
     )

@@ -165,8 +165,21 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     if not by["source"] and by["head"] and (by["dest"] or _HEAD_IS_SOURCE.match(text)):
         return by["head"], by["dest"]
     if not by["dest"] and by["head"]:
+        if _copies_of_held(frame, by["head"]):
+            return by["head"], []  # "ON_culture A1 in triplicate, 20 uL": where to is asked
         return by["source"], by["head"]
     return by["source"], by["dest"]
+
+
+def _copies_of_held(frame: Frame, places: list[Place]) -> bool:
+    """Replicates of wells that hold liquid, no liquid named: those wells are what is copied."""
+    world = frame.extra.get("world")
+    if not frame.ents.replicates or frame.ents.liquids or not isinstance(world, r.World):
+        return False
+    named = [(pl.labware.name, pl) for pl in places if pl.labware is not None and pl.wells]
+    return bool(named) and all(
+        world.volume.get((lw, w), 0) > 0 for lw, pl in named for w in _expand(pl, world, lw)
+    )
 
 
 def _expand(place: Place, world: r.World, lw: str) -> list[str]:
