@@ -49,9 +49,10 @@ _EPS = 1e-6
 
 
 # "5, 12 and 8 uL": a list of numbers closed by one volume unit (the first number stands
-# alone: in "A1-C1, 20 uL final" the 1 is a well's)
+# alone: in "A1-C1, 20 uL final" or "column 1, 20 uL final" the 1 is a well's)
 _VOLUME_LIST = re.compile(
-    r"(?<![\w.])\d+(?:\.\d+)?\s*(?:,|\band\b)\s*(?:\d+(?:\.\d+)?\s*(?:,|\band\b)\s*)*\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\b"
+    r"(?<![\w.])(?<!column )(?<!col )(?<!row )\d+(?:\.\d+)?\s*(?:,|\band\b)\s*"
+    r"(?:\d+(?:\.\d+)?\s*(?:,|\band\b)\s*)*\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\b"
 )
 
 
