@@ -102,3 +102,17 @@ def test_taken_out_of_a_well_into_another_is_a_transfer_not_a_discard() -> None:
     said = _plan("j6_tox", "Take 5 uL HBSS out of res12 A1 into dil_96 B1")
     assert isinstance(said, Plan)
     assert [s.command for s in said.steps] == ["transfer"]
+
+
+@pytest.mark.parametrize(
+    ("request_", "expected"),
+    [
+        ("Add 50 uL buffer to plate_1 A1-A4, 100 uL per well", Clarification),
+        ("Add 400 uL buffer to plate_1 A1-A4, 100 uL per well", Plan),  # the total
+        ("Add 100 uL buffer to plate_1 A1-A4, 100 uL per well", Plan),  # said twice
+    ],
+)
+def test_a_volume_and_a_different_per_well_volume_are_asked_about(
+    request_: str, expected: type
+) -> None:
+    assert isinstance(_plan("standard", request_), expected)

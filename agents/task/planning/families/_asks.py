@@ -156,6 +156,7 @@ def unmatched_list(frame: Frame, wells: int) -> None:
         listed += [q for q in said if q.start > last.end][:1]
     ends = {w.end for w in frame.ents.wellsets}
     peers = listed or [q for q in said if _after_wells(text, q.start, ends)]
+    _disagrees(frame, said, wells)
     if len({q.value for q in peers}) > 1:
         given = ", ".join(fmt(q.value, "uL") for q in peers)
         raise Ask(
@@ -218,3 +219,20 @@ def first_source(
     wells hold: "20 uL of water from reservoir A1" with dye in A1 asks which is meant."""
     _said_liquid.check(frame, src_sets, world)
     return src_sets[0]
+
+
+def _disagrees(frame: Frame, said: list[Quantity], wells: int) -> None:
+    """'Add 50 uL buffer to A1-A4, 100 uL per well': a volume then another per well that is
+    neither it nor its total over the wells is asked about, never the later one taken."""
+    each = [q for q in said if _EACH_AFTER.match(frame.text[q.end :])]
+    before = [q for q in said if each and q.end <= each[0].start and q is not each[0]]
+    if not each or not before or _EACH_AFTER.match(frame.text[before[0].end :]):
+        return
+    first, per = before[0].value, each[0].value
+    if abs(first - per) > 1e-6 and abs(first - per * wells) > 1e-6:
+        raise Ask(
+            f"You give {fmt(first, 'uL')} and then {fmt(per, 'uL')} per well for {wells} "
+            "wells: how many uL should go into each well?",
+            ["volume"],
+            [fmt(first, "uL"), fmt(per, "uL")],
+        )
