@@ -46,7 +46,7 @@ _WELLISH = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
 _SENTENCE = re.compile(
     # "E. coli inoculum", "S. aureus": a genus initial is no sentence end
     rf"(?<!(?-i:\b[A-Z])\.(?=(?-i:\s[a-z]{{3,}})\b)(?!\s(?:{ACTION_VERBS}|then|and)\b))"
-    r"(?<!\be\.g)(?<!\bi\.e)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bapprox)(?<!\bdenat\.)(?<!\bext\.)(?<!\binit\.)(?<!\belong\.)(?<!\bcol\.)(?<!\bcols\.)(?<!\bconc\.)(?<!\bconcs\.)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\bdr\.)(?<!\bprof\.)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
+    r"(?<!\be\.g)(?<!\bi\.e)(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bapprox)(?<!\bdenat\.)(?<!\bext\.)(?<!\binit\.)(?<!\belong\.)(?<!\bcol\.)(?<!\bcols\.)(?<!\bconc\.)(?<!\bconcs\.)(?<!\bfin\.)(?<!\bdil\.)(?<!\bca)(?<!\bvs)(?<!\bno)(?<!\bdr\.)(?<!\bprof\.)(?<!\.\.)(?<=[.!?])\s+(?=\S)",
     _FLAGS,
 )
 # "dna_plate A2: 12 uL" is a well and its volume, not a heading and an action.
