@@ -56,12 +56,25 @@ def _fresh(place: Place, frame: Frame, doing: str) -> bool:
     return doing == "pipette into" and place.wells is not None and bool(_FRESH.search(frame.text))
 
 
+def _later_wells(a: Place, b: Place) -> bool:
+    """A plate named without wells, then wells named without a plate: that plate's wells."""
+    return (
+        a.labware is not None
+        and a.wells is None
+        and b.labware is None
+        and b.unknown is None
+        and b.wells is not None
+    )
+
+
 def _resolve_places(
     places: list[Place], p: r.Planning, doing: str, implicit: list[str] | None, frame: Frame
 ) -> list[tuple[str, Place]]:
     """(labware, place) for each place; a place without labware takes the one before it."""
     out: list[tuple[str, Place]] = []
     places = list(places)
+    if doing == "pipette into" and len(places) == 2 and _later_wells(*places):
+        places = [Place(places[0].labware, places[1].wells, None)]  # "coat X with ... in row A"
     for i in range(len(places) - 1, 0, -1):  # "plate_a and plate_b columns 1-6": both plates
         a, b = places[i - 1], places[i]
         if (
