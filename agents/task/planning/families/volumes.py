@@ -77,7 +77,7 @@ _TO_VOLUME = (
 )
 _DILUTE_TO = re.compile(rf"^dilute\b[^,;]*{_TO_VOLUME}(?!\s*(?:of|into|in|each|per)\b)", _FLAGS)
 _LIQUID_TO = re.compile(
-    rf"^(?:(?:and\s+|then\s+)?(?:add|with)\s+)?(?:[\w-]+\s+){{1,3}}?{_TO_VOLUME}\s*(?:each|total|final)?"
+    rf"^(?:(?:and\s+|then\s+)?(?:add|with)\s+)?(?:[\w.%-]+\s+){{1,3}}?{_TO_VOLUME}\s*(?:each|total|final)?"
     r"(?:\s+(?:in|for)\s+(?:each|every|all)(?:\s+(?:one|wells?|of\s+them|of\s+those))?)?\W*$",
     _FLAGS,
 )
