@@ -263,6 +263,15 @@ def build(frame: Frame, p: r.Planning) -> str:
     plate = r.labware(place, p, "thermocycle")
     if not stages and profile.hold_c is not None and not profile.untimed and is_hold(frame.text):
         return _hold_only(plate, tc, profile.hold_c, p)  # "hold amp_plt at 4 C on the cycler"
+    if not stages and re.search(r"\b(?:shak(?:e|ing)|agitat\w*|vortex\w*|rpm)\b", frame.text, re.I):
+        raise Refuse(  # "shake rxn_plate at 1000 rpm on the thermocycler": it has no shaker
+            f"the thermocycler {tc} cannot shake a plate"
+            + "".join(
+                f"; {i.id} (heater-shaker) can: name it if it will do"
+                for i in world.lab.of_kind("heater_shaker")
+            ),
+            "missing_instrument",
+        )
     if not stages:
         raise Ask(
             "Which temperatures for how long, and how many cycles?", ["temperature", "duration"]
