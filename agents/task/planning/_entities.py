@@ -181,10 +181,31 @@ def _restated(ents: Entities) -> list[tuple[int, int]]:
     return found
 
 
+# "not the 8-channel", "no need for the multichannel", "8-channel not needed": one channel
+_NOT_BEFORE = re.compile(
+    r"\b(?:no|not|without|never\s+use|(?:don'?t|do\s+not)\s+(?:use|need)|no\s+need\s+for|"
+    r"instead\s+of|rather\s+than)\s+(?:the\s+|a\s+|an\s+)?$",
+    _FLAGS,
+)
+_NOT_AFTER = re.compile(
+    r"^\s*(?:(?:is|'s)\s+)?(?:not\s+(?:needed|necessary|required)|unnecessary|isn'?t\s+needed)",
+    _FLAGS,
+)
+
+
 def _channels(text: str) -> int | None:
     """The channels a piece of text asks for: 8 for "8-channel" / "multichannel", 1 for
-    "single channel", another count as said ("the 96-channel head", "12 channels")."""
-    if _MULTI.search(text):
+    "single channel" or a multichannel declined, another count as said ("the 96-channel
+    head", "12 channels")."""
+    multi = list(_MULTI.finditer(text))
+    declined = [
+        m
+        for m in multi
+        if _NOT_BEFORE.search(text[: m.start()]) or _NOT_AFTER.match(text[m.end() :])
+    ]
+    if multi and len(declined) == len(multi):
+        return 1
+    if multi:
         return 8
     if _SINGLE.search(text):
         return 1
