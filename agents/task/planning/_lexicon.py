@@ -26,7 +26,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from agents.task.planning._labware_names import described
-from agents.task.planning._liquid_names import by_word_mentions
+from agents.task.planning._liquid_names import by_word_mentions, misspelt
 from agents.task.planning._name_patterns import (
     CULTURE,
     MEDIUM,
@@ -364,7 +364,8 @@ class Lexicon:
             return Mention(spaced[low], 0, 0, written)
         best = closest(low, list(spaced))
         if best is None:
-            return None
+            typo = misspelt(low, list(spaced), self._by_word)
+            return Mention(spaced.get(typo, typo), 0, 0, written) if typo else None
         edits = [DamerauLevenshtein.distance(low, k) for k in spaced]
         tie = edits.count(min(edits)) > 1  # "buffer" for "Buffer A" and "Buffer B": asked
         return Mention(spaced[best[0]], 0, 0, written, best[2] and not tie)

@@ -18,6 +18,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from rapidfuzz.distance import DamerauLevenshtein
+
 from agents.task.planning._vocabulary import VOCABULARY
 
 _GROUPS: tuple[tuple[str, ...], ...] = (
@@ -283,3 +285,30 @@ def counted_points(written: str, start: int, end: int, text: str, plates: list[i
         and bool(_COUNTED.search(text[:start]))
         and not any(_HELD_IN.fullmatch(text[end:at]) for at in plates)
     )
+
+
+def misspelt(low: str, names: list[str], by_word: dict[str, str]) -> str | None:
+    """The one lab liquid a misspelt name means, beyond what a plain edit distance allows:
+    an acronym with two letters swapped ("PSB" for "PBS": three letters allow no other edit),
+    or a sure typo of the word that names one multi-word liquid ("watr" for "milli-Q water").
+    Two candidates as close: None (the planner asks)."""
+    if len(low) == 3:
+        swapped = [
+            n for n in names if len(n) == 3 and sorted(n) == sorted(low) and _one_edit(low, n)
+        ]
+        return swapped[0] if len(swapped) == 1 else None
+    words = [w for w in by_word if len(w) >= 4 and w.isalpha()]
+    if len(low) < 4 or not low.isalpha() or not words:
+        return None
+    edits = {w: DamerauLevenshtein.distance(low, w) for w in words}
+    least = min(edits.values())
+    near = {by_word[w] for w, e in edits.items() if e == least}
+    word = next(w for w, e in edits.items() if e == least)
+    allowed = 1 if max(len(low), len(word)) < 8 else 2
+    if least == 0 or least > allowed or len(near) != 1 or word[:1] != low[:1]:
+        return None  # the first letter is rarely the typo; "wash" is no "watr"
+    return by_word[word]
+
+
+def _one_edit(a: str, b: str) -> bool:
+    return DamerauLevenshtein.distance(a, b) == 1
