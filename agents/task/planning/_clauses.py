@@ -29,6 +29,7 @@ from agents.task.planning._joins import (
 from agents.task.planning._labels import follows, heading_line, wells_label
 from agents.task.planning._list_heads import HEAD_VERB as _HEAD_VERB
 from agents.task.planning._list_heads import ITEM as _ITEM
+from agents.task.planning._list_heads import VOLUME_HEAD as _VOLUME_HEAD
 from agents.task.planning._list_heads import opens_a_list
 from agents.task.planning._normalise import Normalised, unquote
 from agents.task.planning._nouns import as_verb
@@ -142,13 +143,6 @@ _NEW_ACTION = re.compile(
     # "A1 into B1, mix, B1 into C1, and so on to G1": the next step written out, then the rest
     r"|\s*,\s*(?=[A-Pa-p]\d{1,2}\s+(?:to|into|->)\s+[A-Pa-p]\d{1,2}\s*,?\s*(?:and\s+)?"
     r"(?:so\s+on|etc|on\s+(?:down|across|along)|onwards?)\b)",
-    _FLAGS,
-)
-_VOLUME_HEAD = re.compile(
-    rf"^(?P<head>(?:{ACTION_VERBS})\s+(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|m[lL])"
-    # "transfer 5 uL crude lysate: A1 -> A1; B1 -> B1": the liquid may come with the volume
-    r"(?:\s+(?:of\s+)?(?:(?![A-Pa-p]\d{1,2}\b|(?:to|into|from|in|on|each)\b)[^\s:;,]+\s*?){1,4}?)?"
-    r"(?:\s+(?:each|apiece|per\s+(?:well|pair|pick|transfer)))?)\s*:\s+(?P<body>\S.*)$",
     _FLAGS,
 )
 

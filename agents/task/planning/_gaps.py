@@ -78,7 +78,11 @@ def _liquid_gaps(frame: Frame, p: r.Planning) -> list[str]:
     out = []
     volumes = [q for q in frame.ents.quantities if q.kind == "volume"]
     if frame.ents.vague or (
-        not volumes and not frame.ents.fold and not _DERIVED.search(frame.text) and not p.fill
+        not volumes
+        and not frame.ents.fold
+        and not _DERIVED.search(frame.text)
+        and not p.fill
+        and p.head_volume is None  # "Transfer 5 uL: A1 to H12; B2 to G12": the heading's
     ):
         out.append("volume")
     if (
