@@ -24,6 +24,16 @@ def beside(frame: Frame, p: r.Planning) -> str | None:
     return None
 
 
+def wells_named_by(frame: Frame, p: r.Planning) -> str | None:
+    """'bring each culture well to 150 uL': a liquid written right before "well(s)" names the
+    wells that hold it (on the one plate holding it), never what goes in."""
+    for m in frame.ents.liquids:
+        on = {lw for lw, _, _ in p.world.liquids.get(m.name, [])}
+        if len(on) == 1 and re.match(r"(?:e?s)?\s+wells?\b", frame.text[m.end :], re.IGNORECASE):
+            return m.name
+    return None
+
+
 def taken_out(frame: Frame, p: r.Planning, what: str) -> str | None:
     """'take 30 uL off each lysate in column 6': the liquid taken out names its plate."""
     if what != "take liquid from" or frame.liquid is None:

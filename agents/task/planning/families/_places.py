@@ -20,6 +20,7 @@ from agents.task.planning.families._held import (
     holds,
     taken_out,
     topped,
+    wells_named_by,
 )
 from agents.task.planning.families._worked import worked_wells
 
@@ -305,7 +306,8 @@ def _topped_plates(place: object, p: r.Planning) -> list[str] | None:
 
 def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]]:
     place = _volume_place(frame)
-    by = beside(frame, p)
+    named_by = wells_named_by(frame, p) if what == "top up" else None  # "each culture well"
+    by = named_by or beside(frame, p)
     taken = None if by else taken_out(frame, p, what)
     plate = r.labware(
         place,  # type: ignore[arg-type]
@@ -326,7 +328,7 @@ def volume_wells(frame: Frame, p: r.Planning, what: str) -> tuple[str, list[str]
         return plate, held  # "change the medium on cell_plate": the wells holding something
     said, liquid = (
         getattr(place, "wells", None),
-        by if by and _WELLS_OF.search(frame.text) else None,
+        by if by and (_WELLS_OF.search(frame.text) or by == named_by) else None,
     )
     if said is None and what == "top up" and (found := topped(p, plate, liquid)):
         return plate, found  # "top seedlings24 up to 1.5 mL", "top the amplicon wells up"

@@ -21,6 +21,7 @@ from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _concentrations as conc
 from agents.task.planning.families import _exchange as ex
+from agents.task.planning.families._held import wells_named_by
 from agents.task.planning.families._places import volume_wells as _wells
 
 _FLAGS = re.IGNORECASE
@@ -353,8 +354,9 @@ def _filler(frame: Frame, p: r.Planning) -> str:
                      frame.text[: m.start], _FLAGS)
     ]  # fmt: skip
     mention = added[0] if added else frame.liquid
+    held = wells_named_by(frame, p)  # "each culture well": what is in them, not what goes in
     liquid = r.liquid(mention, p) if mention else None
-    if liquid is None:
+    if liquid is None or (liquid == held and not added):
         raise Ask("Which liquid should I top the wells up with?", ["liquid"], r.liquids(p.world))
     return liquid
 
