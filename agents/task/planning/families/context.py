@@ -59,7 +59,7 @@ _IMPERATIVE = re.compile(
     r"^(?:transfer|add|dispense|distribute|aliquot|pip+e?t+e?|put|place|fill|move|bring|return|mix|mx|"
     r"resuspend|triturate|"
     r"shake|incubate|heat|read|measure|make|prepare|dilute|serially|pool|combine|spot|stamp|"
-    r"replicate|copy|remove|aspirate|discard|top|normali[sz]e|run|thermocycle|take|use|using|do|"
+    r"replicate|copy|duplicate(?!\s+wells?\b)|remove|aspirate|discard|top|normali[sz]e|run|thermocycle|take|use|using|do|"
     r"hold|keep|store|cool|chill|warm|leave|wash|rinse|coat|block|seed|feed|load|set|spin)\b",
     _FLAGS,
 )
