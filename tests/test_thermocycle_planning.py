@@ -378,3 +378,13 @@ def test_do_this_n_times_repeats_the_steps_before_it_but_not_a_hot_start() -> No
         ([(95, 180)], 1),
         ([(95, 15), (60, 60)], 40),
     ]
+
+
+def test_a_count_told_after_one_step_asks_which_steps_it_repeats() -> None:
+    result = plan("thermocycle plate_1: 95 C 3 min, then 30 cycles, then 72 C 5 min")
+    assert isinstance(result, Clarification), result
+    assert set(result.missing) == {"temperature", "duration"}
+
+
+def test_a_count_told_with_its_one_step_is_planned_as_said() -> None:
+    assert isinstance(plan("run 35 cycles of 95 C for 15 s on plate_1"), Plan)

@@ -23,6 +23,7 @@ class Stage:
     sep: str | None = None  # what joins its steps ("/" in "95 C 15 s / 60 C 30 s")
     deltas: dict[int, float] = field(default_factory=dict)  # step -> C more each cycle
     cycle_of_touchdown: bool = False  # one cycle of a touchdown, run once
+    borrowed: bool = False  # the count was told after steps, not with its own ("..., 30 cycles")
     parts: bool = False  # its count names its parts: "(95 C, 30 s)" after one is one step's
 
 
@@ -84,7 +85,8 @@ def _merge_back(done: list[Stage], repeats: int) -> list[Stage]:
         start += 1
     if start >= len(done):
         return done
-    merged = Stage(steps=[step for st in done[start:] for step in st.steps], repeats=repeats)
+    steps = [step for st in done[start:] for step in st.steps]
+    merged = Stage(steps=steps, repeats=repeats, borrowed=True)
     return [*done[:start], merged]
 
 
@@ -151,7 +153,7 @@ def group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
                 close()
         elif kind == "lead_comma" and cur is not None and cur.steps:
             if cur.repeats == 1:
-                cur.repeats = int(value)  # type: ignore[call-overload]
+                cur.repeats, cur.borrowed = int(value), True  # type: ignore[call-overload]
             close()  # "95 C 15 s, 60 C 1 min, 40 cycles, 72 C 5 min": the steps before
         elif kind == "lead_comma":
             close()
@@ -169,7 +171,7 @@ def group(tokens: list[tuple[int, str, object]]) -> list[Stage]:
         elif kind == "trail":
             target = cur if cur is not None and cur.steps else (done[-1] if done else None)
             if target is not None and target.repeats == 1:
-                target.repeats = int(value)  # type: ignore[call-overload]
+                target.repeats, target.borrowed = int(value), True  # type: ignore[call-overload]
             close()
         elif kind == "sep":
             if cur is not None and cur.steps and not cur.bracket and cur.repeats > 1:

@@ -34,6 +34,7 @@ from agents.task.planning.families._programme_parts import (
     programme_only,
     timed_only,
 )
+from agents.task.planning.families._stages import Stage
 
 _FLAGS = re.IGNORECASE
 _THERMO = re.compile(
@@ -195,9 +196,12 @@ def _profile_text(frame: Frame) -> str:
     held = frame.extra.get("hold")
     parts += [part_text(held)] if isinstance(held, Clause) else []
     joined: list[str] = []
-    for part in parts:  # "35 cycles of:" then one step a line: the steps it repeats
+    for i, part in enumerate(parts):  # "35 cycles of:" then one step a line: its steps
         bare = _BARE_STEP.match(part)
-        if bare and joined and (_COUNT_HEAD.search(joined[-1]) or joined[-1].endswith(",")):
+        head = joined and _COUNT_HEAD.search(joined[-1])
+        if head and not head["of"] and not _BARE_STEP.match(([*parts, ""])[i + 1]):
+            bare = None  # "30 cycles, then 72 C 5 min": one step after a bare count is not its own
+        if bare and joined and (head or joined[-1].endswith(",")):
             joined[-1] = joined[-1].rstrip(" ,") + (" " if _COUNT_HEAD.search(joined[-1]) else ", ")
             joined[-1] += part.strip() + ","
         else:
@@ -205,7 +209,7 @@ def _profile_text(frame: Frame) -> str:
     return "; then ".join(j.rstrip(",") for j in joined)
 
 
-_COUNT_HEAD = re.compile(rf"\b{prof.COUNT_N}\s*(?:x|×|cycles?)\s*(?:of)?\s*:?\s*$", _FLAGS)
+_COUNT_HEAD = re.compile(rf"\b{prof.COUNT_N}\s*(?:x|×|cycles?)\s*(?P<of>of|:)?\s*:?\s*$", _FLAGS)
 _BARE_STEP = re.compile(r"^\s*-?\d+(?:\.\d+)?\s*C\b[^a-zA-Z]*(?:s|sec|min|h)\b\W*$", _FLAGS)
 
 
@@ -246,6 +250,18 @@ def _unplanned(frame: Frame) -> None:
                 f"'{frame.text[m.start() :]}' inside it. Could you say that step on its own, "
                 "after the programme?",
                 ["action"],
+            )
+
+
+def _cycles_own_steps(stages: list[Stage]) -> None:
+    """Ask which steps a count told after one step repeats ("95 C 3 min, 30 cycles, 72 C 5
+    min"): one hold repeated is a longer hold, so the count came without its own steps."""
+    for st in stages:
+        if st.borrowed and st.repeats > 1 and len(st.steps) == 1 and not st.deltas:
+            raise Ask(
+                f"I read {st.repeats} cycles but not the steps they repeat. Which steps "
+                f"(temperatures and times) should each of the {st.repeats} cycles run?",
+                ["temperature", "duration"],
             )
 
 
@@ -294,6 +310,7 @@ def build(frame: Frame, p: r.Planning) -> str:
             "At what temperature (C) should the thermocycler hold the plate?", ["temperature"]
         )
     _checked(profile, tc, world)
+    _cycles_own_steps(stages)  # after the refusals: a step past the rules is refused first
     hold, lid_c = profile.hold_c, profile.lid_c
     world.bring(plate, r.place_of(tc, world))
     world.act(tc, "close_lid", {}, {"facts": {"lid_open": False}})
