@@ -13,7 +13,7 @@ from agents.task.planning._entities import without_how
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import Read, _read, fold_into_previous
+from agents.task.planning._reading import Read, _folded, _read, fold_into_previous
 from agents.task.planning._vocabulary import ACTION_VERBS
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families._concentrations import CONC, bracketed_unit
@@ -257,3 +257,51 @@ def optics_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         ),
         heading=False,
     )
+
+
+# The words a piece that only says where may have beside its plate and wells.
+_WHERE_WORDS = frozenset(["in", "into", "to", "onto", "on", "->", "the", "well", "wells", "of"])
+
+
+def _where_only(frame: Frame) -> bool:
+    """'maxisorp_1 column 1', 'into plate_2 A1-A6': one plate and its wells, nothing else."""
+    ents = frame.ents
+    if len(ents.labware) != 1 or not ents.labware[0].sure or len(ents.wellsets) != 1:
+        return False
+    spans = [(m.start, m.end) for m in ents.labware] + [(w.start, w.end) for w in ents.wellsets]
+    inside = [m for m in ents.liquids if any(a <= m.start and m.end <= b for a, b in spans)]
+    if ents.quantities or len(ents.liquids) > len(inside):  # "sample" of "sample_plate": none
+        return False
+    text = ents.text
+    for a, b in sorted(spans, reverse=True):
+        text = f"{text[:a]} {text[b:]}"
+    return set(re.sub(r"[\s,.;:]+", " ", text).lower().split()) <= _WHERE_WORDS
+
+
+_INTO = re.compile(r"^(?:in|into|to|onto|->)\b", re.IGNORECASE)
+
+
+def place_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
+    """``read_in`` with a piece that only says where ("dispense 50 uL TMB; maxisorp_1 column
+    1") read as the destination of the transfer before it that names no wells of its own."""
+    out: Read = []
+    for frame, fam in read_in:
+        head, got = out[-1] if out else (None, None)
+        if (
+            frame is not None
+            and head is not None
+            and got is not None
+            and got.name == "transfer"
+            and frame.clause.joined == "semicolon"
+            and not head.ents.wellsets
+            and _where_only(frame)
+        ):
+            sep = " " if _INTO.match(frame.clause.text) else " to "
+            text = f"{head.clause.text}{sep}{frame.clause.text}"
+            merged, again = _read(replace(head.clause, text=text), lex, norm.quoted)
+            if merged is not None and again is not None and again.name == "transfer":
+                merged.extra["folded"] = [*_folded(head), frame.clause]
+                out[-1] = (merged, again)
+                continue
+        out.append((frame, fam))
+    return out

@@ -38,6 +38,7 @@ from agents.task.planning._compose import EXAMPLES, _compose
 from agents.task.planning._fragments import (
     concentration_lists,
     optics_after,
+    place_after,
     shared_volume,
     volume_after,
 )
@@ -110,6 +111,7 @@ class RulePlanner:
             read_in = refills(read_in, lex, norm)
             read_in = concentration_lists(read_in, lex, norm)
             read_in = volume_after(read_in, lex, norm)
+            read_in = place_after(read_in, lex, norm)  # "dispense 50 uL X; plate_2 column 1"
             read_in = optics_after(read_in, lex, norm)  # "Read X. Ex 485, em 520."
             read_in = split_pairs(read_in, lex, norm)
             read_in = per_liquid_heads(read_in)  # "the compound goes with the 8-channel"
