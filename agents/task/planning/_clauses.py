@@ -120,7 +120,9 @@ _NEW_ACTION = re.compile(
     # "take 50 uL off the cells and discard it": where the liquid goes, not a new action
     r"(?!(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b|throw\s+(?:it|them)\s+(?:away|out))"
     r"(?=(?:(?:please|pls|also|now|first|just|gently|carefully"
-    r"|(?:can|could|would|will)\s+(?:you|u))\s+)*(?:"
+    r"|(?:can|could|would|will)\s+(?:you|u))\s+)*"
+    # ", serially, 2-fold" / ", serially diluted": how the series goes, not a new action
+    r"(?!serially\b(?!\s+(?:dilute|transfer|titrate|carry|pass|move|take|pipette)\b))(?:"
     + ACTION_VERBS
     + r")\b"
     # "plate 1 and plate 2", ", plate 2 A1 to G1": a plate's name, not the verb "plate"

@@ -86,6 +86,8 @@ _PICKING = re.compile(
     r"\b(?:cherry|hit|pick|re-?array|rearray|map)|\bfrom\s+\S+\s+(?:to|into|->)\s+\S+\s*$",
     re.IGNORECASE,
 )  # a list under "Cherry-pick ...:" or "From samples to dest_plate:" pairs wells
+_SERIES_LABEL = re.compile(r"\b(?:dilut\w*|titrat\w*|serial\w*)\b", re.IGNORECASE)
+_LEADING_X = re.compile(r"^(\d+(?:\.\d+)?)\s*x(?=\s*(?:[,;(]|of\b|dilut|serial|steps?\b|$))", re.I)
 _WELL_TO_WELL = re.compile(r"^([A-Pa-p]\d{1,2})\s+(?:to|into)\s+([A-Pa-p]\d{1,2})\b", re.IGNORECASE)
 
 
@@ -95,6 +97,9 @@ def _read(
     if clause.label and _PICKING.search(clause.label) and _WELL_TO_WELL.match(clause.text):
         # under "Cherry-pick from cmpd to assay:", "B3 to A1" is a pair, not a range
         clause = replace(clause, text=_WELL_TO_WELL.sub(r"\1 -> \2", clause.text, count=1))
+    if clause.label and _SERIES_LABEL.search(clause.label) and _LEADING_X.match(clause.text):
+        # "dilution series: 4x, 7 points, ...": the x after a series label is its fold
+        clause = replace(clause, text=_LEADING_X.sub(r"\1-fold", clause.text, count=1))
     if clause.label and _EACH.fullmatch(clause.text):
         clause = replace(clause, heading=True)  # "Pick from X to Y; 10 uL each; A1 to B2; ..."
     ents = extract(lex.fix_words(clause.text), lex, quoted)
