@@ -292,11 +292,15 @@ def misspelt(low: str, names: list[str], by_word: dict[str, str]) -> str | None:
     an acronym with two letters swapped ("PSB" for "PBS": three letters allow no other edit),
     or a sure typo of the word that names one multi-word liquid ("watr" for "milli-Q water").
     Two candidates as close: None (the planner asks)."""
-    if len(low) == 3:
-        swapped = [
-            n for n in names if len(n) == 3 and sorted(n) == sorted(low) and _one_edit(low, n)
-        ]
-        return swapped[0] if len(swapped) == 1 else None
+    if len(low) == 3:  # the name itself, or the word naming one longer name ("sterile PBS")
+        short = [(n, n) for n in names if len(n) == 3]
+        short += [(w, n) for w, n in by_word.items() if len(w) == 3]
+        swapped = {
+            re.sub(r"[\s\-]+", "_", n.lower()): n
+            for w, n in short
+            if sorted(w.lower()) == sorted(low) and _one_edit(low, w.lower())
+        }
+        return next(iter(swapped.values())) if len(swapped) == 1 else None
     words = [w for w in by_word if len(w) >= 4 and w.isalpha()]
     if len(low) < 4 or not low.isalpha() or not words:
         return None
