@@ -88,13 +88,31 @@ _PICKING = re.compile(
 )  # a list under "Cherry-pick ...:" or "From samples to dest_plate:" pairs wells
 _SERIES_LABEL = re.compile(r"\b(?:dilut\w*|titrat\w*|serial\w*)\b", re.IGNORECASE)
 _LEADING_X = re.compile(r"^(\d+(?:\.\d+)?)\s*x(?=\s*(?:[,;(]|of\b|dilut|serial|steps?\b|$))", re.I)
+# "transfer 10 uL within grow_96:" over "A1 to A7; B1 to B7": an amount moved from well to well
+_MOVES_AMOUNT = re.compile(
+    r"^(?:transfer|move|pipett?e|copy)\s+[\d.]+\s*[um]L\b(?!.*\b(?:into|to|onto)\b)", re.I
+)
 _WELL_TO_WELL = re.compile(r"^([A-Pa-p]\d{1,2})\s+(?:to|into)\s+([A-Pa-p]\d{1,2})\b", re.IGNORECASE)
+
+
+def _liquid_said(text: str, lex: Lexicon) -> bool:
+    """A liquid named in ``text`` that is not a plate's name ("samples" of plate samples)."""
+    plates = [(m.start, m.end) for m in lex.labware_mentions(text)[0]]
+    return any(not any(a <= m.start < b for a, b in plates) for m in lex.liquid_mentions(text))
 
 
 def _read(
     clause: Clause, lex: Lexicon, quoted: tuple[str, ...]
 ) -> tuple[Frame | None, Family | None]:
-    if clause.label and _PICKING.search(clause.label) and _WELL_TO_WELL.match(clause.text):
+    if (
+        clause.label
+        and (
+            _PICKING.search(clause.label)
+            # "Transfer 5 uL buffer: A1 to A6" names the liquid: its wells are a range
+            or (_MOVES_AMOUNT.match(clause.label) and not _liquid_said(clause.label, lex))
+        )
+        and _WELL_TO_WELL.match(clause.text)
+    ):
         # under "Cherry-pick from cmpd to assay:", "B3 to A1" is a pair, not a range
         clause = replace(clause, text=_WELL_TO_WELL.sub(r"\1 -> \2", clause.text, count=1))
     if clause.label and _SERIES_LABEL.search(clause.label) and _LEADING_X.match(clause.text):
