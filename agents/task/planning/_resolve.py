@@ -52,6 +52,7 @@ class Planning:
     plate: str | None = None  # the plate the last clause worked on ("then read it")
     wells: list[str] = field(default_factory=list)  # its wells ("mix them")
     joined_wells: list[str] = field(default_factory=list)  # "A1 and B1" ("then top them up")
+    said_empty: list[tuple[str, str]] = field(default_factory=list)  # "100/50/0 uL": the 0
     channels: int | None = None  # said once for the whole request ("use the 8-channel")
     tips: str | None = None  # likewise ("fresh tips throughout")
     rack: str | None = None  # likewise ("use tips_50")

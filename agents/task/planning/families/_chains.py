@@ -174,6 +174,12 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         {"rows"},
     ):
         down = arrowed == {"rows"}  # "column 1 -> 12": from column to column, whatever the words
+    elif (
+        down is None
+        and direction(frame) is None
+        and {pt.kind for a in areas for pt in a.parts} == {"cross"}
+    ):
+        down = len(rows) > len(columns)  # "columns 4-6, rows A-G": along the longer side
     elif down is None:
         down = bool(direction(frame))  # several rows and columns: the words say, else across
     # a rectangle inside the area named ("down column 4, A4 to E4"): that span
@@ -226,6 +232,10 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
 
 def _trimmed(frame: Frame, out: list[list[str]], singles: list[str]) -> list[list[str]]:
     """The lines cut to the span, the starting well and the number of points said."""
+    homes = [[w for w in singles if w in c[1:]] for c in out]
+    if out and singles and all(len(h) == 1 for h in homes) and len(singles) == len(out):
+        # "down columns 1 and 2 to G1/G2", "down column 1 to G1": one end well in each line
+        out, singles = [c[: c.index(h[0]) + 1] for c, h in zip(out, homes, strict=True)], []
     if len(singles) >= 2:  # "down column 1 from A1 to G1": the span between them
         ends = [m.group(1).upper() for m in _DOWN_TO.finditer(frame.text)]
         end = ends[-1] if len(ends) == 1 and ends[-1] in singles[1:] else singles[-1]

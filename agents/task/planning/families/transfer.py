@@ -1,11 +1,9 @@
 """Liquid moved from wells to wells: transfer, add / distribute, aliquot, stamp ("same
 positions"), cherry- and hit-pick lists, pool, spot one column into several, replicates.
 
-They differ only in how sources and destinations pair up, which the well sets say:
-one source into many wells (distribute), sets of equal length in order (stamp), many into one
-(pool), one set into a multiple of it (spot, replicates), or an explicit list of
-``source -> destination, volume`` pairs (cherry-pick).
-"""
+They differ only in how sources and destinations pair up: one into many (distribute), equal
+sets in order (stamp), many into one (pool), one set into a multiple of it (spot, replicates),
+or a list of ``source -> destination, volume`` pairs (cherry-pick)."""
 
 from __future__ import annotations
 
@@ -144,7 +142,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         p.pending_how = how
     else:
         pip.emit(world, lh, ops, channels, policy)
-    served = [o.dst for o in ops if o.dst is not None]
+    served, p.said_empty = [o.dst for o in ops if o.dst is not None] + p.said_empty, []
     if served:
         last = served[-1][0]
         before = p.joined_wells if frame.clause.joined in _LISTED and p.plate == last else []
@@ -381,6 +379,9 @@ def _ops(
             k += 1
             if v and v > 0:
                 ops.append(pip.Op((src_lw, s_), (lw, d), float(v), cycles, mix_volume))
+            else:  # "100/50/0 uL of std in A3-C3, then saline to 100 uL": C3 is still a well
+                p.said_empty.append((lw, d))
+                p.world.poured.append(((lw, d), ("", "")))  # worked on, with nothing
     if (
         per_well is not None
         and len(per_well) == len(src_wells)
