@@ -27,6 +27,7 @@ from agents.task.planning import _choices as choices
 from agents.task.planning import _coverage, _gaps, _limits_first, _policy
 from agents.task.planning import _entity_coverage as entities
 from agents.task.planning import _examples as examples
+from agents.task.planning import _kept_empty as kept_empty
 from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _own_ids as own_ids
 from agents.task.planning import _pipetting as pip
@@ -221,6 +222,7 @@ class RulePlanner:
             examples.check(shown, p.world.steps)
             _policy.check(p.world.steps, lab)
             unhonoured.check(norm.text)  # "aspirate slowly", "blow out": asked, never dropped
+            kept_empty.check(norm.text, p.world.steps)  # "add to A1 and keep A1 empty"
         except Ask as ask:
             try:  # a value beyond every candidate's limit: no answer makes it possible
                 # (the clauses as composed: "rxn: 98 C 30 s; then ..." is the cycler's part)

@@ -91,6 +91,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
 # "on the plate reader", "in reader1", "using the liquid handler": where the person puts it
 _ON = re.compile(r"\b(?:on|in|inside|using|with|via)\s+(?:the\s+|our\s+)?(?:plate\s+)?$", _FLAGS)
 _CANNOT = {"plate_reader", "plate_mover", "liquid_handler"}
+_DOORS = {"open_drawer", "close_drawer", "open_lid", "close_lid"}  # a move's own, not a read's
 
 
 def _named_elsewhere(frame: Frame, p: r.Planning) -> None:
@@ -115,9 +116,33 @@ def _named_elsewhere(frame: Frame, p: r.Planning) -> None:
         )
 
 
+def _just_put(frame: Frame, p: r.Planning) -> None:
+    """Refuse an incubation told right after moving the plate onto an instrument that cannot
+    heat ("move plate_1 to the plate reader and incubate at 37 C"): it is to happen there, and
+    carrying the plate off to the heater-shaker would undo the move the person asked for."""
+    steps = p.world.steps
+    at = next((i for i in range(len(steps) - 1, -1, -1) if steps[i].command == "move_plate"), None)
+    if at is None or frame.ents.instruments:
+        return
+    inst = str(steps[at].args.get("to_location", "")).split(":")[0]
+    kind = getattr(p.world.lab.instruments.get(inst), "kind", None)
+    if kind not in _CANNOT or any(s.command not in _DOORS for s in steps[at + 1 :]):
+        return
+    has = [
+        f"{i.id} ({r.KIND_LABEL.get(i.kind, i.kind)})" for i in p.world.lab.of_kind("heater_shaker")
+    ]
+    raise Refuse(
+        f"{steps[at].args.get('plate')} was just put in the {r.KIND_LABEL.get(kind, kind)} {inst}, "
+        "which cannot heat, cool or shake a plate"
+        + (f"; {', '.join(has)} can: name it if the plate should go there" if has else ""),
+        "missing_instrument",
+    )
+
+
 def build(frame: Frame, p: r.Planning) -> str:
     world, text = p.world, frame.text
     _named_elsewhere(frame, p)
+    _just_put(frame, p)
     hs = r.instrument("heater_shaker", p, frame)
     named = frame.ents.labware or frame.ents.liquids  # "warm the buffer to 37 C" is no pre-warm
     if _PREHEAT.match(text) and not named and frame.temperature is not None:
