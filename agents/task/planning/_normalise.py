@@ -95,6 +95,10 @@ def _line_chain(m: re.Match[str]) -> str:
 
 
 # "100 uL/step", "20 uL/transfer": a volume for each of something, written "per".
+_SIDES = r"(?:col(?:umn)?s?\.?\s*\d{1,2}\s*(?:-|to)\s*\d{1,2}|rows?\s*[A-P]\s*(?:-|to)\s*[A-P])"
+_CROSSED = re.compile(
+    rf"\b({_SIDES})\s*[x×]\s*({_SIDES})\b", re.IGNORECASE
+)  # "cols 4-6 x rows A-G"
 _PER = re.compile(r"(\d\s*(?:u[lL]|m[lL]))\s*/\s*(steps?|transfers?|points?|dilutions?|samples?)\b")
 _SPACES = re.compile(r"[ ]{2,}")
 # "100λ": the old notebook sign for a microlitre (after a number only; λ alone is a wavelength)
@@ -310,6 +314,7 @@ def normalise(request: str) -> Normalised:
     text = held_for(_DEGREE.sub(lambda m: f" {m.group(1).upper()}", text))
     text = _ARROW.sub(" -> ", text)
     text = _PER.sub(r"\1 per \2", text)
+    text = _CROSSED.sub(r"\1, \2", text)  # the area where they cross, not "6 times"
     text = _LINE_CHAIN.sub(_line_chain, text)
     text = _TO_CHAIN.sub(lambda m: re.sub(r"\s+to\s+", " -> ", m.group(0)), text)
     text = to_pairs(text)  # "A3 to A1, B7 to A2": picks, not ranges that run backwards
