@@ -48,6 +48,17 @@ def _listed(text: str, found: list[Any], i: int, step: int) -> list[int]:
     return out
 
 
+def _parts(part: Any) -> tuple[Part, ...]:
+    return part if isinstance(part, tuple) else (part,)
+
+
+def _thin(found: list[Any], listed: list[int], first: str | None) -> None:
+    """Make each listed set its alternate wells (starting at ``first``: a well, odd, even)."""
+    for k in listed:
+        start, end, part, _axis, chain = found[k]
+        found[k] = (start, end, Part("alternate", (_parts(part), first)), None, chain)
+
+
 def every_other_well(text: str, found: list[Any]) -> list[Any]:
     """'every other well of row H, starting at H1': alternate wells of the set that follows
     (of each set listed there: 'every other well of row A and row B' thins both)."""
@@ -61,10 +72,7 @@ def every_other_well(text: str, found: list[Any]) -> list[Any]:
         end = found[listed[-1]][1]
         begin = _START_AT.match(text[end:])
         first = begin.group(1).upper() if begin else (m.group(1) or "").lower() or None
-        for k in listed:
-            start, stop, part, _axis, chain = found[k]
-            parts = part if isinstance(part, tuple) else (part,)
-            found[k] = (start, stop, Part("alternate", (parts, first)), None, chain)
+        _thin(found, listed, first)
         if begin:  # the starting well is not a well set of its own
             found = [f for f in found if not (end <= f[0] < end + begin.end())]
     for m in _OTHER_WELL_AFTER.finditer(text):  # "row B of #, every other well"
@@ -72,23 +80,16 @@ def every_other_well(text: str, found: list[Any]) -> list[Any]:
         if not before or not _GAP_BEFORE.fullmatch(text[found[before[-1]][1] : m.start()]):
             continue
         listed = _listed(text, found, before[-1], -1)  # "row A and row B, every other well"
-        sets = [found[k] for k in listed]
         if any(
-            f[4]
-            or any(
-                p.kind in ("well", "alternate")
-                for p in (f[2] if isinstance(f[2], tuple) else (f[2],))
-            )
-            for f in sets
+            found[k][4] or any(p.kind in ("well", "alternate") for p in _parts(found[k][2]))
+            for k in listed
         ):
             continue
         first = (m.group(1) or "").lower() or None
         if begin := _START_AT.match(text[m.end() :]):
             first = begin.group(1).upper()
             found = [f for f in found if not (m.end() <= f[0] < m.end() + begin.end())]
-        for k, (start, end, part, _axis, chain) in zip(listed, sets, strict=True):
-            parts = part if isinstance(part, tuple) else (part,)
-            found[k] = (start, end, Part("alternate", (parts, first)), None, chain)
+        _thin(found, listed, first)
     return found
 
 
