@@ -17,7 +17,7 @@ from agents.task.planning._reading import Read, _folded, _read, fold_into_previo
 from agents.task.planning._vocabulary import ACTION_VERBS
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families._concentrations import CONC, bracketed_unit
-from agents.task.planning.families.normalise import conc_list, final_piece
+from agents.task.planning.families.normalise import conc_list, dest_piece, final_piece
 from agents.task.planning.families.read import said_optics
 
 _VERB_FIRST = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
@@ -147,9 +147,9 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         before = 0  # pieces just before the head that only list concentrations
         if head is not None and fam is not None and fam.name == "normalise":
             while j < len(read_in) and (f := read_in[j][0]) is not None:
-                if not (conc_list(f, None, head) or final_piece(f, head)):
+                if not (conc_list(f, None, head) or final_piece(f, head) or dest_piece(f, head)):
                     break
-                if final_piece(f, head):
+                if final_piece(f, head) or (dest_piece(f, head) and f.ents.volumes()):
                     final = f.ents.volumes()[0]
                 j += 1
             if j == i + 1 and len(CONC.findall(head.text)) <= 1:

@@ -15,6 +15,7 @@ from agents.task.planning._clauses import ACTION_VERBS
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
+from agents.task.planning._ratio_heads import ratio_headings, sized_place
 from agents.task.planning._reading import Read, _folded, fold_into_previous
 from agents.task.planning.families import Family
 from agents.task.planning.families._blank_wells import last_is_blank
@@ -222,6 +223,8 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return True  # "..., starting with 200 uL standard in C1": the stock that starts it
     if _ROLE_PIECE.match(ents.marked.strip()) and not ents.volumes() and not ents.wellsets:
         return True  # "..., top = BSA standard, diluent PBS, ...": which liquid is which
+    if sized_place(frame, header):
+        return True
     fills = [q for q in frame.volumes if q is not frame.final and q is not frame.total]
     bare = not (ents.liquids or ents.wellsets or ents.labware) and len(fills) == 1
     if fills and (ents.liquids or frame.final is None) and not (bare and _unsized(header)):
@@ -334,6 +337,7 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         read_in, lex, norm, "context", _places_for, heading=False, becomes="dilution"
     )
     read_in = fold_into_previous(read_in, lex, norm, "context", _fold_under, becomes="dilution")
+    read_in = ratio_headings(read_in, lex, norm)  # "10X TBS-T to 1X: 1 mL into X A1-A4 ..."
     # "Standards on P: top standard in A3, then 2-fold down to G3, ...": a curve's first well
     read_in = fold_into_previous(
         read_in, lex, norm, None, _after_top, then_sep=True, becomes="dilution"

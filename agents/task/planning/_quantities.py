@@ -292,6 +292,8 @@ def fold(text: str) -> tuple[float, str] | None:
             return number(said.group(1)), "fold"  # ("mix 3x down the column": mixes)
     if m := _RATIO.search(text):
         return number(m.group(1) or m.group(2)), "ratio"  # "1:10", "one in five"
+    if m := _SLASH.search(text):  # "dilute the stock 1/100", "make a 1/50 of the serum"
+        return float(m.group(1) or m.group(2)), "ratio"
     # "1+9", "a 1 + 100 pre-dilution": one part in 10, in 101 ("cols 1+2" is two columns)
     if m := next(
         (m for m in _PLUS.finditer(text) if not _AXIS_BEFORE.search(text[: m.start()])), None
@@ -338,6 +340,13 @@ _PARTS = re.compile(
 _AXIS_BEFORE = re.compile(r"\b(?:columns?|cols?|rows?|wells?)\s*$", re.IGNORECASE)
 _PLUS = re.compile(
     r"(?<![\w.+:/])1\s?\+\s?(\d+(?:\.\d+)?)(?![\w.+:/])(?!\s*(?:[uµnm]?[lL]|%|x|parts?)\b)",
+    re.IGNORECASE,
+)
+# "1/100" is a ratio only beside a dilution ("dilute stock 1/100", "a 1/50 of X"), never a
+# date or a share of a volume
+_SLASH = re.compile(
+    r"\bdil(?:ut\w*|\.)?\s+(?:[^\s,;:]+\s+){0,4}?1\s*/\s*(\d+(?:\.\d+)?)(?![\d/.])"
+    r"|\ban?\s+1\s*/\s*(\d+(?:\.\d+)?)\s+(?:of|dil\w*)\b",
     re.IGNORECASE,
 )
 _FOLD_MORE = re.compile(

@@ -14,6 +14,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families._each_held import each_held
 from agents.task.planning.families._ratio_parts import Parts, parts
+from agents.task.planning.families._samples_first import swapped
 
 _FLAGS = re.IGNORECASE
 
@@ -216,6 +217,8 @@ def _ratio(frame: Frame, p: r.Planning) -> str:
         if role in ("head", "source") and pl.labware is not None and pl.wells
     ]
     targets = [pl for role, pl in frame.places if role == "dest"]
+    if not heads and len(targets) == 2 and swapped(targets[1], targets[0], p):
+        heads, targets = targets[:1], targets[1:]  # "the lysate in lysates A1-H1 ... in Y col 1"
     if heads and targets:  # "dilute samples A1-A4 1:2 with buffer into dest_plate A1-A4"
         return _ratio_from(frame, p, k, heads[0], targets[0])
     final = frame.final or frame.total or frame.volume

@@ -28,6 +28,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _concentrations as conc
+from agents.task.planning.families._samples_first import filled, swapped
 from agents.task.planning.families.transfer import mixing
 
 _FLAGS = re.IGNORECASE
@@ -36,6 +37,12 @@ _VERB = re.compile(
 )
 _TAKE = re.compile(
     r"^(?:take|transfer|move|pipette|put|add|aliquot|dispense|pool|combine|consolidate|merge)\b",
+    _FLAGS,
+)
+# "take X A1-D1 to 2 nM", "get them all to 10 ng/uL": wells taken to a concentration
+_TAKE_TO = re.compile(
+    rf"^(?:please\s+)?(?:take|get)\b[^;]*?\bto\s+(?:a\s+)?(?:final\s+|uniform\s+|common\s+)?"
+    rf"(?:conc(?:entration)?\s+(?:of\s+)?)?~?{conc.CONC.pattern}",
     _FLAGS,
 )
 # "make a pool of 50 ng from each", "equimolar: 5 fmol of each"
@@ -81,6 +88,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     said = _VERB.search(text) or _VERB.search(label)  # ("Normalise: A1 (12 ng/uL)...")
     if said and (conc.target(text) is not None or conc.mass(text) is not None):
         return 80  # "normalise ... to 10 ng/uL": by the wells' concentrations
+    if _TAKE_TO.match(text) or _TAKE_TO.match(label):
+        return 80  # "take dna_plate B1-D1 to 2 nM in 30 uL": a plate's wells brought to a level
     if conc.mass(text) is not None and (
         _TAKE.match(text) or ((_TAKE.match(label) or _POOL.search(text)) and conc.said(text))
     ):
@@ -130,6 +139,35 @@ def final_piece(frame: Frame, head: Frame) -> bool:
     )
 
 
+# the word just before the plate a piece sends the samples to: "put them in X", "into X",
+# "destination: X", "output plate X"
+_INTO_WORD = re.compile(
+    r"\b(?:in|into|to|onto|destination|dest|output(?:\s+plate)?|target\s+plate)\s*:?\s*"
+    r"(?:the\s+)?(?:(?:empty|fresh|new|clean)\s+)?(?:plate\s+)?$",
+    _FLAGS,
+)
+
+
+def dest_piece(frame: Frame, head: Frame) -> bool:
+    """A piece after a normalisation that names the plate its samples go into, said apart
+    ("...; put them in norm_out A1-D1", "final 200 uL in PBS, into norm_out A1-D1"), when the
+    normalisation names only the samples' plate and a final volume (or a mass) is said."""
+    ents = frame.ents
+    if len(ents.labware) != 1 or conc.said(frame.text) or conc.CONC.search(frame.text):
+        return False
+    own = {m.name for m in head.ents.labware}
+    if len(own) != 1 or ents.labware[0].name in own or len(ents.liquids) > 1:
+        return False
+    vols = ents.volumes()
+    if len(vols) > 1 or (vols and not _FINAL_WORDS.search(frame.text)):
+        return False  # "then add 5 uL to plate_2": a step of its own
+    if head.final is None and not vols and conc.mass(head.text) is None:
+        return False  # no final volume anywhere: not a normalisation into another plate
+    label = frame.clause.label or ""  # "Output plate: norm96 A3-C3"
+    before = frame.text[: ents.labware[0].start]
+    return bool(_INTO_WORD.search(before) or (not before.strip() and _INTO_WORD.search(label)))
+
+
 def _final(frame: Frame, into: bool) -> float | None:
     """The final volume: said as such, or "20 uL per well" of another plate."""
     if frame.final is not None:
@@ -145,10 +183,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     level = conc.target(frame.text)
     amount = conc.mass(frame.text)
     places = [pl for _, pl in frame.places if pl.labware is not None]
-    dest_place = next((pl for role, pl in frame.places if role == "dest" and pl.labware), None)
-    src_place = next((pl for pl in places if pl is not dest_place), None)
-    if src_place is None and dest_place is not None and _filled(dest_place, p):
-        src_place, dest_place = dest_place, None  # "equalise the gDNA in dna_plate B1-B3 ..."
+    src_place, dest_place = _roles(places, frame, p)
     src_lw = r.labware(src_place or Place(), p, "take the samples from")
     view = world.labware(src_lw)
     skip = [x for x in (level, amount) if x is not None]
@@ -265,14 +300,19 @@ def _in_place(
     )
 
 
-def _filled(place: Place, p: r.Planning) -> bool:
-    """Whether the one plate a normalisation names holds liquid in every well it names: the
-    samples themselves, normalised where they are."""
-    if place.labware is None or not place.wells:
-        return False
-    view = p.world.labware(place.labware.name)
-    wells = place.wells.expand(view.rows, view.cols)
-    return all(p.world.well_volume(place.labware.name, w) > _EPS for w in wells)
+def _roles(places: list[Place], frame: Frame, p: r.Planning) -> tuple[Place | None, Place | None]:
+    """(the samples' place, the destination's), by where the liquid is when the words give
+    both places one role or none (``_samples_first``)."""
+    dest = next((pl for role, pl in frame.places if role == "dest" and pl.labware), None)
+    src = next((pl for pl in places if pl is not dest), None)
+    plates = list(dict.fromkeys(pl.labware.name for pl in places if pl.labware))
+    if dest is None and src is not None and len(plates) == 2:
+        dest = next(pl for pl in places if pl.labware and pl.labware.name == plates[1])
+    if src is None and dest is not None and filled(dest, p):
+        return dest, None  # "equalise the gDNA in dna_plate B1-B3 ..."
+    if src is not None and dest is not None and swapped(src, dest, p):
+        return dest, src
+    return src, dest
 
 
 def _diluent(frame: Frame, p: r.Planning, plate: str) -> str:
