@@ -46,6 +46,7 @@ def test_a_setting_the_planner_cannot_carry_is_asked_about(text: str) -> None:
         "run a touchdown PCR on plate_1",
         "shake plate_1 at 50% speed for 5 min",
         "add 50 uL buffer to A1 (50% of the well)",
+        "8 uL Tris-HCl 10 mM from reag_res -> qpcr_b A1",
     ],
 )
 def test_words_that_only_look_like_a_setting_are_not_asked_about(text: str) -> None:

@@ -12,6 +12,8 @@ from agents.task.planning._fact_pairs import facts_apart
 _INLINE_ITEM = re.compile(
     r"(?:^|(?<=[;,.!?:]))\s*\(?(\d{1,2})[.)]\s+(?=[A-Za-z])|^\(?(\d{1,2})\)\s+(?=\d)"
     r"|(?<=\s)\(?(\d{1,2})\)\s+(?=[A-Za-z]|\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b)"
+    # "Step 1) ... Step 2. ...", "Step 1 - ...": the word before each number
+    r"|(?:^|(?<=[\s;,.!?:]))(?i:step)\s*(\d{1,2})\s*[.):-]\s+(?=[A-Za-z]|\d)"
 )  # "1) 10 uL master mix -> A1-A4 2) 5 uL water -> A1-A4": items, even before a volume
 # "(a) 25 ul lysate ... (b) 200 ul reagent ... (c) shake": lettered items on one line
 _LETTERED_ITEM = re.compile(r"(?:^|(?<=\s)|(?<=[;,.:]))\(([a-h])\)\s+(?=\w)")
@@ -20,7 +22,7 @@ _LETTERED_ITEM = re.compile(r"(?:^|(?<=\s)|(?<=[;,.:]))\(([a-h])\)\s+(?=\w)")
 def inline_items(line: str) -> str:
     """'1. add ...; 2. add ...; 3. read ...' on one line: the numbers mark items, not sentences."""
     found = list(_INLINE_ITEM.finditer(line))
-    numbers = [int(m.group(1) or m.group(2) or m.group(3)) for m in found]
+    numbers = [int(next(g for g in m.groups() if g)) for m in found]
     lettered = list(_LETTERED_ITEM.finditer(line))
     if len(lettered) >= 2 and [m.group(1) for m in lettered] == list("abcdefgh"[: len(lettered)]):
         # "Label: (a) ... (b) ...": a list written on one line, each item a line of its own

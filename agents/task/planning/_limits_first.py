@@ -18,6 +18,7 @@ from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Refuse
 from agents.task.planning._wellsets import SelectionError, WellSet
+from agents.task.planning.families._cycler_hold import cycler_only
 
 _LIQUID = frozenset({"transfer", "dilution", "chain", "volumes", "mix"})
 _LANES = re.compile(r"\b(\d{1,3})\s+(columns|cols|rows)\b", re.IGNORECASE)  # "13 columns of"
@@ -117,7 +118,9 @@ def _heater_shaker(frame: Frame, p: r.Planning) -> None:
     hs = _only("heater_shaker", p)
     if hs is None:
         return
-    if frame.temperature is not None:
+    if frame.temperature is not None and not (
+        frame.speed is None and cycler_only(frame.temperature.value, hs, p.world)
+    ):  # ("incubate at 95 C for 10 min": the thermocycler may hold it, once a plate is named)
         r.within(frame.temperature.value, "temperature_range_c", hs, p.world, "temperature", "C")
     if frame.speed is not None:
         r.within(frame.speed.value, "rpm_range", hs, p.world, "speed", "rpm")

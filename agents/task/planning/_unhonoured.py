@@ -53,7 +53,7 @@ _SETTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "the tip height",
         re.compile(
-            _BOTTOM + r"|\b\d+(?:\.\d+)?\s*mm\s+(?:above|from|off|below)\b|\bsub-?surface\b|"
+            _BOTTOM + r"|\b\d+(?:\.\d+)?\s*(?-i:mm)\s+(?:above|from|off|below)\b|\bsub-?surface\b|"
             r"\bmeniscus\b|\b(?:at|from|near)\s+the\s+top\s+of\s+the\s+wells?\b|"
             r"\b(?:above|below)\s+the\s+liquid\b",
             _FLAGS,
@@ -63,7 +63,7 @@ _SETTINGS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "the tip position",
         re.compile(
-            r"\bz[\s-]?offset\b|\b\d+(?:\.\d+)?\s*mm\s+offset\b|"
+            r"\bz[\s-]?offset\b|\b\d+(?:\.\d+)?\s*(?-i:mm)\s+offset\b|"  # (10 mM is a strength)
             r"\b(?:against|down|along)\s+the\s+(?:side|wall)s?\b",
             _FLAGS,
         ),

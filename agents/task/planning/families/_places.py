@@ -64,6 +64,15 @@ def _copies(frame: Frame) -> bool:
     )
 
 
+def copies_layout(
+    frame: Frame, src_sets: list[tuple[str, list[str] | None]], world: r.World
+) -> bool:
+    """The clause copies the first source's layout ("stamp cmpd into quadrant 2 of assay"):
+    a plate's, never a trough's ("water from aux_res to lc384 Q1" copies no trough lanes)."""
+    view = world.labware(src_sets[0][0])
+    return view.rows > 1 and view.cols > 1 and _copies(frame)
+
+
 # "Prepare the assay plate by stamping ...", "From MP-07 make a daughter in DP-07a": a copy
 # said after the clause's first word
 _COPYING = re.compile(

@@ -16,7 +16,8 @@ from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt, fmt_duration
-from agents.task.planning.families import Family
+from agents.task.planning.families import Family, thermocycle
+from agents.task.planning.families._cycler_hold import cycler_only, fits_block
 
 _FLAGS = re.IGNORECASE
 _VERB = re.compile(
@@ -176,6 +177,14 @@ def build(frame: Frame, p: r.Planning) -> str:
         )
     elif frame.ents.bare and re.search(r"\bat\s+\d+(?:\.\d+)?\s*(?:for|$|,)", text, _FLAGS):
         celsius = r.quantity(None, frame, "At what temperature (C)?", "temperature")
+    if (
+        celsius is not None
+        and not shaking
+        and not frame.ents.instruments
+        and fits_block(plate, world)
+        and cycler_only(celsius, hs, world)
+    ):  # "incubate rxn_plate at 95 C for 10 min": only the cycler's block reaches it
+        return thermocycle.build(thermocycle._as_profile(frame), p)
     if celsius is not None:
         r.within(celsius, "temperature_range_c", hs, world, "temperature", "C")
     if frame.temperature is not None and not shaking and not frame.ents.instruments:

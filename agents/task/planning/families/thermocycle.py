@@ -24,6 +24,9 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt, fmt_duration
 from agents.task.planning.families import Family
 from agents.task.planning.families import _profile as prof
+from agents.task.planning.families._cycling_words import CYCLING as _CYCLING
+from agents.task.planning.families._cycling_words import NAMED as _NAMED
+from agents.task.planning.families._cycling_words import THERMO as _THERMO
 from agents.task.planning.families._other_work import OTHER
 from agents.task.planning.families._programme_parts import (
     HOLD,
@@ -37,33 +40,7 @@ from agents.task.planning.families._programme_parts import (
 from agents.task.planning.families._stages import Stage
 
 _FLAGS = re.IGNORECASE
-_THERMO = re.compile(
-    r"\b(?:thermo[\s-]?cycl\w*|thermal[\s-]?cycl\w*|pcr|cycles?\s+of|cycling|cycler|tc|profile"
-    r"|x\s*\d+|\d+\s*x(?=\s*[(\[])|cycle\s+(?:\w+\s+){0,2}"
-    + prof.COUNT_N
-    + r"\s*(?:x|times))\b|\d+\s*x\s*[(\[]",
-    _FLAGS,
-)
 MAX_REPEATS = 200
-
-# Words for thermocycling without a usable profile (refused when the lab has no thermocycler).
-_CYCLING = re.compile(
-    r"\bthermo[\s-]?cycl\w*|\bpcr\s+(?:program|profile|run|cycling)\b|\b\d+\s*(?:x|cycles?)\b\s*(?:of|\()"
-    r"|\bcycle\s+\d+\s+times\b|\brun\s+\d+\s+cycles\b|\b(?:denatur|anneal)\w*\b"
-    r"|\b(?:run|do|start|perform)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?pcr\b|\b\d+\s+cycles\b"
-    r"|\bcycle\s+(?:it|them|the)\b"
-    r"|\b(?:run|start|use)\s+(?:the\s+|a\s+|my\s+|our\s+)?[\w«»-]*pcr[\w«»-]*\s+"
-    r"(?:program(?:me)?|profile|protocol|method)\b"
-    r"|\bamplif\w*|\bthermal[\s-]?cycl\w*|\bcycl\w*\b[^.;]{0,40}?\b\d+\s*(?:x|times)\b"
-    r"|\b(?:denaturation|annealing|extension|elongation)\b"
-    r"|\b(?:run|start|do|perform)\b[^.;]{0,30}\bcycling\b",  # "run standard cycling on X"
-    _FLAGS,
-)
-_NAMED = re.compile(
-    r"\bthermo[\s-]?cycl\w*|\bthermal[\s-]?cycl\w*|\b(?:rt-?)?q?pcr\b|\bdenatur\w*|\banneal\w*|\bamplif\w*"
-    r"|\bcycling\b",
-    _FLAGS,
-)
 
 
 def is_profile(text: str) -> bool:
@@ -112,7 +89,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     ):
         return None  # "move q384 to the thermocycler": a move, no programme asked
     if _CYCLING.search(text) and (
-        any(q.kind == "temperature" for q in ents.quantities) or _NAMED.search(text)
+        any(q.kind == "temperature" for q in ents.quantities)
+        or _NAMED.search(text)
+        or re.search(r"\bprogram(?:me)?\b|\bmethod\b", text, _FLAGS)
     ):
         return 75
     if (_CYCLE_VERB.match(text) and (ents.labware or _IT.match(text))) or (

@@ -33,12 +33,12 @@ from agents.task.planning.families._places import (
     _REST,
     _SAME_WELLS,
     _all,
-    _copies,
     _expand,
     _fits,
     _fits_nowhere,
     _roles,
     _source_wells,
+    copies_layout,
 )
 from agents.task.planning.families._recognise import VERBS, detect
 from agents.task.planning.families._sources import _implicit_sources, _unnamed_sources
@@ -255,7 +255,7 @@ def _ops(
             ):  # (a pool "into pool_blk" names no well: which one is asked)
                 wells = list(src_sets[0][1])  # "to dest_plate": the same positions
                 _fits(wells, lw, p)
-            elif place.wells is None and src_sets and _copies(frame):
+            elif place.wells is None and src_sets and copies_layout(frame, src_sets, world):
                 filled = [
                     w for (lid, w), v in world.volume.items() if lid == src_sets[0][0] and v > 0
                 ]
