@@ -28,6 +28,12 @@ _OTHER_WELL_AFTER = re.compile(
     r"(?!\s+(?:of|in|on|along|across)\b)",
     _FLAGS,
 )
+# "alternate wells, A1 to A8, of X", "every other well: B1-B12": the set right after a mark
+_OTHER_WELL_LIST = re.compile(
+    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(odd|even)(?:-numbered)?)\s+wells?"
+    r"(?:\s+only)?\s*(?:,|:|\(|\s[-–—])\s*(?:(?:i\.?e\.?|namely)\s*,?\s*)?(?:wells?\s+)?",
+    _FLAGS,
+)
 _GAP_BEFORE = re.compile(
     r"\s*(?:(?:of|on|in)\s+(?:the\s+)?#+(?:\s+plate)?)?\s*[,(:-]?\s*(?:in\s+|using\s+)?", _FLAGS
 )
@@ -52,8 +58,23 @@ def _parts(part: Any) -> tuple[Part, ...]:
     return part if isinstance(part, tuple) else (part,)
 
 
+def _single(found: list[Any], listed: list[int]) -> bool:
+    """Whether the listed sets are single wells ('A1, A2, A3, A4'): one list to thin."""
+    return len(listed) > 1 and all(
+        not found[k][4] and all(p.kind == "well" for p in _parts(found[k][2])) for k in listed
+    )
+
+
 def _thin(found: list[Any], listed: list[int], first: str | None) -> None:
-    """Make each listed set its alternate wells (starting at ``first``: a well, odd, even)."""
+    """Make each listed set its alternate wells (starting at ``first``: a well, odd, even);
+    a list of single wells is one list, so its alternate items ('A1, A2, A3, A4': A1, A3)."""
+    if _single(found, listed):
+        ks = sorted(listed)
+        wells = tuple(p for k in ks for p in _parts(found[k][2]))
+        found[ks[0]] = (found[ks[0]][0], found[ks[-1]][1], Part("alternate", (wells, first)),
+                        None, False)  # fmt: skip
+        del found[ks[1] : ks[-1] + 1]
+        return
     for k in listed:
         start, end, part, _axis, chain = found[k]
         found[k] = (start, end, Part("alternate", (_parts(part), first)), None, chain)
@@ -62,9 +83,12 @@ def _thin(found: list[Any], listed: list[int], first: str | None) -> None:
 def every_other_well(text: str, found: list[Any]) -> list[Any]:
     """'every other well of row H, starting at H1': alternate wells of the set that follows
     (of each set listed there: 'every other well of row A and row B' thins both)."""
-    for m in _OTHER_WELL.finditer(text):
+    said = [(m, 12) for m in _OTHER_WELL.finditer(text)]
+    said += [(m, 7) for m in _OTHER_WELL_LIST.finditer(text)]  # "alternate wells, A1 to A8"
+    for m, near in said:
         nxt = next(
-            (i for i, f in enumerate(found) if f[0] >= m.end() - 1 and f[0] - m.end() < 12), None
+            (i for i, f in enumerate(found) if f[0] >= m.end() - 1 and f[0] - m.end() < near),
+            None,
         )
         if nxt is None:
             continue
@@ -72,15 +96,18 @@ def every_other_well(text: str, found: list[Any]) -> list[Any]:
         end = found[listed[-1]][1]
         begin = _START_AT.match(text[end:])
         first = begin.group(1).upper() if begin else (m.group(1) or "").lower() or None
+        if m.re is _OTHER_WELL and m.group("at"):  # "every other well, starting at A2, of"
+            first = m.group("at").upper()
         _thin(found, listed, first)
         if begin:  # the starting well is not a well set of its own
             found = [f for f in found if not (end <= f[0] < end + begin.end())]
+        found = [f for f in found if not m.start() <= f[0] < m.end()]
     for m in _OTHER_WELL_AFTER.finditer(text):  # "row B of #, every other well"
         before = [i for i, f in enumerate(found) if f[1] <= m.start()]
         if not before or not _GAP_BEFORE.fullmatch(text[found[before[-1]][1] : m.start()]):
             continue
         listed = _listed(text, found, before[-1], -1)  # "row A and row B, every other well"
-        if any(
+        if not (len(listed) > 2 and _single(found, listed)) and any(
             found[k][4] or any(p.kind in ("well", "alternate") for p in _parts(found[k][2]))
             for k in listed
         ):

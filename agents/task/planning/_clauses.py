@@ -26,7 +26,7 @@ from agents.task.planning._joins import (
     semicolon_parts,
     then_parts,
 )
-from agents.task.planning._labels import follows, heading_line, wells_label
+from agents.task.planning._labels import THINS_BEFORE, follows, heading_line, wells_label
 from agents.task.planning._list_heads import HEAD_VERB as _HEAD_VERB
 from agents.task.planning._list_heads import ITEM as _ITEM
 from agents.task.planning._list_heads import VOLUME_HEAD as _VOLUME_HEAD
@@ -332,6 +332,7 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
             and _VOLUME.search(after)
             and _NEXT_DEST.search(after)
             and not _PLACE_ONLY.match(before)
+            and not THINS_BEFORE.search(before)  # "every other well: B1-B12": its wells
         ):
             cuts.append(m)
     for m in [*_VOLUME_START.finditer(text), *_NAMED_VOLUME_START.finditer(text)]:
@@ -393,4 +394,5 @@ def _is_label(name: str, names: frozenset[str] = frozenset()) -> bool:
         and not any(w.lower() in names for w in re.findall(r"[\w-]+", name))
         and not _WELLISH.search(name)
         and not re.fullmatch(r"(?:step|item)s?", name.strip(), _FLAGS)
+        and not THINS_BEFORE.search(name)  # "Alternate wells: B1-B12 ...": the wells it thins
     )

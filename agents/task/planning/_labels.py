@@ -8,6 +8,12 @@ import re
 from agents.task.planning import _social
 from agents.task.planning._lexicon import Mention
 
+# "every other well: B1-B12 ...": the colon brings the wells the words before it thin
+THINS_BEFORE = re.compile(
+    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|odd|even)(?:-numbered)?\s+wells?"
+    r"(?:\s+only)?\s*$",
+    re.IGNORECASE,
+)
 _VERB_LABEL = re.compile(
     r"(?:read|measure|shake|incubate|move|mix|add|transfer|dispense|wash|thermocycle|cycle)",
     re.IGNORECASE,

@@ -23,9 +23,11 @@ _FROM_THE_IN = re.compile(
     r"(?:(?!(?:to|into|onto|and|then)\b)[\w-]+\s+){1,3}?(?:in|on)\s+",
     _FLAGS,
 )
-# "in wells H2-H8 on plate_1": only wells between "in" and "on", so "on" says whose they are
+# "in wells H2-H8 on plate_1", "in every other well of row A on X", "in the odd wells of
+# column 2 on X": only wells between "in" and "on", so "on" says whose they are
 _ONLY_WELLS = re.compile(
     r"(?:\s|\bthe\b|\bwells?\b|\brows?\b|\bcol(?:umn)?s?\b|\band\b|\bto\b|\bthrough\b"
+    r"|\b(?:every|other|second|2nd|alternat(?:e|ing)|odd|even|numbered|of|all|each)\b"
     r"|\b[A-Pa-p]\d{0,2}\b|\b\d{1,2}\b|[-–,:])*",
     _FLAGS,
 )

@@ -32,6 +32,7 @@ from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _own_ids as own_ids
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _recipes as recipes
+from agents.task.planning import _thinned as thinned
 from agents.task.planning import _resolve as r
 from agents.task.planning import _unhonoured as unhonoured
 from agents.task.planning._clauses import Clause, split
@@ -223,6 +224,7 @@ class RulePlanner:
             _policy.check(p.world.steps, lab)
             unhonoured.check(norm.text)  # "aspirate slowly", "blow out": asked, never dropped
             kept_empty.check(norm.text, p.world.steps)  # "add to A1 and keep A1 empty"
+            thinned.check(norm.text, (s for f, _ in read_as for s in f.ents.wellsets))
         except Ask as ask:
             try:  # a value beyond every candidate's limit: no answer makes it possible
                 # (the clauses as composed: "rxn: 98 C 30 s; then ..." is the cycler's part)
