@@ -34,8 +34,6 @@ def test_a_well_qualifier_no_set_reads_is_asked_about() -> None:
 
 
 def test_every_other_well_in_a_row_on_a_plate_is_the_destination() -> None:
-    result = RulePlanner().plan(
-        "put 30 uL buffer in every other well of row A on plate_1", LAB
-    )
+    result = RulePlanner().plan("put 30 uL buffer in every other well of row A on plate_1", LAB)
     assert isinstance(result, Plan)
     assert result.steps[0].args["destination_wells"] == [f"A{c}" for c in range(1, 12, 2)]

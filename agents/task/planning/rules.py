@@ -32,8 +32,8 @@ from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _own_ids as own_ids
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _recipes as recipes
-from agents.task.planning import _thinned as thinned
 from agents.task.planning import _resolve as r
+from agents.task.planning import _thinned as thinned
 from agents.task.planning import _unhonoured as unhonoured
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
