@@ -125,6 +125,8 @@ _NEW_ACTION = re.compile(
     r"(?!serially\b(?!\s+(?:dilute|transfer|titrate|carry|pass|move|take|pipette)\b))(?:"
     + ACTION_VERBS
     + r")\b"
+    # "PCR-A and PCR-B", "and copy-2": a verb-like word in an id ("PCR-B"), not the verb
+    + r"(?![-_](?:[A-Za-z]?\d|[A-Za-z]\b))"
     # "plate 1 and plate 2", ", plate 2 A1 to G1": a plate's name, not the verb "plate"
     + r"(?!(?<=plate)\s*[_-]?\d+\b(?!\s*(?:u[lL]|m[lL])\b))"
     # "..., top = standard, 2-fold ...", ", top BSA 2 mg/mL, 1:2 ...": the top of a curve; the

@@ -275,9 +275,10 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ents.instruments = lex.instrument_mentions(unquoted)
     # A number inside a liquid's name ("Tris-HCl pH 8, 300 uL") is part of the name, never a
     # volume of its own: read quantities with the names blanked out.
+    # So is a number inside a plate's id ("DB-1, 200 uL": no 1 uL).
     ents.quantities = [
         q
-        for q in qty.quantities(_blank(text, [(m.start, m.end) for m in ents.liquids]))
+        for q in qty.quantities(_blank(text, [(m.start, m.end) for m in ents.liquids + labware]))
         if not any(m.start() <= q.start < m.end() for m in sized)  # "the 50 uL tips"
     ]
     # "Dilute sample 1:5": the lab's liquid "sample" and a ratio, not a plate "sample 1"

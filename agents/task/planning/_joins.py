@@ -80,9 +80,21 @@ def _series_step(before: str, after: str) -> bool:
     return bool(_TOP_WELL.search(before) and _FOLD_STEP.match(after))
 
 
+# "stamp X to P2, then to P3, 30 uL each": one volume said last for every destination
+_EACH_LAST = re.compile(
+    r"^[^,;]*,\s*(?:at\s+)?\d+(?:\.\d+)?\s*(?:u|µ|m|micro|milli)l\s*"
+    r"(?:each(?:\s+well)?|per\s+well|/\s*well|apiece)\W*$",
+    _FLAGS,
+)
+
+
 def _onward(before: str, after: str) -> bool:
     rest = THEN.split(after, maxsplit=1)[0]
-    return bool(_ONWARD.match(after) and _VOLUME.search(before) and not _VOLUME.search(rest))
+    if not _ONWARD.match(after):
+        return False
+    if _VOLUME.search(before):
+        return not _VOLUME.search(rest)
+    return bool(_EACH_LAST.match(rest)) and after == rest
 
 
 def then_parts(text: str) -> list[str]:

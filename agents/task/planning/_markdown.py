@@ -74,9 +74,10 @@ _HOW_SENTENCE = re.compile(
 def item_how(line: str) -> str:
     """ "1. Add 50 uL PBS to A1-A6. Use a fresh tip each time.": in a list item, a sentence
     that only says how to use tips or the head belongs to that item, not the whole request."""
-    if not _BULLET.match(line):
+    if (bullet := _BULLET.match(line)) is None:
         return line
-    m = _HOW_SENTENCE.search(line)
+    # (never the item's own "2." dot: "2. new tips for every column" is the item itself)
+    m = next((m for m in _HOW_SENTENCE.finditer(line) if m.start() >= bullet.end()), None)
     return line if m is None else line[: m.start() - 1] + ", " + line[m.end() :]
 
 

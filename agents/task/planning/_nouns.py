@@ -13,6 +13,9 @@ _FLAGS = re.IGNORECASE
 _COPY_NOUN = re.compile(
     r"^(?:make|create|prepare|set\s+up|do|generate|produce|pour|run)\s+(?:me\s+|us\s+)?"
     r"(?:a|an|one|two|three|four|[1-4])\s+"
+    # "a 1:1 copy", "an exact replica", "a full-plate copy": what kind of copy
+    r"(?:(?:1:1|one-to-one|exact|identical|full|complete|whole|full-plate|whole-plate|straight|"
+    r"backup|back-up|working|glycerol|glycerol-stock)[\s-]+)?"
     r"(?:(?:replicate|replica|copy|duplicate|daughter|clone|mirror|stamped|carbon)[\s-]+)?"
     r"(?:replicates?|replicas?|cop(?:y|ies)|duplicates?|daughters?|clones?|mirrors?)"
     r"(?:[\s-]+plates?)?\s+(?:of|from)\s+",

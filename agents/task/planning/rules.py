@@ -37,6 +37,7 @@ from agents.task.planning import _thinned as thinned
 from agents.task.planning import _unhonoured as unhonoured
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
+from agents.task.planning._dests_first import dests_first
 from agents.task.planning._fragments import (
     concentration_lists,
     optics_after,
@@ -127,6 +128,7 @@ class RulePlanner:
             announced(read_in)
             shared_volume(read_in)
             shared_settings(read_in)
+            dests_first(read_in)  # "Onto X and Y: stamp every well of Z"
             p.named = list(  # (where a reagents list says things sit is no plate to work on)
                 dict.fromkeys(
                     m.name

@@ -10,16 +10,81 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._nouns import copies_said
 from agents.task.planning._outcomes import Ask
+from agents.task.planning._world import World
 from agents.task.planning.families._held import beside
 from agents.task.planning.families._places import _AND
 
 _FLAGS = re.IGNORECASE
 
+_KINDS = r"other|remaining|empty|fresh|new|clean|blank|unused|spare|daughter|destination"
+# what the plate is: "384", "96-well", "deep-well", "PCR", "2 mL" (a filter on those that fit)
+_SHAPE = r"(?:\d{2,4}(?:[\s-]?well)?|deep[\s-]?well|pcr|\d+(?:\.\d+)?\s*ml)"
 _FRESH = re.compile(
-    r"\b(?:an?|the|one)\s+(?:empty|fresh|new|clean|blank|unused|spare|other|second)\s+"
-    r"(?:[\w-]+\s+)?plate\b",
+    r"(?:\b(?:an?|the|one)\s+|(?:->|→|=>|\b(?:to|into|onto))\s*)"  # "-> new plate"
+    r"(?:empty|fresh|new|clean|blank|unused|spare|other|second)\s+"
+    rf"(?P<shape>(?:{_SHAPE}[\s-]+)?)(?:[\w-]+\s+)?(?:plate|block)\b",
     _FLAGS,
 )
+# "both empty plates", "the other two plates", "two fresh daughter plates", "the empty plates"
+_FRESH_MANY = re.compile(
+    r"\b(?:(?P<both>both)\s+(?:of\s+)?(?:the\s+)?|(?:all\s+(?:of\s+)?)?the\s+|all\s+)?"
+    r"(?:(?P<pre>other|remaining)\s+)?(?:(?P<n>two|three|four|[2-4])\s+)?"
+    rf"(?P<kind>(?:(?:{_KINDS})[\s-]+){{0,2}})(?P<shape>(?:{_SHAPE}[\s-]+)?)"
+    r"(?:daughter\s+)?(?:plates|blocks)\b",
+    _FLAGS,
+)
+_COUNTS = {"two": 2, "three": 3, "four": 4}
+_FRESH_WORDS = re.compile(r"empty|fresh|new|clean|blank|unused|spare|daughter", _FLAGS)
+
+
+def _holds_nothing(world: World, plate: str) -> bool:
+    return not any(v > 0 for (at, _), v in world.volume.items() if at == plate)
+
+
+def _of_shape(plates: list[str], said: str, p: r.Planning) -> list[str]:
+    """The plates that are what ``said`` says they are ("384", "deep-well", "block")."""
+    kinds = p.lex.lab.labware
+    said = said.lower()
+    if m := re.search(r"(\d{2,4})(?:[\s-]?well)?\b(?!\s*ml)", said):
+        plates = [lw for lw in plates if kinds[lw].rows * kinds[lw].cols == int(m.group(1))]
+    if re.search(r"deep[\s-]?well|block|\bml\b", said):
+        plates = [lw for lw in plates if kinds[lw].well_max_volume_ul >= 1000]
+    if "pcr" in said:
+        plates = [lw for lw in plates if "pcr" in f"{lw} {kinds[lw].type}".lower()]
+    return plates
+
+
+def _many(
+    frame: Frame, options: list[str], p: r.Planning, sources: list[str]
+) -> list[Place] | None:
+    """ "Onto both empty plates", "into the other two plates": every plate that fits - the empty
+    ones (or, for "other", every one not a source) - when as many fit as were said and all are
+    of the source's format; else asked offering those that fit (None: no such words)."""
+    m = next((m for m in _FRESH_MANY.finditer(frame.text) if m["pre"] or m["kind"]), None)
+    if m is None:
+        return None
+    said = f"{m['pre'] or ''} {m['kind']}"
+    fits = (
+        [lw for lw in options if _holds_nothing(p.world, lw)]
+        if _FRESH_WORDS.search(said)
+        else options
+    )
+    fits = _of_shape(fits, m.group(0), p)
+    n = 2 if m["both"] else (_COUNTS.get(m["n"].lower()) or int(m["n"])) if m["n"] else None
+    kinds = p.lex.lab.labware
+    if sources and n is not None and len(fits) != n:  # a 384's copies: only 384s can take them
+        size = kinds[sources[0]].rows * kinds[sources[0]].cols
+        same = [lw for lw in fits if kinds[lw].rows * kinds[lw].cols == size]
+        fits = same if len(same) == n else fits
+    formats = {kinds[lw].rows * kinds[lw].cols for lw in [*fits, *sources[:1]]}
+    if len(fits) >= 2 and n in (None, len(fits)) and len(formats) == 1:
+        return [Place(Mention(lw, 0, 0, lw, True)) for lw in fits]
+    raise Ask(
+        f"Which plates should receive it? {len(fits)} of the lab's plates fit"
+        + (f" and you ask for {n}." if n else "."),
+        ["destination"],
+        fits or options,
+    )
 
 
 def _unnamed_destination(frame: Frame, p: r.Planning, sources: list[str]) -> list[Place]:
@@ -28,13 +93,15 @@ def _unnamed_destination(frame: Frame, p: r.Planning, sources: list[str]) -> lis
     offering the plates it could be (never the source itself)."""
     world = p.world
     options = [lw for lw in r.work_plates(world) if lw not in sources] or r.work_plates(world)
-    fresh = bool(_FRESH.search(frame.text))
-    if fresh:  # (never the plate just worked on: its moves may not be on the world yet)
+    if (many := _many(frame, options, p, sources)) is not None:
+        return many
+    said = _FRESH.search(frame.text)
+    fresh = said is not None
+    if said is not None:  # (never the plate just worked on: its moves may not be on the world yet)
         other = [lw for lw in options if lw != p.plate]
-        empty = [
-            lw for lw in other if not any(v > 0 for (at, _), v in world.volume.items() if at == lw)
-        ]
+        empty = [lw for lw in other if _holds_nothing(world, lw)]
         fits = other if re.search(r"\bother\b", frame.text, _FLAGS) else empty
+        fits = _of_shape(fits, said.group(0), p)
         if len(fits) == 1:
             return [Place(Mention(fits[0], 0, 0, fits[0], True))]
         options = fits or options

@@ -1,0 +1,55 @@
+"""Destination plates said before the move that fills them: "In duplicate onto growth_plate and
+glyc_plate: stamp 10 uL of every well of ON_culture", "Daughter plates: DB-1, DB-2. Stamp MB-3
+into them" - the plates the lead-in names are where the next move goes when it names none."""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning._frames import Frame
+from agents.task.planning.families import Family
+
+_FLAGS = re.IGNORECASE
+# "In duplicate onto X and Y", "onto X", "into X, Y": a lead-in that only says where to
+_ONTO = re.compile(
+    r"^\s*(?:(?:in\s+(?:duplicate|triplicate|quadruplicate)|twice|x\s*[2-4])\s*,?\s*)?"
+    r"(?:onto|into|to)\b",
+    _FLAGS,
+)
+# "Daughter plates:", "Destinations:", "Target plates:", "Copies to:": a label that says where to
+_DEST_LABEL = re.compile(
+    r"^\s*(?:(?:daughter|destination|dest|target|replica|copy|output|receiving)\s*(?:plates?|s)?"
+    r"|copies(?:\s+(?:to|onto|into))?)\s*$",
+    _FLAGS,
+)
+
+
+def _said_dests(frame: Frame, family: Family | None) -> bool:
+    """A clause that names plates (no wells) only to say they receive: nothing else in it."""
+    if family is None or family.name not in ("context", "remark") or not frame.places:
+        return False
+    if any(pl.labware is None or pl.wells is not None for _, pl in frame.places):
+        return False
+    if frame.ents.volumes() or frame.ents.liquids:
+        return False
+    label = frame.clause.label or ""
+    return bool(_ONTO.match(frame.text)) or (
+        bool(_DEST_LABEL.match(label)) and frame.clause.joined == "start"
+    )
+
+
+def dests_first(read_in: list[tuple[Frame | None, Family | None]]) -> None:
+    """Give the plates a lead-in says receive to the move right after it when that move names
+    no destination (and never one of those plates as what it takes from)."""
+    for i, (said, fam) in enumerate(read_in[:-1]):
+        if said is None or not _said_dests(said, fam):
+            continue
+        nxt, nxt_fam = read_in[i + 1]
+        if nxt is None or nxt_fam is None or nxt_fam.name != "transfer":
+            continue
+        if any(role == "dest" for role, _ in nxt.places):
+            continue
+        plates = {pl.labware.name for _, pl in said.places if pl.labware is not None}
+        if any(pl.labware is not None and pl.labware.name in plates for _, pl in nxt.places):
+            continue  # the move names one of them itself: it says its own roles
+        nxt.places += [("dest", pl) for _, pl in said.places]
