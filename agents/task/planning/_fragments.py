@@ -55,14 +55,40 @@ def _volume_only(frame: Frame | None) -> bool:
     )
 
 
+_WELL = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
+
+
+def _heads_items(read_in: Read) -> set[int]:
+    """The volume pieces said under a heading that items with wells of their own follow in
+    the same sentence ("Pick from X into Y; 20 uL each; H1 to F1; H6 to F2"): the volume
+    belongs to the heading, which still heads those items."""
+    frames = [f for f, _ in read_in if f is not None]
+    out: set[int] = set()
+    for i, f in enumerate(frames):
+        label = f.clause.label
+        if label and any(
+            g.clause.label == label and g.clause.sentence == f.clause.sentence
+            and _WELL.search(g.text)
+            for g in frames[i + 1 :]
+        ):  # fmt: skip
+            out.add(id(f))
+    return out
+
+
 def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """``read_in`` with each volume-only piece joined to the transfer before it."""
+    itemed, read_in = _heads_items(read_in), list(read_in)
+    made: set[int] = set()  # "Pick from X into Y; 20 uL each; H1 to F1; ...": a heading too
+    for i, (f, _) in enumerate(read_in):
+        if f is not None and id(f) in itemed and _volume_only(f):
+            read_in[i] = _read(replace(f.clause, heading=True), lex, norm.quoted)
+            made.add(id(read_in[i][0]))
     read_in = fold_into_previous(
         read_in,
         lex,
         norm,
         "transfer",
-        lambda f, _, head: not head.ents.volumes() and _volume_only(f),
+        lambda f, _, head: not head.ents.volumes() and _volume_only(f) and id(f) not in made,
         heading=False,  # "Copy samples onto dest_plate: 20 uL each": one clause, not a heading
     )
     # "DMSO from master A11 into assay A1-A4 - 5 uL each": a dash before the last piece of a

@@ -27,13 +27,14 @@ ITEM = re.compile(
 )
 # "Transfer 5 uL: A1 to H12; B2 to G12": a verb and a volume heading the items after it
 VOLUME_HEAD = re.compile(
-    rf"^(?P<head>(?:{ACTION_VERBS})\s+(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|m[lL])"
+    # "Cherry-pick (20 uL each): ...": the volume may sit in brackets
+    rf"^(?P<head>(?:{ACTION_VERBS})\s+\(?\s*(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|m[lL])"
     # "transfer 5 uL crude lysate: A1 -> A1; B1 -> B1": the liquid may come with the volume
     r"(?:\s+(?:of\s+)?(?:(?![A-Pa-p]\d{1,2}\b|(?:to|into|from|in|on|each)\b)[^\s:;,]+\s*?){1,4}?)?"
     # "Transfer 5 uL on plate_1:", "transfer 5 uL within samples, each:": the plate of the items
     r"(?:\s+(?:on|in|within|across|from|to|into)\s+(?:the\s+)?(?![A-Pa-p]\d{1,2}\b)[\w-]+"
     r"(?:\s+(?:to|into)\s+(?:the\s+)?(?![A-Pa-p]\d{1,2}\b)[\w-]+)?)?"
-    r"(?:\s*,?\s*(?:each|apiece|per\s+(?:well|pair|pick|transfer)))?)\s*:\s+(?P<body>\S.*)$",
+    r"(?:\s*,?\s*(?:each|apiece|per\s+(?:well|pair|pick|transfer)))?\s*\)?)\s*:\s+(?P<body>\S.*)$",
     _FLAGS,
 )
 HEAD_VERB = re.compile(

@@ -27,6 +27,32 @@ _SPELLED = re.compile(
 )
 
 
+# "half a mL", "one and a half mL", "a quarter of a mL", "three quarters of a millilitre",
+# "two and a half minutes", "half an hour": a fraction of one unit, or a whole number and a half
+_UNIT_WORD = (
+    r"(?:u[lL]\b|m[lL]\b|µ[lL]\b|micro[\s-]?lit\w*|milli[\s-]?lit\w*|min(?:ute)?s?\b|hours?\b"
+    r"|hrs?\b|h\b|seconds?\b|secs?\b)"
+)
+_FRACTION = re.compile(
+    rf"\b(?:(?P<whole>{_SMALL}|\d{{1,3}})[\s-]+and[\s-]+a[\s-]+half[\s-]+(?:an?\s+)?(?P<u1>{_UNIT_WORD})"
+    rf"|(?P<part>half|(?:a|one)[\s-]+quarter|quarter|(?:three|3)[\s-]+quarters?)(?:[\s-]+of)?"
+    rf"[\s-]+an?[\s-]+(?P<u2>{_UNIT_WORD})"
+    rf"|(?P<part2>half|(?:a|one)\s+quarter|(?:three|3)[\s-]+quarters?)\s+(?:of\s+)?(?P<u3>m[lL]\b))",
+    re.IGNORECASE,
+)
+_PARTS = {"half": 0.5, "quarter": 0.25, "quarters": 0.75}
+
+
+def _fraction(m: re.Match[str]) -> str:
+    """The number a fraction phrase says, in digits before its unit."""
+    if m.group("whole"):
+        whole = m.group("whole")
+        number = (int(whole) if whole.isdigit() else _value(whole)) + 0.5
+        return f"{number:g} {m.group('u1')}"
+    part = re.split(r"[\s-]+", (m.group("part") or m.group("part2")).lower())[-1]
+    return f"{_PARTS[part]:g} {m.group('u2') or m.group('u3')}"
+
+
 def _value(words: str) -> int:
     total, current = 0, 0
     for w in re.split(r"[\s-]+", words.lower()):
@@ -60,6 +86,8 @@ def digits(text: str) -> str:
         spelled = re.compile(rf"\b{_SMALL}\b", re.IGNORECASE)
         return f"{m.group('line')} " + spelled.sub(lambda w: str(_value(w.group(0))), m.group("n"))
 
+    if "half" in text.lower() or "quarter" in text.lower():
+        text = _FRACTION.sub(_fraction, text)
     return _LINE_WORDS.sub(line, _SPELLED.sub(one, text))
 
 

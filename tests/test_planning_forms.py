@@ -1,0 +1,62 @@
+"""The forms a request takes across families: a volume in words with a fraction ("half a mL",
+"one and a half mL"), a total named after its liquid ("300 uL PBS total split across ..."), and
+a volume said once for a semicolon list of picks ("Cherry pick (20 uL each): X -> Y; ...")."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.task.planning._numberwords import digits
+from agents.task.planning.models import Plan
+from agents.task.planning.rules import RulePlanner
+from evals.planning import Labs
+
+LABS = Labs()
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ("half a mL of PBS", "0.5 mL of PBS"),
+        ("one and a half mL", "1.5 mL"),
+        ("a quarter of a mL", "0.25 mL"),
+        ("three-quarters of a millilitre", "0.75 millilitre"),
+        ("two and a half minutes", "2.5 minutes"),
+        ("half an hour", "0.5 hour"),
+    ],
+)
+def test_a_fraction_of_a_unit_is_written_in_digits(said: str, written: str) -> None:
+    assert digits(said) == written
+
+
+def test_half_of_a_plate_is_no_number() -> None:
+    assert digits("fill half the plate") == "fill half the plate"
+
+
+def _volumes(request: str, lab: str) -> list[float]:
+    result = RulePlanner().plan(request, LABS[lab].view)
+    assert isinstance(result, Plan), result
+    return [s.args["volume_ul"] for s in result.steps if "volume_ul" in s.args]
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "300 uL PBS total split across bca_plate A1-A3",
+        "add 300 uL of PBS in total to bca_plate A1-A3",
+        "a total of 300 uL PBS over bca_plate A1-A3",
+    ],
+)
+def test_a_total_named_after_its_liquid_is_shared_out(request_: str) -> None:
+    assert set(_volumes(request_, "r7f_bca")) == {100.0}
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Cherry pick (20 uL each): cmpd_src H1 -> mid_plate F1; cmpd_src H6 -> mid_plate F2",
+        "Cherry-pick from cmpd_src into mid_plate; 20 uL each; H1 to F1; H6 to F2; H12 to F3",
+    ],
+)
+def test_a_volume_said_once_heads_every_semicolon_pick(request_: str) -> None:
+    assert set(_volumes(request_, "r7f_hts")) == {20.0}
