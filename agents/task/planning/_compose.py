@@ -206,7 +206,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
         if (
             prev is not None
             and prev[1].name == "thermocycle"
-            and thermo.is_continuation(thermo.part_text(frame.clause))
+            and thermo.continues(frame, prev[0])
             and not thermo.is_hold(thermo.part_text(frame.clause))
         ):  # "..., then 72 C for 7 min": more of the profile
             more = prev[0].extra.get("continued")

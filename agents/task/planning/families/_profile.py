@@ -89,18 +89,21 @@ _HOLD = re.compile(
     r"|the\s+(?:thermo)?cycler|the\s+pcr\s+machine))*"
     rf"\s*[:=@]?\s+(?P<c>-?{_N}){_DEG}?(?!(?:{_DEG})?\s*(?:/|{_N}|for\b))"
     rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*|[(\[]\s*|,\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
-    r"|until\b|hold\s+forever\b)",
+    r"|until\b|hold\s+forever\b)(?!\s*(?:@|at\b)\s*-?\d)"
+    rf"|(?:∞|\bforever\b|\bindefinitely\b|\binf(?:inity)?\b)\s*(?:@|at\b)\s*(?P<c3>-?{_N}){_DEG}?",
     _FLAGS,
-)
+)  # (the last: "∞ @ 4 C", "forever at 4 C": the hold told time first)
 NO_HOLD = re.compile(r"\bno\s+(?:final\s+)?hold\b|\bwithout\s+(?:a\s+)?(?:final\s+)?hold\b", _FLAGS)
 _LEAD = re.compile(
     rf"\b(?P<n>{COUNT_N})\s*(?:x|×)\s*:?(?=\s*[(\[]|\s*\d)"
     rf"|\b(?P<m>{COUNT_N})\s*-?\s*(?:cycles?|cyles?|cylces?|rounds?|repeats?|times)"
     r"(?:\s+(?:in\s+)?total)?"
-    r"\s*(?:(?:consisting\s+)?of\b\s*:?|:|through\b|with\b|at\b|between\b|-|as\s+follows\s*:?)?"
+    r"\s*(?:(?:consisting\s+)?of\b\s*:?|:|through\b|with\b|at\b|between\b|-|as\s+follows\s*:?"
+    r"|(?:on|in|for)\s+(?:the\s+)?[\w-]+(?:\s+plate)?\s*:)?"  # "40 cycles on qpcr_a: 95 C ..."
     r"(?:\s*(?:denatur\w*|melt\w*|anneal\w*|exten\w*|elongat\w*)(?:\s+(?:at|for))?\s*:?)?"
-    r"(?=\s*(?:[(\[]|-?\d))"
-    rf"|(?<=[(\[])\s*(?P<k>{COUNT_N})\s*-?\s*(?:x|×|cycles?|rounds?|repeats?|times)\s*[)\]]\s*:",
+    r"(?=\s*(?:[(\[](?=[^)\]]*\d)|-?\d))"  # (a bracket of steps: "40 times (qpcr_a)" is none)
+    rf"|(?<=[(\[])\s*(?P<k>{COUNT_N})\s*-?\s*(?:x|×|cycles?|rounds?|repeats?|times)\s*[)\]]\s*:"
+    r"|(?<![)\]])(?<![)\]]\s)(?:\bx|×)\s*(?P<p>\d{1,3})\s*:?(?=\s*[(\[])",  # "x35 [95 C 15 s, ...]"
     _FLAGS,
 )  # "Stage 2 (40 cycles): 95 C 15 s, ...": the count heads the steps after it
 _LEAD_COMMA = re.compile(
@@ -141,7 +144,7 @@ _AFTER_A = (
 _BOUNDARY = re.compile(
     r";|\n|\||\.(?=\s|$)|\b(?:then|followed\s+by|preceded\s+by|"
     rf"{_AFTER_A}|after(?:wards)?|final(?:ly)?|initial(?:ly)?|first|"
-    r"last|end(?:ing)?\s+with|at\s+the\s+end)\b",
+    r"last|end(?:ing)?\s+with|finish(?:ing)?\s+(?:off\s+)?with|at\s+the\s+end)\b",
     _FLAGS,
 )
 _BEFORE = re.compile(
@@ -237,7 +240,7 @@ def _steps(text: str, programme: bool) -> tuple[tuple[int, int, float, float], .
 
 def hold_of(text: str) -> float | None:
     m = _HOLD.search(text)
-    return float(m.group("c") or m.group("c2")) if m else None
+    return float(m["c"] or m["c2"] or m["c3"]) if m else None
 
 
 def lid_of(text: str) -> float | None:
@@ -249,6 +252,10 @@ def lid_of(text: str) -> float | None:
 def parse(text: str) -> Profile:
     """The programme ``text`` describes (no stages: no programme here)."""
     prof = Profile([])
+    if "|" in text and all(
+        len(steps(_BOUNDARY.split(seg)[0], True)) <= 1 for seg in text.split("|")
+    ):
+        text = text.replace("|", ",")  # "25 cycles: 95 C 20 s | 60 C 20 s": steps, not parts
     deltas = [(m.start(), _delta(m)) for m in _DELTA.finditer(text)]
     text = _blank(text, [m.span() for m in _DELTA.finditer(text)])  # "-1 C" is no step
     lid = _LID.search(text)
@@ -257,7 +264,7 @@ def parse(text: str) -> Profile:
         text = _blank(text, [lid.span()])
     holds = list(_HOLD.finditer(text))
     if holds:
-        prof.hold_c = float(holds[-1].group("c") or holds[-1].group("c2"))
+        prof.hold_c = float(holds[-1]["c"] or holds[-1]["c2"] or holds[-1]["c3"])
         text = _blank(text, [h.span() for h in holds])
     prof.no_hold = bool(NO_HOLD.search(text))
     vague = _VAGUE.search(text)
@@ -289,7 +296,7 @@ def parse(text: str) -> Profile:
         (
             m.start(),
             "lead",
-            (count(m.group("n") or m.group("m") or m.group("k")), _NAMES.search(m[0])),
+            (count(m["n"] or m["m"] or m["k"] or m["p"]), _NAMES.search(m[0])),
         )
         for m in leads
     ]

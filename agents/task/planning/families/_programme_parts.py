@@ -104,6 +104,26 @@ def is_continuation(text: str) -> bool:
     )
 
 
+_ON_PLATE = re.compile(r"\b(?:on|in|for|using|with|plate)\b|[-–—()\[\],:;.]", _FLAGS)
+
+
+def continues(frame: Frame, profile: Frame) -> bool:
+    """More of the ``profile`` clause before it: temperatures and times ("72 C 5 min"), a count
+    ("repeat 40 times"), or the plate it runs on said after it ("...; qpcr_a", "repeat 40 times
+    - on qpcr_a") when the profile names none (a second plate is never folded away)."""
+    text = part_text(frame.clause)
+    if is_continuation(text):
+        return True
+    plates = [m for m in frame.ents.labware if m.sure]
+    if not plates or profile.ents.labware or text != frame.clause.text:
+        return False
+    rest = frame.ents.text
+    for m in sorted(plates, key=lambda m: -m.start):
+        rest = rest[: m.start] + rest[m.end :]
+    rest = _ON_PLATE.sub(" ", rest).strip()
+    return not rest or (is_continuation(rest) and not is_hold(rest))
+
+
 _PLATE_ONLY = re.compile(
     r"^[\W_]*(?:(?:the|plate|for|on|with|program(?:me)?|protocol|thermal|cycling|conditions"
     r"|pcr|qpcr|profile|settings|parameters|run)\b[\W_]*)*$",

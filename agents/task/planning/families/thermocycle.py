@@ -30,6 +30,7 @@ from agents.task.planning.families._cycling_words import THERMO as _THERMO
 from agents.task.planning.families._other_work import OTHER
 from agents.task.planning.families._programme_parts import (
     HOLD,
+    continues,
     is_continuation,
     is_hold,
     part_before,
@@ -349,7 +350,7 @@ def programme_runs(read_in: list[tuple[Frame | None, Any]], kinds: set[str]) -> 
         counted = (  # "95 C 15 s and 60 C 1 min; cycle number 40": the count makes it cycles
             nxt is not None
             and not prof.steps(nxt.text)
-            and is_continuation(part_text(nxt.clause))
+            and continues(nxt, frame)
             and (j - i >= 2 or len(prof.steps(frame.text)) >= 2)
         )
         if (j - i >= 2 and (held or "heater_shaker" not in kinds)) or counted:
@@ -376,4 +377,4 @@ def _hold_only(plate: str, tc: str, celsius: float, p: r.Planning) -> str:
 
 
 FAMILY = Family("thermocycle", detect, build)
-__all__ = ["FAMILY", "HOLD", "is_continuation", "is_hold", "part_before", "part_text"]
+__all__ = ["FAMILY", "HOLD", "continues", "is_continuation", "is_hold", "part_before", "part_text"]
