@@ -253,10 +253,22 @@ _PASSIVE = re.compile(
 )
 
 
-# "rows A-G, 100 uL, H = blank": a row said by its letter alone, as the blank of a curve
+# "rows A-G, 100 uL, H = blank", "H = assay buffer blank", ". H: blanks": a row said by its
+# letter alone, as the blank of a curve
+_BLANK_WORDS = (
+    r"(?=(?:the\s+|a\s+)?(?:(?:[^,;.\n]|\.(?=\d)){0,40}?\s)?"
+    r"(?:blanks?|zeros?(?:\s+std|\s+standards?)?|ntcs?|[\w-]+\s+only)\b)"
+)
 _ROW_BLANK = re.compile(
-    r"(?<=[,;(]\s)(?-i:([A-P]))\s*(?:=|:|is)\s*(?=(?:the\s+|a\s+)?(?:blanks?|zeros?|[\w-]+\s+only)\b)",
-    re.IGNORECASE,
+    rf"(?:(?<=[,;(.]\s)|(?<=^)|(?<=\n))(?-i:([A-HJ-P]))\s*(?:=|:|is)\s*{_BLANK_WORDS}",
+    re.IGNORECASE | re.MULTILINE,
+)
+# "; 11 and 12 blank", "11-12 = blanks": columns said by their numbers alone, as the blanks of a
+# curve across rows (two numbers or a sign joining them: "2 blanks" alone is a count)
+_COL_BLANK = re.compile(
+    r"(?:(?<=[,;(.]\s)|(?<=^)|(?<=\n))(\d{1,2}(?:\s*(?:-|and|&|\+)\s*\d{1,2})+"
+    rf"|\d{{1,2}}(?=\s*(?:=|:)))\s*(?:=|:|are|is)?\s*{_BLANK_WORDS}",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 
@@ -322,7 +334,8 @@ def rephrase(text: str) -> str:
     text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, text))
     text = _SPACED_PICK.sub(r"\1-\2", text)
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
-    text = _QS.sub("qs", _ROW_BLANK.sub(r"row \1 = ", text))
+    text = _COL_BLANK.sub(r"columns \1 = ", _ROW_BLANK.sub(r"row \1 = ", text))
+    text = _QS.sub("qs", text)
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
     text = _WELL_NOTE.sub(lambda m: f"; {m['note'].strip(' !.')}; ", text)
     text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, _passives(text)))

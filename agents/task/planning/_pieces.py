@@ -78,14 +78,30 @@ _TOP_IN = re.compile(
 )
 
 
+# "S1 is the neat calibrator", "top standard (BSA 2 mg/mL)", "standard 1 = X straight": which
+# liquid the curve starts from, said before the steps
+_TOP_IS = re.compile(
+    r"\b(?:S0?1|std\s*#?1|standard\s*#?1|(?:top|highest|first)\s+(?:standard|std|point))"
+    r"\s*(?:is\b|=|:|\(|-)",
+    re.IGNORECASE,
+)
+
+
 def _top_before(frame: Frame, header: Frame) -> bool:
-    """ "top standard in A1, then 1:3 dilutions down to F1": the curve's first well, then the
-    steps from it in the same sentence."""
+    """ "top standard in A1, then 1:3 dilutions down to F1", "S1 is the neat calibrator, then
+    1:2 steps": the curve's first well (or its stock), then the steps from it in the same
+    sentence."""
     return (
         frame.clause.sentence == header.clause.sentence
         and frame.clause.joined in ("then", "comma", "semicolon")
-        and bool(_TOP_IN.search(header.text))
-        and not frame.ents.labware
+        and (
+            (bool(_TOP_IN.search(header.text)) and not frame.ents.labware)
+            or (  # (the steps may name the plate when the stock's clause names none)
+                bool(_TOP_IS.search(header.text))
+                and len({m.name for m in header.ents.liquids}) == 1
+                and not (frame.ents.labware and (header.ents.labware or header.ents.wellsets))
+            )
+        )
     )
 
 
@@ -104,10 +120,13 @@ def _after_top(frame: Frame, family: Family | None, header: Frame) -> bool:
 def _goal_before(frame: Frame, header: Frame) -> bool:
     """A sentence that only names the curve ("could you make me a standard curve for the
     PicoGreen assay?"), and the next sentence says how."""
+    own = {m.name for m in header.ents.labware}
     return (
         frame.clause.sentence == header.clause.sentence + 1
-        and not header.ents.wellsets
-        and not header.ents.labware
+        and (  # "can you make a curve on bca_p2 row A? BSA at A1, 2-fold ...": where it goes
+            not (header.ents.wellsets or own)
+            or ({m.name for m in frame.ents.labware} <= own and not header.ents.liquids)
+        )
         and bool(_CURVE_WORDS.search(header.text))
     )
 

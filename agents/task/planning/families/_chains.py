@@ -196,6 +196,10 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         down = len({w[1:] for w in heads}) == 1 or (
             len({w[0] for w in heads}) > 1 and bool(direction(frame))
         )
+        if direction(frame) is None and len({w[0] for w in heads}) > 1 < len(
+            {w[1:] for w in heads}
+        ):
+            down = _blank_axis(p) or down  # "cols 1-3: ..., row H = blank": down each column
         lanes: dict[object, list[str]] = {}
         for w in heads:
             lanes.setdefault(int(w[1:]) if down else w[0], []).append(w)
@@ -228,6 +232,13 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
     for w in sorted(dict.fromkeys(wells), key=key):
         found.setdefault(int(w[1:]) if down else w[0], []).append(w)
     return _trimmed(frame, list(found.values()), singles)
+
+
+def _blank_axis(p: r.Planning) -> bool | None:
+    """True when the blanks named are a whole row (the curves then run down the columns),
+    False when they are a whole column, None when neither says."""
+    kinds = {pt.kind for b in p.blanks for pt in b.parts}
+    return True if kinds == {"rows"} else False if kinds == {"cols"} else None
 
 
 def _trimmed(frame: Frame, out: list[list[str]], singles: list[str]) -> list[list[str]]:

@@ -98,7 +98,13 @@ def _fold(frame: Frame) -> float:
 _PIECE_START = re.compile(r"[,;]\s*$")
 _PIECE_END = re.compile(r"\s*(?:[,;.]|$)")
 # "in PBS", "conc + water (1:10)": the liquid said after these is the diluent
-_IN_IT = re.compile(r"\b(?:in|with|using|into)\s+(?:the\s+)?$|\S\s*(?:\+|\bplus)\s*$", _FLAGS)
+# ("a standard curve with BSA": what the curve is made of, the stock)
+_CURVE_OF = r"(?:curves?|standards?|stds?)\s+(?:with|using|from|of)\s+(?:the\s+)?$"
+_IN_IT = re.compile(
+    r"(?<!\bcurve\s)(?<!\bcurves\s)(?<!\bstandards\s)\b(?:with|using)\s+(?:the\s+)?$"
+    r"|\b(?:in|into)\s+(?:the\s+)?$|\S\s*(?:\+|\bplus)\s*$",
+    _FLAGS,
+)
 _STOCK_ROLE = (
     r"(?:top|highest|first)\s+(?:standard|std|point|conc\w*)\b|(?:S1|std\s*1|stock)\b"
     r"|top(?=\s*(?:[,;.)]|$))"
@@ -113,7 +119,8 @@ _FOLD_AFTER = re.compile(
     _FLAGS,
 )
 _STOCK_BEFORE = re.compile(
-    rf"(?:{_STOCK_ROLE}|\btop(?=\s*[=:]))\s*(?:is|=|:|-)?\s*(?:the\s+)?(?:neat\s+)?$", _FLAGS
+    rf"(?:{_STOCK_ROLE}|\btop(?=\s*[=:]))\s*(?:is|=|:|-)?\s*(?:the\s+)?(?:neat\s+)?$|\b{_CURVE_OF}",
+    _FLAGS,
 )
 
 

@@ -95,7 +95,13 @@ _LEAVE = re.compile(
     r"touch\b",
     _FLAGS,
 )
-_ROLE = re.compile(r"\b(?:is|are|as)\s+(?:the\s+|our\s+|my\s+)?diluents?\b", _FLAGS)
+_ROLE = re.compile(
+    r"\b(?:is|are|as)\s+(?:the\s+|our\s+|my\s+)?diluents?\b"
+    # "S1 is the neat calibrator", "the top standard is undiluted BSA": the stock's role
+    r"|\b(?:S0?1|std\s*#?1|standard\s*#?1|(?:the\s+)?(?:top|highest|first)\s+(?:standard|std|point))"
+    r"\s+(?:is|=)\s+(?:just\s+)?(?:the\s+)?(?:neat|undiluted|straight|pure|stock)?\b",
+    _FLAGS,
+)
 
 
 def leaves_alone(text: str) -> bool:
