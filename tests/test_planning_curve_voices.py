@@ -62,3 +62,26 @@ def test_a_standard_curve_with_a_liquid_dilutes_that_liquid() -> None:
     )
     stock = [s.args for s in plan.steps if s.command == "transfer"][1]
     assert (stock["source"], stock["source_well"]) == ("std_res", "A2")
+
+
+def test_a_column_number_before_a_colon_is_no_ratio_and_then_joins_a_concentration_list() -> None:
+    from agents.task.planning._quantities import fold
+    from agents.task.planning._series import series
+
+    assert fold("std_curve column 1: 1000, 500, 250 pg/mL") is None
+    found = series("1000, 500, 250, 125 pg/mL then 0 (blank)")
+    assert found is not None and (found.fold, found.points, found.blanks) == (2.0, 4, 1)
+
+
+def test_copies_per_microlitre_in_a_name_is_no_count_of_replicates() -> None:
+    plan = _plan("add 100 uL gBlock std 1e7 copies/uL to dil_96 A1", "r7c_q384")
+    assert [s.args["destination_wells"] for s in plan.steps if s.command == "transfer"] == [["A1"]]
+
+
+def test_another_analytes_calibrator_is_not_the_labs_by_one_shared_word() -> None:
+    result = RulePlanner().plan(
+        "Std curve: IL-10 calibrator 2-fold in assay buffer down elisa_p1 column 1, 100 uL final",
+        LABS["r7c_immuno"].view,
+    )
+    assert not isinstance(result, Plan)
+    assert getattr(result, "missing", None) == ["liquid"]

@@ -30,7 +30,9 @@ _BLANK_AFTER = re.compile(
     r"|(?:growth|sterility|no[\s-]drug|vehicle|solvent|untreated|diluent|media|medium|broth)\s+"
     r"(?:controls?|ctrls?|ctls?)\b|ntcs?\b|no[\s-]template(?:\s+controls?)?\b"
     r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer|(?-i:[A-Z][A-Za-z0-9]*))[\s-]+only\b"
-    r"|(?:buffer|broth|media|medium|diluent)[\s-]only\b|no[\s-](?:stock|drug)\b)(?:\s*wells?)?\)?",
+    r"|(?:buffer|broth|media|medium|diluent)[\s-]only\b|no[\s-](?:stock|drug)\b"
+    # "H1 = 0 pg/mL": the zero of the curve's concentrations
+    r"|0\s*(?:[pnuµm]?g|[pnuµm]?M|U|IU|copies)\s*/\s*[mµu]?[lL]\b|0\s*[pnuµm]M\b)(?:\s*wells?)?\)?",
     _FLAGS,
 )
 _BLANK_BEFORE = re.compile(
@@ -68,7 +70,7 @@ def blank_note(ents: Entities) -> bool:
 
 # "S1-S7 + blank in column 1", "7 points and a blank down column 2": the blank joined to the
 # points, and the place said once for all of them.
-_JOINED_BLANK = re.compile(r"(?:\+|\bplus|\band|&|\bwith)\s*(?:an?\s+|one\s+)?$", _FLAGS)
+_JOINED_BLANK = re.compile(r"(?:\+|\bplus|\band|&|\bwith)\s*(?:an?\s+|one\s+|1\s+)?$", _FLAGS)
 
 
 def _shared_place(ents: Entities, m: re.Match[str], before: bool) -> bool:

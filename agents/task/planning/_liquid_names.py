@@ -248,6 +248,10 @@ def without_tail(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
     return out
 
 
+# an analyte's or a gene's code right before a word ("IL-10 calibrator", "CXCL8 standard")
+_CODE_BEFORE = re.compile(r"(?<![\w-])([A-Za-z]{2,}-?\d+[A-Za-z]?)[\s_-]+$")
+
+
 def by_word_mentions(
     text: str, words: dict[str, str], taken: list[tuple[int, int]]
 ) -> list[tuple[str, int, int]]:
@@ -262,6 +266,9 @@ def by_word_mentions(
         name = next((words[w] for w in forms if w in words), None)
         if name is None:
             continue
+        code = _CODE_BEFORE.search(text[: m.start()])
+        if code and code.group(1).lower() not in name.lower().split():
+            continue  # "IL-10 calibrator" is no short "IL-6 calibrator": another analyte
         end = m.end()
         while nxt := re.match(r"[\s_-]+([A-Za-z][\w+-]*)", text[end:]):
             if nxt.group(1).lower() not in name.lower().split():

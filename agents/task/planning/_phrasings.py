@@ -272,6 +272,23 @@ _COL_BLANK = re.compile(
 )
 
 
+# "..., and put assay buffer alone in H1": a curve's blank said as a step with no volume
+_ALONE_IN = re.compile(
+    r"(?P<lead>(?:^|[,;.]\s*|\band\s+))(?:then\s+)?(?:put|add|leave|fill)\s+(?:just\s+|only\s+)?"
+    r"(?P<liq>[\w%+-]+(?:\s+[\w%+-]+)?)\s+(?:alone|only)\s+(?:in|into)\s+(?:well\s+)?"
+    r"(?P<w>[A-P]\d{1,2}(?:\s*(?:-|and|&)\s*[A-P]\d{1,2})?)\b(?=\s*(?:[,;.]|$))",
+    re.IGNORECASE,
+)
+# "H1 should just have assay buffer": the same blank, said as what the well should hold
+_SHOULD_ONLY = re.compile(
+    r"(?P<lead>(?:^|[,;.]\s*|\band\s+))(?P<w>[A-P]\d{1,2}(?:\s*(?:-|and|&)\s*[A-P]\d{1,2})?)\s+"
+    r"(?:should|will|must)\s+(?:just|only)\s+(?:have|hold|get|contain|receive)\s+"
+    r"(?P<liq>[\w%+-]+(?:\s+[\w%+-]+)?)(?=\s*(?:[,;.]|$))",
+    re.IGNORECASE,
+)
+_SERIES_SAID = re.compile(r"\b(?:serial\w*|series|\d+-fold|std\s+curve|standard\s+curve)\b", re.I)
+
+
 def _passives(text: str) -> str:
     """Protocol steps said in the passive, written as commands."""
     text = _PASSIVE.sub(
@@ -336,6 +353,9 @@ def rephrase(text: str) -> str:
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
     text = _COL_BLANK.sub(r"columns \1 = ", _ROW_BLANK.sub(r"row \1 = ", text))
     text = _QS.sub("qs", text)
+    if _SERIES_SAID.search(text):
+        for rx in (_ALONE_IN, _SHOULD_ONLY):
+            text = rx.sub(lambda m: f"{m['lead']}{m['w']} = {m['liq']} only", text)
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
     text = _WELL_NOTE.sub(lambda m: f"; {m['note'].strip(' !.')}; ", text)
     text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, _passives(text)))

@@ -12,6 +12,12 @@ import re
 
 from agents.task.planning._blanks import blank_note
 from agents.task.planning._clauses import ACTION_VERBS
+from agents.task.planning._curve_leads import (
+    CURVE_WORDS,
+    after_top,
+    place_before,
+    under_heading,
+)
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
@@ -54,80 +60,6 @@ def _completes(frame: Frame | None, family: Family | None, header: Frame) -> boo
         and not header.places
         and bool(frame.ents.liquids or header.ents.liquids)  # the stock named above or here
         and any(w.chain for w in frame.ents.wellsets)
-    )
-
-
-def _under_heading(frame: Frame | None, family: Family | None, header: Frame) -> bool:
-    """ "Standard curve on assay_384: master mix diluted 2-fold ... A1 to A10": a curve's
-    heading without a fold, and the dilution sentence under it that gives one."""
-    return (
-        frame is not None
-        and family is not None
-        and family.name == "dilution"
-        and (header.clause.heading or _goal_before(frame, header) or _top_before(frame, header))
-        and header.ents.fold is None
-        and frame.ents.fold is not None
-        and not header.ents.volumes()
-    )
-
-
-_TOP_IN = re.compile(
-    r"\b(?:top|highest|first)\s+(?:standard|std|conc\w*|point)\s+(?:(?:goes\s+)?(?:in|into|at)\s+)?"
-    r"(?:[\w-]+\s+)?(?:well\s+)?[A-Pa-p]\d{1,2}(?:\s+(?:of|on|in)\s+(?:the\s+)?[\w-]+)?\s*$",
-    re.IGNORECASE,
-)
-
-
-# "S1 is the neat calibrator", "top standard (BSA 2 mg/mL)", "standard 1 = X straight": which
-# liquid the curve starts from, said before the steps
-_TOP_IS = re.compile(
-    r"\b(?:S0?1|std\s*#?1|standard\s*#?1|(?:top|highest|first)\s+(?:standard|std|point))"
-    r"\s*(?:is\b|=|:|\(|-)",
-    re.IGNORECASE,
-)
-
-
-def _top_before(frame: Frame, header: Frame) -> bool:
-    """ "top standard in A1, then 1:3 dilutions down to F1", "S1 is the neat calibrator, then
-    1:2 steps": the curve's first well (or its stock), then the steps from it in the same
-    sentence."""
-    return (
-        frame.clause.sentence == header.clause.sentence
-        and frame.clause.joined in ("then", "comma", "semicolon")
-        and (
-            (bool(_TOP_IN.search(header.text)) and not frame.ents.labware)
-            or (  # (the steps may name the plate when the stock's clause names none)
-                bool(_TOP_IS.search(header.text))
-                and len({m.name for m in header.ents.liquids}) == 1
-                and not (frame.ents.labware and (header.ents.labware or header.ents.wellsets))
-            )
-        )
-    )
-
-
-def _after_top(frame: Frame, family: Family | None, header: Frame) -> bool:
-    """A clause no family reads that puts the top standard in a well, and the dilution with a
-    fold that goes on from it in the same sentence."""
-    return (
-        family is not None
-        and family.name == "dilution"
-        and frame.ents.fold is not None
-        and header.ents.fold is None
-        and _top_before(frame, header)
-    )
-
-
-def _goal_before(frame: Frame, header: Frame) -> bool:
-    """A sentence that only names the curve ("could you make me a standard curve for the
-    PicoGreen assay?"), and the next sentence says how."""
-    own = {m.name for m in header.ents.labware}
-    return (
-        frame.clause.sentence == header.clause.sentence + 1
-        and (  # "can you make a curve on bca_p2 row A? BSA at A1, 2-fold ...": where it goes
-            not (header.ents.wellsets or own)
-            or ({m.name for m in frame.ents.labware} <= own and not header.ents.liquids)
-        )
-        and bool(_CURVE_WORDS.search(header.text))
     )
 
 
@@ -264,13 +196,6 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
     )  # fmt: skip
 
 
-_CURVE_WORDS = re.compile(
-    r"\b(?:standards?|stds?|curves?|dilutions?|series|serial|calibrators?|points?|blanks?)\b"
-    r"|\b(?:duplicates?|triplicates?|quadruplicates?)\b",
-    re.IGNORECASE,
-)
-
-
 def _places_for(frame: Frame | None, family: Family | None, header: Frame) -> bool:
     """ "Standards S1-S7 + blank in column 1 of plate_2: dye 2-fold, 100 uL final", "prepare
     standards in columns 1 and 2 (duplicates): ...": a heading that says where a dilution
@@ -283,7 +208,7 @@ def _places_for(frame: Frame | None, family: Family | None, header: Frame) -> bo
         and header.ents.fold is None
         and not header.ents.volumes()
         and bool(header.ents.wellsets)
-        and bool(_CURVE_WORDS.search(header.text))
+        and bool(CURVE_WORDS.search(header.text))
         and not frame.ents.wellsets
         and not frame.ents.blanks
         and frame.ents.fold is not None
@@ -359,7 +284,10 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     read_in = ratio_headings(read_in, lex, norm)  # "10X TBS-T to 1X: 1 mL into X A1-A4 ..."
     # "Standards on P: top standard in A3, then 2-fold down to G3, ...": a curve's first well
     read_in = fold_into_previous(
-        read_in, lex, norm, None, _after_top, then_sep=True, becomes="dilution"
+        read_in, lex, norm, None, after_top, then_sep=True, becomes="dilution"
+    )
+    read_in = fold_into_previous(  # "elisa_p1, col 1. X = stock, 2x serial, ...": where first
+        read_in, lex, norm, None, place_before, becomes="dilution"
     )
 
     filled = {  # liquids the request pours itself: a spelled-out dilution fills its own wells
@@ -378,7 +306,7 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
                 and not filled - {m.name for m in frame.ents.liquids}
             )
             or _completes(frame, family, head)
-            or _under_heading(frame, family, head)
+            or under_heading(frame, family, head)
             or _where_under(frame, family, head)
             or _fold_under(frame, family, head)
             or _keeps_excess(frame, family, head)

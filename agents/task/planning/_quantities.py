@@ -290,7 +290,10 @@ def fold(text: str) -> tuple[float, str] | None:
     for said in _FOLD.finditer(text):
         if said.group(0).lower().endswith("fold") or not _MIXED.search(text[: said.start()]):
             return number(said.group(1)), "fold"  # ("mix 3x down the column": mixes)
-    if m := _RATIO.search(text):
+    # ("std_curve column 1: 1000, 500, ... pg/mL" is a column and a list, never 1:1000)
+    if m := next(
+        (m for m in _RATIO.finditer(text) if not _AXIS_BEFORE.search(text[: m.start()])), None
+    ):
         return number(m.group(1) or m.group(2)), "ratio"  # "1:10", "one in five"
     if m := _SLASH.search(text):  # "dilute the stock 1/100", "make a 1/50 of the serum"
         return float(m.group(1) or m.group(2)), "ratio"

@@ -314,7 +314,7 @@ def fold_into_previous(
             keep = head.clause.heading if heading is None else heading
             merged, got = _read(replace(head.clause, text=text, heading=keep), lex, norm.quoted)
             if merged is not None and got is not None and got.name == (becomes or family):
-                merged.extra["folded"] = [*_folded(head), frame.clause]
+                merged.extra["folded"] = [*_folded(head), frame.clause, *_folded(frame)]
                 out[-1] = (merged, got)
                 continue
         out.append((frame, fam))

@@ -17,7 +17,7 @@ _UNIT = (
 )
 _NUM = r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"
 _LIST = re.compile(
-    rf"(?<![\w.:/-]){_NUM}(?:\s*{_UNIT}\b)?(?:\s*(?:,|;|\band\b|&|->|>|/)\s*{_NUM}(?:\s*{_UNIT}\b)?){{2,}}",
+    rf"(?<![\w.:/-]){_NUM}(?:\s*{_UNIT}\b)?(?:\s*(?:,|;|\band\b|&|->|>|/|,?\s*\bthen\b)\s*{_NUM}(?:\s*{_UNIT}\b)?){{2,}}",
     _FLAGS,
 )
 # "from 1000 ng/mL down to 15.6 ng/mL", "1e6 to 1e1 copies": the unit may be said once, last

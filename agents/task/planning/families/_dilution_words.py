@@ -96,3 +96,16 @@ def curve_label(label: str) -> bool:
         _CURVE.search(label)
         or re.search(r"\b(?:serial|dilution\s+series|standards|stds|titrations?)\b", label, _FLAGS)
     )
+
+
+def carried_fold(text: str, ents: Entities) -> bool:
+    """A fold carried along a line of wells: "Dye: 1:2 across plate_2 row B, 100 uL final",
+    "X 2-fold, plate column 1, 100 uL final, H1 blank" (a k-fold with a level or a blank)."""
+    return (
+        ents.fold is not None
+        and bool(ents.wellsets)
+        and bool(
+            re.match(r"^[^,;]*\b(?:across|down)\b", text)
+            or (ents.fold[1] == "fold" and (ents.blanks or _FINAL_SAID.search(text)))
+        )
+    )

@@ -157,7 +157,9 @@ def _as_counted(text: str, dst: list[str], lw: str) -> list[str]:
 
 # "in replicates", "BSA stock replicates", "replicate wells": copies said, but not how many
 UNCOUNTED_REPLICATES = re.compile(
-    r"\b(?:in\s+)?(?:replicates?|repeats|copies)\b|\breplicated\b|\bin\s+replicate\b", _FLAGS
+    r"\b(?:in\s+)?(?:replicates?|repeats|copies)\b(?!\s*/|\s+per\b)|\breplicated\b"
+    r"|\bin\s+replicate\b",  # (never a unit: "gBlock 1e7 copies/uL")
+    _FLAGS,
 )
 
 

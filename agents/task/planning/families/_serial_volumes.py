@@ -41,10 +41,11 @@ _TOP_BEFORE = re.compile(
 )
 
 
-# "20 uL dye into 180 uL buffer", "100 uL from A1 into 0.1 mL DMSO": a step and the diluent
-# it lands in, never a level ("into 200 uL final") or a place
+# "20 uL dye into 180 uL buffer", "100 uL from A1 into 0.1 mL DMSO", "10 uL gBlock std 1e7
+# copies/uL into 90 uL TE": a step and the diluent it lands in, never a level ("into 200 uL
+# final") or a place
 _INTO_BETWEEN = re.compile(
-    r"^\s+(?:(?:of\s+)?[\w«»-]+\s+){0,3}?(?:from\s+\w+\s+[A-Pa-p]\d{1,2}\s+)?"
+    r"^\s+(?:(?:of\s+)?[\w«»/.%+-]+\s+){0,6}?(?:from\s+\w+\s+[A-Pa-p]\d{1,2}\s+)?"
     r"in(?:to)?\s+(?:(?:each|the)\s+)?$",
     _FLAGS,
 )

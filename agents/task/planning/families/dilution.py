@@ -48,6 +48,7 @@ from agents.task.planning.families._dilution_words import (
     _WITH,
     COUNTED_FOLDS,
     IN_ALONG,
+    carried_fold,
     curve_label,
 )
 from agents.task.planning.families._ratio import (
@@ -95,7 +96,10 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     ):
         return 85  # "Standard curve (ng/mL): 1000, 500, 250, ... and 0 down column 1"
     if curve_label(clause.label or "") and (
-        ents.fold is not None or says_step(text) or IN_ALONG.search(ents.marked)
+        ents.fold is not None
+        or says_step(text)
+        or IN_ALONG.search(ents.marked)
+        or (ents.wellsets and _FINAL_SAID.search(text))  # "Std curve: X in Y, col 1, 100 uL final"
     ):
         return 85  # "Standard curve: stock 2-fold in diluent across row B, ..." (fold or not)
     if _DILUTE.search(text) and (
@@ -126,7 +130,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 77  # "ethanol 1:2 down A1-F1, G1 + H1 blanks"
     if re.search(r"\b(?:serial(?:ly)?|series|ladder|titrat\w*)\b", text, _FLAGS) and ents.fold:
         return 85
-    if ents.fold is not None and ents.wellsets and re.match(r"^[^,;]*\b(?:across|down)\b", text):
+    if carried_fold(text, ents):
         return 75  # "Dye: 1:2 across plate_2 row B, 100 uL final": a fold carried along a line
     if _DILUTE_VERB.match(text) and not ents.volumes():
         return 70  # "Dilute the libraries", "Titrate serum A1 along row D": how is the question

@@ -1,0 +1,136 @@
+"""What a standard curve says before its steps: a heading or a question naming where it goes
+("can you make a curve on bca_p2 row A? BSA at A1, 2-fold ..."), its top standard's well or
+stock ("S1 is the neat calibrator, then 1:2 steps"), its concentrations ("1000, 500, ... pg/mL
+then 0, made by 2-fold serial dilution of X"): read with the dilution that follows as one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning._frames import Frame
+from agents.task.planning.families import Family
+
+CURVE_WORDS = re.compile(
+    r"\b(?:standards?|stds?|curves?|dilutions?|series|serial|calibrators?|points?|blanks?)\b"
+    r"|\b(?:duplicates?|triplicates?|quadruplicates?)\b",
+    re.IGNORECASE,
+)
+
+
+def under_heading(frame: Frame | None, family: Family | None, header: Frame) -> bool:
+    """ "Standard curve on assay_384: master mix diluted 2-fold ... A1 to A10": a curve's
+    heading without a fold, and the dilution sentence under it that gives one."""
+    return (
+        frame is not None
+        and family is not None
+        and family.name == "dilution"
+        and (
+            header.clause.heading
+            or _goal_before(frame, header)
+            or _top_before(frame, header)
+            or _levels_before(frame, header)
+        )
+        and (header.ents.fold is None or _same_levels(frame, header))
+        and frame.ents.fold is not None
+        and not header.ents.volumes()
+    )
+
+
+def _levels_before(frame: Frame, header: Frame) -> bool:
+    """ "std curve, column 1: 1000, 500, ... pg/mL then 0, made by 2-fold serial dilution of
+    X ...": the curve's concentrations, then how it is made, in the same sentence."""
+    return (
+        header.ents.series is not None
+        and frame.clause.sentence == header.clause.sentence
+        and frame.clause.joined in ("then", "comma", "semicolon")
+    )
+
+
+def _same_levels(frame: Frame, header: Frame) -> bool:
+    """The heading's fold is its concentrations' ("1000, 500, 250 ..."), the one the dilution
+    under it says."""
+    said, listed = frame.ents.fold, header.ents.series
+    return said is not None and listed is not None and abs(listed.fold - said[0]) < 1e-6
+
+
+_TOP_IN = re.compile(
+    r"\b(?:top|highest|first)\s+(?:standard|std|conc\w*|point)\s+(?:(?:goes\s+)?(?:in|into|at)\s+)?"
+    r"(?:[\w-]+\s+)?(?:well\s+)?[A-Pa-p]\d{1,2}(?:\s+(?:of|on|in)\s+(?:the\s+)?[\w-]+)?\s*$",
+    re.IGNORECASE,
+)
+
+
+# "S1 is the neat calibrator", "top standard (BSA 2 mg/mL)", "standard 1 = X straight": which
+# liquid the curve starts from, said before the steps
+_TOP_IS = re.compile(
+    r"\b(?:S0?1|std\s*#?1|standard\s*#?1|(?:top|highest|first)\s+(?:standard|std|point))"
+    r"\s*(?:is\b|=|:|\(|-)",
+    re.IGNORECASE,
+)
+
+
+def _top_before(frame: Frame, header: Frame) -> bool:
+    """ "top standard in A1, then 1:3 dilutions down to F1", "S1 is the neat calibrator, then
+    1:2 steps": the curve's first well (or its stock), then the steps from it in the same
+    sentence."""
+    return (
+        frame.clause.sentence == header.clause.sentence
+        and frame.clause.joined in ("then", "comma", "semicolon", "and")
+        and (
+            (bool(_TOP_IN.search(header.text)) and not frame.ents.labware)
+            or (  # (the steps may name the plate when the stock's clause names none)
+                bool(_TOP_IS.search(header.text))
+                and len({m.name for m in header.ents.liquids}) == 1
+                and not (frame.ents.labware and (header.ents.labware or header.ents.wellsets))
+            )
+        )
+    )
+
+
+def after_top(frame: Frame, family: Family | None, header: Frame) -> bool:
+    """A clause no family reads that puts the top standard in a well, and the dilution with a
+    fold that goes on from it in the same sentence."""
+    return (
+        family is not None
+        and family.name == "dilution"
+        and frame.ents.fold is not None
+        and header.ents.fold is None
+        and _top_before(frame, header)
+    )
+
+
+_PLACE_FILLER = re.compile(r"[#\s,;:.()-]+|\b(?:on|in|at|the|plate|wells?)\b", re.IGNORECASE)
+
+
+def place_before(frame: Frame, family: Family | None, header: Frame) -> bool:
+    """ "elisa_p1, col 1. calibrator = X, diluent = Y, 2x serial, ...": a piece that only
+    names a plate and its wells, and the dilution after it that names none."""
+    ents = header.ents
+    rest = ents.marked
+    for w in ents.wellsets:
+        rest = rest[: w.start] + " " * (w.end - w.start) + rest[w.end :]
+    return (
+        family is not None
+        and family.name == "dilution"
+        and frame.ents.fold is not None
+        and not (frame.ents.labware or frame.ents.wellsets)
+        and frame.clause.sentence - header.clause.sentence in (0, 1)
+        and bool(ents.labware and ents.wellsets)
+        and not (ents.liquids or ents.volumes() or ents.fold)
+        and not _PLACE_FILLER.sub("", rest)
+    )
+
+
+def _goal_before(frame: Frame, header: Frame) -> bool:
+    """A sentence that only names the curve ("could you make me a standard curve for the
+    PicoGreen assay?"), and the next sentence says how."""
+    own = {m.name for m in header.ents.labware}
+    return (
+        frame.clause.sentence == header.clause.sentence + 1
+        and (  # "can you make a curve on bca_p2 row A? BSA at A1, 2-fold ...": where it goes
+            not (header.ents.wellsets or own)
+            or ({m.name for m in frame.ents.labware} <= own and not header.ents.liquids)
+        )
+        and bool(CURVE_WORDS.search(header.text))
+    )
