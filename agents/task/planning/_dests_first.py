@@ -13,7 +13,9 @@ _FLAGS = re.IGNORECASE
 # "In duplicate onto X and Y", "onto X", "into X, Y": a lead-in that only says where to
 _ONTO = re.compile(
     r"^\s*(?:(?:in\s+(?:duplicate|triplicate|quadruplicate)|twice|x\s*[2-4])\s*,?\s*)?"
-    r"(?:onto|into|to)\b",
+    r"(?:onto|into|to)\b"
+    # "Daughter plates DP-07a and DP-07b: ...": the plates named after what they are for
+    r"|^\s*(?:the\s+)?(?:daughter|destination|dest|target|replica|receiving|copy)\s+(?:plates?|blocks?)\b",
     _FLAGS,
 )
 # "Daughter plates:", "Destinations:", "Target plates:", "Copies to:": a label that says where to

@@ -96,8 +96,23 @@ def _rows(b: _Batch) -> tuple[str, ...]:
     return tuple(w[0] for w in b.dst_wells or b.src_wells)
 
 
+def _by_source(batches: list[_Batch]) -> list[_Batch]:
+    """A copy to several plates ("stamp MP-07 onto DP-07a and DP-07b"): each source column's
+    dispenses together, so its tips serve all its destinations - never when a well filled
+    here is a source too (a chain's order is its meaning)."""
+    filled = {(b.dst_lw, w) for b in batches for w in b.dst_wells}
+    if any((b.src_lw, w) in filled for b in batches for w in b.src_wells):
+        return batches
+    first: dict[tuple[str, tuple[str, ...]], int] = {}
+    for i, b in enumerate(batches):
+        first.setdefault((b.src_lw, tuple(b.src_wells)), i)
+    return sorted(batches, key=lambda b: first[(b.src_lw, tuple(b.src_wells))])
+
+
 def groups_8(batches: list[_Batch], policy: TipPolicy) -> list[list[_Batch]]:
     groups: list[list[_Batch]] = []
+    if policy == "per_source":
+        batches = _by_source(batches)
     for b in batches:
         last = groups[-1][-1] if groups else None
         new = (

@@ -76,9 +76,27 @@ def _by_shape(plates: list[Any], m: re.Match[str]) -> str | None:
 
 
 _ID_WORD = re.compile(
-    r"\b(?:the\s+)?(?P<word>[A-Za-z][A-Za-z0-9]{2,})\s+(?:plate|block|reservoir|trough|rack)\b",
+    r"\b(?:the\s+)?(?P<word>[A-Za-z][A-Za-z0-9]{2,})\s+(?P<noun>plate|block|reservoir|trough|rack)\b",
     _FLAGS,
 )
+# "the master plate", "the mother block", "the source plate": the one plate that holds liquid
+_SOURCE_WORDS = {"master", "mother", "source", "parent", "original", "donor", "stock"}
+
+
+def _by_role(plates: list[Any], word: str, noun: str) -> str | None:
+    """The one plate (or deep-well block, for "block") holding liquid, for a word that names
+    the plate copies are made from (None when no such word, or none or several fit)."""
+    if word.lower() not in _SOURCE_WORDS or noun.lower() not in ("plate", "block"):
+        return None
+    matches = [
+        lw.id
+        for lw in plates
+        if not _reservoir_like(lw)
+        and getattr(lw, "rows", 0) * getattr(lw, "cols", 0) > 1
+        and (noun.lower() == "plate" or lw.well_max_volume_ul >= 1000)
+        and any(well.contents for well in lw.wells.values())
+    ]
+    return matches[0] if len(matches) == 1 else None
 
 
 # the parts of an id: "sera_plt" -> sera, plt; "lemna12" -> lemna, 12 (a name and its number)
@@ -141,5 +159,6 @@ def described(
                 add(_by_hint(plates, hints), m.start(), m.end())
     for m in _ID_WORD.finditer(text):
         if free(m.start(), m.end()):
-            add(_by_id_word(plates, m.group("word")), m.start(), m.end())
+            found = _by_id_word(plates, m.group("word"))
+            add(found or _by_role(plates, m.group("word"), m.group("noun")), m.start(), m.end())
     return out

@@ -21,7 +21,7 @@ _KINDS = r"other|remaining|empty|fresh|new|clean|blank|unused|spare|daughter|des
 _SHAPE = r"(?:\d{2,4}(?:[\s-]?well)?|deep[\s-]?well|pcr|\d+(?:\.\d+)?\s*ml)"
 _FRESH = re.compile(
     r"(?:\b(?:an?|the|one)\s+|(?:->|→|=>|\b(?:to|into|onto))\s*)"  # "-> new plate"
-    r"(?:empty|fresh|new|clean|blank|unused|spare|other|second)\s+"
+    r"(?:empty|fresh|new|clean|blank|unused|spare|other|second|daughter|replica)\s+"
     rf"(?P<shape>(?:{_SHAPE}[\s-]+)?)(?:[\w-]+\s+)?(?:plate|block)\b",
     _FLAGS,
 )
@@ -61,27 +61,29 @@ def _many(
     ones (or, for "other", every one not a source) - when as many fit as were said and all are
     of the source's format; else asked offering those that fit (None: no such words)."""
     m = next((m for m in _FRESH_MANY.finditer(frame.text) if m["pre"] or m["kind"]), None)
-    if m is None:
+    copies = copies_said(frame.clause.said)  # "make two daughter plates of X": new ones
+    if m is None and copies is None:
         return None
-    said = f"{m['pre'] or ''} {m['kind']}"
+    said = f"{m['pre'] or ''} {m['kind']}" if m else "daughter"
     fits = (
         [lw for lw in options if _holds_nothing(p.world, lw)]
         if _FRESH_WORDS.search(said)
         else options
     )
-    fits = _of_shape(fits, m.group(0), p)
-    n = 2 if m["both"] else (_COUNTS.get(m["n"].lower()) or int(m["n"])) if m["n"] else None
+    n: int | None = copies
+    if m is not None:
+        fits = _of_shape(fits, m.group(0), p)
+        n = 2 if m["both"] else (_COUNTS.get(m["n"].lower()) or int(m["n"])) if m["n"] else None
     kinds = p.lex.lab.labware
-    if sources and n is not None and len(fits) != n:  # a 384's copies: only 384s can take them
+    if sources and n is not None and len(fits) != n:  # a 384's copies: no 96 can take them
         size = kinds[sources[0]].rows * kinds[sources[0]].cols
-        same = [lw for lw in fits if kinds[lw].rows * kinds[lw].cols == size]
-        fits = same if len(same) == n else fits
+        room = [lw for lw in fits if kinds[lw].rows * kinds[lw].cols >= size]
+        fits = room if len(room) == n else fits
     formats = {kinds[lw].rows * kinds[lw].cols for lw in [*fits, *sources[:1]]}
     if len(fits) >= 2 and n in (None, len(fits)) and len(formats) == 1:
         return [Place(Mention(lw, 0, 0, lw, True)) for lw in fits]
     raise Ask(
-        f"Which plates should receive it? {len(fits)} of the lab's plates fit"
-        + (f" and you ask for {n}." if n else "."),
+        "Which plates should receive it?" + (f" You ask for {n}." if n else ""),
         ["destination"],
         fits or options,
     )
@@ -95,7 +97,7 @@ def _unnamed_destination(frame: Frame, p: r.Planning, sources: list[str]) -> lis
     options = [lw for lw in r.work_plates(world) if lw not in sources] or r.work_plates(world)
     if (many := _many(frame, options, p, sources)) is not None:
         return many
-    said = _FRESH.search(frame.text)
+    said = _FRESH.search(frame.text) or _FRESH.search(frame.clause.said)  # "a daughter plate of"
     fresh = said is not None
     if said is not None:  # (never the plate just worked on: its moves may not be on the world yet)
         other = [lw for lw in options if lw != p.plate]

@@ -12,7 +12,7 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._wellsets import SelectionError, WellSet
 from agents.task.planning.families._held import _ONTO, _holders_on_one_plate
-from agents.task.planning.families._places import _POOL
+from agents.task.planning.families._places import _POOL, _copies
 
 _FLAGS = re.IGNORECASE
 _OF_EACH = re.compile(r"\b(?:of|from)\s+each\b", _FLAGS)
@@ -41,9 +41,12 @@ _EACH_BEFORE = re.compile(
 
 
 def _each_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
-    """The wells holding a liquid said as "each library", "all the samples", on one plate."""
+    """The wells holding a liquid said as "each library", "all the samples", on one plate (or
+    as what a stamp copies: "replicate the cells")."""
+    copied = _copies(frame)  # "stamp the cells onto assay_plate": every well holding them
     for m in frame.ents.liquids:
-        if not _EACH_BEFORE.search(frame.text[: m.start]) or m.name not in p.world.liquids:
+        said = _EACH_BEFORE.search(frame.text[: m.start]) or (copied and m is frame.liquid)
+        if not said or m.name not in p.world.liquids:
             continue
         if _ONTO.search(frame.text[: m.start]) and m is not frame.liquid:
             continue  # "add beads to each library": the libraries receive
@@ -142,4 +145,12 @@ def _unnamed_sources(
         return [(p.plate, list(p.wells))]  # "then 40 uL of the pool into quant A1"
     if each := _each_liquid(frame, p):
         return [each]  # "pool 5 uL of each library into ...": every well holding one
+    if _copies(frame) and frame.liquid is None and not frame.ents.wellsets:
+        # "stamp the mother plate onto X" with two plates holding liquid: which is the copy's
+        full = [
+            lw
+            for lw in r.work_plates(p.world)
+            if any(at == lw and v > 0 for (at, _), v in p.world.volume.items())
+        ]
+        raise Ask("Which plate should I copy from?", ["source"], full or r.work_plates(p.world))
     return []

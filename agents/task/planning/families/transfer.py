@@ -210,7 +210,7 @@ def _ops(
         and any(d.labware and not d.wells for d in dests)
     ):
         listed = [w for pl in positions for w in _expand(pl, world, dests[0].labware.name)]  # type: ignore[union-attr]
-        sources = [Place(sources[0].labware)]
+        sources = [Place(next(s for s in sources if s.labware).labware)]  # "(cols 11-12) of X"
         dests = [Place(next(d for d in dests if d.labware).labware)]
         src_sets = [(sources[0].labware.name, listed)]  # type: ignore[union-attr]
         dest_sets = [(dests[0].labware.name, listed)]  # type: ignore[union-attr]
