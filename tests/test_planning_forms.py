@@ -60,3 +60,22 @@ def test_a_total_named_after_its_liquid_is_shared_out(request_: str) -> None:
 )
 def test_a_volume_said_once_heads_every_semicolon_pick(request_: str) -> None:
     assert set(_volumes(request_, "r7f_hts")) == {20.0}
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "transfer cmpd_src H1 -> mid_plate F1; cmpd_src H6 -> mid_plate F2; 20 uL each",
+        "Pick: cmpd_src A3 to mid_plate A1; cmpd_src B7 to mid_plate A2 - 20 uL each, new tips",
+        "Pick list (20 uL each): cmpd_src A2 -> scr384 A1; cmpd_src A4 -> scr384 A2",
+    ],
+)
+def test_a_volume_said_once_before_or_after_semicolon_pairs_is_every_pair_s(request_: str) -> None:
+    volumes = _volumes(request_, "r7f_hts")
+    assert len(volumes) >= 2 and set(volumes) == {20.0}
+
+
+def test_a_liquid_named_after_a_chemistry_is_moved_not_read() -> None:
+    assert set(_volumes("Split 240 uL of luciferase reagent across scr384 D1-D8", "r7f_hts")) == {
+        30.0
+    }

@@ -10,12 +10,12 @@ from dataclasses import replace
 
 from agents.task.planning._clauses import Clause
 from agents.task.planning._entities import without_how
-from agents.task.planning._frames import Frame, read
+from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _folded, _read, fold_into_previous
 from agents.task.planning._vocabulary import ACTION_VERBS
-from agents.task.planning.families import FAMILIES, Family
+from agents.task.planning.families import Family
 from agents.task.planning.families._concentrations import CONC, bracketed_unit
 from agents.task.planning.families.normalise import conc_list, dest_piece, final_piece
 from agents.task.planning.families.read import said_optics
@@ -108,55 +108,6 @@ def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         heading=False,
         becomes="transfer",
     )
-
-
-# "...; B1, B2 -> pool B1 (20 uL each)": a volume for every pair, said once at the end.
-_EACH_AT_END = re.compile(
-    r"(?:\(\s*|,\s*|-\s*)(?:[\d.]+\s*(?:uL|mL))\s*(?:each|per\s+(?:well|pair|pick|transfer)|apiece|"
-    r"from\s+each(?:\s+well)?)\s*\)?\W*$",
-    re.IGNORECASE,
-)
-
-
-def shared_volume(read_in: Read) -> None:
-    """Transfers of one sentence, split at semicolons, that name no volume take the volume the
-    last of them says for each ("A1, A2 -> pool A1; B1, B2 -> pool B1 (20 uL each)")."""
-    for i, (last, fam) in enumerate(read_in):
-        if (
-            last is None
-            or not _moves(last, fam)
-            or len(last.ents.volumes()) != 1
-            or not _EACH_AT_END.search(last.text)
-        ):
-            continue
-        before = []
-        for k in range(i - 1, -1, -1):
-            frame, family = read_in[k]
-            if (
-                frame is None
-                or not _moves(frame, family)
-                or frame.clause.sentence != last.clause.sentence
-                or frame.ents.volumes()
-            ):
-                break
-            before.append(k)
-        if not before:
-            continue
-        adds = next(f for f in FAMILIES if f.name == "transfer")
-        for k in [*before, i]:
-            frame, family = read_in[k]
-            if frame is not None and family is None:  # "amp_plate A1 -> norm_out B1"
-                frame = read(frame.clause, frame.ents, adds.name)
-                read_in[k] = (frame, adds)
-            if frame is not None and k != i:
-                frame.volume = last.ents.volumes()[0]
-
-
-def _moves(frame: Frame, family: Family | None) -> bool:
-    """A transfer, or a verbless pair of places ("B1, B2 -> pool B1")."""
-    if family is not None:
-        return family.name == "transfer"
-    return len(frame.places) >= 2 and bool(re.search(r"->|\binto\b", frame.text))
 
 
 def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:

@@ -42,7 +42,6 @@ from agents.task.planning._fragments import (
     concentration_lists,
     optics_after,
     place_after,
-    shared_volume,
     volume_after,
 )
 from agents.task.planning._frames import Frame
@@ -66,6 +65,7 @@ from agents.task.planning._reading import (
 from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
 from agents.task.planning._settings import shared_settings
+from agents.task.planning._shared_volume import shared_volume
 from agents.task.planning._titles import INVENTORY, titles
 from agents.task.planning._trailing import first_item_plates, trailing_plates
 from agents.task.planning._wellsets import SelectionError

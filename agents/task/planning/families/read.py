@@ -127,7 +127,10 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 60
     if not _ACTS.match(text) and not ents.volumes() and (_ex_em(text) or _READ_NOUN.search(text)):
         return 55  # "PicoGreen read of eluates, ex 485 / em 535"
-    if any(rx.search(text) for rx in MODES.values()) and not re.match(
+    unnamed = text  # "Split 240 uL of luciferase reagent across D1-D8": a liquid's name
+    for m in ents.liquids:  # says nothing about reading
+        unnamed = unnamed[: m.start] + " " * (m.end - m.start) + unnamed[m.end :]
+    if any(rx.search(unnamed) for rx in MODES.values()) and not re.match(
         r"^(?:add|transfer|dispense|shake|incubate|mix|move)\b", text, _FLAGS
     ):
         return 45
