@@ -162,3 +162,21 @@ def has_destination(before: str) -> bool:
     if _RANGE_ONLY.match(before) and not _VOLUME_SAID.search(before):
         return False
     return bool(_HAS_DEST.search(before))
+
+
+# "take 50 uL from each of P A1-A4 and pool them in Q B1": where what was taken goes
+_POOL_INTO = re.compile(
+    r"(?:pool|combine|consolidate|merge)(?:\s+(?:them|it|these|those|all|everything))?"
+    r"(?:\s+(?:all\s+)?together)?\s+(?:in|into|to|onto)\s",
+    _FLAGS,
+)
+
+
+def pools_what_before(text: str, start: int, end: int) -> bool:
+    """Whether the cut at ``start:end`` only says where the part before it, which takes from
+    wells and says no destination, pools ("transfer 100 uL from each of X and pool into Y")."""
+    return (
+        bool(_POOL_INTO.match(text, end))
+        and bool(re.search(r"\bfrom\b", text[:start], _FLAGS))
+        and not has_destination(text[:start])
+    )

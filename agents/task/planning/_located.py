@@ -17,10 +17,11 @@ _IN = re.compile(r"\s+in\s+", _FLAGS)
 # a place then "into" starts over; that place is what is moved, not the first "into"'s target
 _RESTART = re.compile(r":\s+(?=[^:;,]*?(?:\s(?:into|to|onto)\s|\s?->\s?))", _FLAGS)
 # "from each of the 8 samples in column 5 of SERA1": the words after "from" describe the wells
-# the place after "in" names (what is taken), not where it goes
+# the place after "in" names (what is taken), not where it goes; after wells ("from each of
+# lysate_dw A1-A4 in pool_dw B1") the place after "in" is where they go
 _FROM_THE_IN = re.compile(
     r"\bfrom\s+(?:each\s+of\s+|all\s+(?:of\s+)?|both\s+(?:of\s+)?)?(?:the\s+|these\s+|those\s+)?"
-    r"(?:(?!(?:to|into|onto|and|then)\b)[\w-]+\s+){1,3}?(?:in|on)\s+",
+    r"(?:(?!(?:to|into|onto|and|then)\b|[A-Pa-p]\d{1,2}\b)[\w-]+\s+){1,3}?(?:in|on)\s+",
     _FLAGS,
 )
 # "in wells H2-H8 on plate_1", "in every other well of row A on X", "in the odd wells of

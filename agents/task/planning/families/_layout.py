@@ -137,15 +137,15 @@ _N_WELLS = re.compile(
 _FROM_EACH = re.compile(r"\bfrom\s+(?:each\s+of\s+|all\s+(?:of\s+)?)?(?:the\s+)?$", _FLAGS)
 
 
-def _as_counted(text: str, dst: list[str], lw: str) -> list[str]:
+def _as_counted(text: str, dst: list[str], lw: str, taken: int = 0) -> list[str]:
     """'into 3 wells of row C': a count of wells the set named does not have is asked about,
     never filled all the same (12 wells) or cut short."""
     m = _N_WELLS.search(text)
     if m is None or _FROM_EACH.search(text[: m.start()]):
         return dst  # "from each of the four wells in SERA1 A6-D6": the wells taken from
     n = _NUMBERS.get(m.group(1).lower()) or int(m.group(1))
-    if n == len(dst) or n == 0:
-        return dst
+    if n == len(dst) or n == 0 or (len(dst) == 1 and n == taken):
+        return dst  # "pool 4 wells (P A1-D1) into Q A1": the wells pooled
     some = f"{lw} {dst[0]}-{dst[n - 1]}" if n < len(dst) else f"{len(dst)} wells of {lw}"
     raise Ask(
         f"You say {n} wells, but the wells named are {len(dst)} ({lw} {dst[0]}..{dst[-1]}): "
@@ -190,4 +190,4 @@ def _arranged(
     _quadrant_unsaid(frame, src_lw, src, dst_lw, dst, world)
     if len(dst) == 1 and (run := _run_from(text, dst[0], len(src) * count, dst_lw, world)):
         return run
-    return _as_counted(text, dst, dst_lw)
+    return _as_counted(text, dst, dst_lw, len(src))

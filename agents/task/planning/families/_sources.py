@@ -110,9 +110,21 @@ def _holding_plates(loose: list[WellSet], dests: set[str], p: r.Planning) -> lis
     if any(p.world.well_volume(d, w) > 0 for d in dests for w in _loose_on(loose, d, p)):
         return []  # the destination's plate holds them: a move within it
     holders = [h for h in holders if h not in dests]
+    if len(holders) > 1 and (last := _last_source(p)) in holders:
+        return [last]  # "from amplicons A1 to rxn A1, then 5 uL from A2 to rxn B1": the same
     if len(holders) > 1:
         raise Ask("Which plate are those wells on?", ["plate"], holders)
     return holders
+
+
+def _last_source(p: r.Planning) -> str | None:
+    """The plate the clause before took liquid from (a move still waiting, or emitted)."""
+    if p.pending:
+        return str(p.pending[-1].src[0])
+    for step in reversed(p.world.steps):
+        if step.command in ("transfer", "aspirate"):
+            return str(step.args.get("source") or step.args.get("labware"))
+    return None
 
 
 def _loose_on(loose: list[WellSet], lw: str, p: r.Planning) -> list[str]:
