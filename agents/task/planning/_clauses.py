@@ -19,11 +19,11 @@ from typing import Literal
 from agents.task.planning import _joins, _social
 from agents.task.planning._gapping import borrow, gaps
 from agents.task.planning._items import lines_of
-from agents.task.planning._joins import pools_what_before
 from agents.task.planning._joins import (
     after_clause_start,
     bracketed,
     list_tips_apart,
+    pools_what_before,
     semicolon_parts,
     then_parts,
 )
