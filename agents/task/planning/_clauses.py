@@ -23,7 +23,6 @@ from agents.task.planning._joins import (
     after_clause_start,
     bracketed,
     list_tips_apart,
-    pools_what_before,
     semicolon_parts,
     then_parts,
 )
@@ -326,7 +325,6 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
     ]
     inside = bracketed(text)  # "(8 channel, mix 3x)": a verb in brackets starts no clause
     cuts = [c for c in cuts if not any(a < c.start() < b for a, b in inside)]
-    cuts = [c for c in cuts if not pools_what_before(text, c.start(), c.end())]
     for m in re.finditer(r"\s*:\s+", text):  # "Make a replica of row B: samples B1.. into ..."
         before, after = text[: m.start()], text[m.end() :]
         if (

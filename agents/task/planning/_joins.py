@@ -135,8 +135,8 @@ def after_clause_start(text: str, cut: re.Match[str]) -> bool:
     """Whether ``cut`` may end a clause: not at the very start, and not a comma after a place
     that opens the sentence with no verb or volume of its own."""
     before = text[: cut.start()]
-    if cut.start() == 0:
-        return False
+    if cut.start() == 0 or pools_what_before(text, cut.start(), cut.end()):
+        return False  # (nor "... from each of X and pool into Y": where what was taken goes)
     return not (
         cut.group(0).strip() == ","
         and (_FRONTED.match(before) or _MANNER.match(before))
