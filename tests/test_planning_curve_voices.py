@@ -85,3 +85,14 @@ def test_another_analytes_calibrator_is_not_the_labs_by_one_shared_word() -> Non
     )
     assert not isinstance(result, Plan)
     assert getattr(result, "missing", None) == ["liquid"]
+
+
+def test_a_curve_spec_sheet_reads_as_one_line_and_other_lists_stay_as_they_are() -> None:
+    from agents.task.planning._curve_specs import one_line
+
+    sheet = "Std curve:\n- stock: BSA\n- diluent: PBS\n- plate: bca_p2, column 2\n- 2-fold"
+    assert one_line(sheet) == (
+        "Std curve: top standard = BSA, diluent = PBS, bca_p2, column 2, 2-fold"
+    )
+    steps = "Std curve:\n1. add 100 uL PBS to B1-H1\n2. tips: fresh each time"
+    assert one_line(steps) == steps

@@ -90,6 +90,7 @@ def _source_liquids(steps: list[PlanStep], world: World) -> set[str]:
     return found
 
 
+_ROLE_WORD = re.compile(r"(?:the\s+)?(?:diluents?|buffers?)", re.IGNORECASE)
 _PER_CYCLE = re.compile(r"\s*(?:/|per|each|every|a)\s*cycle\b", re.IGNORECASE)
 
 
@@ -115,6 +116,8 @@ def check(frame: Frame, item: TraceItem, steps: list[PlanStep], world: World) ->
     liquids = _source_liquids(steps, world)
     understood = item.understood.lower()
     for m in frame.ents.liquids:
+        if _ROLE_WORD.fullmatch(m.written) and "dilution" in understood:
+            continue  # "150 uL diluent per well" of a curve made up in another liquid: its role
         own_volume = any(
             q.kind == "volume"
             and 0 <= m.start - q.end <= 4

@@ -249,7 +249,12 @@ def without_tail(liquids: list[str]) -> list[tuple[str, re.Pattern[str]]]:
 
 
 # an analyte's or a gene's code right before a word ("IL-10 calibrator", "CXCL8 standard")
-_CODE_BEFORE = re.compile(r"(?<![\w-])([A-Za-z]{2,}-?\d+[A-Za-z]?)[\s_-]+$")
+# ... or a kit reagent's qualifier ("sample diluent" is no "Reagent Diluent (1X)")
+_CODE_BEFORE = re.compile(
+    r"(?<![\w-])([A-Za-z]{2,}-?\d+[A-Za-z]?|sample|assay|reagent|calibrator|standard|wash|coating"
+    r"|blocking|detection|capture|dilution|conjugate)[\s_-]+$",
+    re.IGNORECASE,
+)
 
 
 def by_word_mentions(
