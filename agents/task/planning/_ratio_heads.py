@@ -61,10 +61,32 @@ def _ratio_heading(frame: Frame, family: Family | None, head: Frame) -> bool:
     )
 
 
+_PLUS = re.compile(r"\+|\band\b|\bwith\b", re.IGNORECASE)
+
+
+def _parts_after(frame: Frame, family: Family | None, head: Frame) -> bool:
+    """ "Make a 1:20 of the sera in A3-H3 into dil_blk A3-H3: 10 uL serum + 190 uL of PBS":
+    after a ratio dilution that says no volume, the piece that gives its two parts."""
+    ents = frame.ents
+    vols = ents.volumes()
+    return (
+        head.ents.fold is not None
+        and head.ents.fold[1] == "ratio"
+        and not head.ents.volumes()
+        and len(vols) == 2
+        and not ents.labware
+        and not ents.wellsets
+        and ents.fold is None
+        and bool(_PLUS.search(frame.text[vols[0].end : vols[1].start]))
+    )
+
+
 def ratio_headings(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
-    """Each ratio heading read together with the one step under it, as one dilution."""
-    if not any(f is not None and f.clause.heading and f.ents.fold for f, _ in read_in):
-        return read_in  # cheap: most requests have no such heading
-    return fold_into_previous(
+    """Each ratio heading read together with the one step under it, as one dilution, and each
+    ratio dilution with the piece after it that gives its two parts."""
+    if not any(f is not None and f.ents.fold for f, _ in read_in):
+        return read_in  # cheap: most requests have no ratio
+    read_in = fold_into_previous(
         read_in, lex, norm, "context", _ratio_heading, heading=False, becomes="dilution"
     )
+    return fold_into_previous(read_in, lex, norm, "dilution", _parts_after, heading=False)

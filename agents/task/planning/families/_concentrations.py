@@ -90,11 +90,15 @@ _IN_FINAL = re.compile(
 )
 
 
+# "0.8 mg/mL final", "2 nM target": the level said before the word that makes it the target
+_SAID_FINAL = re.compile(rf"(?<![\w.]){_NUM}\s*(?P<unit>{_UNIT})\s+(?:final|target)\b", re.I)
+
+
 def target(text: str) -> Level | None:
     """The concentration every well is brought to ("normalise to 10 ng/uL")."""
     found = list(_TARGET.finditer(text))  # "A3 (45 uL at 30 ng/uL) to 15 ng/uL": "to" wins
     m = next((f for f in found if f.group(0).lower().startswith("to")), found[0] if found else None)
-    if m is None and (m := _IN_FINAL.search(text)) is not None:
+    if m is None and (m := _IN_FINAL.search(text) or _SAID_FINAL.search(text)) is not None:
         return _level(m.group(1), m.group("unit"), m.start(1), m.end())
     return _level(m.group(1), m.group("unit"), m.start(1), m.end()) if m else None
 
@@ -132,9 +136,18 @@ def said(text: str) -> bool:
 _BRACKETED = re.compile(rf"[(\[]\s*(?:conc\w*\.?\s*,?\s*)?(?P<unit>{_UNIT})\s*[)\]]")
 
 
+# "concentrations in ng/uL: 20, 10, 40", "Qubit values in nM:": the unit said in the label
+_LABEL_UNIT = re.compile(
+    rf"^(?:conc\w*|qubit|nanodrop|quant\w*|values?|readings?|yields?)\b[^:;]*?\bin\s+"
+    rf"(?P<unit>{_UNIT})\s*:?\s*$",
+    re.IGNORECASE,
+)
+
+
 def bracketed_unit(text: str) -> str | None:
-    """The unit a label or a table's header gives its numbers in brackets ("Qubit (ng/uL)")."""
-    m = _BRACKETED.search(text)
+    """The unit a label or a table's header gives its numbers in brackets ("Qubit (ng/uL)"),
+    or says of them ("concentrations in ng/uL")."""
+    m = _BRACKETED.search(text) or _LABEL_UNIT.match(text.strip())
     return m.group("unit") if m else None
 
 

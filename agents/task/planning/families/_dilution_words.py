@@ -33,6 +33,13 @@ _STEP_ALONG = re.compile(
     r"(?:(?:in|with)\s+(?!row|col|the\s+(?:row|col))(?:[\w%.-]+\s+){1,4}?)?(?:across|down|along)\b",
     _FLAGS,
 )
+# Buffers named for another job (lysing, washing, blocking, eluting, loading a gel): never
+# the lab's diluent by default, however few other buffers the lab holds
+WORKS = re.compile(
+    r"\b(?:wash\w*|lysis|ripa|block\w*|elution|binding|extraction|coating|ligase|stop|loading"
+    r"|laemmli|running|transfer)\b",
+    _FLAGS,
+)
 # "1:10 of X into Y", "make a 1/50 of X ...": a ratio said as what is made of a source
 _RATIO_OF = re.compile(
     r"^(?:(?:please\s+)?(?:make|prepare|do|set\s+up)\s+)?(?:an?\s+)?1\s*[:/]\s*\d+(?:\.\d+)?\s+of\b",

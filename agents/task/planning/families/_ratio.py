@@ -12,9 +12,10 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
+from agents.task.planning.families._dilution_words import WORKS
 from agents.task.planning.families._each_held import each_held
 from agents.task.planning.families._ratio_parts import Parts, parts
-from agents.task.planning.families._samples_first import swapped
+from agents.task.planning.families._samples_first import filled, swapped
 from agents.task.planning.families._stock_said import (
     _AS_DILUENT,
     _DILUENT,
@@ -66,13 +67,14 @@ def _diluent(frame: Frame, stock: str, p: r.Planning) -> str:
     named = [  # the lab's one "sample buffer" or "assay diluent"
         n
         for low, n in known.items()
-        if n != stock and re.search(r"\b(?:diluent|buffer)\b", low) and "wash" not in low
+        if n != stock and re.search(r"\b(?:diluent|buffer)\b", low) and not WORKS.search(low)
     ]
     if len(named) == 1:
         return named[0]
-    raise Ask(
-        f"Which liquid should I dilute {stock} with?",
-        ["liquid"],
+    sized = frame.final or frame.total or frame.volume or frame.ents.volumes()
+    raise Ask(  # (no volume either: both gaps are named, not one after the other)
+        f"Which liquid should I dilute {stock} with?" + ("" if sized else " And in what volume?"),
+        ["liquid"] if sized else ["liquid", "volume"],
         [x for x in r.liquids(p.world) if x != stock],
     )
 
@@ -136,6 +138,12 @@ def _ratio(frame: Frame, p: r.Planning) -> str:
     if heads and targets:  # "dilute samples A1-A4 1:2 with buffer into dest_plate A1-A4"
         return _ratio_from(frame, p, k, heads[0], targets[0])
     final = frame.final or frame.total or frame.volume
+    if final is not None and len(heads) == 1 == len(frame.places) and filled(heads[0], p):
+        raise Ask(  # "1:10 of lysates A1 in PBS, 100 uL final": made where?
+            f"Where should the 1:{k:g} dilutions go (which wells of which plate)?",
+            ["destination"],
+            [lw for lw in r.work_plates(world) if lw != heads[0].labware.name],  # type: ignore[union-attr]
+        )
     told = parts(frame, k)
     named = [pl for _, pl in frame.places if pl.labware is not None and pl.wells]
     if final is None and len(named) == 1:

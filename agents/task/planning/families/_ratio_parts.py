@@ -63,10 +63,22 @@ def is_recipe(ents: Entities) -> bool:
     return _agrees(small, large, ents.fold[0])
 
 
+def _stock_part(ents: Entities, said: list[tuple[float, Mention]]) -> float | None:
+    """ "10 uL serum + 190 uL of PBS 1X": the other of exactly two volumes, when only the
+    diluent's part names a liquid of the lab (the stock said by a word of its own)."""
+    vols = ents.volumes()
+    if len(said) != 1 or len(vols) != 2:
+        return None
+    other = [q.value for q in vols if q.value != said[0][0]]
+    return other[0] if len(other) == 1 and other[0] < said[0][0] else None
+
+
 def parts(frame: Frame, k: float) -> Parts | None:
     """The two (volume, liquid) parts the clause tells, checked against the ratio ``k``."""
     said = _told(frame.ents)
-    if len(said) != 2 or said[0][1].name == said[1][1].name:
+    if (stock := _stock_part(frame.ents, said)) is not None:
+        said = [(stock, said[0][1]), said[0]]  # (the stock's mention is not used)
+    elif len(said) != 2 or said[0][1].name == said[1][1].name:
         return None
     (small, _), (large, diluent) = sorted(said, key=lambda x: x[0])
     total = small + large

@@ -90,8 +90,11 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 80  # "normalise ... to 10 ng/uL": by the wells' concentrations
     if _TAKE_TO.match(text) or _TAKE_TO.match(label):
         return 80  # "take dna_plate B1-D1 to 2 nM in 30 uL": a plate's wells brought to a level
-    if conc.mass(text) is not None and (
-        _TAKE.match(text) or ((_TAKE.match(label) or _POOL.search(text)) and conc.said(text))
+    amount = conc.mass(text)
+    if amount is not None and (
+        _TAKE.match(text)
+        # ("I need) 50 ng of each gDNA (A1-C1: 25, 10, 50 ng/uL) in 20 uL": the amount first
+        or ((_TAKE.match(label) or _POOL.search(text) or amount.start == 0) and conc.said(text))
     ):
         return 80  # "take 50 ng of each library (A1 25 ng/uL, ...) into ...", "pool 10 ng each"
     return None
@@ -168,13 +171,22 @@ def dest_piece(frame: Frame, head: Frame) -> bool:
     return bool(_INTO_WORD.search(before) or (not before.strip() and _INTO_WORD.search(label)))
 
 
+_ALONE = re.compile(r"\s*[,;(]")  # (reversed) a volume said between commas
+
+
 def _final(frame: Frame, into: bool) -> float | None:
     """The final volume: said as such, or "20 uL per well" of another plate."""
     if frame.final is not None:
         return frame.final.value
     text = frame.ents.text
     per = [q for q in frame.ents.volumes() if into and _PER_DEST.match(text[q.end :])]
-    return per[0].value if len(per) == 1 else None
+    if len(per) == 1:
+        return per[0].value
+    vols = frame.ents.volumes()
+    alone = len(vols) == 1 and _ALONE.match(text[: vols[0].start][::-1])
+    if into and alone and re.match(r"\s*(?:[,;)]|$)", text[vols[0].end :]):
+        return vols[0].value  # "into Y, 0.8 mg/mL final, 250 uL, PBS": its one volume
+    return None
 
 
 def build(frame: Frame, p: r.Planning) -> str:
@@ -242,6 +254,10 @@ def build(frame: Frame, p: r.Planning) -> str:
             )
         moves.append((src_well, dst_well, round(sample, 2), round((final or sample) - sample, 2)))
     lh = world.labware(dst_lw).instrument
+    if final is None and any(_WITH.search(frame.text[: m.start]) for m in frame.ents.liquids):
+        raise Ask(  # "50 ng of each with EB": a diluent named and no volume it makes up
+            "In what final volume (uL) should each normalised sample be?", ["volume"], []
+        )
     diluent = _diluent(frame, p, src_lw) if final is not None else ""
     if diluent:  # the diluent first, into empty wells: one tip
         src = r.source_of(diluent, sum(m[3] for m in moves), world, {(dst_lw, w) for w in wells})
