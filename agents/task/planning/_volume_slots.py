@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 _FLAGS = re.IGNORECASE
 _FINAL = re.compile(
     r"(?:\b(?:ending|ends?|finishing|leaving)\s+(?:up\s+)?(?:with|at)\s+$|\bfinal(?:\s+vol(?:ume)?\.?)?(?:\s+(?:of|is|=|:))?\s*$|\bto\s+(?:a\s+)?(?:final|total)\s+(?:volume\s+)?(?:of\s+)?$"
-    r"|\b(?:top(?:ped)?\s+(?:up|off)|bring|brought|fill(?:ed)?|make|made|up|adjust|normali[sz]e[ds]?)\b"
+    r"|\b(?:top(?:ped)?\s+(?:up|off)|bring|brought|fill(?:ed)?|make|made|up|adjust|normali[sz]e[ds]?|with)\b"
     r"[^,;]{0,40}\bto\s+$"
     r"|\bin\s+(?:a\s+)?(?:final\s+)?(?:volume\s+of\s+)?$|\btotal\s+vol(?:ume)?\.?(?:\s+of)?\s*$"
     # "so each well reaches 60 uL", "until every well holds 100 uL", "bring each to 20 uL"
