@@ -79,3 +79,22 @@ def test_a_liquid_named_after_a_chemistry_is_moved_not_read() -> None:
     assert set(_volumes("Split 240 uL of luciferase reagent across scr384 D1-D8", "r7f_hts")) == {
         30.0
     }
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Dispense 300 uL PBS, split over bca_plate C1, C2 and C3",
+        "a total volume of 300 uL PBS divided among bca_plate D1-D3",
+        "100 uL PBS into bca_plate F1-F3, 300 uL altogether",
+    ],
+)
+def test_a_total_said_every_way_is_shared_out_or_agrees(request_: str) -> None:
+    assert set(_volumes(request_, "r7f_bca")) == {100.0}
+
+
+def test_a_total_that_disagrees_with_the_volume_per_well_is_asked() -> None:
+    result = RulePlanner().plan(
+        "150 uL PBS into bca_plate F1-F4, 500 uL in total", LABS["r7f_bca"].view
+    )
+    assert not isinstance(result, Plan) and result.missing == ["volume"]

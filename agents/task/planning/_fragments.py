@@ -25,7 +25,8 @@ _VERB_FIRST = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
 _ONLY_VOLUME = re.compile(
     r"^(?:with\s+|at\s+|using\s+|(?:please\s+)?use\s+|make\s+it\s+)?[\d.]+\s*(?:uL|mL)\s*"
     r"(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
-    r"|apiece|a\s+well|/\s*well|(?:in|into|to)\s+(?:each|every)\s+well)?"
+    r"|apiece|a\s+well|/\s*well|(?:in|into|to)\s+(?:each|every)\s+well"
+    r"|in\s+total|total|altogether|all\s+together|in\s+all)?"
     r"(?:\s+(?:is\s+(?:fine|ok(?:ay)?|enough|good)|will\s+do|please))?$",
     re.IGNORECASE,
 )

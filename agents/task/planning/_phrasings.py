@@ -344,12 +344,17 @@ _PER_WELL_FIRST = re.compile(
 # "Cherry pick 20 uL each: ...", "hit pick these": the verb written as one word, as the
 # readers of verbs and headings know it
 _SPACED_PICK = re.compile(r"\b(cherry|hit)\s+(pick(?:s|ed|ing)?)\b", re.IGNORECASE)
+# "600 uL altogether", "1 mL in all": an amount for all the wells together, said "in total"
+_ALTOGETHER = re.compile(
+    r"(\d\s*(?:[uµm][lL]|micro-?lit\w*|milli-?lit\w*)\s+)(?:altogether|all\s+together|in\s+all\b(?!\s*\w))",
+    re.IGNORECASE,
+)
 
 
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, text))
-    text = _SPACED_PICK.sub(r"\1-\2", text)
+    text = _ALTOGETHER.sub(r"\1in total", _SPACED_PICK.sub(r"\1-\2", text))
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
     text = _COL_BLANK.sub(r"columns \1 = ", _ROW_BLANK.sub(r"row \1 = ", text))
     text = _QS.sub("qs", text)

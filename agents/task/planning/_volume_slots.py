@@ -37,10 +37,16 @@ _TOTAL = re.compile(r"(?:\ba\s+total\s+of\s*$|\btotal\s+of\s*$)", _FLAGS)
 # "Divide 960 uL of PBS over column 1": one volume shared out.
 _DIVIDE = re.compile(r"^(?:divide|split|share(?:\s+out)?|apportion)\b", _FLAGS)
 _OVER = re.compile(r"\b(?:over|across|between|among(?:st)?)\b", _FLAGS)
+# "300 uL PBS, split over C1-C3", "600 uL altogether": an amount for all the wells together
 _TOTAL_AFTER = re.compile(
-    r"^\s*(?:in\s+total|total\b(?!\s+volume)|(?:split|divided|spread|shared)\b"
+    r"^\s*,?\s*(?:in\s+total|total\b(?!\s+volume)|altogether|all\s+together|in\s+all\b(?!\s*\w)"
+    r"|(?:split|divided|spread|shared)\b"
     r"|(?:of\s+[\w\s%-]{1,30}?\s+)?(?:evenly|equally)\b)",
     _FLAGS,
+)
+_TOTAL_VOLUME = re.compile(r"\btotal\s+vol(?:ume)?\.?(?:\s+of)?\s*$", _FLAGS)
+_SHARED = re.compile(
+    r"^[^,;]{0,40}?\b(?:split|divided|spread|shared|distributed|evenly|equally)\b", _FLAGS
 )
 _PER_WELL_AFTER = re.compile(r"^\s*(?:per\s+well|each|/\s*well|a\s+well|into\s+each)\b", _FLAGS)
 _INTO_N = re.compile(
@@ -76,6 +82,8 @@ def assign_quantities(frame: Frame) -> None:
             in_steps = _STEPS_AFTER.match(after)  # "in 20 uL steps": what each step carries
             if _MIX_VOLUME.search(named[: q.start][-40:]) and not _FINAL.search(before[-60:]):
                 frame.mix_volume = frame.mix_volume or q
+            elif _TOTAL_VOLUME.search(before[-30:]) and _SHARED.search(after):
+                frame.total = frame.total or q  # "a total volume of 400 uL X divided among"
             elif (_FINAL.search(before[-60:]) and not in_steps) or _FINAL_AFTER.match(after):
                 frame.final = frame.final or q
             elif (

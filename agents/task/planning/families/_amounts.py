@@ -140,9 +140,13 @@ def whole(
     return held
 
 
-def per_well(frame: Frame, volume: float, plate: str, wells: int, world: r.World) -> None:
+def per_well(
+    frame: Frame, volume: float, plate: str, wells: int, world: r.World, moves: int = 0
+) -> None:
     """One volume into each of ``wells`` wells: more than 0, no more than a well holds, and,
-    for "8 x 500 uL aliquots", as many wells as aliquots and the total they add up to."""
+    for "8 x 500 uL aliquots", as many wells as aliquots and the total they add up to. A total
+    said beside the volume ("150 uL into F1-F4, 600 uL in total") must be what the ``moves``
+    add up to; one that is not is asked about, never dropped."""
     r.positive_volume(volume, frame.volume.text if frame.volume else f"{volume:g} uL")
     room = world.labware(plate).well_max_volume_ul
     if room and volume > room + 1e-6:
@@ -151,6 +155,20 @@ def per_well(frame: Frame, volume: float, plate: str, wells: int, world: r.World
             "capacity",
         )
     count = frame.extra.get("aliquots")
+    total = frame.total.value if frame.total is not None else None
+    if (
+        not isinstance(count, int)
+        and moves
+        and frame.volume is not None
+        and total is not None
+        and abs(total - moves * volume) > 0.01
+    ):
+        raise Ask(
+            f"{moves} x {fmt(volume, 'uL')} is {fmt(moves * volume, 'uL')}, not the "
+            f"{fmt(total, 'uL')} in total said: how much should each well get?",
+            ["volume"],
+            [fmt(total / moves, "uL"), fmt(volume, "uL")],
+        )
     if not isinstance(count, int):
         return
     if count != wells:

@@ -300,7 +300,7 @@ def _ops(
             volume = r.quantity(
                 frame.volume, frame, "How many uL should go into each well?", "volume"
             )
-        am.per_well(frame, volume, dst_lw, len(dst_wells), world)
+        am.per_well(frame, volume, dst_lw, len(dst_wells), world, max(len(dst_wells), n_src))
     if src_sets:
         src_lw, src_wells = asks.first_source(frame, src_sets, world)  # "water from A1": dye?
         if src_wells is None:
