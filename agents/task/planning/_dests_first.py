@@ -1,13 +1,20 @@
 """Destination plates said before the move that fills them: "In duplicate onto growth_plate and
 glyc_plate: stamp 10 uL of every well of ON_culture", "Daughter plates: DB-1, DB-2. Stamp MB-3
-into them" - the plates the lead-in names are where the next move goes when it names none."""
+into them" - the plates the lead-in names are where the next move goes when it names none; and
+a copy asked for in one sentence and detailed in the next ("Could you make a daughter plate of
+my samples? 15 uL from each well into dest_plate.") - one clause."""
 
 from __future__ import annotations
 
 import re
 
 from agents.task.planning._frames import Frame
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._normalise import Normalised
+from agents.task.planning._reading import Read, fold_into_previous
 from agents.task.planning.families import Family
+from agents.task.planning.families._places import _copies
+from agents.task.planning.families._recognise import VERBS
 
 _FLAGS = re.IGNORECASE
 # "In duplicate onto X and Y", "onto X", "into X, Y": a lead-in that only says where to
@@ -55,3 +62,25 @@ def dests_first(read_in: list[tuple[Frame | None, Family | None]]) -> None:
         if any(pl.labware is not None and pl.labware.name in plates for _, pl in nxt.places):
             continue  # the move names one of them itself: it says its own roles
         nxt.places += [("dest", pl) for _, pl in said.places]
+
+
+def _details(frame: Frame, family: Family | None, head: Frame) -> bool:
+    """A sentence with no verb that gives a copy asked for just before it its volume and its
+    destination, and names nothing it takes from ("15 uL from each well into dest_plate")."""
+    return (
+        frame.clause.joined == "sentence"
+        and frame.clause.sentence == head.clause.sentence + 1
+        and (family is None or family.name == "transfer")
+        and _copies(head)
+        and not head.ents.volumes()
+        and not any(role == "dest" for role, _ in head.places)
+        and bool(frame.ents.volumes())
+        and not VERBS.match(frame.text)
+        and not frame.ents.liquids
+        and all(role == "dest" for role, pl in frame.places if pl.labware is not None)
+    )
+
+
+def copy_details(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
+    """A copy and the verbless sentence after it that details it, read as one clause."""
+    return fold_into_previous(read_in, lex, norm, "transfer", _details)

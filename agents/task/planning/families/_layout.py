@@ -63,6 +63,21 @@ def _quadrant_unsaid(
     )
 
 
+def _quadrant_of_384(text: str, src_lw: str, src: list[str], dst_lw: str, world: r.World) -> None:
+    """'Copy quadrant 1 of a 384 to another 384': the quadrant is a quarter of the source's
+    wells, never the whole plate copied - asked (which wells), never done in full."""
+    a = world.labware(src_lw)
+    if (a.rows, a.cols) != (16, 24) or len(src) < 384 or not (named := quadrants(text)):
+        return
+    raise Ask(
+        f"Which wells of {src_lw} should I copy to {dst_lw}? Quadrant {named[0]} is a quarter of "
+        "the 384 wells (every other row and column), not the whole plate.",
+        ["wells"],
+        [f"quadrant {q} of {src_lw} into the same wells of {dst_lw}" for q in named]
+        + [f"all 384 wells of {src_lw}"],
+    )
+
+
 _STARTING = re.compile(
     r"\b(?:starting|beginning|start)\s+(?:at|from|with|in)\s+(?:well\s+)?([A-Pa-p]\d{1,2})\b",
     _FLAGS,
@@ -187,6 +202,7 @@ def _arranged(
         return dst[: len(src)]
     if quad := _quadrant(text, src_lw, src, dst_lw, world):
         return quad
+    _quadrant_of_384(text, src_lw, src, dst_lw, world)
     _quadrant_unsaid(frame, src_lw, src, dst_lw, dst, world)
     if len(dst) == 1 and (run := _run_from(text, dst[0], len(src) * count, dst_lw, world)):
         return run
