@@ -7,11 +7,12 @@ my samples? 15 uL from each well into dest_plate.") - one clause."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import Read, fold_into_previous
+from agents.task.planning._reading import Read, _read, fold_into_previous
 from agents.task.planning.families import Family
 from agents.task.planning.families._places import _copies
 from agents.task.planning.families._recognise import VERBS
@@ -84,3 +85,35 @@ def _details(frame: Frame, family: Family | None, head: Frame) -> bool:
 def copy_details(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """A copy and the verbless sentence after it that details it, read as one clause."""
     return fold_into_previous(read_in, lex, norm, "transfer", _details)
+
+
+# "ON_culture -> glyc_plate, 10 uL", "then ON_culture to glyc_plate": a plate, then a plate
+_PLATE_TO_PLATE = re.compile(r"^(?:then\s+)?\S+\s*(?:->|\bto\b|\binto\b|\bonto\b)\s*\S+", _FLAGS)
+
+
+def copy_carried(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
+    """A verbless plate-to-plate move after a copy ("Stamp X -> Y, 10 uL; then X -> Z, 10 uL")
+    copies too: read again with the verb the copy before it said."""
+    out: Read = []
+    for frame, fam in read_in:
+        prev = out[-1][0] if out else None
+        if (
+            frame is not None
+            and prev is not None
+            and (fam is None or fam.name == "transfer")
+            and _copies(prev)
+            and not _copies(frame)
+            and not VERBS.match(frame.text)
+            and _PLATE_TO_PLATE.match(frame.text)
+            and len(frame.places) == 2
+            and all(pl.labware is not None and pl.wells is None for _, pl in frame.places)
+            and not frame.ents.liquids
+        ):
+            again, got = _read(
+                replace(frame.clause, text=f"stamp {frame.clause.text}"), lex, norm.quoted
+            )
+            if again is not None and got is not None and got.name == "transfer":
+                out.append((again, got))
+                continue
+        out.append((frame, fam))
+    return out

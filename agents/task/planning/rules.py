@@ -37,7 +37,7 @@ from agents.task.planning import _thinned as thinned
 from agents.task.planning import _unhonoured as unhonoured
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import EXAMPLES, _compose
-from agents.task.planning._dests_first import copy_details, dests_first
+from agents.task.planning._dests_first import copy_carried, copy_details, dests_first
 from agents.task.planning._fragments import (
     concentration_lists,
     optics_after,
@@ -112,6 +112,7 @@ class RulePlanner:
             read_in = _lead_ins([_read(c, lex, norm.quoted) for c in clauses], lex, norm)
             read_in = _merge_fragments(read_in, lex, norm)
             read_in = copy_details(read_in, lex, norm)  # "Copy X? 15 uL into Y."
+            read_in = copy_carried(read_in, lex, norm)  # "...; then X -> Z, 10 uL"
             read_in = refills(read_in, lex, norm)
             read_in = concentration_lists(read_in, lex, norm)
             read_in = volume_after(read_in, lex, norm)
