@@ -29,3 +29,11 @@ def test_a_deep_well_block_above_the_shakers_limit_is_still_refused() -> None:
     lab = Labs()["deepwell"].view
     refusal = RulePlanner().plan("incubate block_1 at 95 C for 10 min", lab)
     assert refusal.kind == "refusal" and refusal.code == "policy_limit"
+
+
+def test_wells_said_to_be_left_empty_are_the_ones_not_filled() -> None:
+    lab = Labs()["standard"].view
+    plan = RulePlanner().plan("Put 50 uL buffer in plate_2, leaving the edge wells empty.", lab)
+    assert plan.kind == "plan"
+    filled = plan.steps[0].args["destination_wells"]
+    assert len(filled) == 60 and "A1" not in filled and "B2" in filled

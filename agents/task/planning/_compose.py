@@ -37,8 +37,8 @@ from agents.task.planning.families._series_end import said_discards
 # Verbs that put a liquid into what they name ("block plate_2", "quench the reaction in P row A",
 # "give P fresh medium", "plate the cells into P"), with no volume said.
 _TREATS = re.compile(
-    rf"(?:{TREAT_VERBS}|prime|quench|stop|inoculate|induce|neutrali[sz]e|give|plate|seed|charge)"
-    r"\b(?![^,;]*\d\s*(?:u|m)l\b)",
+    rf"(?:{TREAT_VERBS}|prime|quench|stop|inoculate|induce|neutrali[sz]e|give|plate|seed|charge"
+    r"|set\s+up|prepare|make\s+up|assemble|elute)\b(?![^,;]*\d\s*(?:u|m)l\b)",
     re.IGNORECASE,
 )
 EXAMPLES = [
@@ -376,7 +376,7 @@ def _not_understood(frame: Frame, p: Planning) -> str:
     if _TREATS.match(frame.text) and (frame.ents.labware or frame.ents.wellsets):
         ents = frame.ents
         what = ents.labware[-1].name if ents.labware else "those wells"
-        if ents.liquids:  # "plate the cells into plate48": how much of them
+        if ents.liquids and ents.liquids[0].sure:  # "plate the cells into plate48": how much
             raise Ask(f"How many uL of {ents.liquids[0].name} per well of {what}?", ["volume"])
         raise Ask(  # "block plate_2", "feed cells_24 row A": a liquid goes in, unsaid
             f"Which liquid should go into {what} for '{frame.clause.said}', and how many uL per "

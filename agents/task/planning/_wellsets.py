@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from agents.task.planning._alternates import alternate_in, every_other_in, every_other_well
+from agents.task.planning._left_out import fate
 from agents.task.planning._wellpatterns import (
     _ARROW_SPAN,
     _BUT_AFTER,
@@ -25,8 +26,6 @@ from agents.task.planning._wellpatterns import (
     _EXCEPT,
     _FROM_TO,
     _INTO_BEFORE,
-    _LEFT_OUT_AFTER,
-    _LEFT_OUT_BEFORE,
     _LETLIST,
     _LISTED_AFTER,
     _ORDINAL,
@@ -358,25 +357,25 @@ def find_all(text: str) -> list[WellSet]:
             continue
         sets.append(WellSet(parts, start, end, text[start:end], chain, axis))
     # "all but the last of plate_1": an exception not understood leaves no set (-> a question)
-    sets = _left_out(sets, text)
+    sets = left_out(sets, text)
     return [s for s in sets if not (s.whole_plate and _BUT_AFTER.match(text[s.end :]))]
 
 
-def _left_out(sets: list[WellSet], text: str) -> list[WellSet]:
-    """'every well of X (wells H11 and H12 left out)', 'row A, A12 left empty': the set without
-    the wells said after it to be left out."""
+def left_out(sets: list[WellSet], text: str) -> list[WellSet]:
+    """``sets`` with each set said to be left out taken from the set before it or from the
+    whole plate (see :func:`._left_out.fate`)."""
     out: list[WellSet] = []
     for s in sets:
         prev = out[-1] if out else None
-        if (
-            prev
-            and _LEFT_OUT_BEFORE.match(text[prev.end : s.start])
-            and _LEFT_OUT_AFTER.match(text[s.end :])
-        ):
+        said = fate(text, prev.end if prev else None, s.start, s.end, s.whole_plate)
+        if prev and said == "from_before":
             part = Part("minus", (prev.parts, s.parts))
             out[-1] = WellSet(
                 (part,), prev.start, s.end, text[prev.start : s.end], False, prev.axis
             )
+        elif said == "from_plate":
+            part = Part("minus", ((Part("all"),), s.parts))
+            out.append(WellSet((part,), s.start, s.end, text[s.start : s.end], False, None))
         else:
             out.append(s)
     return out
