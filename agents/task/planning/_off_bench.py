@@ -32,7 +32,7 @@ VERBS = (
     r"suggest|predict|estimate|convert|list|label|re-?name|(?:log|record)\s+that|note\s+down|"
     r"log(?![\s-]*phase)|jot\s+down|(?:make|brew|fetch|bring|get)\s+(?:me|us)\s+(?:a|an|some)\s+"
     r"(?:coffee|tea|cup|drink|snack|sandwich|lunch)|"
-    r"write\s+down|"
+    r"write\s+down|keep\s+(?:track\s+of|a\s+(?:record|log|tally|note)\s+of|an?\s+eye\s+on|in\s+mind)|"
     r"export|save|upload|download|design|(?:help\s+me\s+)?plan\s+(?:my|an?|the|our)\s+"
     r"(?:experiment|assay|study|layout|day|week)|check\s+(?:how|whether|if|what|which)|"
     r"(?:make|create|build|prepare)\s+(?:me\s+)?(?:a|an)\s+(?:plate\s+)?(?:map|layout|table|"

@@ -278,9 +278,9 @@ def source_of(
     away = [f for f in found if f[0] not in {lw for lw, _ in exclude}]
     found = away or found  # buffer already dispensed into the plate being filled is no source
     troughs = {lw for lw, _, _ in found}
-    if len(found) > 1 and (
-        len(troughs) > 1 or world.labware(found[0][0]).rows * world.labware(found[0][0]).cols > 12
-    ):
+    view = world.labware(found[0][0]) if found else None
+    if len(found) > 1 and (len(troughs) > 1 or (view and min(view.rows, view.cols) > 1)):
+        # (lanes of one trough plate hold one stock; the wells of a plate hold samples)
         raise Ask(
             f"{liquid_name} is in {len(found)} places: which one should I take it from?",
             ["source"],
