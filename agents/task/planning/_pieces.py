@@ -25,7 +25,7 @@ from agents.task.planning._ratio_heads import ratio_headings, sized_place
 from agents.task.planning._reading import Read, _folded, fold_into_previous
 from agents.task.planning.families import Family
 from agents.task.planning.families._blank_wells import last_is_blank
-from agents.task.planning.families._dilution_words import KEEP_EXCESS
+from agents.task.planning.families._dilution_words import KEEP_EXCESS, tip_rule
 from agents.task.planning.families._serial_volumes import says_step
 
 _VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
@@ -145,6 +145,8 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         and _BLANKS_AFTER.match(frame.text)
     ):
         return True  # "6 points of 1:2, then 2 blanks, 100 uL each" (or ". Then", a new item)
+    if frame.clause.sentence == header.clause.sentence + 1 and tip_rule(frame.text):
+        return True  # "... 100 uL final. Same tip for the buffer please.": the fill's tips
     if frame.clause.sentence != header.clause.sentence and not listed:
         return _said_after(frame, header)
     ents = frame.ents

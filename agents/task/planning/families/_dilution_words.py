@@ -116,3 +116,33 @@ def carried_fold(text: str, ents: Entities) -> bool:
             or (ents.fold[1] == "fold" and (ents.blanks or _FINAL_SAID.search(text)))
         )
     )
+
+
+_FOR_FILL = re.compile(
+    r"\btips?\s+(?:for|with|when\s+adding|to\s+add)\s+(?:all\s+|each\s+of\s+|each\s+|every\s+)?(?:the\s+)?"
+    r"(?P<what>[\w%+.()-]+(?:\s+[\w%+.()-]+){0,3}?)\s*(?:additions?|fills?|dispenses?)?"
+    r"\s*(?:please\b)?\s*(?:[,;.]|$)",
+    _FLAGS,
+)
+
+
+def tips_for_diluent(text: str, diluent: str) -> bool:
+    """ "same tip for the buffer", "one tip for all the assay buffer": the tip rule said is
+    the diluent's fill only, never the carrying steps of the chain."""
+    m = _FOR_FILL.search(text)
+    if m is None:
+        return False
+    what = m["what"].lower().strip()
+    return what in ("buffer", "diluent", "dilutent", diluent.lower()) or what.endswith(" diluent")
+
+
+_TIP_RULE = re.compile(
+    r"(?:please\s+)?(?:use\s+)?(?:the\s+)?(?:same|one|a\s+single|single|a\s+fresh|fresh|new|separate)"
+    r"\s+tips?\s+(?:for|with)\s+[^,;.]{1,40}?(?:\s+please)?\s*[.!]?",
+    _FLAGS,
+)
+
+
+def tip_rule(text: str) -> bool:
+    """The clause is only a tip rule for one liquid's additions ("Same tip for the buffer.")."""
+    return bool(_TIP_RULE.fullmatch(text.strip()))

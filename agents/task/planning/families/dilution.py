@@ -50,6 +50,7 @@ from agents.task.planning.families._dilution_words import (
     IN_ALONG,
     carried_fold,
     curve_label,
+    tips_for_diluent,
 )
 from agents.task.planning.families._ratio import (
     MIX_CYCLES,
@@ -271,7 +272,8 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         world.contents.get((plate, c[0]), {}).get(stock, 0) >= final + t - 1e-6 for c in chains
     )
     on_plate = {(plate, w) for c in chains for w in c}
-    tips = frame.ents.tips or p.tips
+    fill_tips = frame.ents.tips or p.tips  # (a rule said of the diluent's fill is only its own)
+    tips = None if tips_for_diluent(frame.text, diluent) else fill_tips
     rest = [w for c in chains for w in c[1:]] + last_blank
     view = world.labware(plate)
     lanes = (
@@ -304,7 +306,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
         lh,
         [pip.Op(src, (plate, w), final) for w in _by_column(rest, channels)],
         channels,
-        pip.policy_used([], tips),
+        pip.policy_used([], fill_tips),
     )
     if not prefilled:
         firsts = [c[0] for c in chains]
