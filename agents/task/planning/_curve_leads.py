@@ -55,7 +55,9 @@ def _same_levels(frame: Frame, header: Frame) -> bool:
 
 
 _TOP_IN = re.compile(
-    r"\b(?:top|highest|first)\s+(?:standard|std|conc\w*|point)\s+(?:(?:goes\s+)?(?:in|into|at)\s+)?"
+    r"(?:\b(?:top|highest|first)\s+(?:standard|std|conc\w*|point)\s+(?:(?:goes\s+)?(?:in|into|at)\s+)?"
+    # "start with gBlock std in dil_96 A1, then ten-fold ...": the stock the curve starts from
+    r"|^(?:start(?:ing)?|begin(?:ning)?)\s+with\s+[^,;]{1,60}?\s+(?:in|into|at)\s+)"
     r"(?:[\w-]+\s+)?(?:well\s+)?[A-Pa-p]\d{1,2}(?:\s+(?:of|on|in)\s+(?:the\s+)?[\w-]+)?\s*$",
     re.IGNORECASE,
 )
