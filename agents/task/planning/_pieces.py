@@ -186,7 +186,11 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         family is not None
         and family.name == "context"
         and not (
-            blank_note(ents) or bare or (ents.blanks and frame.final)  # "H1 = blank, 100 uL final"
+            blank_note(ents)
+            or bare
+            or (
+                ents.blanks and (frame.final or not ents.marked.strip())
+            )  # "H1 blank", "H1 = blank, 100 uL final"
         )
     ):
         return False
