@@ -95,3 +95,41 @@ def one_line(text: str) -> str:
             out.append(line)
             i += 1
     return "\n".join(out)
+
+
+_DASH = re.compile(r"\s+[-–]\s+")
+_SPAN_END = re.compile(r"(?:\b[A-Pa-p]\d{1,2}|\b\d{1,2})$")
+_SPAN_START = re.compile(r"^(?:[A-Pa-p]\d{1,2}|\d{1,2})\b(?![:.])")
+
+
+def _joins(line: str) -> list[re.Match[str]]:
+    """The spaced dashes of ``line`` that join pieces, not the two ends of a span ("A1 - G1")."""
+    return [
+        m
+        for m in _DASH.finditer(line)
+        if not (_SPAN_END.search(line[: m.start()]) and _SPAN_START.match(line[m.end() :]))
+    ]
+
+
+_CURVE_FIRST = re.compile(
+    r"^\s*[^\n]{0,30}?\b(?:std|standard|calibration)\s+(?:curve|series)\b", _FLAGS
+)
+
+
+def dashed(text: str) -> str:
+    """ "Std curve - BSA - 1:2 - PBS - bca_p2 col 1 - 100 uL final": a curve's facts joined by
+    spaced dashes, read as a label and its comma-separated pieces (never a range "A1 - H1")."""
+    out = []
+    for line in text.split("\n"):
+        head = _CURVE_FIRST.match(line)
+        joins = _joins(line) if head is not None else []
+        if head is None or len(joins) < 3:
+            out.append(line)
+            continue
+        pieces, at = [], head.end()
+        for m in joins:
+            pieces.append(line[at : m.start()])
+            at = m.end()
+        rest = ", ".join(p.strip() for p in [*pieces, line[at:]] if p.strip())
+        out.append(f"{line[: head.end()]}: {rest}")
+    return "\n".join(out)

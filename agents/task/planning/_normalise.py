@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.task.planning._conc_tables import rewrite as conc_tables
-from agents.task.planning._curve_specs import one_line
+from agents.task.planning._curve_specs import dashed, one_line
 from agents.task.planning._list_heads import to_pairs
 from agents.task.planning._markdown import (
     bracketed_lines,
@@ -301,7 +301,9 @@ def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
     text = unicodedata.normalize("NFC", request)
     text = rewrite_tables(volume_sheets(conc_tables(nested(unwrapped(text))))).translate(_CHARS)
-    text = one_line(text)  # a curve's spec sheet: "Std curve:\n- stock: X\n- diluent: Y ..."
+    text = dashed(
+        one_line(text)
+    )  # a curve's spec sheet: "Std curve:\n- stock: X\n- diluent: Y ..."
     quoted: list[str] = []
 
     def hold(m: re.Match[str]) -> str:

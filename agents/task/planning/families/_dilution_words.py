@@ -99,6 +99,7 @@ IN_ALONG = re.compile(r"#+\s+(?:in|with)\s+#+[^,;]*?\b(?:across|down|along)\b", 
 def curve_label(label: str) -> bool:
     """ "Standard curve:", "Standards in triplicate:", "Serial dilution:": a label that says
     the clauses under it make a dilution series."""
+    label = label.replace("_", " ")  # "Std curve:" on a bench whose plate is std_curve
     return bool(
         _CURVE.search(label)
         or re.search(r"\b(?:serial|dilution\s+series|standards|stds|titrations?)\b", label, _FLAGS)
