@@ -166,6 +166,12 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         return True  # "..., 2-fold, top = BSA standard, diluent PBS, 150 uL per well"
     if _DILUENT_ONLY.match(ents.marked.strip()) and header.ents.fold is not None:
         return True  # "...; 100 uL per well; buffer.": a liquid said alone is what dilutes
+    if (
+        frame.final is not None
+        and not (ents.liquids or ents.wellsets or ents.labware)
+        and (header.ents.fold is not None and _unsized(header))
+    ):
+        return True  # "..., made up to 100 uL each": the level the dilution's wells end at
     if _VERB_START.match(frame.text):
         return False
     if family is not None and family.name not in ("transfer", "dilution", "context"):
