@@ -158,6 +158,14 @@ def _fragment(frame: Frame | None, family: Family | None, header: Frame) -> bool
         and header.ents.fold is not None
     ):
         return True  # "..., 180 uL buffer per well, transfer 20 uL": what each step carries
+    if (
+        frame.clause.joined in ("comma", "semicolon", "and")
+        and says_step(frame.text)
+        and not (frame.places or ents.wellsets or ents.labware)
+        and header.ents.fold is not None
+        and _unsized(header)
+    ):
+        return True  # "..., 2-fold, A1-G1, transfer 60 uL into 60 uL TE each step": the step
     if frame.clause.joined not in ("comma", "semicolon", "and") and not listed:
         return False
     if family is not None and family.name == "mix" and not frame.places and not ents.volumes():
