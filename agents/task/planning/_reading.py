@@ -139,6 +139,9 @@ def _read(
     return frame, family
 
 
+_REMOVES = re.compile(r"(?:discard|remove|aspirate|take\s+(?:off|out)|dump)\b", re.IGNORECASE)
+
+
 def _reframe(
     clause: Clause, ents: Entities, family: Family, lex: Lexicon, quoted: tuple[str, ...]
 ) -> Frame:
@@ -150,6 +153,7 @@ def _reframe(
         (frame.liquid is None or frame.liquid in described)
         and clause.label
         and family.name != "context"
+        and not _REMOVES.match(frame.text)  # "DNA std curve: ...; discard 80 uL from G1"
     ):
         # "CellTiter-Glo: add 100 uL to ...", "Add buffer for normalisation:" + items
         named = lex.liquid_mentions(clause.label)
