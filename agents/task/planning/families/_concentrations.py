@@ -32,7 +32,11 @@ _MASS = re.compile(
     # "to 10 ng in 5 uL", "50 ng (each) in a final 20 uL": a mass in each final volume
     r"|(?:\(?each\)?\s+)?(?=in\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d))"
 )
-BARE = re.compile(rf"(?<![\w.:/]){_NUM}(?![\w.]|\s*(?:u[lL]|µ[lL]|m[lL]|x\b))")
+# (never a count: "mixing 5 times", "3 cycles", "2 fold", "30 s", "5 min")
+BARE = re.compile(
+    rf"(?<![\w.:/]){_NUM}(?![\w.]|\s*(?:u[lL]|µ[lL]|m[lL]|x\b"
+    r"|(?i:times|cycles?|fold|rpm|min\w*|sec\w*|s\b|h\b|hours?)))"
+)
 
 
 @dataclass(frozen=True)

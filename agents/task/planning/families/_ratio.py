@@ -135,10 +135,13 @@ def _ratio(frame: Frame, p: r.Planning) -> str:
     targets = [pl for role, pl in frame.places if role == "dest"]
     if not heads and len(targets) == 2 and swapped(targets[1], targets[0], p):
         heads, targets = targets[:1], targets[1:]  # "the lysate in lysates A1-H1 ... in Y col 1"
+    if not targets and len(heads) == 2 and swapped(heads[0], heads[1], p):
+        heads, targets = heads[1:], heads[:1]  # "dil_blk A1-A3: 1:50 serum (pt_sera A1-A3) ..."
     if heads and targets:  # "dilute samples A1-A4 1:2 with buffer into dest_plate A1-A4"
         return _ratio_from(frame, p, k, heads[0], targets[0])
     final = frame.final or frame.total or frame.volume
-    if final is not None and len(heads) == 1 == len(frame.places) and filled(heads[0], p):
+    lone = len(heads) == 1 == len(frame.places) and not p.head_dest
+    if final is not None and lone and filled(heads[0], p):
         raise Ask(  # "1:10 of lysates A1 in PBS, 100 uL final": made where?
             f"Where should the 1:{k:g} dilutions go (which wells of which plate)?",
             ["destination"],
@@ -285,6 +288,9 @@ def _said(frame: Frame, key: str, default: int) -> int:
     return said if isinstance(said, int) else default
 
 
+_IN_PLACE = re.compile(r"\bin[\s-]place\b|\bwhere\s+(?:it|they)\s+(?:is|are)\b", _FLAGS)
+
+
 def _in_place(frame: Frame, p: r.Planning, k: float, place: Place) -> str:
     """ "Dilute the DNA in dna_plate column 3 1:2 with water": each well already holds the
     stock, so (k - 1) times what it holds of diluent goes in, mixed after it."""
@@ -298,6 +304,13 @@ def _in_place(frame: Frame, p: r.Planning, k: float, place: Place) -> str:
     diluent = _diluent(frame, stock, p)
     adds = [round(v * (k - 1), 4) for v in held]
     room = world.labware(plate).well_max_volume_ul
+    if room and max(v * k for v in held) > room + 1e-6 and not _IN_PLACE.search(frame.text):
+        raise Ask(  # "dilute pt_sera A1 1:10 in diluent": not there, so where and how much?
+            f"A 1:{k:g} dilution in {plate} itself would need {fmt(max(held) * k, 'uL')} in a "
+            "well: where should it be made, and in what final volume?",
+            ["destination", "volume"],
+            [lw for lw in r.work_plates(world) if lw != plate],
+        )
     if room and max(v * k for v in held) > room + 1e-6:
         raise Refuse(
             f"a 1:{k:g} dilution of what {plate} holds needs {fmt(round(max(held) * k, 3), 'uL')} "

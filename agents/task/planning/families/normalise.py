@@ -151,6 +151,9 @@ _INTO_WORD = re.compile(
 )
 
 
+_ONLY_PLACE = re.compile(r"\s*(?:[A-Pa-p]\d{1,2}(?:\s*[-–:]\s*[A-Pa-p]\d{1,2})?)?\s*[.;]?\s*")
+
+
 def dest_piece(frame: Frame, head: Frame) -> bool:
     """A piece after a normalisation that names the plate its samples go into, said apart
     ("...; put them in norm_out A1-D1", "final 200 uL in PBS, into norm_out A1-D1"), when the
@@ -168,6 +171,8 @@ def dest_piece(frame: Frame, head: Frame) -> bool:
         return False  # no final volume anywhere: not a normalisation into another plate
     label = frame.clause.label or ""  # "Output plate: norm96 A3-C3"
     before = frame.text[: ents.labware[0].start]
+    if not before.strip() and _ONLY_PLACE.fullmatch(frame.text[ents.labware[0].end :]):
+        return True  # "...: 20 and 10 ng/uL; norm_plate A1-B1": the place alone
     return bool(_INTO_WORD.search(before) or (not before.strip() and _INTO_WORD.search(label)))
 
 
