@@ -100,6 +100,11 @@ def by_word(liquids: list[str], taken: set[str], not_a_liquid: frozenset[str]) -
             }
             if w.lower().endswith("ium"):  # "growth medium": "media" too
                 forms.add(w.lower()[:-2] + "a")
+            forms |= {  # "trypsin" for "0.05% trypsin-EDTA" (never "free" of "nuclease-free")
+                x.lower()
+                for x in w.split("-")[1 if w.count("-") == 0 else 0 :]
+                if (len(x) >= 5 or (len(x) >= 3 and x.isupper())) and x.lower() not in VOCABULARY
+            }
             for f in forms:
                 owners.setdefault(f, set()).add(name)
     singles = {n.lower() for n in liquids if " " not in n}

@@ -162,8 +162,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"|(?:all|every|each)\s+(?:the\s+|\d{1,2}\s+)?(?:columns?|rows?|cols?)(?=\s+(?:of|on|in)\s+(?:the\s+)?#|\s+(?:but|except)\b)"
             r"|all\s+(?:the\s+)?(?:\d{1,2}\s+)?(?:columns|rows)(?=\s*(?:[,;.)]|$|\s+(?:with|using|by|and)\b))"
             r"|all(?=\s+but\b)"
-            r"|all\s+of(?=\s+(?:the\s+)?(?:#|plate\b))|(?:the\s+)?(?:whole|entire|full|complete)"
-            # "full kinetics", "whole-cell": a bare adjective before a word is not a place
+            r"|all\s+of(?=\s+(?:the\s+)?(?:#|plate\b))"
+            # "full kinetics", "whole-cell": a bare adjective before a word is not a place, nor
+            # "complete DMEM", "full media" (a name: "#"); "the whole plate_1" is one
+            r"|(?:the\s+)?(?:whole|entire|(?:full|complete)(?!\s+#))"
             r"(?:\s+plate|(?![\s-]+(?!(?:of|on|in)\b)[A-Za-z])))\b"
             r"(?!\s+(?:volume|contents?|amount|liquid|sample|pool|reaction|mix)\b)"  # "contents"
             r"(?!\s+(?:in|of|on)\s+(?:the\s+)?(?:#+\s+)?(?:rows?|columns?|cols?|[A-Pa-p]\d))",
