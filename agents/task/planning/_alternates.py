@@ -24,13 +24,13 @@ _SPAN_THEN = re.compile(r"\s*(?:(?:of|on|in)\s+(?:the\s+)?#+)?\s*[,(:-]?\s*", _F
 # "row B of #, every other well", "column 3 - alternate wells": the set said first ("columns 1
 # to 7 - every other one" thins the columns: _SPAN_THEN)
 _OTHER_WELL_AFTER = re.compile(
-    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(odd|even)(?:-numbered)?)\s+wells?\b"
+    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(odd|even)(?:[-\s]?numbered)?)\s+wells?\b"
     r"(?!\s+(?:of|in|on|along|across)\b)",
     _FLAGS,
 )
 # "alternate wells, A1 to A8, of X", "every other well: B1-B12": the set right after a mark
 _OTHER_WELL_LIST = re.compile(
-    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(odd|even)(?:-numbered)?)\s+wells?"
+    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(odd|even)(?:[-\s]?numbered)?)\s+wells?"
     r"(?:\s+only)?\s*(?:,|:|\(|\s[-–—])\s*(?:(?:i\.?e\.?|namely)\s*,?\s*)?(?:wells?\s+)?",
     _FLAGS,
 )

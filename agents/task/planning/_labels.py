@@ -10,7 +10,7 @@ from agents.task.planning._lexicon import Mention
 
 # "every other well: B1-B12 ...": the colon brings the wells the words before it thin
 THINS_BEFORE = re.compile(
-    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|odd|even)(?:-numbered)?\s+wells?"
+    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|odd|even)(?:[-\s]?numbered)?\s+wells?"
     r"(?:\s+only)?\s*$",
     re.IGNORECASE,
 )

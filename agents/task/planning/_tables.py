@@ -100,7 +100,7 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
         else:
             break
         j += 1
-    head = lines[i - 1].strip().rstrip(":").strip() if i else ""
+    head = lines[i - 1].strip().rstrip(":.").strip() if i else ""
     if "source" not in fields and "liquid" in fields and {"dest", "wells"} & set(fields):
         # "Plate: elisa_A / Wells: A1-A6 / Reagent: TMB / Volume: 100 uL": a liquid added
         volume = fields.pop("volume", "")
@@ -158,10 +158,12 @@ def bare_pairs(lines: list[str]) -> list[str]:
 def rewrite(text: str) -> str:
     """``text`` with every table's rows written as pairs (and its header line dropped), and a
     form's fields ("source: X", "destination: Y", "volume: 10 uL") as one sentence."""
-    lines = [  # "Reagent = PBS-T; volume = 150 uL; wells = B1-B12": one field a line
+    lines = [  # "Reagent = PBS-T; volume = 150 uL; wells = B1-B12": one field a line (and
+        # "Dispense DPBS. Source: X A4. Destination: Y row B. Volume: 50 uL.": a head first)
         "\n".join(p.strip() for p in parts)
-        if len(parts := re.split(r"\s*[;,]\s*", line.strip(" ."))) > 1
-        and all(_FIELD.match(p) for p in parts)
+        if len(parts := re.split(r"\s*(?:[;,]|\.(?=\s))\s*", line.strip(" ."))) > 1
+        and sum(bool(_FIELD.match(p)) for p in parts) >= max(2, len(parts) - 1)
+        and all(_FIELD.match(p) for p in parts[1:])
         else line
         for line in text.split("\n")
     ]

@@ -148,6 +148,8 @@ _LABWARE_WORDS = {
     "reservoir": ("reservoir", "trough"),
     "trough": ("reservoir", "trough"),
     "troughs": ("reservoir", "trough"),
+    "res": ("reservoir", "trough"),  # notebook shorthand: "from res col 4"
+    "resv": ("reservoir", "trough"),
     "tube rack": ("tube", "rack"),
     "tubes": ("tube",),
     "pcr plate": ("pcr",),
