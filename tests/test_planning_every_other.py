@@ -21,6 +21,8 @@ from agents.task.planning.rules import RulePlanner
         ("A1, A2, A3, A4, A5, A6 - every other well", ["A1", "A3", "A5"]),
         ("every other well of A1, A2, A3, A4", ["A1", "A3"]),
         ("odd wells only: C1-C6", ["C1", "C3", "C5"]),
+        ("odd numbered wells of row D", [f"D{c}" for c in range(1, 12, 2)]),
+        ("every third well of row A", ["A1", "A4", "A7", "A10"]),
     ],
 )
 def test_every_other_well_thins_the_set_it_is_said_of(text: str, wells: list[str]) -> None:

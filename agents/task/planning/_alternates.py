@@ -65,19 +65,19 @@ def _single(found: list[Any], listed: list[int]) -> bool:
     )
 
 
-def _thin(found: list[Any], listed: list[int], first: str | None) -> None:
+def _thin(found: list[Any], listed: list[int], first: str | None, step: int = 2) -> None:
     """Make each listed set its alternate wells (starting at ``first``: a well, odd, even);
     a list of single wells is one list, so its alternate items ('A1, A2, A3, A4': A1, A3)."""
     if _single(found, listed):
         ks = sorted(listed)
         wells = tuple(p for k in ks for p in _parts(found[k][2]))
-        found[ks[0]] = (found[ks[0]][0], found[ks[-1]][1], Part("alternate", (wells, first)),
+        found[ks[0]] = (found[ks[0]][0], found[ks[-1]][1], Part("alternate", (wells, first, step)),
                         None, False)  # fmt: skip
         del found[ks[1] : ks[-1] + 1]
         return
     for k in listed:
         start, end, part, _axis, chain = found[k]
-        found[k] = (start, end, Part("alternate", (_parts(part), first)), None, chain)
+        found[k] = (start, end, Part("alternate", (_parts(part), first, step)), None, chain)
 
 
 def every_other_well(text: str, found: list[Any]) -> list[Any]:
@@ -96,9 +96,13 @@ def every_other_well(text: str, found: list[Any]) -> list[Any]:
         end = found[listed[-1]][1]
         begin = _START_AT.match(text[end:])
         first = begin.group(1).upper() if begin else (m.group(1) or "").lower() or None
+        step = 2
         if m.re is _OTHER_WELL and m.group("at"):  # "every other well, starting at A2, of"
             first = m.group("at").upper()
-        _thin(found, listed, first)
+        if nth := re.match(r"every\s+(third|3rd|fourth|4th)", m.group(0), _FLAGS):
+            step = 3 if nth.group(1)[0] in "t3" else 4  # "every third well of row A": A1, A4
+
+        _thin(found, listed, first, step)
         if begin:  # the starting well is not a well set of its own
             found = [f for f in found if not (end <= f[0] < end + begin.end())]
         found = [f for f in found if not m.start() <= f[0] < m.end()]

@@ -40,7 +40,7 @@ def agreed(wells: WellSet, rows: int, cols: int) -> list[str]:
 
 def _other_phase(wells: WellSet, rows: int, cols: int) -> list[list[str]]:
     """'every other well of row C' with no start: C2, C4 ... is as right as C1, C3 ..."""
-    if not any(p.kind == "alternate" and p.args[1] is None for p in wells.parts):
+    if not any(p.kind == "alternate" and p.args[1:] in ((None,), (None, 2)) for p in wells.parts):
         return []
     parts = tuple(
         Part("alternate", (p.args[0], "even")) if p.kind == "alternate" else p for p in wells.parts

@@ -18,7 +18,7 @@ from agents.task.planning._wellsets import WellSet
 
 _FLAGS = re.IGNORECASE
 _THIN = re.compile(
-    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|odd|even)(?:[-\s]?numbered)?\s+wells?\b",
+    r"\b(?:every\s+(?:other|second|2nd|third|3rd|fourth|4th)|alternat(?:e|ing)|odd|even)(?:[-\s]?numbered)?\s+wells?\b",
     _FLAGS,
 )
 # a tip cadence ("new tip every other well") is the tip policy's, not a well set

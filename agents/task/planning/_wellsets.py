@@ -126,7 +126,7 @@ def _expand(part: Part, rows: int, cols: int) -> list[str]:
     if k == "alternate":
         every = [w for p in a[0] for w in _expand(p, rows, cols)]  # type: ignore[attr-defined]
         begin = every.index(str(a[1])) if a[1] in every else 1 if a[1] == "even" else 0
-        return every[begin::2]
+        return every[begin :: int(str(a[2])) if len(a) > 2 else 2]
     if k == "minus":  # "all wells except column 12"
         gone = set(w for p in a[1] for w in _expand(p, rows, cols))  # type: ignore[attr-defined]
         return [w for p in a[0] for w in _expand(p, rows, cols) if w not in gone]  # type: ignore[attr-defined]
