@@ -299,9 +299,15 @@ def _passives(text: str) -> str:
 
 # "From trough A3 of quad_res, add 100 uL to every well of X": the source said first, before
 # the comma, is the source of the command after it ("add 100 uL to ... from trough A3 of ...")
+# ("Using reservoir column 1 (DMEM), seed ...": a trough, a column or a well said, never
+# "Using the 8-channel, ..." - a head or tips)
 _FROM_FIRST = re.compile(
-    rf"(?P<lead>{_STEP_START})(?:from|out\s+of)\s+(?P<src>[^,.;:\n]{{1,40}}?)\s*,\s*"
-    r"(?P<rest>(?:add|dispense|transfer|pipett?e|put|aliquot|distribute|load|plate\s+out)\b"
+    rf"(?P<lead>{_STEP_START})(?:(?:from|out\s+of)\s+|(?:using|taking\s+from)\s+"
+    r"(?=[^,.;:\n]{0,40}?\b(?:reservoir|trough|res|column|col|[A-Pa-p]\d{1,2})\b)"
+    r"(?![^,.;:\n]*\b(?:channels?|tips?|head|pipett?e|multi\w*)\b))"
+    r"(?P<src>[^,.;:\n]{1,40}?)\s*,\s*"
+    r"(?P<rest>(?:add|dispense|transfer|pipett?e|put|aliquot|distribute|load|plate\s+out|seed"
+    r"|fill)\b"
     r"(?:[^.;\n]|(?<=\d)\.(?=\d))*?)(?=\s*(?:[.;\n]|$))",
     re.IGNORECASE,
 )

@@ -104,6 +104,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             r"\b(?:the\s+)?(inner|interior|outer|edge|perimeter|border)(?:\s+\d{1,3})?\s+(?:wells|ones)\b"
             r"|\b(?<=the\s)(edges)\b"
+            r"|\b(?:each|every)\s+(inner|interior|outer|edge|perimeter|border)\s+well\b"
             r"|\b(?:the\s+)?wells\s+(?:on|around|along)\s+the\s+(edges?|perimeter|outside)\b",
             _FLAGS,
         ),
