@@ -31,6 +31,7 @@ from agents.task.planning import _kept_empty as kept_empty
 from agents.task.planning import _not_lab as not_lab
 from agents.task.planning import _own_ids as own_ids
 from agents.task.planning import _pipetting as pip
+from agents.task.planning import _pool_spread as pool_spread
 from agents.task.planning import _recipes as recipes
 from agents.task.planning import _resolve as r
 from agents.task.planning import _thinned as thinned
@@ -220,6 +221,7 @@ class RulePlanner:
             for frame, at in read_as:
                 clause = frame.clause
                 entities.check(frame, trace[at], [by_id[i] for i in trace[at].steps], p.world)
+                pool_spread.check(frame.text, [by_id[i] for i in trace[at].steps])
             if not p.world.steps:
                 raise Refuse(
                     "nothing to do: " + "; ".join(t.understood for t in trace), "nothing_to_do"
