@@ -36,6 +36,13 @@ _PAIR_GAP = re.compile(
 _MOVED = re.compile(r"(?:\binto\b|\bto\b|->)\s*[\w-]+\s+[A-Pa-p]\d{1,2}\b", _FLAGS)
 
 
+# "Copy columns 1-6 of X to Y and columns 7-12 to Z": a second (wells, plate) pair of the copy
+_COPY = re.compile(r"^(copy|stamp|replicate|duplicate|transfer|move)\b", _FLAGS)
+_LINES = r"(?:columns?|cols?|rows?)\s+[^,;]{1,24}?"
+_COPY_GAP = re.compile(rf"\s+and\s+(?={_LINES}\s+(?:to|into|onto)\s+\S)", _FLAGS)
+_COPY_OF = re.compile(rf"^\S+\s+{_LINES}\s+of\s+(?P<src>\S+)\s+(?:to|into|onto)\s+\S", _FLAGS)
+
+
 def gaps(text: str, cleaned: str) -> list[str]:
     """``text`` cut where a second (place, liquid) pair of its verb starts; ``cleaned`` is
     the same text without its lead-ins ("please"), which says the verb."""
@@ -43,6 +50,12 @@ def gaps(text: str, cleaned: str) -> list[str]:
     first, second = (text[: pair.start()], text[pair.end() :]) if pair else ("", "")
     if pair and _MOVED.search(first) and all(re.search(_VOLUME, t) for t in (first, second)):
         return [text[: pair.start()], text[pair.end() :]]  # (each with its own volume)
+    if (
+        _COPY.match(cleaned)
+        and (cut := _COPY_GAP.search(text))
+        and _COPY_OF.search(text[: cut.start()])
+    ):
+        return [text[: cut.start()], text[cut.end() :]]  # "... and columns 7-12 to Z"
     if _FILL.match(cleaned):
         rx = _FILL_GAP
     elif _ADD.match(cleaned):
@@ -60,8 +73,17 @@ def gaps(text: str, cleaned: str) -> list[str]:
 def borrow(first: str, second: str) -> str:
     """The second pair as a clause of its own: the first's verb, and "ones" said as the
     first's noun ("the even ones" after "the odd columns")."""
-    said = _FILL.match(first) or _ADD.match(first) or _MOVE.match(first)
+    said = _FILL.match(first) or _ADD.match(first) or _MOVE.match(first) or _COPY.match(first)
     verb = said.group(1)  # type: ignore[union-attr]
+    if (of := _COPY_OF.search(first)) and not re.search(r"\bof\b", second, _FLAGS):
+        # "... and columns 7-12 to Z": the lines of the plate the first pair copies from
+        second = re.sub(
+            rf"^({_LINES})\s+(to|into|onto)\b",
+            rf"\1 of {of['src']} \2",
+            second,
+            count=1,
+            flags=_FLAGS,
+        )
     noun = re.search(r"\b(columns|cols|rows|wells)\b", first, _FLAGS)
     if noun:
         second = re.sub(r"\bones\b", noun.group(1), second, flags=_FLAGS)
