@@ -98,3 +98,14 @@ def test_a_total_that_disagrees_with_the_volume_per_well_is_asked() -> None:
         "150 uL PBS into bca_plate F1-F4, 500 uL in total", LABS["r7f_bca"].view
     )
     assert not isinstance(result, Plan) and result.missing == ["volume"]
+
+
+def test_a_tip_wish_for_a_kind_of_liquid_is_that_liquid_s_alone() -> None:
+    request_ = (
+        "Add 50 uL PBS to bca_plate E1-E6, then 10 uL cell lysate from lysates A1-A6 into E1-E6."
+        " Tips can be reused for the buffer."
+    )
+    result = RulePlanner().plan(request_, LABS["r7f_bca"].view)
+    assert isinstance(result, Plan)
+    lysate = [s for s in result.steps if s.args.get("source") == "lysates"]
+    assert len(lysate) == 6  # a tip for each lysate well: the wish was the buffer's

@@ -9,6 +9,7 @@ import re
 from agents.task.planning import _quantities as qty
 from agents.task.planning._entities import how_said
 from agents.task.planning._frames import Frame, Place
+from agents.task.planning._tip_classes import kind_named, of_kind
 from agents.task.planning.families import Family
 from agents.task.planning.families.context import scoped_tips, setting_only, tip_words, tips_only
 
@@ -109,6 +110,13 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
             for moved in by_word:
                 moved.ents.tips = moved.ents.tips or setting.ents.tips
             setting.extra["scoped"] = [m.liquid.name for m in by_word if m.liquid is not None]
+            continue
+        kind = setting.ents.tips and not setting.ents.liquids and kind_named(setting.text)
+        kinds = [m for m in liquid if kind and m.liquid and of_kind(kind, m.liquid.name)]
+        for moved in kinds:  # "tips can be reused for the buffer" (the lab's PBS)
+            moved.ents.tips = moved.ents.tips or setting.ents.tips
+        if kinds:
+            setting.extra["scoped"] = list(dict.fromkeys(m.liquid.name for m in kinds if m.liquid))
             continue
         for moved in liquid if (names := scoped_tips(setting.ents)) else []:
             if moved.liquid is not None and moved.liquid.name in names:  # "... for the buffer"

@@ -21,6 +21,7 @@ from agents.task.planning._off_bench import kept, off_bench
 from agents.task.planning._outcomes import Refuse
 from agents.task.planning._remarks import is_purpose, is_reason
 from agents.task.planning._social import is_pleasantry
+from agents.task.planning._tip_classes import kind_named
 from agents.task.planning._vocabulary import VOCABULARY
 from agents.task.planning.families import Family
 from agents.task.planning.families._facts import check_fact
@@ -298,7 +299,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return None  # "H1 is the blank with 100 uL sample buffer": fill it
     if _SETTING.match(text) and (ents.channels or ents.tips or ents.rack) and not ents.volumes():
         return 70
-    if tips_only(ents) or scoped_tips(ents) or tip_words(ents) or channels_only(ents):
+    kind = not (ents.liquids or ents.quantities or ents.wellsets) and kind_named(text)
+    if tips_only(ents) or scoped_tips(ents) or tip_words(ents) or channels_only(ents) or kind:
         return 70  # "...; one tip per pick", "Change tips between wells.", "...; 8-channel"
     if _ALREADY_HOLD.search(said) and not _IMPERATIVE.match(text) and ents.fold is None:
         return _ALREADY  # "std_dil A1-A8 already hold the IL-6 standard curve": what is
