@@ -31,6 +31,7 @@ def check(frames: Iterable[Frame | None], p: r.Planning) -> None:
             continue
         if frame.family in _LIQUID:
             _volumes(frame, p)
+            _too_full(frame, p)
             _wells(frame, p)
             times = frame.ents.mix_times or (frame.ents.times if frame.family == "mix" else None)
             if times:  # "mix the wells 100 times": beyond what any mixing may repeat
@@ -64,6 +65,23 @@ def _volumes(frame: Frame, p: r.Planning) -> None:
             if q is not frame.final and 0 < q.value < float(least):
                 why = rule.get("reason") or rule.get("id")
                 raise Refuse(f"{q.text}: the lab's policy forbids it — {why}", "policy_limit")
+
+
+def _too_full(frame: Frame, p: r.Planning) -> None:
+    """A volume per well beyond what a well of every plate the clause sends it to holds ("60 uL
+    to lc384 A1", wells of 50 uL): refused for the well's size before asking where from."""
+    if frame.family != "transfer" or frame.volume is None or frame.total is not None:
+        return
+    dests = {pl.labware.name for role, pl in frame.places if role == "dest" and pl.labware}
+    if not dests or not all(m.sure for m in frame.ents.labware):
+        return
+    sizes = {lw: p.world.labware(lw).well_max_volume_ul for lw in dests}
+    if all(frame.volume.value > size for size in sizes.values()):
+        lw, size = max(sizes.items(), key=lambda kv: kv[1])
+        raise Refuse(
+            f"{frame.volume.text} is more than a {lw} well holds ({round(size, 3):g} uL)",
+            "capacity",
+        )
 
 
 def _wells(frame: Frame, p: r.Planning) -> None:

@@ -47,6 +47,7 @@ _ASKS_ADVICE = re.compile(
     r"|what(?:'s|\s+is)\s+the\s+(?:best|right|correct|usual|proper|standard)\s+(?:way|volume|"
     r"speed|temperature|wavelength|time|protocol|method)"
     r"|why\b|do\s+you\s+(?:think|know|recommend|reckon)|should\s+(?:i|we)\b"
+    r"|(?:what|which)\s+(?:[\w-]+\s+){0,3}?(?:should|shall|must)\s+(?:i|we|one)\b"
     r"|is\s+it\s+(?:ok(?:ay)?|safe|better|fine|normal|bad|wise|a\s+good\s+idea)\s+(?:to|if)\b"
     r"|would\s+it\s+(?:be\s+)?(?:ok(?:ay)?|safe|better|work|hurt|matter)\b)"
     r"(?:[^.!;\n]|(?<=\d)\.(?=\d))*\?\W*$"  # "Should I add 0.5 mL ...?": a decimal
