@@ -39,6 +39,7 @@ _TAKE = re.compile(
     r"^(?:take|transfer|move|pipette|put|add|aliquot|dispense|pool|combine|consolidate|merge)\b",
     _FLAGS,
 )
+_NAMED = re.compile(r"\bnormali[sz]|\bequali[sz]", _FLAGS)
 # "take X A1-D1 to 2 nM", "get them all to 10 ng/uL": wells taken to a concentration
 _TAKE_TO = re.compile(
     rf"^(?:please\s+)?(?:take|get)\b[^;]*?\bto\s+(?:a\s+)?(?:final\s+|uniform\s+|common\s+)?"
@@ -87,7 +88,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     label = clause.label or ""
     said = _VERB.search(text) or _VERB.search(label)  # ("Normalise: A1 (12 ng/uL)...")
     if said and (conc.target(text) is not None or conc.mass(text) is not None):
-        return 80  # "normalise ... to 10 ng/uL": by the wells' concentrations
+        # "normalise ... to 4 nM in 20 uL of 10 mM Tris-HCl": the verb says it, never a 1:N
+        # ratio read off the diluent's own strength
+        return 82 if _NAMED.search(text) or _NAMED.search(label) else 80
     if _TAKE_TO.match(text) or _TAKE_TO.match(label):
         return 80  # "take dna_plate B1-D1 to 2 nM in 30 uL": a plate's wells brought to a level
     amount = conc.mass(text)
