@@ -77,16 +77,17 @@ def _many(
     kinds = p.lex.lab.labware
     if sources and n is not None and len(fits) != n:  # a 384's copies: no 96 can take them
         size = kinds[sources[0]].rows * kinds[sources[0]].cols
-        room = [lw for lw in fits if kinds[lw].rows * kinds[lw].cols >= size]
+        room = [  # "both daughter plates": the ones of the source's format
+            lw
+            for lw in fits
+            if kinds[lw].rows * kinds[lw].cols == size
+            or (m is None and kinds[lw].rows * kinds[lw].cols > size)
+        ]
         fits = room if len(room) == n else fits
     formats = {kinds[lw].rows * kinds[lw].cols for lw in [*fits, *sources[:1]]}
     if len(fits) >= 2 and n in (None, len(fits)) and len(formats) == 1:
         return [Place(Mention(lw, 0, 0, lw, True)) for lw in fits]
-    raise Ask(
-        "Which plates should receive it?" + (f" You ask for {n}." if n else ""),
-        ["destination"],
-        fits or options,
-    )
+    return None  # not decided here: named daughters, else asked below
 
 
 def _unnamed_destination(frame: Frame, p: r.Planning, sources: list[str]) -> list[Place]:
