@@ -35,7 +35,7 @@ _INSTRUMENT_BLOCK = re.compile(
 )
 
 
-def _reservoir_like(lw: object) -> bool:
+def reservoir_like(lw: object) -> bool:
     """A trough or a reservoir: a dozen wells or fewer, each of several mL."""
     rows, cols = getattr(lw, "rows", 0), getattr(lw, "cols", 0)
     return rows * cols <= 12 and getattr(lw, "well_max_volume_ul", 0) >= 2000
@@ -46,7 +46,7 @@ def _by_hint(plates: list[Any], hints: tuple[str, ...]) -> str | None:
     "trough" the one reservoir-like labware (None if none or several)."""
     matches = [lw.id for lw in plates if any(h in f"{lw.id} {lw.type}".lower() for h in hints)]
     if not matches and {"reservoir", "trough"} & set(hints):
-        matches = [lw.id for lw in plates if _reservoir_like(lw)]
+        matches = [lw.id for lw in plates if reservoir_like(lw)]
     return matches[0] if len(matches) == 1 else None
 
 
@@ -55,10 +55,10 @@ def _by_shape(plates: list[Any], m: re.Match[str]) -> str | None:
     if m.group("res") or m.group("res2"):  # "the 4-trough", "the 12-channel reservoir"
         said = (m.group("res") or m.group("res2")).lower()
         count = 1 if said in ("single", "one") else int(said)
-        matches = [lw.id for lw in plates if _reservoir_like(lw) and lw.rows * lw.cols == count]
+        matches = [lw.id for lw in plates if reservoir_like(lw) and lw.rows * lw.cols == count]
     elif m.group("wells") or m.group("wells2") or m.group("wells3"):
         count = int(m.group("wells") or m.group("wells2") or m.group("wells3"))
-        matches = [lw.id for lw in plates if lw.rows * lw.cols == count and not _reservoir_like(lw)]
+        matches = [lw.id for lw in plates if lw.rows * lw.cols == count and not reservoir_like(lw)]
     elif m.group("ml"):
         ml = float(m.group("ml"))
         near = sorted(
@@ -91,7 +91,7 @@ def _by_role(plates: list[Any], word: str, noun: str) -> str | None:
     matches = [
         lw.id
         for lw in plates
-        if not _reservoir_like(lw)
+        if not reservoir_like(lw)
         and getattr(lw, "rows", 0) * getattr(lw, "cols", 0) > 1
         and (noun.lower() == "plate" or lw.well_max_volume_ul >= 1000)
         and any(well.contents for well in lw.wells.values())

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 from agents.task.planning._blanks import blank_note
-from agents.task.planning._clauses import ACTION_VERBS
 from agents.task.planning._curve_leads import (
     CURVE_WORDS,
     after_top,
@@ -23,13 +22,16 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._ratio_heads import ratio_headings, sized_place
 from agents.task.planning._reading import Read, _folded, fold_into_previous
+from agents.task.planning._series_items import (
+    _ROLE_PIECE,
+    _VERB_START,
+    _fold_under,
+    _stock_under,
+)
 from agents.task.planning.families import Family
 from agents.task.planning.families._blank_wells import last_is_blank
 from agents.task.planning.families._dilution_words import KEEP_EXCESS, tip_rule
 from agents.task.planning.families._serial_volumes import says_step
-
-_VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
-
 
 _FIRST_WELL = re.compile(r"\b(?:the\s+)?(?:first|top)\s+(?:well|standard|point)\b", re.IGNORECASE)
 
@@ -80,16 +82,6 @@ _DILUENT_ONLY = re.compile(
     r"^(?:(?:diluted\s+|made\s+up\s+)?(?:in|with|using|into)\s+)?(?:the\s+)?#+\s*\.?$",
     re.IGNORECASE,
 )
-_ROLE_PIECE = re.compile(
-    r"^(?:(?:the\s+|with\s+)?diluents?\s*(?:is|=|:|-)?\s*(?:the\s+)?#+"
-    r"|(?:in\s+|with\s+)?#+\s+(?:is\s+|as\s+)?(?:the\s+)?diluents?"
-    r"|(?:the\s+)?(?:top(?:\s+(?:standard|std))?|stock|S1)\s*(?:is|=|:|-)?\s*(?:the\s+|neat\s+)*#+"
-    r"|#+\s+(?:is\s+|as\s+)?(?:the\s+)?(?:top\s+(?:standard|std)|stock))$",
-    re.IGNORECASE,
-)
-
-
-# "150 uL per well", "100 uL final in every well", "final volume 200 uL", "# each"
 _PER_WELL = re.compile(
     r"^(?:#+\s*(?:final(?:\s+volume)?)?|final(?:\s+volume)?\s*(?:of|=|:|is)?\s*#+)\s*"
     r"(?:(?:per|in|for|into)\s+(?:each|every|all(?:\s+the)?|the)?\s*wells?"
@@ -260,27 +252,6 @@ def _where_under(frame: Frame | None, family: Family | None, header: Frame) -> b
     )
 
 
-_SERIES_HEAD = re.compile(
-    r"\b(?:titrat\w*|serial(?:ly)?|(?:dilution\s+)?series|(?:standard|std)\s+curves?)\b",
-    re.IGNORECASE,
-)
-
-
-def _fold_under(frame: Frame | None, family: Family | None, header: Frame) -> bool:
-    """ "Titrate dye along row B of plate_1: 3-fold, B1 to B6, 120 uL final": a heading that
-    names a series (and where) but no fold, and the verbless piece under it that gives one."""
-    return (
-        frame is not None
-        and header.clause.heading
-        and header.ents.fold is None
-        and not header.ents.volumes()
-        and bool(_SERIES_HEAD.search(header.text))
-        and (frame.ents.fold is not None or says_step(frame.text))  # "20 uL into 200 uL final"
-        and not _VERB_START.match(frame.text)
-        and (family is None or family.name in ("transfer", "context", "dilution"))
-    )
-
-
 def _keeps_excess(frame: Frame, family: Family | None, head: Frame) -> bool:
     """ "... 150 uL final. Don't discard the excess from the last well.": how the series ends,
     said in its own sentence or piece right after it."""
@@ -300,6 +271,7 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     read_in = fold_into_previous(
         read_in, lex, norm, "context", _places_for, heading=False, becomes="dilution"
     )
+    read_in = fold_into_previous(read_in, lex, norm, "context", _stock_under, becomes="context")
     read_in = fold_into_previous(read_in, lex, norm, "context", _fold_under, becomes="dilution")
     read_in = ratio_headings(read_in, lex, norm)  # "10X TBS-T to 1X: 1 mL into X A1-A4 ..."
     # "Standards on P: top standard in A3, then 2-fold down to G3, ...": a curve's first well

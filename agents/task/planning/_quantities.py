@@ -290,7 +290,8 @@ def fold(text: str) -> tuple[float, str] | None:
     for said in _FOLD.finditer(text):
         if said.group(0).lower().endswith("fold") or not _MIXED.search(text[: said.start()]):
             return number(said.group(1)), "fold"  # ("mix 3x down the column": mixes)
-    # ("std_curve column 1: 1000, 500, ... pg/mL" is a column and a list, never 1:1000)
+    # ("std_curve column 1: 1000, 500, ... pg/mL" is a column and a list, never 1:1000;
+    # "columns 1 to 3", "rows one to three": a range of lines, no ratio)
     if m := next(
         (m for m in _RATIO.finditer(text) if not _AXIS_BEFORE.search(text[: m.start()])), None
     ):

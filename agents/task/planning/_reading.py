@@ -285,6 +285,18 @@ def _trailing_plate(
 Read = list[tuple[Frame | None, Family | None]]
 
 
+# "- diluent: X", "- stock: Y": a list item's own label that says which liquid is which
+_ROLE_LABEL = re.compile(
+    r"^(?:diluents?|stock|top(?:\s+(?:standard|std|conc\w*))?|compound|cmpd|drug)$", re.IGNORECASE
+)
+
+
+def _with_role(clause: Clause) -> str:
+    """The piece's text, with its label when that label says the liquid's role."""
+    label = (clause.label or "").strip()
+    return f"{label} = {clause.text}" if _ROLE_LABEL.match(label) else clause.text
+
+
 def fold_into_previous(
     read_in: Read,
     lex: Lexicon,
@@ -314,7 +326,7 @@ def fold_into_previous(
         ):
             head = prev[0]
             sep = ", then " if then_sep and frame.clause.joined == "then" else ", "
-            text = f"{head.clause.text}{sep}{frame.clause.text}"
+            text = f"{head.clause.text}{sep}{_with_role(frame.clause)}"
             keep = head.clause.heading if heading is None else heading
             merged, got = _read(replace(head.clause, text=text, heading=keep), lex, norm.quoted)
             if merged is not None and got is not None and got.name == (becomes or family):

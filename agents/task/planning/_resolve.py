@@ -13,6 +13,8 @@ from typing import Any
 
 from agents.task.planning import _restated as restated
 from agents.task.planning import _wellsets as ws
+from agents.task.planning._bulk_sources import source_of as source_of  # re-exported: r.source_of
+from agents.task.planning._bulk_sources import sources as sources  # re-exported: r.sources
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lanes import lane_well
 from agents.task.planning._lexicon import Lexicon, Mention
@@ -79,6 +81,7 @@ class Planning:
     chain_ends: list[str] = field(default_factory=list)  # the last well of each chain carried
     removed: dict[tuple[str, str], float] = field(default_factory=dict)  # the last removal's
     head_same: bool = False  # the heading said "same wells" ("from X to Y, same wells:")
+    stock: str | None = None  # what a serial dilution's heading dilutes ("then 90 uL stock in A1")
 
 
 @dataclass
@@ -214,6 +217,13 @@ _GENERIC = re.compile(
 )
 
 
+# What a dilution's own steps call the liquid it dilutes, once its heading has named it.
+_STOCK_WORD = re.compile(
+    r"(?:the\s+)?(?:stock(?:\s+solution)?|compound|cmpd|drug|top\s+(?:standard|std)|neat)",
+    re.IGNORECASE,
+)
+
+
 def liquid(m: Mention | None, p: Planning, what: str = "liquid") -> str:
     """The lab's name of a liquid mention; ask when the lab has none of it."""
     if m is None:
@@ -233,6 +243,8 @@ def liquid(m: Mention | None, p: Planning, what: str = "liquid") -> str:
         raise Ask(f"Which {m.name} do you mean?", ["liquid"], sorted(partial))
     if found is not None:
         raise unsure(Mention(found.name, 0, 0, m.written, False), "liquid", liquids(p.world))
+    if p.stock is not None and _STOCK_WORD.fullmatch(m.name.strip()):
+        return p.stock  # "serial dilution of CMPD-7 ...: 90 uL compound in A1": its stock
     if _GENERIC.fullmatch(m.name.strip()):  # "50 uL of the stuff": no liquid named at all
         raise Ask(f"Which liquid is '{m.name}'?", ["liquid"], liquids(p.world))
     raise Ask(
@@ -240,64 +252,6 @@ def liquid(m: Mention | None, p: Planning, what: str = "liquid") -> str:
         "you mean?",
         ["liquid", "source"],  # the question is about either
         liquids(p.world),
-    )
-
-
-def sources(
-    liquid_name: str,
-    world: World,
-    exclude: set[tuple[str, str]],
-    reserved: dict[tuple[str, str], float] | None = None,
-) -> list[tuple[str, str, float]]:
-    """Wells holding ``liquid_name`` pure: (labware, well, uL left after ``reserved``),
-    fullest first."""
-    found = []
-    for lw, well, _ in world.liquids.get(liquid_name, []):
-        mix = world.contents.get((lw, well), {})
-        have = world.well_volume(lw, well) - (reserved or {}).get((lw, well), 0.0)
-        if (
-            (lw, well) in exclude
-            or have <= 0
-            or mix.get(liquid_name, 0) < 0.999 * sum(mix.values())
-        ):
-            continue
-        found.append((lw, well, have))
-    return sorted(found, key=lambda f: -f[2])
-
-
-def source_of(
-    liquid_name: str,
-    needed: float,
-    world: World,
-    exclude: set[tuple[str, str]],
-    reserved: dict[tuple[str, str], float] | None = None,
-) -> tuple[str, str]:
-    """The one place ``liquid_name`` is kept; ask when it is in several troughs, refuse when
-    no well holds ``needed`` uL (beyond what earlier clauses still to be emitted take)."""
-    found = sources(liquid_name, world, exclude, reserved)
-    away = [f for f in found if f[0] not in {lw for lw, _ in exclude}]
-    found = away or found  # buffer already dispensed into the plate being filled is no source
-    troughs = {lw for lw, _, _ in found}
-    view = world.labware(found[0][0]) if found else None
-    if len(found) > 1 and (len(troughs) > 1 or (view and min(view.rows, view.cols) > 1)):
-        # (lanes of one trough plate hold one stock; the wells of a plate hold samples)
-        raise Ask(
-            f"{liquid_name} is in {len(found)} places: which one should I take it from?",
-            ["source"],
-            [f"{lw} {w} ({fmt(round(v, 3), 'uL')})" for lw, w, v in found],
-        )
-    for lw, well, have in found:
-        if have + 1e-6 >= needed:
-            return lw, well
-    if not found:
-        raise Ask(
-            f"There is no {liquid_name} left to take: which source?", ["source"], liquids(world)
-        )
-    lw, well, have = found[0]
-    raise Refuse(
-        f"{lw} {well} has {fmt(round(have, 3), 'uL')} of {liquid_name} left for this, less "
-        f"than the {fmt(round(needed, 3), 'uL')} the request needs",
-        "insufficient_liquid",
     )
 
 

@@ -9,9 +9,13 @@ from agents.task.planning._entities import Entities
 
 _FLAGS = re.IGNORECASE
 
-# "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank": a series, never one
-# ratio dilution repeated in every well.
-_SERIES_WORDS = re.compile(r"\b(?:standards|stds|curves?|points?|pts|blanks?)\b", _FLAGS)
+# "Standards - 2-fold dilution of ...", "8 points of 1:2", "..., A8 blank", "1:3, 8
+# concentrations", "dose-response": a series, never one ratio dilution repeated in every well.
+_SERIES_WORDS = re.compile(
+    r"\b(?:standards|stds|curves?|points?|pts|blanks?|concentrations|concs|doses|"
+    r"dose[\s-]+response)\b",
+    _FLAGS,
+)
 # "add 200 uL of 1:10 dye in buffer", "mix 1 part dye with 9 parts buffer": a dilution made here.
 _WITH = re.compile(r"\b(?:in|into|with)\b|^\s*(?:\+|plus)\s*$", _FLAGS)
 _MIXED_IN = re.compile(

@@ -29,7 +29,12 @@ def wells_named_by(frame: Frame, p: r.Planning) -> str | None:
     wells that hold it (on the one plate holding it), never what goes in."""
     for m in frame.ents.liquids:
         on = {lw for lw, _, _ in p.world.liquids.get(m.name, [])}
-        if len(on) == 1 and re.match(r"(?:e?s)?\s+wells?\b", frame.text[m.end :], re.IGNORECASE):
+        after = frame.text[m.end :]
+        if len(on) == 1 and re.match(r"(?:e?s)?\s+wells?\b", after, re.IGNORECASE):
+            return m.name
+        # "top off the overnight cultures in growth_plate ...": on the plate that holds them
+        at = re.match(r"(?:e?s)?\s+(?:in|on)\s+(?:the\s+)?([\w-]+)", after, re.IGNORECASE)
+        if len(on) == 1 and at is not None and at.group(1) in on:
             return m.name
     return None
 

@@ -9,7 +9,7 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Mention
-from agents.task.planning._outcomes import Ask
+from agents.task.planning._outcomes import Ask, Refuse
 
 _FLAGS = re.IGNORECASE
 
@@ -54,6 +54,14 @@ _STOCK_BEFORE = re.compile(
 
 
 _ONLY = re.compile(r"[\s-]*only\b", re.IGNORECASE)
+
+
+def stock_or_none(frame: Frame, p: r.Planning) -> str | None:
+    """The liquid a dilution heading dilutes, None when it leaves that to its steps."""
+    try:
+        return _stock(frame, p)
+    except (Ask, Refuse):
+        return None
 
 
 def _stock(frame: Frame, p: r.Planning) -> str:

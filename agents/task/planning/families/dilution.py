@@ -66,6 +66,7 @@ from agents.task.planning.families._ratio import (
 from agents.task.planning.families._ratio_parts import is_recipe
 from agents.task.planning.families._serial_volumes import amounts, fold_asking_once, says_step
 from agents.task.planning.families._series_end import last_well_out
+from agents.task.planning.families._stock_said import stock_or_none
 from agents.task.planning.families._stock_wells import held_stock, stock_sources
 from agents.task.planning.families._unsaid import unsaid
 
@@ -152,6 +153,7 @@ def build(frame: Frame, p: r.Planning) -> str:
             p.wells = [w for ws_ in frame.ents.wellsets for w in ws_.expand(view.rows, view.cols)]
         p.channels = frame.ents.channels or p.channels
         p.tips = frame.ents.tips or p.tips
+        p.stock = stock_or_none(frame, p)  # "then 90 uL compound in A1": what it dilutes
         return "a serial dilution: its steps are the clauses around it"
     if frame.extra.get("chain_only"):
         return _chain_only(frame, p)

@@ -21,8 +21,8 @@ from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _concentrations as conc
 from agents.task.planning.families import _exchange as ex
-from agents.task.planning.families._held import wells_named_by
 from agents.task.planning.families._places import volume_wells as _wells
+from agents.task.planning.families._topping import top_up
 
 _FLAGS = re.IGNORECASE
 # "wash buffer ..." names a liquid, not a wash
@@ -49,7 +49,8 @@ _EMPTYING = re.compile(
     _FLAGS,
 )
 _TOP_UP = re.compile(
-    r"^(?:q\.?s\.?\b|(?:re-?|back-?)?fill\b(?=[^,;]*\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d)|"
+    r"^(?:q\.?s\.?\b|(?:re-?|back-?)?fill\b(?=[^,;]*\bto\s+(?:a\s+|the\s+)?(?:final\s+|total\s+)?"
+    r"(?:volume\s+of\s+)?\d)|"
     r"top(?:[\s-]*(?:up|off))?(?!\s+(?:standard|std|well|point|concentration|row|of)s?\b)|bring|fill\s+up"
     r"|make\s+up|adjust)\b|\btop[\s-]*(?:up|off)\b|\bup\s+to\s+\d",
     _FLAGS,
@@ -73,6 +74,24 @@ _REACH = re.compile(
     r"|\bbring(?:ing)?\s+(?:each|every|all|them|it)\b[^,;]{0,30}\bto\s+\d",
     _FLAGS,
 )
+# "add buffer to make 100 uL total", "... to give 200 uL per well": the level one liquid
+# brings the wells to (not "10 uL stock to 90 uL DMSO to make 100 uL": a recipe)
+_MAKE_LEVEL = re.compile(
+    r"\bto\s+(?:make|give|get|reach)\s+(?:(?:it|them|each(?:\s+well)?|every\s+well)\s+)?"
+    r"(?:up\s+)?(?:to\s+)?(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+(?:of\s+)?)?\d",
+    _FLAGS,
+)
+
+
+def _makes_level(ents: Entities) -> bool:
+    return (
+        len(ents.volumes()) == 1
+        and len({m.name for m in ents.liquids}) <= 1
+        and ents.fold is None
+        and bool(_MAKE_LEVEL.search(ents.text))
+    )
+
+
 _TO_VOLUME = (
     r"\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b"
 )
@@ -184,7 +203,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 72
     if am.EQUAL.search(text) and not ents.volumes() and ents.liquids:
         return 72  # "add an equal volume of water to dna_plate column 3": what each holds
-    if _REACH.search(text) and ents.volumes() and not _to_concentration(text):
+    reaches = bool(_REACH.search(text) and ents.volumes()) or _makes_level(ents)
+    if reaches and not _to_concentration(text):
         return 72  # "add water to column 1 so each well reaches 60 uL": the difference
     if ents.fold is None and len(ents.volumes()) == 1 and _DILUTE_TO.search(text):
         return 74  # "dilute each library in libs A1-A4 to 60 uL with TE": a top-up
@@ -214,6 +234,7 @@ def tops_up(frame: Frame) -> bool:
         or _TOP_UP_LABEL.match(frame.clause.label or "")
         or _NORMALISE_TO.search(frame.text)
         or _REACH.search(frame.text)
+        or _makes_level(frame.ents)
         or _DILUTE_TO.search(frame.text)
         or _LIQUID_TO.match(frame.text)
     ) and not _DISCARD.search(frame.text)
@@ -235,7 +256,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         plate, wells = _wells(frame, p, "add to")
         return am.equal(frame, p, plate, wells)
     if tops_up(frame):
-        return _top_up(frame, p)
+        return top_up(frame, p)
     before = dict(p.world.volume)
     said = _discard(frame, p)
     after = p.world.volume  # what each well gave, for "... and replace with fresh medium"
@@ -298,88 +319,6 @@ def _empty(frame: Frame, p: r.Planning, plate: str, wells: list[str]) -> str:
     pip.emit(world, world.labware(plate).instrument, ops, channels, "per_destination")
     p.plate, p.wells = plate, wells
     return f"take everything out of {plate} {wells[0]}..{wells[-1]} ({len(ops)} wells) to waste"
-
-
-def _top_up(frame: Frame, p: r.Planning) -> str:
-    world = p.world
-    if (added := am.amount_added(frame)) is not None:
-        return _add_each(frame, p, added)
-    target = frame.final or frame.total or frame.volume
-    value = r.quantity(
-        target, frame, "To what final volume (uL) should each well be topped up?", "volume"
-    )
-    plate, wells = _wells(frame, p, "top up")
-    room = world.labware(plate).well_max_volume_ul
-    if room and value > room + 1e-6:
-        raise Refuse(
-            f"{fmt(value, 'uL')} is more than a {plate} well holds ({fmt(room, 'uL')})", "capacity"
-        )
-    adds = []
-    for w in wells:
-        have = world.well_volume(plate, w)
-        if have > value + 1e-6:
-            raise Ask(
-                f"{plate} {w} already holds {fmt(round(have, 3), 'uL')}, more than the "
-                f"{fmt(value, 'uL')} to top it up to. Which is right: the lab state or the "
-                "request?",
-                ["lab_state"],
-                [f"leave {w} as it is", "correct the lab state (read the instrument back)"],
-            )
-        adds.append((w, round(value - have, 4)))
-    if all(v <= 1e-6 for _, v in adds):
-        raise Refuse(
-            f"every well already holds {fmt(value, 'uL')}: nothing to top up", "nothing_to_do"
-        )
-    liquid = _filler(frame, p)
-    src = r.source_of(liquid, sum(v for _, v in adds), world, {(plate, w) for w in wells})
-    ops = [pip.Op(src, (plate, w), v, *am.mixed_after(frame)) for w, v in adds if v > 1e-6]
-    channels = frame.ents.channels or p.channels or 1
-    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
-    pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
-    p.policies_used.append(pip.POLICIES[policy])
-    p.plate, p.wells = plate, wells
-    return (
-        f"top up {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) to {fmt(value, 'uL')} with "
-        f"{liquid} ({src[0]} {src[1]}): the difference per well from the lab state "
-        f"({'8 channels' if channels == 8 else '1 channel'}; tips: {pip.POLICIES[policy]})"
-    )
-
-
-def _filler(frame: Frame, p: r.Planning) -> str:
-    """The liquid a top-up adds: the one after "with" / "using", else the clause's liquid."""
-    added = [  # "normalise the DNA in ... to 50 uL with water": water is what goes in
-        m
-        for m in frame.ents.liquids
-        if re.search(r"\b(?:with|using)\s+(?:the\s+|some\s+|\d+(?:\.\d+)?\s*\w+\s+(?:of\s+)?)?$",
-                     frame.text[: m.start], _FLAGS)
-    ]  # fmt: skip
-    mention = added[0] if added else frame.liquid
-    held = wells_named_by(frame, p)  # "each culture well": what is in them, not what goes in
-    liquid = r.liquid(mention, p) if mention else None
-    if liquid is None or (liquid == held and not added):
-        raise Ask("Which liquid should I top the wells up with?", ["liquid"], r.liquids(p.world))
-    return liquid
-
-
-def _add_each(frame: Frame, p: r.Planning, volume: float) -> str:
-    """ "Top each well up with 15 uL water": the same volume into every well, one source."""
-    world = p.world
-    r.positive_volume(volume, f"{volume:g} uL")
-    plate, wells = _wells(frame, p, "top up")
-    liquid = _filler(frame, p)
-    world.room_for_each(plate, wells, volume)  # capacity before the source
-    src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
-    ops = [pip.Op(src, (plate, w), volume, *am.mixed_after(frame)) for w in wells]
-    channels = frame.ents.channels or p.channels or 1
-    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
-    pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
-    p.policies_used.append(pip.POLICIES[policy])
-    p.plate, p.wells = plate, wells
-    return (
-        f"add {fmt(volume, 'uL')} {liquid} ({src[0]} {src[1]}) to each of {plate} "
-        f"{wells[0]}..{wells[-1]} ({len(wells)} wells), on top of what they hold "
-        f"({'8 channels' if channels == 8 else '1 channel'}; tips: {pip.POLICIES[policy]})"
-    )
 
 
 FAMILY = Family("volumes", detect, build)
