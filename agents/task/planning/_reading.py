@@ -294,7 +294,11 @@ _ROLE_LABEL = re.compile(
 def _with_role(clause: Clause) -> str:
     """The piece's text, with its label when that label says the liquid's role."""
     label = (clause.label or "").strip()
-    return f"{label} = {clause.text}" if _ROLE_LABEL.match(label) else clause.text
+    if not _ROLE_LABEL.match(label):
+        return clause.text
+    # ("cmpd", "drug": the stock's role, said in a word no liquid's name can take for its own)
+    role = label if re.match(r"(?:diluent|top)", label, re.IGNORECASE) else "stock"
+    return f"{role} = {clause.text}"
 
 
 def fold_into_previous(
