@@ -34,6 +34,7 @@ from agents.task.planning.families import Family
 from agents.task.planning.families import _chains as geometry
 from agents.task.planning.families._blank_wells import diluent_wells, without_blanks
 from agents.task.planning.families._concentrations import top_and_stock
+from agents.task.planning.families._deferred import steps_said_apart
 from agents.task.planning.families._dilution_words import (
     _ALONG,
     _CURVE,
@@ -66,7 +67,6 @@ from agents.task.planning.families._ratio import (
 from agents.task.planning.families._ratio_parts import is_recipe
 from agents.task.planning.families._serial_volumes import amounts, fold_asking_once, says_step
 from agents.task.planning.families._series_end import last_well_out
-from agents.task.planning.families._stock_said import stock_or_none
 from agents.task.planning.families._stock_wells import held_stock, stock_sources
 from agents.task.planning.families._unsaid import unsaid
 
@@ -145,16 +145,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
 
 def build(frame: Frame, p: r.Planning) -> str:
     if frame.extra.get("defer"):
-        frame.extra["kind"] = "fact"
-        named = geometry.series_place(frame)
-        if named is not None:
-            p.plate = r.labware(named, p, "dilute on")
-            view = p.world.labware(p.plate)
-            p.wells = [w for ws_ in frame.ents.wellsets for w in ws_.expand(view.rows, view.cols)]
-        p.channels = frame.ents.channels or p.channels
-        p.tips = frame.ents.tips or p.tips
-        p.stock = stock_or_none(frame, p)  # "then 90 uL compound in A1": what it dilutes
-        return "a serial dilution: its steps are the clauses around it"
+        return steps_said_apart(frame, p)
     if frame.extra.get("chain_only"):
         return _chain_only(frame, p)
     label = frame.clause.label or ""
