@@ -157,10 +157,18 @@ def lines(frame: Frame, plate: str, header: Frame | None, p: r.Planning) -> list
         if areas:  # "down each column from row A to row G": that span of every line
             span = areas[0].expand(view.rows, view.cols)
             return [geometry.clip(c, span) for c in found]
-        return found
+        return [_poured_run(c, plate, p) for c in found]
     if (filled := _filled_lines(frame, plate, p)) is not None:
         return filled
     raise Ask("Which wells should the dilution carry through (e.g. A1 -> B1 -> C1)?", ["wells"], [])
+
+
+def _poured_run(chain: list[str], plate: str, p: r.Planning) -> list[str]:
+    """ "...row B: 150 uL buffer in B2-B6, 300 uL dye in B1, then carry 150 uL down the row":
+    the run of the heading's line this plan filled from its first well, not the whole line."""
+    poured = {w for (lw, w), _ in p.world.poured if lw == plate}
+    run = [w for w in chain[: next((i for i, w in enumerate(chain) if w not in poured), None)]]
+    return run if len(run) >= 2 and len(run) < len(chain) else chain
 
 
 def _filled_lines(frame: Frame, plate: str, p: r.Planning) -> list[list[str]] | None:
