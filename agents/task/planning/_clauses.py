@@ -118,7 +118,10 @@ _NEW_ACTION = re.compile(
     rf"|\s*(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+)(?={TRAILING}|{KEPT})"
     r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)"
     # "take 50 uL off the cells and discard it": where the liquid goes, not a new action
-    r"(?!(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b|throw\s+(?:it|them)\s+(?:away|out))"
+    # ("... and discard.", "... and discard to waste", "... and throw away": the same)
+    r"(?!(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b|throw\s+(?:it|them)\s+(?:away|out)"
+    r"|(?:discard|dump|trash|throw\s+(?:away|out)|dispose)(?:\s+(?:of\s+)?(?:it|them))?"
+    r"(?:\s+(?:to|into|in)\s+(?:the\s+)?(?:liquid\s+)?(?:waste|trash|bin)\b)?\s*(?:[.;,)!]|$))"
     r"(?=(?:(?:please|pls|also|now|first|just|gently|carefully"
     r"|(?:can|could|would|will)\s+(?:you|u))\s+)*"
     # ", serially, 2-fold" / ", serially diluted": how the series goes, not a new action

@@ -25,6 +25,21 @@ _WORD = r"(?![A-Pa-p]\d{1,2}\b)(?!the\b|it\b|them\b|then\b)[A-Za-z«][\w%»/.-]*
 _ADD_GAP = re.compile(
     rf"\s+and\s+(?=(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+\S)", _FLAGS
 )
+# "add 100 uL dye to column 1, buffer to column 2", "dye into column 1, buffer into the rest":
+# after a comma, a liquid going to a place (the place said as wells, lines or a plate's id)
+_PLACE = (
+    r"(?:[A-Pa-p]\d{1,2}\b|(?:columns?|cols?|rows?|wells?|every|each|all|both|rest|remaining|"
+    r"other|remainder)\b|[A-Za-z][\w-]*(?:_|\d)[\w-]*)"
+)
+_COMMA_GAP = re.compile(
+    rf"\s*,\s*(?:and\s+)?(?=(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+"
+    rf"(?:the\s+)?{_PLACE})",
+    _FLAGS,
+)
+# "dye into column 1, ...": a list of (liquid, place) pairs with no verb at all
+_VERBLESS = re.compile(
+    rf"^(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+\S", _FLAGS
+)
 _HAS_PLACE = re.compile(r"\b(?:to|into|in|onto)\s+\S", _FLAGS)
 _MOVE = re.compile(r"^(pool|combine|consolidate|merge|transfer|move|pipette|pipet)\b", _FLAGS)
 # "pool P A1-A4 into Q A1 (10 uL each) and P B1-B4 into Q B1": a second source -> destination
@@ -58,8 +73,12 @@ def gaps(text: str, cleaned: str) -> list[str]:
         return [text[: cut.start()], text[cut.end() :]]  # "... and columns 7-12 to Z"
     if _FILL.match(cleaned):
         rx = _FILL_GAP
-    elif _ADD.match(cleaned):
+    elif _ADD.match(cleaned) or _VERBLESS.match(cleaned):
         rx = _ADD_GAP
+        comma = _COMMA_GAP.search(text)
+        if comma is not None and _HAS_PLACE.search(text[: comma.start()]):
+            rest = text[comma.end() :]  # each pair after it may be followed by another
+            return [text[: comma.start()], *gaps(rest, rest)]
     else:
         return [text]
     cut = rx.search(text)
@@ -74,7 +93,9 @@ def borrow(first: str, second: str) -> str:
     """The second pair as a clause of its own: the first's verb, and "ones" said as the
     first's noun ("the even ones" after "the odd columns")."""
     said = _FILL.match(first) or _ADD.match(first) or _MOVE.match(first) or _COPY.match(first)
-    verb = said.group(1)  # type: ignore[union-attr]
+    if said is None:
+        return second  # a list of pairs with no verb: each is read as the first was
+    verb = said.group(1)
     if (of := _COPY_OF.search(first)) and not re.search(r"\bof\b", second, _FLAGS):
         # "... and columns 7-12 to Z": the lines of the plate the first pair copies from
         second = re.sub(

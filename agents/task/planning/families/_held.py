@@ -82,6 +82,8 @@ def described_wells(
     """'the overnight culture wells in column 1' (the set written at ``at``): of those wells,
     the ones holding that liquid (never the empty rest of the column); none holding it is
     asked. 'The empty wells of X row A': those of them holding nothing."""
+    if at is not None and _REST_OF.search(frame.ents.marked[:at]):
+        return _rest_of(p, plate, wells)
     if _EMPTY_WELLS.search(frame.text) and at is not None:
         empty = [w for w in wells if p.world.well_volume(plate, w) <= 0]
         if not empty:
@@ -127,6 +129,30 @@ _ONTO = re.compile(
     _FLAGS,
 )
 # "to the empty wells of od_plate", "into the unused wells": the wells holding nothing
+# "the other wells of row A", "the rest of row A", "all remaining wells in column 1": the set
+# said next, without the wells the clause before filled
+_REST_OF = re.compile(
+    r"\b(?<!every\s)(?<!each\s)(?:(?:all\s+|each\s+of\s+|every\s+one\s+of\s+)?(?:the\s+)?(?:other|remaining|leftover)"
+    r"\s+wells?\s+(?:of|in|on|across|along)|(?:all\s+)?(?:the\s+)?(?:rest|remainder)\s+of)"
+    r"\s+(?:the\s+)?(?:#+\s+)?(?:wells?\s+)?$",
+    _FLAGS,
+)
+
+
+def _rest_of(p: r.Planning, plate: str, wells: list[str]) -> list[str]:
+    """The wells of ``wells`` the clause before did not fill (it must have filled some)."""
+    before = set(p.wells or []) if p.plate == plate else set()
+    rest = [w for w in wells if w not in before]
+    if not before & set(wells) or not rest:
+        raise Ask(
+            f"Nothing before this filled any of {plate} {wells[0]}..{wells[-1]}: which wells "
+            "are the rest you mean?",
+            ["wells"],
+            [f"{wells[0]}..{wells[-1]}"],
+        )
+    return rest
+
+
 _EMPTY_WELLS = re.compile(r"\b(?:the\s+)?(?:empty|unused|unfilled|free)\s+wells\b", _FLAGS)
 
 

@@ -43,8 +43,10 @@ _OF_THOSE = re.compile(
 
 _BOTH = re.compile(r"\b(?:both|all|each|every)\s+(?:the\s+|of\s+the\s+)?plates\b", _FLAGS)
 _PICK = re.compile(r"^(?:cherry[\s-]?pick|hit[\s-]?pick|pick|re-?array)", _FLAGS)
+# "... and buffer to the rest", "... to every remaining well"
 _REST = re.compile(
-    r"\b(?:to|into|in)\s+(?:all\s+)?(?:the\s+)?(?:rest|remaining\s+wells|remainder|others|other\s+wells)\b",
+    r"\b(?:to|into|in)\s+(?:all\s+)?(?:the\s+)?(?:rest|remaining\s+wells|remainder|others|other\s+wells)\b"
+    r"|\b(?:to|into|in)\s+(?:every|each)\s+(?:remaining|leftover)\s+well\b",
     _FLAGS,
 )
 _AND = re.compile(r"\s*(?:,|and|&|\+|,\s*and)\s*", _FLAGS)

@@ -1,0 +1,162 @@
+"""Wells said relative to others: "the rest of row A", "the other wells", "every other well",
+"remove ... and discard", and verb-less pairs after a comma. Each must plan exactly what was
+asked (never every well of the set or plate, never a second emptying) or ask which wells."""
+
+from __future__ import annotations
+
+import pytest
+from test_rule_planner import LAB
+
+from agents.task.planning._alternates import SAID, thinned
+from agents.task.planning._gapping import gaps
+from agents.task.planning._wellsets import find_all
+from agents.task.planning.models import Clarification, Plan, PlanStep
+from agents.task.planning.rules import RulePlanner
+from evals.planning import Labs
+
+SAMPLES = Labs()["samples"].view
+
+
+def _plan(request: str) -> Plan | Clarification:
+    result = RulePlanner().plan(request, LAB)
+    assert isinstance(result, Plan | Clarification), result
+    return result
+
+
+def _filled(steps: list[PlanStep], plate: str) -> dict[str, set[str]]:
+    """Each liquid handler transfer's destination wells on ``plate``, keyed by source well."""
+    out: dict[str, set[str]] = {}
+    for s in steps:
+        if s.command == "transfer" and s.args.get("destination") == plate:
+            out.setdefault(str(s.args["source_well"]), set()).update(s.args["destination_wells"])
+    return out
+
+
+_ROW_A = {f"A{c}" for c in range(1, 13)}
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Add 100 uL buffer to plate_1 A1 and 50 uL dye to the other wells of row A.",
+        "Add 100 uL buffer to plate_1 A1 and 50 uL dye to all other wells of row A.",
+        "Add 100 uL buffer to plate_1 A1 and 50 uL dye to the remaining wells in row A.",
+        "Add 100 uL buffer to plate_1 A1, then 50 uL dye to the rest of row A.",
+        "Add 100 uL buffer to plate_1 A1; all the other wells of row A get 50 uL dye.",
+        "Add 100 uL buffer to plate_1 A1 and 50 uL dye to the remainder of row A.",
+    ],
+)
+def test_the_rest_of_a_set_leaves_out_the_wells_the_clause_before_filled(request_: str) -> None:
+    plan = _plan(request_)
+    assert isinstance(plan, Plan), plan
+    filled = _filled(plan.steps, "plate_1")
+    assert filled["A2"] == {"A1"}  # buffer (reservoir A2)
+    assert filled["A1"] == _ROW_A - {"A1"}  # dye (reservoir A1): never A1 again
+
+
+def test_every_remaining_well_is_the_plate_without_what_was_filled() -> None:
+    plan = _plan("Add 100 uL buffer to plate_1 column 1 and 50 uL dye to every remaining well.")
+    assert isinstance(plan, Plan), plan
+    dye = _filled(plan.steps, "plate_1")["A1"]
+    assert len(dye) == 88 and not dye & {f"{r}1" for r in "ABCDEFGH"}
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Add 50 uL dye to the rest of row B of plate_1.",  # nothing before it
+        "Add 100 uL buffer to plate_1 A1; add 50 uL dye to the other wells of row B.",  # no overlap
+    ],
+)
+def test_the_rest_of_a_set_nothing_filled_asks_which_wells(request_: str) -> None:
+    result = _plan(request_)
+    assert isinstance(result, Clarification) and result.missing == ["wells"], result
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Fill every other well of plate_1 with 20 uL dye.",
+        "Add 20 uL dye to alternate wells across plate_1.",
+        "Add 20 uL dye to all of plate_1, every other well.",
+        "Add 20 uL dye to the odd wells of plate_1.",
+        "Add 20 uL dye to plate_1, every second well.",
+        "Add 10 uL dye to plate_2, alternate wells.",
+        "Remove 50 uL from every other well of plate_1 and discard.",
+        "Replace the buffer in alternate wells of plate_1: remove 80 uL, add 80 uL dye.",
+    ],
+)
+def test_every_other_well_with_no_set_to_thin_asks_never_takes_every_well(request_: str) -> None:
+    result = _plan(request_)
+    assert isinstance(result, Clarification) and result.missing == ["wells"], result
+
+
+@pytest.mark.parametrize(
+    ("request_", "wells"),
+    [
+        (
+            "Add 60 uL dye to row C of plate_1, every other well.",
+            {"C1", "C3", "C5", "C7", "C9", "C11"},
+        ),
+        ("Alternate wells (row C of plate_1): 60 uL dye", {"C1", "C3", "C5", "C7", "C9", "C11"}),
+        (
+            "Add 60 uL dye to every other well (row C of plate_1)",
+            {"C1", "C3", "C5", "C7", "C9", "C11"},
+        ),
+        ("Add 60 uL dye to plate_1 row C, even wells", {"C2", "C4", "C6", "C8", "C10", "C12"}),
+    ],
+)
+def test_every_other_well_of_a_set_thins_it(request_: str, wells: set[str]) -> None:
+    plan = _plan(request_)
+    assert isinstance(plan, Plan), plan
+    assert _filled(plan.steps, "plate_1")["A1"] == wells
+
+
+def test_the_alternate_detector_knows_each_way_of_saying_it_and_what_thins() -> None:
+    for said in ("every other well", "every second well", "every 2nd well", "alternate wells",
+                 "alternating wells", "odd wells", "even-numbered wells"):  # fmt: skip
+        assert SAID.search(f"add dye to {said} of row A"), said
+    assert not SAID.search("add dye to every other column")  # a line: thinned elsewhere
+    assert thinned(find_all("every other well of row A")[0].parts)
+    assert thinned(find_all("A1, A3, A5")[0].parts)  # the wells listed one by one
+    assert not thinned(find_all("row A")[0].parts)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Remove 50 uL from samples A1-A6 and discard.",
+        "Remove 50 uL from samples A1-A6 and discard it.",
+        "Aspirate 50 uL from samples A1-A6 and discard to waste.",
+        "Take 50 uL out of samples A1-A6 and throw it away",
+        "Take 50 uL out of samples A1-A6 and dispose of it.",
+    ],
+)
+def test_remove_and_discard_is_one_removal_never_a_second_emptying(request_: str) -> None:
+    result = RulePlanner().plan(request_, SAMPLES)  # samples A1-A6 hold 100 uL each
+    assert isinstance(result, Plan), result
+    taken = [s for s in result.steps if s.command == "aspirate"]
+    assert len(taken) == 6 and all(s.args["volume_ul"] == 50 for s in taken)
+    assert len([t for t in result.trace if t.kind == "action"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [
+        ("add 100 uL dye to plate_1 column 1, buffer to column 2 (100 uL)", 2),
+        ("dye into column 1, buffer into every remaining well, 100 uL each", 2),
+        ("add 100 uL dye to plate_1 A1, 50 uL buffer to A2, 20 uL dye to A3", 3),
+        ("add 50 uL buffer to plate_1 A1, enough to cover the bottom", 1),  # no place after
+        ("add 50 uL buffer to plate_1 A1, water to 100 uL", 1),  # a level, not a place
+    ],
+)
+def test_a_liquid_and_its_place_after_a_comma_is_a_pair_of_its_own(text: str, pieces: int) -> None:
+    assert len(gaps(text, text)) == pieces
+
+
+def test_a_verbless_pair_after_a_comma_is_planned_never_folded_into_the_first() -> None:
+    plan = _plan("Add 100 uL dye to plate_1 column 1, buffer to column 2 (100 uL)")
+    assert isinstance(plan, Plan), plan
+    filled = _filled(plan.steps, "plate_1")
+    assert filled["A1"] == {f"{r}1" for r in "ABCDEFGH"}  # dye only in column 1
+    assert filled["A2"] == {f"{r}2" for r in "ABCDEFGH"}  # buffer in column 2
