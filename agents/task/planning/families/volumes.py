@@ -92,6 +92,13 @@ def _makes_level(ents: Entities) -> bool:
     )
 
 
+# "add water to dna_plate column 1 to a final volume of 60 uL": the one volume is a level
+_ADD_TO_FINAL = re.compile(
+    r"^(?:add|dispense|pipette|pipet|put|deliver)\b(?![^;]*\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b[^;]*"
+    r"\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b)[^;]*?(?:\b(?:to|for)\s+(?:a\s+)?(?:final|total)\s+(?:volume\s+)?"
+    r"(?:of\s+)?\d|\bto\s+\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\s+(?:final|total)\b)",
+    _FLAGS,
+)
 _TO_VOLUME = (
     r"\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b"
 )
@@ -203,7 +210,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 72
     if am.EQUAL.search(text) and not ents.volumes() and ents.liquids:
         return 72  # "add an equal volume of water to dna_plate column 3": what each holds
-    reaches = bool(_REACH.search(text) and ents.volumes()) or _makes_level(ents)
+    reaches = bool(
+        (_REACH.search(text) or _ADD_TO_FINAL.match(text)) and ents.volumes()
+    ) or _makes_level(ents)
     if reaches and not _to_concentration(text):
         return 72  # "add water to column 1 so each well reaches 60 uL": the difference
     if ents.fold is None and len(ents.volumes()) == 1 and _DILUTE_TO.search(text):
@@ -235,6 +244,7 @@ def tops_up(frame: Frame) -> bool:
         or _NORMALISE_TO.search(frame.text)
         or _REACH.search(frame.text)
         or _makes_level(frame.ents)
+        or _ADD_TO_FINAL.match(frame.text)
         or _DILUTE_TO.search(frame.text)
         or _LIQUID_TO.match(frame.text)
     ) and not _DISCARD.search(frame.text)
