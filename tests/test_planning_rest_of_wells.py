@@ -160,3 +160,37 @@ def test_a_verbless_pair_after_a_comma_is_planned_never_folded_into_the_first() 
     filled = _filled(plan.steps, "plate_1")
     assert filled["A1"] == {f"{r}1" for r in "ABCDEFGH"}  # dye only in column 1
     assert filled["A2"] == {f"{r}2" for r in "ABCDEFGH"}  # buffer in column 2
+
+
+@pytest.mark.parametrize(
+    ("text", "pieces"),
+    [
+        ("bring dna_plate column 1 to 50 uL with water and column 2 to 70 uL", 2),
+        ("top up dna_plate A1-A3 with water to 60 uL, B1-B3 to 80 uL", 2),
+        ("top up amp_plate A1 and A3 with low-TE to 50 uL", 1),  # one level for both wells
+        ("top up dna_plate column 1 to 60 uL with water and mix", 1),
+    ],
+)
+def test_a_second_wells_and_level_pair_of_a_top_up_is_its_own_top_up(
+    text: str, pieces: int
+) -> None:
+    assert len(gaps(text, text)) == pieces
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Bring dna_plate column 1 to 50 uL with water and column 2 to 70 uL",
+        "Top up dna_plate column 1 to 50 uL with water, then column 2 to 70 uL with water.",
+    ],
+)
+def test_each_pair_said_with_one_top_up_verb_is_topped_up_never_dropped(request_: str) -> None:
+    result = RulePlanner().plan(request_, SAMPLES)  # column 1 holds 20 uL, column 2 35 uL
+    assert isinstance(result, Plan), result
+    added: dict[str, float] = {}
+    for s in result.steps:
+        if s.command == "transfer" and s.args.get("destination") == "dna_plate":
+            for w in s.args["destination_wells"]:
+                added[w] = added.get(w, 0.0) + float(s.args["volume_ul"])
+    assert added.get("A1") == 30 and added.get("H1") == 30
+    assert added.get("A2") == 35 and added.get("H2") == 35  # to 70, never 70 more

@@ -107,6 +107,13 @@ _NEXT_DEST = re.compile(
     r"\b(?:to|into|in|onto|gets?|moved|carried|transferred|each\s+step|per\s+step)\b|->|[A-Pa-p]\d",
     _FLAGS,
 )
+# "top up samples A1 to 150 uL, then dna_plate A1 to 60 uL": the verb said once for both
+_TOPS_UP = re.compile(r"^(?:top[\s-]*(?:up|off)|bring|make\s+up|q\.?s\.?|fill\s+up)\b", _FLAGS)
+_LEVEL_ONLY = re.compile(
+    r"^(?!(?:top|bring|make|fill|add|q\.?s)\b)[^;]*?\bto\s+(?:a\s+)?(?:final\s+|total\s+)?"
+    r"(?:volume\s+of\s+)?\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b(?![^;]*\d\s*(?:u[lL]|m[lL])\b)",
+    _FLAGS,
+)
 _VERB_FIRST = re.compile(rf"(?:{ACTION_VERBS})\b", _FLAGS)
 _NEW_ACTION = re.compile(
     rf"(?:\s*(?:,|\s-)\s*(?:and\s+|but\s+)?|\s+(?=because|since|cos|coz|{PURPOSE}))(?={AFTER})|"
@@ -307,6 +314,8 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
         cleaned = as_verb(_social.polite_off(text.strip(" ,.;:!?-")))
         if text in gapped and clauses:
             cleaned = borrow(clauses[-1].text, cleaned)  # "... and the even ones with buffer"
+        elif clauses and _TOPS_UP.match(clauses[-1].text) and _LEVEL_ONLY.match(cleaned):
+            cleaned = f"top up {cleaned}"  # "top up A1 to 150 uL, then B1 to 60 uL": one verb
         if cleaned:
             clauses.append(Clause(len(clauses), cleaned, said, how, label, sentence, heading))
     return clauses

@@ -40,6 +40,13 @@ _COMMA_GAP = re.compile(
 _VERBLESS = re.compile(
     rf"^(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+\S", _FLAGS
 )
+# "bring column 1 to 50 uL with water and column 2 to 70 uL": a second (wells, level) pair
+_TOPS = re.compile(r"^(?:top[\s-]*(?:up|off)|bring|make\s+up|q\.?s\.?|fill\s+up)\b", _FLAGS)
+_LEVEL_GAP = re.compile(
+    r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?=(?:the\s+)?(?:[\w-]+\s+)?(?:[A-Pa-p]\d{1,2}|columns?|cols?|"
+    rf"rows?|wells?)\b[^,;]{{0,30}}?\bto\s+(?:a\s+)?(?:final\s+|total\s+)?{_VOLUME}\b)",
+    _FLAGS,
+)
 _HAS_PLACE = re.compile(r"\b(?:to|into|in|onto)\s+\S", _FLAGS)
 _MOVE = re.compile(r"^(pool|combine|consolidate|merge|transfer|move|pipette|pipet)\b", _FLAGS)
 # "pool P A1-A4 into Q A1 (10 uL each) and P B1-B4 into Q B1": a second source -> destination
@@ -71,6 +78,11 @@ def gaps(text: str, cleaned: str) -> list[str]:
         and _COPY_OF.search(text[: cut.start()])
     ):
         return [text[: cut.start()], text[cut.end() :]]  # "... and columns 7-12 to Z"
+    level = _LEVEL_GAP.search(text) if _TOPS.match(cleaned) else None
+    if level is not None and re.search(
+        rf"\bto\s+(?:\S+\s+){{0,3}}?{_VOLUME}", text[: level.start()]
+    ):
+        return [text[: level.start()], text[level.end() :]]  # "... and column 2 to 70 uL"
     if _FILL.match(cleaned):
         rx = _FILL_GAP
     elif _ADD.match(cleaned) or _VERBLESS.match(cleaned):
@@ -92,6 +104,10 @@ def gaps(text: str, cleaned: str) -> list[str]:
 def borrow(first: str, second: str) -> str:
     """The second pair as a clause of its own: the first's verb, and "ones" said as the
     first's noun ("the even ones" after "the odd columns")."""
+    if (tops := _TOPS.match(first)) is not None:  # "... and column 2 to 70 uL": its liquid too
+        liquid = re.search(r"\s(?:with|using)\s+[^,;]+?(?=\s+(?:to|and)\b|[,;]|$)", first, _FLAGS)
+        with_ = liquid.group(0) if liquid and not re.search(r"\b(?:with|using)\b", second) else ""
+        return f"{tops.group(0)} {second}{with_}"
     said = _FILL.match(first) or _ADD.match(first) or _MOVE.match(first) or _COPY.match(first)
     if said is None:
         return second  # a list of pairs with no verb: each is read as the first was
