@@ -9,6 +9,7 @@ from test_rule_planner import LAB
 
 from agents.task.planning._alternates import SAID, thinned
 from agents.task.planning._gapping import gaps
+from agents.task.planning._quantities import steps
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.models import Clarification, Plan, PlanStep
 from agents.task.planning.rules import RulePlanner
@@ -194,3 +195,19 @@ def test_each_pair_said_with_one_top_up_verb_is_topped_up_never_dropped(request_
                 added[w] = added.get(w, 0.0) + float(s.args["volume_ul"])
     assert added.get("A1") == 30 and added.get("H1") == 30
     assert added.get("A2") == 35 and added.get("H2") == 35  # to 70, never 70 more
+
+
+@pytest.mark.parametrize(
+    ("text", "count"),
+    [
+        ("make 5 serial 1:10 dilutions of dye", 5),
+        ("4 serial two-fold dilutions", 4),
+        ("7 1/2 dilutions", 7),
+        ("6 two-fold dilutions", 6),
+        ("8 points, 2-fold", 8),
+    ],
+)
+def test_a_count_of_dilutions_is_read_with_serial_and_a_ratio_between(
+    text: str, count: int
+) -> None:
+    assert steps(text) == count

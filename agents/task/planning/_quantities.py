@@ -112,8 +112,10 @@ _RATIO = re.compile(
     r"|one\s+(?:in|to)\s+(two|three|four|five|six|seven|eight|nine|ten|twenty|fifty|a\s+hundred)\b)",
     _FLAGS,
 )
+# between a count and what it counts: "5 serial 1:10 dilutions", "6 two-fold dilutions"
+STEP_FOLD = r"(?:serial\s+)?(?:[\w.]+[\s-]?fold\s+|(?:1\s*[:/]\s*|1\s+in\s+)\d+\s+)?(?:serial\s+)?"
 _STEPS = re.compile(
-    rf"(?<![\w.:/])({_COUNT[1:-1]})(?![\d.])\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
+    rf"(?<![\w.:/])({_COUNT[1:-1]})(?![\d.])\s*-?\s*{STEP_FOLD}"
     r"(?:steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b"
     r"(?!\s*(?:curves?|crvs?|plates?)\b)",
     _FLAGS,

@@ -14,7 +14,7 @@ from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
-from agents.task.planning._quantities import FOLD_TIMES
+from agents.task.planning._quantities import FOLD_TIMES, STEP_FOLD
 from agents.task.planning._wellsets import WellSet
 from agents.task.planning.families._blank_wells import INCL_BLANK, blanks_after
 from agents.task.planning.families._line_back import filled_line
@@ -31,7 +31,7 @@ _STARTING = re.compile(
 # What a count of a dilution counts: "7 steps" (transfers), "8 points" / "6 wells" (wells)
 _STEP_NOUN = re.compile(
     r"(?<![\w.:/])(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)"
-    r"(?![\d.])\s*-?\s*(?:[\w.]+[\s-]?fold\s+|(?:1:|1\s+in\s+)\d+\s+)?"
+    rf"(?![\d.])\s*-?\s*{STEP_FOLD}"
     r"(steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b",
     _FLAGS,
 )
