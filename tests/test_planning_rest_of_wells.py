@@ -211,3 +211,18 @@ def test_a_count_of_dilutions_is_read_with_serial_and_a_ratio_between(
     text: str, count: int
 ) -> None:
     assert steps(text) == count
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "I need buffer across the top row of plate_1.",
+        "I'd like dye in plate_2 A1-A6 please",
+        "We would like the dye in plate_2 column 3.",
+        "pls get the dye into plate_2 row A",
+        "buffer along row C of plate_1",
+    ],
+)
+def test_a_liquid_wished_into_wells_without_a_volume_asks_the_volume(request_: str) -> None:
+    result = _plan(request_)
+    assert isinstance(result, Clarification) and result.missing == ["volume"], result

@@ -20,7 +20,7 @@ from agents.task.planning.families._places import (
 
 _FLAGS = re.IGNORECASE
 VERBS = re.compile(
-    r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|"
+    r"^(?:transfer|add|dispense|distribute|aliquot|pipette|pipet|put|place|fill|move|stamp|get|"
     r"replicate|copy|pool|combine|consolidate|spot|cherry[\s-]?pick|hit[\s-]?pick|load|deliver|"
     r"plate\s+out|split|divide|dispence|take|seed|array|reformat|duplicate|clone|mirror|refill|replica[\s-]?plate|re-?array|"
     r"replenish|re-fill|back-?fill|pop|replace(?=\s+(?:it\s+|them\s+|each\s+|the\s+wells?\s+)?with\b))\b",
@@ -42,7 +42,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         or (WITH_VERB.match(text) and (ents.liquids or ents.wellsets or len(ents.labware) > 1))
     ):
         has_liquid = ents.volumes() or ents.liquids or ents.vague or ents.bare or ents.wellsets
-        if re.match(r"^(?:move|take|put|place|transfer)\b", text, _FLAGS) and not (
+        if re.match(r"^(?:move|take|put|place|transfer|get)\b", text, _FLAGS) and not (
             has_liquid or am.WHOLE.search(text) or (clause.heading and _SAME_WELLS.search(text))
         ):
             return None  # "transfer amp_plt to the cycler": the plate moves
@@ -86,14 +86,29 @@ def _names_only(ents: Entities) -> bool:
     return bool(_FILLER.match(text))
 
 
-_INTO_WELLS = re.compile(r"^[\s,]*(?:(?:into|to|onto)\b|->)", _FLAGS)
+_INTO_WELLS = re.compile(r"^[\s,]*(?:(?:into|to|onto|across|along|throughout)\b|->)", _FLAGS)
+
+
+# "I need buffer across row A", "I'd like dye in A1-A6": a wish for a liquid in wells (with the
+# wish said, "in" is where it should go, never what a well already holds)
+_WISH = re.compile(
+    r"^(?:(?:i|we)(?:\s+(?:really|just|also))?(?:\s+need|\s+want|'d\s+like|\s+would\s+like)|"
+    r"(?:can|could)\s+(?:i|we)\s+(?:have|get))\s+(?:some\s+|the\s+|a\s+bit\s+of\s+)?$",
+    _FLAGS,
+)
+_IN_WELLS = re.compile(r"^[\s,]*(?:in|into|to|onto|across|along|throughout)\b", _FLAGS)
 
 
 def _liquid_into_wells(ents: Entities) -> bool:
-    """A lab liquid named first, then "into" the wells: "ethanol into clean_dw B1-B12"."""
+    """A lab liquid named first, then "into" the wells: "ethanol into clean_dw B1-B12"; or
+    wished for in them: "I need buffer across row A"."""
     first = ents.liquids[0] if ents.liquids else None
-    if first is None or not first.sure or first.start > 0:
+    if first is None or not first.sure:
+        return False
+    wish = first.start > 0 and _WISH.match(ents.text[: first.start])
+    if first.start > 0 and not wish:
         return False
     rest = ents.text[first.end :]
     places = [w.start for w in ents.wellsets] + [m.start for m in ents.labware]
-    return bool(_INTO_WELLS.match(rest)) and all(at >= first.end for at in places)
+    into = _IN_WELLS if wish else _INTO_WELLS
+    return bool(into.match(rest)) and all(at >= first.end for at in places)
