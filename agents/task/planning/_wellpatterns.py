@@ -271,7 +271,7 @@ _OTHER_WELL = re.compile(
     r"\b(?:every\s+(?:other|second|2nd|third|3rd|fourth|4th)|alternat(?:e|ing)"
     r"|(odd|even)(?:[-\s]?numbered)?)\s+wells?\s*"
     r"(?:[,(]?\s*(?:starting|beginning)\s+(?:at|with|from|in)\s+(?P<at>[A-Pa-p]\d{1,2})\s*[,)]?\s*)?"
-    r"(?:\s(?:of|in|on|along|across|from|within|among)\s+|[(:]\s*)(?:the\s+)?(?:#+\s+)?",
+    r"\s(?:of|in|on|along|across|from|within|among)\s+(?:the\s+)?(?:#+\s+)?",
     _FLAGS,
 )
 _START_AT = re.compile(
