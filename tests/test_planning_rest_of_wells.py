@@ -226,3 +226,35 @@ def test_a_count_of_dilutions_is_read_with_serial_and_a_ratio_between(
 def test_a_liquid_wished_into_wells_without_a_volume_asks_the_volume(request_: str) -> None:
     result = _plan(request_)
     assert isinstance(result, Clarification) and result.missing == ["volume"], result
+
+
+@pytest.mark.parametrize(
+    ("request_", "final"),
+    [
+        ("Normalise dna_plate A1-A3 to 10 ng/uL in dest_plate (40 uL each, water). A1=50, A2=40, "
+         "A3=20 ng/uL", True),
+        ("Normalise to 10 ng/uL, 40 uL: dna_plate A1 (50 ng/uL), A2 (40 ng/uL), A3 (20 ng/uL) -> "
+         "dest_plate A1-A3, water as diluent", True),
+        ("Normalise dna_plate A1-A3 (50, 40, 20 ng/uL) to 10 ng/uL into dest_plate A1-A3 with "
+         "water using 5 uL of each sample", False),  # what is taken, not where it ends
+    ],
+)  # fmt: skip
+def test_a_normalisations_one_volume_is_its_final_volume_unless_taken_of_each(
+    request_: str, final: bool
+) -> None:
+    result = RulePlanner().plan(request_, SAMPLES)
+    if not final:
+        assert isinstance(result, Clarification) and result.missing == ["volume"], result
+        return
+    assert isinstance(result, Plan), result
+    ends: dict[str, float] = {}
+    for s in result.steps:
+        if s.command == "transfer" and s.args.get("destination") == "dest_plate":
+            wells = s.args["destination_wells"]
+        elif s.command == "dispense" and s.args.get("labware") == "dest_plate":
+            wells = s.args["wells"]
+        else:
+            continue
+        for w in wells:
+            ends[w] = ends.get(w, 0.0) + float(s.args["volume_ul"])
+    assert ends == {"A1": 40, "A2": 40, "A3": 40}

@@ -179,7 +179,7 @@ def dest_piece(frame: Frame, head: Frame) -> bool:
     return bool(_INTO_WORD.search(before) or (not before.strip() and _INTO_WORD.search(label)))
 
 
-_ALONE = re.compile(r"\s*[,;(]")  # (reversed) a volume said between commas
+_OF_SAMPLE = re.compile(r"\s*(?:of|from)\b", re.IGNORECASE)
 
 
 def _final(frame: Frame, into: bool) -> float | None:
@@ -190,10 +190,12 @@ def _final(frame: Frame, into: bool) -> float | None:
     per = [q for q in frame.ents.volumes() if into and _PER_DEST.match(text[q.end :])]
     if len(per) == 1:
         return per[0].value
-    vols = frame.ents.volumes()
-    alone = len(vols) == 1 and _ALONE.match(text[: vols[0].start][::-1])
-    if into and alone and re.match(r"\s*(?:[,;)]|$)", text[vols[0].end :]):
-        return vols[0].value  # "into Y, 0.8 mg/mL final, 250 uL, PBS": its one volume
+    # "into Y, 0.8 mg/mL final, 250 uL, PBS", "to 10 ng/uL in Y (40 uL each, water)": with a
+    # level and another plate, the one volume said is what each sample ends at (never "5 uL of
+    # each", what is taken)
+    said = frame.ents.volumes()
+    if into and len(said) == 1 and not _OF_SAMPLE.match(text[said[0].end :]):
+        return said[0].value
     return None
 
 
