@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from test_rule_planner import LAB
 
-from agents.task.planning._alternates import SAID, thinned
+from agents.task.planning import _thinned as thinned
 from agents.task.planning._gapping import gaps
+from agents.task.planning._outcomes import Ask
 from agents.task.planning._quantities import steps
 from agents.task.planning._wellsets import find_all
 from agents.task.planning.models import Clarification, Plan, PlanStep
@@ -113,14 +114,22 @@ def test_every_other_well_of_a_set_thins_it(request_: str, wells: set[str]) -> N
     assert _filled(plan.steps, "plate_1")["A1"] == wells
 
 
-def test_the_alternate_detector_knows_each_way_of_saying_it_and_what_thins() -> None:
-    for said in ("every other well", "every second well", "every 2nd well", "alternate wells",
-                 "alternating wells", "odd wells", "even-numbered wells"):  # fmt: skip
-        assert SAID.search(f"add dye to {said} of row A"), said
-    assert not SAID.search("add dye to every other column")  # a line: thinned elsewhere
-    assert thinned(find_all("every other well of row A")[0].parts)
-    assert thinned(find_all("A1, A3, A5")[0].parts)  # the wells listed one by one
-    assert not thinned(find_all("row A")[0].parts)
+@pytest.mark.parametrize(
+    "said",
+    ["every other well", "every second well", "every 2nd well", "every third well",
+     "every 4th well", "alternate wells", "alternating wells", "odd wells", "even wells",
+     "odd-numbered wells", "odd numbered wells"],
+)  # fmt: skip
+def test_the_thinning_detector_asks_for_each_way_of_saying_it_when_nothing_is_thinned(
+    said: str,
+) -> None:
+    with pytest.raises(Ask):
+        thinned.check(f"add dye to {said}: row A", find_all("add dye to row A"))
+
+
+def test_the_thinning_detector_is_quiet_when_a_set_is_thinned_or_tips_are_meant() -> None:
+    thinned.check("every other well of row A", find_all("every other well of row A"))
+    thinned.check("add dye to row A, new tip every other well", find_all("add dye to row A"))
 
 
 @pytest.mark.parametrize(

@@ -124,21 +124,6 @@ def every_other_well(text: str, found: list[Any]) -> list[Any]:
     return found
 
 
-# "every other well", "alternate wells", "the odd wells": said of wells, whatever set follows
-SAID = re.compile(
-    r"\b(?:every\s+(?:other|second|2nd)|alternat(?:e|ing)|(?:odd|even)(?:-numbered)?)\s+wells?\b",
-    _FLAGS,
-)
-
-
-def thinned(parts: object) -> bool:
-    """Whether well-set parts (however nested) take every other well, row or column, or list
-    the wells one by one ('A1, A3, A5 (every other well)' says the same twice)."""
-    if isinstance(parts, Part):
-        return parts.kind in ("alternate", "other", "parity", "well") or thinned(parts.args)
-    return isinstance(parts, tuple) and any(thinned(p) for p in parts)
-
-
 def every_other_in(
     before: tuple[Part, ...],
     before_axis: str | None,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agents.task.planning import _joins, _social
-from agents.task.planning._gapping import borrow, gaps
+from agents.task.planning._gapping import borrow, carried, gaps
 from agents.task.planning._items import lines_of
 from agents.task.planning._joins import (
     after_clause_start,
@@ -107,13 +107,6 @@ _NEXT_DEST = re.compile(
     r"\b(?:to|into|in|onto|gets?|moved|carried|transferred|each\s+step|per\s+step)\b|->|[A-Pa-p]\d",
     _FLAGS,
 )
-# "top up samples A1 to 150 uL, then dna_plate A1 to 60 uL": the verb said once for both
-_TOPS_UP = re.compile(r"^(?:top[\s-]*(?:up|off)|bring|make\s+up|q\.?s\.?|fill\s+up)\b", _FLAGS)
-_LEVEL_ONLY = re.compile(
-    r"^(?!(?:top|bring|make|fill|add|q\.?s)\b)[^;]*?\bto\s+(?:a\s+)?(?:final\s+|total\s+)?"
-    r"(?:volume\s+of\s+)?\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\b(?![^;]*\d\s*(?:u[lL]|m[lL])\b)",
-    _FLAGS,
-)
 _VERB_FIRST = re.compile(rf"(?:{ACTION_VERBS})\b", _FLAGS)
 _NEW_ACTION = re.compile(
     rf"(?:\s*(?:,|\s-)\s*(?:and\s+|but\s+)?|\s+(?=because|since|cos|coz|{PURPOSE}))(?={AFTER})|"
@@ -124,11 +117,7 @@ _NEW_ACTION = re.compile(
     # "read plate_1 at 600 nm and tell me the doubling time": work that is not the lab's
     rf"|\s*(?:,\s*(?:and\s+)?|\s+(?:and|&)\s+)(?={TRAILING}|{KEPT})"
     r"|\s*(?:,\s*(?:and\s+)?|\s+and\s+|:\s+|\s+-\s+|\s+[+&]\s+)"
-    # "take 50 uL off the cells and discard it": where the liquid goes, not a new action
-    # ("... and discard.", "... and discard to waste", "... and throw away": the same)
-    r"(?!(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b|throw\s+(?:it|them)\s+(?:away|out)"
-    r"|(?:discard|dump|trash|throw\s+(?:away|out)|dispose)(?:\s+(?:of\s+)?(?:it|them))?"
-    r"(?:\s+(?:to|into|in)\s+(?:the\s+)?(?:liquid\s+)?(?:waste|trash|bin)\b)?\s*(?:[.;,)!]|$))"
+    rf"(?!{_joins.DISCARDED})"  # "take 50 uL off the cells and discard it": not a new action
     r"(?=(?:(?:please|pls|also|now|first|just|gently|carefully"
     r"|(?:can|could|would|will)\s+(?:you|u))\s+)*"
     # ", serially, 2-fold" / ", serially diluted": how the series goes, not a new action
@@ -312,10 +301,8 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     for text, how, label, sentence, heading in pieces:
         said = unquote(text.strip(" ,.;:!?-"), norm.quoted, '"')
         cleaned = as_verb(_social.polite_off(text.strip(" ,.;:!?-")))
-        if text in gapped and clauses:
-            cleaned = borrow(clauses[-1].text, cleaned)  # "... and the even ones with buffer"
-        elif clauses and _TOPS_UP.match(clauses[-1].text) and _LEVEL_ONLY.match(cleaned):
-            cleaned = f"top up {cleaned}"  # "top up A1 to 150 uL, then B1 to 60 uL": one verb
+        if clauses:  # "... and the even ones with buffer"; "top up A1 to 150 uL, then B1 ..."
+            cleaned = (borrow if text in gapped else carried)(clauses[-1].text, cleaned)
         if cleaned:
             clauses.append(Clause(len(clauses), cleaned, said, how, label, sentence, heading))
     return clauses

@@ -7,9 +7,6 @@ Here every speed, duration, temperature and wavelength a clause names must be a 
 its steps carries, and every liquid named with its own volume ("10 uL dye") must be drawn by
 one of its steps (or named in what the clause was read as); else the planner asks about it.
 
-A clause that says "every other well" must have a well set thinned by it: a plan that took
-every well instead would do more than asked.
-
 Volumes and wells are not checked one by one: a volume is often a target the steps derive
 others from (final and total volumes, ratios, passes, normalisation), and a written well is
 often something said about the plate ("A12 is the blank"); checked that way, the check asked
@@ -22,7 +19,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from agents.task.planning import _alternates
 from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._world import World
@@ -94,32 +90,12 @@ def _source_liquids(steps: list[PlanStep], world: World) -> set[str]:
     return found
 
 
-def _every_other(frame: Frame, item: TraceItem, steps: list[PlanStep]) -> None:
-    """ "Fill every other well of X", "X, alternate wells", a heading "Alternate wells (row A):"
-    over its steps: a well set thinned by it, never every well of the set or plate."""
-    said = _alternates.SAID.search(frame.ents.marked)
-    if said is None or not (steps or frame.clause.heading):
-        return
-    if not any(_alternates.thinned(w.parts) for w in frame.ents.wellsets):
-        took = (
-            f"I read it as '{item.understood}', which takes every well, not every other one."
-            if steps
-            else f"I could not tell which wells '{said.group(0)}' are."
-        )
-        raise Ask(
-            f"{took} Which wells should it be (every other well of which rows or columns)?",
-            ["wells"],
-            ["every other well of row A", "every other well of column 1", "A1, A3, A5"],
-        )
-
-
 _ROLE_WORD = re.compile(r"(?:the\s+)?(?:diluents?|buffers?)", re.IGNORECASE)
 _PER_CYCLE = re.compile(r"\s*(?:/|per|each|every|a)\s*cycle\b", re.IGNORECASE)
 
 
 def check(frame: Frame, item: TraceItem, steps: list[PlanStep], world: World) -> None:
     """Ask about whatever ``frame`` names that the steps planned for it do not use."""
-    _every_other(frame, item, steps)
     if item.kind != "action" or not steps:
         return
     numbers: list[float] | None = None  # gathered when a quantity needs them

@@ -125,3 +125,17 @@ def borrow(first: str, second: str) -> str:
     if noun:
         second = re.sub(r"\bones\b", noun.group(1), second, flags=_FLAGS)
     return f"{verb} {second}"
+
+
+# "top up samples A1 to 150 uL, then dna_plate A1 to 60 uL": wells and a level, no verb
+_LEVEL_ONLY = re.compile(
+    r"^(?!(?:top|bring|make|fill|add|q\.?s)\b)[^;]*?\bto\s+(?:a\s+)?(?:final\s+|total\s+)?"
+    rf"(?:volume\s+of\s+)?{_VOLUME}\b(?![^;]*\d\s*(?:u[lL]|m[lL])\b)",
+    _FLAGS,
+)
+
+
+def carried(first: str, second: str) -> str:
+    """The second piece with the first's top-up verb when it says only wells and a level (the
+    verb said once for both); else as it is."""
+    return f"top up {second}" if _TOPS.match(first) and _LEVEL_ONLY.match(second) else second

@@ -180,3 +180,12 @@ def pools_what_before(text: str, start: int, end: int) -> bool:
         and bool(re.search(r"\bfrom\b", text[:start], _FLAGS))
         and not has_destination(text[:start])
     )
+
+
+# "take 50 uL off the cells and discard it", "... and discard.", "... and discard to waste",
+# "... and throw away": where the liquid taken goes, never a new action (a second emptying)
+DISCARDED = (
+    r"(?:discard|dump|bin|trash)\s+(?:it|them|that|those)\b|throw\s+(?:it|them)\s+(?:away|out)"
+    r"|(?:discard|dump|trash|throw\s+(?:away|out)|dispose)(?:\s+(?:of\s+)?(?:it|them))?"
+    r"(?:\s+(?:to|into|in)\s+(?:the\s+)?(?:liquid\s+)?(?:waste|trash|bin)\b)?\s*(?:[.;,)!]|$)"
+)
