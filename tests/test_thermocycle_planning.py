@@ -388,3 +388,18 @@ def test_a_count_told_after_one_step_asks_which_steps_it_repeats() -> None:
 
 def test_a_count_told_with_its_one_step_is_planned_as_said() -> None:
     assert isinstance(plan("run 35 cycles of 95 C for 15 s on plate_1"), Plan)
+
+
+@pytest.mark.parametrize(
+    ("text", "stages"),
+    [
+        ("25 cycles: 95 C 20 s | 60 C 20 s", [(2, 25)]),  # the count's steps, split by pipes
+        ("95 C 3 min | 40 cycles: 95 C 15 s, 60 C 1 min | 4 C hold", [(1, 1), (2, 40)]),
+        ("95 C 2 min | 30x (95 C 15 s, 58 C 30 s) | 72 C 5 min", [(1, 1), (2, 30), (1, 1)]),
+    ],
+)
+def test_pipes_split_a_programmes_parts_unless_they_split_its_counts_steps(
+    text: str, stages: list[tuple[int, int]]
+) -> None:
+    parsed = prof.parse(text)
+    assert [(len(s.steps), s.repeats) for s in parsed.stages] == stages

@@ -252,10 +252,14 @@ def lid_of(text: str) -> float | None:
 def parse(text: str) -> Profile:
     """The programme ``text`` describes (no stages: no programme here)."""
     prof = Profile([])
-    if "|" in text and all(
-        len(steps(_BOUNDARY.split(seg)[0], True)) <= 1 for seg in text.split("|")
-    ):
-        text = text.replace("|", ",")  # "25 cycles: 95 C 20 s | 60 C 20 s": steps, not parts
+    segs = text.split("|")
+    if (
+        len(segs) > 1
+        and _LEAD.search(segs[0])  # "25 cycles: 95 C 20 s | 60 C 20 s": the count's steps
+        and all(len(steps(_BOUNDARY.split(seg)[0], True)) <= 1 for seg in segs)
+        and not any(_LEAD.search(seg) or _HOLD.search(seg) for seg in segs[1:])
+    ):  # (never "95 C 3 min | 40 cycles ... | 4 C hold": those are the programme's parts)
+        text = text.replace("|", ",")
     deltas = [(m.start(), _delta(m)) for m in _DELTA.finditer(text)]
     text = _blank(text, [m.span() for m in _DELTA.finditer(text)])  # "-1 C" is no step
     lid = _LID.search(text)
