@@ -180,6 +180,8 @@ def dest_piece(frame: Frame, head: Frame) -> bool:
 
 
 _OF_SAMPLE = re.compile(r"\s*(?:of|from)\b", re.IGNORECASE)
+_ENDS = re.compile(r"\s*(?:each|final|total|per\s+well|/\s*well)\b", re.IGNORECASE)
+_IN = re.compile(r"\b(?:in|final\s+volume(?:\s+of)?|final)\s*:?\s*$", re.IGNORECASE)
 
 
 def _final(frame: Frame, into: bool) -> float | None:
@@ -193,8 +195,13 @@ def _final(frame: Frame, into: bool) -> float | None:
     # "into Y, 0.8 mg/mL final, 250 uL, PBS", "to 10 ng/uL in Y (40 uL each, water)": with a
     # level and another plate, the one volume said is what each sample ends at (never "5 uL of
     # each", what is taken)
-    said = frame.ents.volumes()
-    if into and len(said) == 1 and not _OF_SAMPLE.match(text[said[0].end :]):
+    said = frame.ents.volumes()  # (without another plate, said as each well's end: "40 uL
+    # each", "in 40 uL": in place could not honour it, so it is never dropped)
+    if (
+        len(said) == 1
+        and not _OF_SAMPLE.match(text[said[0].end :])
+        and (into or _ENDS.match(text[said[0].end :]) or _IN.search(text[: said[0].start]))
+    ):
         return said[0].value
     return None
 
@@ -244,7 +251,15 @@ def build(frame: Frame, p: r.Planning) -> str:
         raise Ask("In what final volume (uL) should each normalised sample be?", ["volume"], [])
     dst_lw = dest_place.labware.name if dest_place and dest_place.labware else None
     if dst_lw is None:
-        raise Ask("Which plate should the normalised samples go into?", ["plate"], r.plates(world))
+        empty = [
+            lw for lw in r.plates(world)
+            if lw != src_lw and not any(v > 0 for (k, _), v in world.volume.items() if k == lw)
+        ]  # fmt: skip
+        raise Ask(
+            "Which plate should the normalised samples go into?",
+            ["plate"],
+            empty or r.plates(world),
+        )
     dview = world.labware(dst_lw)
     wells = dest_place.wells.expand(dview.rows, dview.cols) if dest_place.wells else []  # type: ignore[union-attr]
     wells = wells or [w for w, _ in given]
