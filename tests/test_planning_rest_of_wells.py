@@ -158,6 +158,7 @@ def test_remove_and_discard_is_one_removal_never_a_second_emptying(request_: str
         ("add 100 uL dye to plate_1 A1, 50 uL buffer to A2, 20 uL dye to A3", 3),
         ("add 50 uL buffer to plate_1 A1, enough to cover the bottom", 1),  # no place after
         ("add 50 uL buffer to plate_1 A1, water to 100 uL", 1),  # a level, not a place
+        ("lysate_blk to eluates, well to well, all 96 wells, 100 uL each", 1),  # the pairing
     ],
 )
 def test_a_liquid_and_its_place_after_a_comma_is_a_pair_of_its_own(text: str, pieces: int) -> None:

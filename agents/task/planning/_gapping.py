@@ -31,8 +31,9 @@ _PLACE = (
     r"(?:[A-Pa-p]\d{1,2}\b|(?:columns?|cols?|rows?|wells?|every|each|all|both|rest|remaining|"
     r"other|remainder)\b|[A-Za-z][\w-]*(?:_|\d)[\w-]*)"
 )
-_COMMA_GAP = re.compile(
-    rf"\s*,\s*(?:and\s+)?(?=(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+"
+_COMMA_GAP = re.compile(  # (never ", well to well": how the wells pair up)
+    r"\s*,\s*(?:and\s+)?(?!(?:wells?|columns?|cols?|rows?|plates?|quadrants?|lines?)\s+(?:to|into)\b)"
+    rf"(?=(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+"
     rf"(?:the\s+)?{_PLACE})",
     _FLAGS,
 )
