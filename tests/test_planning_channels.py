@@ -71,6 +71,10 @@ def test_an_exception_not_understood_leaves_no_wells_rather_than_all_of_them() -
         ("tip reuse OK", "once"),
         ("keep tips between columns", "once"),
         ("8 tips for the whole thing", "once"),
+        ("same tip per source", "per_source"),  # never one tip carried from sample to sample
+        ("the same tip for each reagent", "per_source"),
+        ("reuse tips within a source", "per_source"),
+        ("same tip for everything", "once"),
         ("do not re-use tips", "per_destination"),
         ("change tips between wells", "per_destination"),
         ("add 20 uL to column 1", None),

@@ -13,8 +13,12 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
     (
         "per_source",
         re.compile(
-            r"\b(?:one|a|new|fresh|separate|clean)\s+(?:set\s+of\s+)?tips?\s+(?:per|for\s+each|for\s+every|each)\s+"
+            # ("the same tip per source": one tip for each source's moves, never one for all)
+            r"\b(?:one|a|new|fresh|separate|clean|(?:the\s+)?same)\s+(?:set\s+of\s+)?tips?\s+"
+            r"(?:per|for\s+each|for\s+every|each|within\s+(?:a|each|the\s+same))\s+"
             r"(?:source|input|sample\s+well\s+you\s+take\s+from|liquid|reagent|solution)\b(?:\s+wells?)?"
+            r"|\bre-?use\s+(?:the\s+)?tips?\s+(?:per|for\s+each|within\s+(?:a|each|the\s+same))\s+"
+            r"(?:source|liquid|reagent|solution)\b"
             r"|\bchange\s+(?:the\s+)?tips?\s+(?:when(?:ever)?|each\s+time)\s+the\s+source\s+changes"
             # "change tips between reagents, keep the same tip within a reagent"
             r"|\b(?:chang(?:e|ing)|new|fresh|swap(?:ping)?)\s+(?:the\s+)?tips?\s+(?:between|for\s+each|"
