@@ -268,3 +268,21 @@ def test_a_normalisations_one_volume_is_its_final_volume_unless_taken_of_each(
         for w in wells:
             ends[w] = ends.get(w, 0.0) + float(s.args["volume_ul"])
     assert ends == {"A1": 40, "A2": 40, "A3": 40}
+
+
+@pytest.mark.parametrize(
+    ("request_", "volumes"),
+    [
+        ("Hit-pick (10 uL, new tip each): samples C3 -> dest_plate A1; samples F7 -> dest_plate "
+         "A2", [10, 10]),
+        ("Hit-pick, 10 uL: samples C3 -> dest_plate A1; samples F7 -> dest_plate A2", [10, 10]),
+        ("Cherry-pick (5 uL, one tip per pick): samples C3 -> dest_plate A1; samples F7 -> "
+         "dest_plate A2 (20 uL)", [5, 20]),  # a pick that names its own keeps it
+    ],
+)  # fmt: skip
+def test_a_volume_said_in_the_lead_before_the_colon_is_every_picks(
+    request_: str, volumes: list[float]
+) -> None:
+    result = RulePlanner().plan(request_, SAMPLES)
+    assert isinstance(result, Plan), result
+    assert [s.args["volume_ul"] for s in result.steps if s.command == "transfer"] == volumes

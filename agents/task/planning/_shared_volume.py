@@ -26,7 +26,12 @@ _EACH_AT_END = re.compile(
     _FLAGS,
 )
 # "Cherry-pick list (12 uL each; new tip per well): X A2 -> Y A1": said with the first pair
-_EACH_FIRST = re.compile(r"\d\s*(?:uL|mL)\s*(?:each|per\s+(?:pair|pick|transfer)|apiece)\b", _FLAGS)
+# ("Hit-pick (10 uL, new tip each): ...", "Hit-pick, 10 uL: ...": in the lead before the colon)
+_EACH_FIRST = re.compile(
+    r"\d\s*(?:uL|mL)\s*(?:each|per\s+(?:pair|pick|transfer)|apiece)\b"
+    r"|^[^():;]*(?:\(|,)\s*[\d.]+\s*(?:uL|mL)\s*(?:[,;][^():;]*)?\)?\s*:",
+    _FLAGS,
+)
 
 
 def shared_volume(read_in: Read) -> None:
