@@ -93,6 +93,10 @@ class World:
     def well_volume(self, lw_id: str, well: str) -> float:
         return self.volume.get((lw_id, well), 0.0)
 
+    def holds_nothing(self, lw_id: str) -> bool:
+        """Whether no well of ``lw_id`` holds liquid at this point of the plan."""
+        return not any(v > 0 for (at, _), v in self.volume.items() if at == lw_id)
+
     def capacity(self, rack: str) -> float:
         """The most one pass with a tip of ``rack`` may take: what the tip holds, and no more
         than the lab's policy allows per operation (unknown: unlimited)."""

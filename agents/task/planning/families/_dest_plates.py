@@ -10,7 +10,6 @@ from agents.task.planning._frames import Frame, Place
 from agents.task.planning._lexicon import Mention
 from agents.task.planning._nouns import copies_said
 from agents.task.planning._outcomes import Ask
-from agents.task.planning._world import World
 from agents.task.planning.families._held import beside
 from agents.task.planning.families._places import _AND
 
@@ -35,10 +34,6 @@ _FRESH_MANY = re.compile(
 )
 _COUNTS = {"two": 2, "three": 3, "four": 4}
 _FRESH_WORDS = re.compile(r"empty|fresh|new|clean|blank|unused|spare|daughter", _FLAGS)
-
-
-def _holds_nothing(world: World, plate: str) -> bool:
-    return not any(v > 0 for (at, _), v in world.volume.items() if at == plate)
 
 
 def _of_shape(plates: list[str], said: str, p: r.Planning) -> list[str]:
@@ -66,7 +61,7 @@ def _many(
         return None
     said = f"{m['pre'] or ''} {m['kind']}" if m else "daughter"
     fits = (
-        [lw for lw in options if _holds_nothing(p.world, lw)]
+        [lw for lw in options if p.world.holds_nothing(lw)]
         if _FRESH_WORDS.search(said)
         else options
     )
@@ -102,7 +97,7 @@ def _unnamed_destination(frame: Frame, p: r.Planning, sources: list[str]) -> lis
     fresh = said is not None
     if said is not None:  # (never the plate just worked on: its moves may not be on the world yet)
         other = [lw for lw in options if lw != p.plate]
-        empty = [lw for lw in other if _holds_nothing(world, lw)]
+        empty = [lw for lw in other if world.holds_nothing(lw)]
         fits = other if re.search(r"\bother\b", frame.text, _FLAGS) else empty
         fits = _of_shape(fits, said.group(0), p)
         if len(fits) == 1:
@@ -178,11 +173,7 @@ def _copies_named(frame: Frame, plates: list[str], p: r.Planning) -> None:
     named = list(dict.fromkeys(plates))
     if n is None or n == len(named):
         return
-    empty = [
-        lw
-        for lw in r.work_plates(p.world)
-        if not any(v > 0 for (lid, _), v in p.world.volume.items() if lid == lw)
-    ]
+    empty = [lw for lw in r.work_plates(p.world) if p.world.holds_nothing(lw)]
     raise Ask(
         f"You ask for {n} copies but name {len(named)} plate(s) ({', '.join(named)}): "
         "which plates should receive them?",

@@ -55,16 +55,21 @@ def top_up(frame: Frame, p: r.Planning) -> str:
     liquid = _filler(frame, p)
     src = r.source_of(liquid, sum(v for _, v in adds), world, {(plate, w) for w in wells})
     ops = [pip.Op(src, (plate, w), v, *am.mixed_after(frame)) for w, v in adds if v > 1e-6]
-    channels = frame.ents.channels or p.channels or 1
-    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
-    pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
-    p.policies_used.append(pip.POLICIES[policy])
-    p.plate, p.wells = plate, wells
+    how = _emit(frame, p, plate, wells, ops)
     return (
         f"top up {plate} {wells[0]}..{wells[-1]} ({len(wells)} wells) to {fmt(value, 'uL')} with "
-        f"{liquid} ({src[0]} {src[1]}): the difference per well from the lab state "
-        f"({'8 channels' if channels == 8 else '1 channel'}; tips: {pip.POLICIES[policy]})"
+        f"{liquid} ({src[0]} {src[1]}): the difference per well from the lab state ({how})"
     )
+
+
+def _emit(frame: Frame, p: r.Planning, plate: str, wells: list[str], ops: list[pip.Op]) -> str:
+    """Emit a top-up's moves with the clause's channels and tips; say how (for the trace)."""
+    channels = frame.ents.channels or p.channels or 1
+    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
+    pip.emit(p.world, p.world.labware(plate).instrument, ops, channels, policy)
+    p.policies_used.append(pip.POLICIES[policy])
+    p.plate, p.wells = plate, wells
+    return f"{'8 channels' if channels == 8 else '1 channel'}; tips: {pip.POLICIES[policy]}"
 
 
 def _filler(frame: Frame, p: r.Planning) -> str:
@@ -89,13 +94,8 @@ def _add_each(frame: Frame, p: r.Planning, volume: float) -> str:
     world.room_for_each(plate, wells, volume)  # capacity before the source
     src = r.source_of(liquid, volume * len(wells), world, {(plate, w) for w in wells})
     ops = [pip.Op(src, (plate, w), volume, *am.mixed_after(frame)) for w in wells]
-    channels = frame.ents.channels or p.channels or 1
-    policy = pip.policy_used(ops, frame.ents.tips or p.tips)
-    pip.emit(world, world.labware(plate).instrument, ops, channels, policy)
-    p.policies_used.append(pip.POLICIES[policy])
-    p.plate, p.wells = plate, wells
+    how = _emit(frame, p, plate, wells, ops)
     return (
         f"add {fmt(volume, 'uL')} {liquid} ({src[0]} {src[1]}) to each of {plate} "
-        f"{wells[0]}..{wells[-1]} ({len(wells)} wells), on top of what they hold "
-        f"({'8 channels' if channels == 8 else '1 channel'}; tips: {pip.POLICIES[policy]})"
+        f"{wells[0]}..{wells[-1]} ({len(wells)} wells), on top of what they hold ({how})"
     )

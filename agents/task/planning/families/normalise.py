@@ -181,7 +181,7 @@ def dest_piece(frame: Frame, head: Frame) -> bool:
 
 _OF_SAMPLE = re.compile(r"\s*(?:of|from)\b", re.IGNORECASE)
 _ENDS = re.compile(r"\s*(?:each|final|total|per\s+well|/\s*well)\b", re.IGNORECASE)
-_IN = re.compile(r"\b(?:in|final\s+volume(?:\s+of)?|final)\s*:?\s*$", re.IGNORECASE)
+_IN = re.compile(r"\b(?:in|final(?:\s+volume(?:\s+of)?)?)\s*:?\s*$", re.IGNORECASE)
 
 
 def _final(frame: Frame, into: bool) -> float | None:
@@ -251,10 +251,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         raise Ask("In what final volume (uL) should each normalised sample be?", ["volume"], [])
     dst_lw = dest_place.labware.name if dest_place and dest_place.labware else None
     if dst_lw is None:
-        empty = [
-            lw for lw in r.plates(world)
-            if lw != src_lw and not any(v > 0 for (k, _), v in world.volume.items() if k == lw)
-        ]  # fmt: skip
+        empty = [lw for lw in r.plates(world) if lw != src_lw and world.holds_nothing(lw)]
         raise Ask(
             "Which plate should the normalised samples go into?",
             ["plate"],
