@@ -29,10 +29,25 @@ _VERB = re.compile(
 )
 _SHAKING = re.compile(
     r"\b(?<!without\s)(?<!no\s)(?:shak(?:e|ing|en)|agitat\w*|orbital|vortex\w*)\b|(?<![a-z])rpm\b"
-    r"|(?<!heater[\s-])(?<!heater)\bshaker\b",
+    r"|(?<!heater[\s-])(?<!heater)\b(?P<noun>shaker)\b",
     _FLAGS,
 )
 _NO_SHAKE = re.compile(r"\b(?:without|no|don'?t|do\s+not)\s+shak\w*|\bstatic\b|\bstill\b", _FLAGS)
+# "Incubate 5 min at 37 C on the shaker": the verb says how, "the shaker" only where (as
+# "on the heater-shaker" does); "put plate_1 on the shaker for 5 min" is shaking.
+_STILL_VERB = re.compile(r"^(?:incubate|heat|warm|hold|keep|cool|chill|equilibrate)\b", _FLAGS)
+
+
+def _shaking(text: str) -> bool:
+    """Whether ``text`` asks for shaking, not only for the shaker's heat."""
+    if _NO_SHAKE.search(text):
+        return False
+    cues = list(_SHAKING.finditer(text))
+    if cues and all(m.group("noun") for m in cues) and _STILL_VERB.match(text):
+        return False
+    return bool(cues)
+
+
 _ROOM = re.compile(r"\b(?:room\s+temp(?:erature)?|rt|ambient)\b", _FLAGS)
 
 
@@ -160,7 +175,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         "incubate",
         holding=frame.liquid.name if frame.liquid else None,
     )
-    shaking = bool(_SHAKING.search(text)) and not _NO_SHAKE.search(text)
+    shaking = _shaking(text)
     verb = "shake" if shaking else "incubate"
     celsius: float | None = None
     if frame.temperature is not None:
