@@ -20,6 +20,8 @@ from agents.task.planning.families import _concentrations as conc
         ("target conc: 2 nM, 20 uL", 2.0, "molar"),
         ("normalise A1-A3 into B1-B3, 2 nM in 20 uL RSB", 2.0, "molar"),
         ("bring col 1 to 4 ng/uL", 4.0, "mass"),
+        ("gDNA norm: 10 ng/uL x 50 uL, low-TE", 10.0, "mass"),
+        ("into norm_out A1:C1, 2 nM × 20 µL, EB", 2.0, "molar"),
     ],
 )
 def test_the_target_is_read_however_it_is_said(text: str, value: float, dimension: str) -> None:

@@ -17,6 +17,7 @@ from agents.task.planning._reading import Read, _folded, _read, fold_into_previo
 from agents.task.planning._vocabulary import ACTION_VERBS
 from agents.task.planning.families import Family
 from agents.task.planning.families._concentrations import CONC, bracketed_unit
+from agents.task.planning.families._diluent_piece import diluent_piece
 from agents.task.planning.families.normalise import conc_list, dest_piece, final_piece
 from agents.task.planning.families.read import said_optics
 
@@ -125,7 +126,12 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         before = 0  # pieces just before the head that only list concentrations
         if head is not None and fam is not None and fam.name == "normalise":
             while j < len(read_in) and (f := read_in[j][0]) is not None:
-                if not (conc_list(f, None, head) or final_piece(f, head) or dest_piece(f, head)):
+                if not (
+                    conc_list(f, None, head)
+                    or final_piece(f, head)
+                    or dest_piece(f, head)
+                    or diluent_piece(f, head)
+                ):
                     break
                 if final_piece(f, head) or (dest_piece(f, head) and f.ents.volumes()):
                     final = f.ents.volumes()[0]

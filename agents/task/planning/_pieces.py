@@ -111,7 +111,10 @@ def _said_after(frame: Frame, header: Frame) -> bool:
     every = all(part.kind == "all" for w in ents.wellsets for part in w.parts)  # "every well"
     if header.ents.fold is None or not every or ents.labware or ents.fold is not None:
         return False
-    parts = [part.strip() for part in ents.marked.split(",") if part.strip()]
+    # "Diluent: PBS." - the role said as the piece's label
+    label = (frame.clause.label or "").strip()
+    marked = f"{label}: {ents.marked}" if re.fullmatch(r"diluents?", label, re.I) else ents.marked
+    parts = [part.strip(" .") for part in marked.split(",") if part.strip(" .")]
     roles = [part for part in parts if _ROLE_PIECE.match(part)]
     return (
         bool(parts)

@@ -17,7 +17,8 @@ _VERB_START = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
 
 _ROLE_PIECE = re.compile(
     r"^(?:(?:the\s+|with\s+)?diluents?\s*(?:is|=|:|-)?\s*(?:the\s+)?#+"
-    r"|(?:in\s+|with\s+)?#+\s+(?:is\s+|as\s+)?(?:the\s+)?diluents?"
+    r"|(?:in\s+|with\s+|(?:please\s+)?use\s+(?:the\s+)?)?#+\s+(?:is\s+|as\s+)?(?:the\s+)?diluents?"
+    r"|(?:please\s+)?dilute\s+(?:with|in|using)\s+(?:the\s+)?#+"  # "Dilute with PBS."
     r"|(?:the\s+)?(?:top(?:\s+(?:standard|std))?|stock|S1)\s*(?:is|=|:|-)?\s*(?:the\s+|neat\s+)*#+"
     r"|#+\s+(?:is\s+|as\s+)?(?:the\s+)?(?:top\s+(?:standard|std)|stock))$",
     re.IGNORECASE,

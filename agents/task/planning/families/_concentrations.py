@@ -90,7 +90,9 @@ def top_and_stock(marked: str, top: str, stock: str) -> tuple[Level, Level] | No
 # "..., 2 nM in 20 uL RSB": a concentration in a final volume, not after a well's bracket
 _IN_FINAL = re.compile(
     rf"(?<![\w.(])(?<!\(\s){_NUM}\s*(?P<unit>{_UNIT})(?=\s+in\s+(?:a\s+)?(?:final\s+|total\s+)?"
-    r"(?:volume\s+of\s+)?\d+(?:\.\d+)?\s*(?:u|µ)[lL]\b)"
+    r"(?:volume\s+of\s+)?\d+(?:\.\d+)?\s*(?:u|µ)[lL]\b"
+    # "10 ng/uL x 50 uL", "2 nM × 20 µL", "5 ng/uL @ 25 uL": the level times the final volume
+    r"|\s*(?:[x×*@]|at)\s*\d+(?:\.\d+)?\s*(?:u|µ)[lL]\b)"
 )
 
 

@@ -33,13 +33,14 @@ from agents.task.planning.families.transfer import mixing
 
 _FLAGS = re.IGNORECASE
 _VERB = re.compile(
-    r"^(?:please\s+)?(?:normali[sz]e|equali[sz]e|dilute|adjust|bring)\b|\bnormali[sz]", _FLAGS
+    r"^(?:please\s+)?(?:normali[sz]e|equali[sz]e|dilute|adjust|bring)\b|\bnormali[sz]|\bnorm\b(?!_)",
+    _FLAGS,
 )
 _TAKE = re.compile(
     r"^(?:take|transfer|move|pipette|put|add|aliquot|dispense|pool|combine|consolidate|merge)\b",
     _FLAGS,
 )
-_NAMED = re.compile(r"\bnormali[sz]|\bequali[sz]", _FLAGS)
+_NAMED = re.compile(r"\bnormali[sz]|\bequali[sz]|\bnorm\b(?!_)", _FLAGS)  # "gDNA norm:"
 # "take X A1-D1 to 2 nM", "get them all to 10 ng/uL": wells taken to a concentration
 _TAKE_TO = re.compile(
     rf"^(?:please\s+)?(?:take|get)\b[^;]*?\bto\s+(?:a\s+)?(?:final\s+|uniform\s+|common\s+)?"
