@@ -11,8 +11,11 @@ from agents.task.planning.families import _concentrations as conc
 
 # the words such a piece may hold beside its liquid
 _WORDS = frozenset(
-    "diluent diluents dilute diluted diluting dilution dilutions use using with w/ as the is "
-    "in please should be for all of them each sample samples buffer : - = . ; ,".split()
+    re.split(
+        r"\s+",
+        "diluent diluents dilute diluted diluting dilution dilutions use using with w/ as the is in"
+        " please should be for all of them each sample samples buffer : - = . ; ,",
+    )
 )
 # ... and one of them must say the liquid is the diluent
 _ROLE = re.compile(r"\b(?:diluents?|dilut\w*|with|using|use)\b|w/", re.IGNORECASE)
