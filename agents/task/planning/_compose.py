@@ -336,7 +336,7 @@ _A_PLACE = re.compile(
     r"(?:the\s+|its\s+)?(?:hotel(?:\s+(?:slot\s+)?\d+)?|deck|home"
     r"|(?:original\s+)?(?:slot|spot|position)"
     r"|(?:(?:plate\s+)?reader|(?:heater[\s-]?)?shaker|(?:thermo)?cycler)"
-    r"(?:(?:'s)?\s+(?:drawer|holder|block|nest))?)$|^back\s+home$",
+    r"(?:(?:'s)?\s+(?:drawer|holder|block|nest))?)$|^back\s+home$|^(?:the\s+)?hotel\s+#?\d+$",
     re.I,
 )  # "..., then back to the deck", "then to the reader": a move of the plate before
 

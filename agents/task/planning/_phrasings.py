@@ -307,7 +307,7 @@ _FROM_FIRST = re.compile(
     r"(?![^,.;:\n]*\b(?:channels?|tips?|head|pipett?e|multi\w*)\b))"
     r"(?P<src>[^,.;:\n]{1,40}?)\s*,\s*"
     r"(?P<rest>(?:add|dispense|transfer|pipett?e|put|aliquot|distribute|load|plate\s+out|seed"
-    r"|fill)\b"
+    r"|fill|send|move|deliver|spread|give|spot|stamp|copy)\b"
     r"(?:[^.;\n]|(?<=\d)\.(?=\d))*?)(?=\s*(?:[.;\n]|$))",
     re.IGNORECASE,
 )

@@ -52,7 +52,8 @@ _ROOM = re.compile(r"\b(?:room\s+temp(?:erature)?|rt|ambient)\b", _FLAGS)
 
 
 _PUT_ON = re.compile(
-    r"^(?:put|place|set|leave|pop|sit)\s+(?:it|them|the\s+[\w-]+|[\w-]+)\s+(?:on|onto|in)\s+(?:the\s+)?"
+    r"^(?:put|place|set|leave|pop|sit|take|bring|move|carry|send)\s+(?:it|them|the\s+[\w-]+|[\w-]+)"
+    r"\s+(?:on|onto|in|to|into)\s+(?:the\s+)?"
     r"(?:heater[\s-]?shaker|shaker|thermo[\s-]?shaker|[\w-]+)\b",
     _FLAGS,
 )

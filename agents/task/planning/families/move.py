@@ -35,6 +35,7 @@ _SLOT = re.compile(
 )
 
 
+_BARE_PLACE = re.compile(r"^\s*(?:the\s+)?hotel\s+#?\d+\s*$", _FLAGS)
 _ALL_PLATES = re.compile(r"\b(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?plates?\b", _FLAGS)
 
 
@@ -149,6 +150,8 @@ def build(frame: Frame, p: r.Planning) -> str:
             text[last:],
         )
     )
+    if m is None and _BARE_PLACE.match(text[last:]):
+        m = re.match(r"\s*(.*)$", text[last:])  # "..., then hotel 2": the place alone
     if m is None and re.search(r"\b(?:home|back)\b", text[last:], _FLAGS):
         m = re.search(r"()$", text)  # "send it home", "put it back": its home
     if m is None:
