@@ -11,7 +11,8 @@ from agents.task.planning._entities import how_said
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._tip_classes import kind_named, of_kind
 from agents.task.planning.families import Family
-from agents.task.planning.families.context import scoped_tips, setting_only, tip_words, tips_only
+from agents.task.planning.families._tip_wishes import scoped_tips, tip_words, tips_only
+from agents.task.planning.families.context import setting_only
 
 _LIQUID_FAMILIES = ("transfer", "chain", "dilution", "mix", "volumes")
 # A tip wish that ends a sentence: ", fresh tips for each column" (for every move said in it).
@@ -118,9 +119,11 @@ def shared_settings(read_in: list[tuple[Frame | None, Family | None]]) -> None:
         if kinds:
             setting.extra["scoped"] = list(dict.fromkeys(m.liquid.name for m in kinds if m.liquid))
             continue
-        for moved in liquid if (names := scoped_tips(setting.ents)) else []:
-            if moved.liquid is not None and moved.liquid.name in names:  # "... for the buffer"
-                moved.ents.tips = moved.ents.tips or setting.ents.tips
+        names = scoped_tips(setting.ents)
+        alone = not any(m.liquid and m.liquid.name not in names for m in liquid)
+        for moved in liquid if names else []:
+            if (moved.liquid is not None and moved.liquid.name in names) or alone:
+                moved.ents.tips = moved.ents.tips or setting.ents.tips  # "... for the buffer"
         last = not any(of and of.name in _LIQUID_FAMILIES for _, of in read_in[i + 1 :])
         if not (
             tips_only(setting.ents)

@@ -26,10 +26,11 @@ _EACH_AT_END = re.compile(
     _FLAGS,
 )
 # "Cherry-pick list (12 uL each; new tip per well): X A2 -> Y A1": said with the first pair
-# ("Hit-pick (10 uL, new tip each): ...", "Hit-pick, 10 uL: ...": in the lead before the colon)
+# ("Hit-pick (10 uL, new tip each): ...", "Hit-pick, 10 uL: ...", "Cherry-pick 10 uL, one tip
+# for all: ...": in the lead before the colon)
 _EACH_FIRST = re.compile(
     r"\d\s*(?:uL|mL)\s*(?:each|per\s+(?:pair|pick|transfer)|apiece)\b"
-    r"|^[^():;]*(?:\(|,)\s*[\d.]+\s*(?:uL|mL)\s*(?:[,;][^():;]*)?\)?\s*:",
+    r"|^[^():;]*(?:\(|,|\s)\s*[\d.]+\s*(?:uL|mL)\s*(?:[,;][^():;]*)?\)?\s*:",
     _FLAGS,
 )
 

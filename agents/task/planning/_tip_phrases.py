@@ -85,6 +85,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\bkeep(?:ing)?\s+(?:the\s+)?(?:same\s+)?tips?|\btips?\s*[:=-]\s*re-?use"
             r"|\btip\s+re-?use\s+(?:is\s+)?(?:ok|okay|fine|allowed)"
             r"|\b(?:8|eight)\s+tips?\s+(?:in\s+total|total|throughout|for\s+(?:(?:the\s+)?whole|everything|all))"
+            r"|(?<!no\s)(?<!not\s)\btips?\s+(?:(?:are|get|can|may)\s+(?:be\s+)?)?re-?used\b"
             r"|\btips?\s+(?:can|may)\s+be\s+re-?used|\b(?:one|a|single)\s+column\s+of\s+tips\b"
             r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))",
             _FLAGS,

@@ -212,8 +212,10 @@ _THEN_ALTERNATE = re.compile(  # "column 1 of #, every other row": the plate bet
     r"^\s*(?:(?:of|on|in)\s+(?:the\s+)?#+(?:\s+plate)?\s*)?,?\s*(?:in\s+|at\s+|using\s+|taking\s+)?$",
     _FLAGS,
 )
-# Read backwards: the text before a range ends in "from" (+ a few words), no "to" between.
-_FROM_TO = re.compile(r"^\s*(?:[^\s]+\s+){0,3}?morf\b(?!.*\bot\b)", _FLAGS)
+# Read backwards: the text before a range ends in "from" (+ a few words), and no "to" comes
+# before that "from" in its part of the sentence ("add 10 uL to wells from A1 to A6" is a
+# range; "... to daughter B1, and from A2 to B3" is a second source and destination).
+_FROM_TO = re.compile(r"^\s*(?:[^\s]+\s+){0,3}?morf\b(?![^,;]*\bot\b)", _FLAGS)
 # Two wells joined by an arrow are a pair (source -> destination), except after the words that
 # say where the liquid goes: then the arrow is "through" ("add dye into wells A1 -> A6").
 _ARROW_SPAN = re.compile(r"(?<!->\s)(?<!->)\b([A-Pa-p]\d{1,2})\s*->\s*([A-Pa-p]\d{1,2})\b(?!\s*->)")
@@ -332,6 +334,8 @@ _PAIRED = re.compile(r"\b[A-Za-z]\d{1,2}\s*(?:->|\binto\b|\bonto\b)", _FLAGS)
 def _starts_a_pair(text: str, prev_start: int, end: int) -> bool:
     """'A1 into X A1-A3, A2 into X B1-B3': A2 starts a pair of its own; in 'B2, C5, D9 into
     X' (no other pair written) D9 ends the list."""
+    if re.match(r"\s*to\s+[A-P]\d", text[end:], _FLAGS) and _PAIR_SAID.search(text[:end]):
+        return True  # "from P A1 to Q B1 and B2, and A2 to B3": A2 starts the next pair
     if not _PAIR_NEXT.match(text[end:]):
         return False
     if re.search(r"(?:->|\binto\b|\bonto\b)\s*(?:#+\s*)?$", text[:prev_start], _FLAGS):
@@ -358,3 +362,19 @@ def _joined(text: str, prev: str, prev_end: int, start: int, end: int) -> bool:
 _MORE_WELLS = re.compile(
     r"^(?:\s*(?:,|and|&)\s*(?:wells?\s+)?(?:[A-Pa-p]\d{1,2}|\d{1,2})\b)+", _FLAGS
 )
+
+
+# "..., and A2 to B3": after a pair said as "<plate> A1 to <plate> B1", a second pair
+_PAIR_SAID = re.compile(r"\b[A-P]\d{1,2}\s+to\s+(?![A-P]\d)\S+\s+[A-P]\d{1,2}\b", _FLAGS)
+_NEXT_ITEM = re.compile(r"(?:,\s*and|;)\s*$", _FLAGS)
+
+
+def a_pair_not_a_range(before: str, said: str, after: str) -> bool:
+    """Whether ``said`` ("A2 to B3") names a source well and a destination well, not the
+    wells between them: after "from" ("from A1 to B1"), or as the next item after a pair
+    said with its plates ("P A1 to Q B1, and A2 to B3"), unless "into" follows."""
+    if not re.search(r"\sto\s", said, _FLAGS) or re.search(r"\b(?:into|onto)\b|->", after, _FLAGS):
+        return False
+    if _FROM_TO.match(before[::-1]):
+        return True
+    return bool(_NEXT_ITEM.search(before) and _PAIR_SAID.search(before))

@@ -24,7 +24,6 @@ from agents.task.planning._wellpatterns import (
     _CROSS,
     _ELLIPSIS,
     _EXCEPT,
-    _FROM_TO,
     _INTO_BEFORE,
     _LETLIST,
     _LISTED_AFTER,
@@ -39,6 +38,7 @@ from agents.task.planning._wellpatterns import (
     _letters,
     _numbers,
     _starts_a_pair,
+    a_pair_not_a_range,
     row_letter,
     whole_plates,
 )
@@ -274,11 +274,8 @@ def find_all(text: str) -> list[WellSet]:
                 re.fullmatch(_LETLIST, m.group("list"), _FLAGS)
             ):
                 continue  # "all columns but A": not a column
-            if (
-                kind == "rect"
-                and _FROM_TO.match(text[: m.start()][::-1])
-                and re.search(r"\sto\s", m.group(0), _FLAGS)
-                and not re.search(r"\b(?:into|onto)\b|->", text[m.end() :], _FLAGS)
+            if kind == "rect" and a_pair_not_a_range(
+                text[: m.start()], m.group(0), text[m.end() :]
             ):
                 pos = m.start() + 1  # "from E1 to B1-B12": the range may start at its end well
                 continue  # "from A1 to B1": a source and a destination, not a range

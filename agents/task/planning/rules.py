@@ -87,6 +87,7 @@ from agents.task.planning.replan import replan_rest
 
 _PART = "part of the clause before: "
 _INTO_LABEL = re.compile(r"\b(?:to|into|onto)\s+(?:the\s+)?$", re.IGNORECASE)
+_FROM_LABEL = re.compile(r"\b(?:from|out\s+of)\s+(?:the\s+)?$", re.IGNORECASE)
 
 
 class RulePlanner:
@@ -157,7 +158,13 @@ class RulePlanner:
                 if frame.clause.label:
                     named = lex.labware_mentions(frame.clause.label)[0]
                     own = {m.name for m in frame.ents.labware}
-                    if len(named) == 1 and named[0].sure and not own and not p.head_dest:
+                    if (
+                        len(named) == 1
+                        and named[0].sure
+                        and not own
+                        and not p.head_dest
+                        and not _FROM_LABEL.search(frame.clause.label[: named[0].start])
+                    ):  # (never the plate a "Pick from X:" label takes from)
                         p.plate = named[0].name  # "Normalise libs: add EB to A1 ..."
                     elif (
                         len(named) == 1

@@ -15,16 +15,21 @@ import re
 from agents.task.planning import _resolve as r
 from agents.task.planning._blanks import blank_note
 from agents.task.planning._clauses import Clause
-from agents.task.planning._entities import _ASIDE, TIP_POLICIES, Entities, without_how
+from agents.task.planning._entities import _ASIDE, Entities
 from agents.task.planning._frames import Frame
 from agents.task.planning._off_bench import kept, off_bench
 from agents.task.planning._outcomes import Refuse
 from agents.task.planning._remarks import is_purpose, is_reason
 from agents.task.planning._social import is_pleasantry
 from agents.task.planning._tip_classes import kind_named
-from agents.task.planning._vocabulary import VOCABULARY
 from agents.task.planning.families import Family
 from agents.task.planning.families._facts import check_fact
+from agents.task.planning.families._tip_wishes import (
+    channels_only,
+    scoped_tips,
+    tip_words,
+    tips_only,
+)
 
 _FLAGS = re.IGNORECASE
 PLEASANTRY = re.compile(
@@ -161,68 +166,9 @@ CANCEL = re.compile(
 )
 
 
-_TIP_FILLER = re.compile(
-    r"\b(?:and|between|for|each|every|all|the|of|them|it|please|always|per|after|one|new|a|an|"
-    r"samples?|wells?|transfers?|picks?|compounds?|sources?|destinations?|steps?|times?|"
-    r"dispenses?|columns?|rows?|plates?|libraries|library|standards?|everything|throughout|"
-    r"use|using|just|whole|entire|thing|lot|run|job|process|protocol|fine|ok|okay|is|that|this)\b",
-    _FLAGS,
-)
-
-
 _ALL_IN = re.compile(
     r"^(?:and\s+)?(?:all|everything|each|both)\s*(?:in|on|of|for|into)\s+(?:the\s+)?\S+$", _FLAGS
 )
-
-
-def tips_only(ents: Entities) -> bool:
-    """A clause that only says how to use tips ('new tip each time', 'one tip per pick',
-    'change tips between samples')."""
-    if not ents.tips or ents.volumes() or ents.wellsets or ents.quantities:
-        return False
-    rx = next(rx for name, rx in TIP_POLICIES if name == ents.tips)
-    rest = rx.sub(" ", without_how(ents.text))  # "8-channel, fresh tips per column": both said
-    return not re.sub(r"[\s,.;:!()-]+", "", _TIP_FILLER.sub(" ", rest))
-
-
-def scoped_tips(ents: Entities) -> list[str]:
-    """The liquids a tip wish is said for ("tips can be reused for the buffer", "fresh tip
-    for each dye well"): their clauses take it, the others keep theirs ([]: not such a wish)."""
-    if not ents.tips or not ents.liquids or ents.volumes() or ents.wellsets or ents.quantities:
-        return []
-    rx = next(rx for name, rx in TIP_POLICIES if name == ents.tips)
-    rest = ents.text
-    for m in sorted(ents.liquids, key=lambda m: -m.start):
-        rest = rest[: m.start] + " " * (m.end - m.start) + rest[m.end :]
-    rest = re.sub(
-        r"\b(?:can|may|be|re-?used|fine|ok|okay|additions?|ones?|but|only)\b",
-        " ",
-        rx.sub(" ", rest),
-    )
-    if re.sub(r"[\s,.;:!()-]+", "", _TIP_FILLER.sub(" ", rest)):
-        return []
-    return list(dict.fromkeys(m.name for m in ents.liquids))
-
-
-def tip_words(ents: Entities) -> list[str]:
-    """The words a tip wish names besides how to use tips ("a new tip for each inoculum
-    well": ["inoculum"]); [] when it names nothing else or is no tip wish."""
-    if not ents.tips or ents.wellsets or ents.quantities or ents.liquids or ents.labware:
-        return []
-    if ents.instruments or ents.unknown_labware:
-        return []
-    rx = next(rx for name, rx in TIP_POLICIES if name == ents.tips)
-    rest = _TIP_FILLER.sub(" ", rx.sub(" ", without_how(ents.text)))
-    words = re.findall(r"[a-z][\w.-]*", re.sub(r"\b(?:use|please|pls|but)\b", " ", rest.lower()))
-    return [] if any(w in VOCABULARY for w in words) else words  # "for the mixing": no liquid
-
-
-def channels_only(ents: Entities) -> bool:
-    """A clause that is only the head, maybe with tips ("...; 8-channel; ...", "8-ch, fresh
-    tips."): how to pipette the work said with it."""
-    if not ents.channels or ents.volumes() or ents.wellsets or ents.quantities or ents.liquids:
-        return False
-    return not re.sub(r"[\s,.;:!()-]+", "", _TIP_FILLER.sub(" ", without_how(ents.text)))
 
 
 def setting_only(ents: Entities) -> bool:

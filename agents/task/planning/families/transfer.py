@@ -133,7 +133,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         and p.pending_how == how
         and policy in pip.SHARED
         and not cycles
-        and p.pending[-1].src == ops[0].src
+        and (p.pending[-1].src == ops[0].src or policy == "once")  # "one tip throughout"
     )
     if not carries_on:
         flush(p)
