@@ -162,3 +162,25 @@ def described(
             found = _by_id_word(plates, m.group("word"))
             add(found or _by_role(plates, m.group("word"), m.group("noun")), m.start(), m.end())
     return out
+
+
+# a container said by its role rather than its id: which one is meant may hang on the liquid
+ROLE_WORDS = re.compile(r"\b(?:reservoirs?|troughs?|res|resv)\b", _FLAGS)
+
+
+def role_holder(name: str, plates: list[Any], liquids: list[str]) -> str | None:
+    """For "TMB from the reservoir" (``name`` the reservoir the word alone points at): the one
+    reservoir-like labware that holds a liquid said beside it, when ``name`` holds none of
+    them ("the reservoir" is where the TMB is, not the trough whose id says "trough"); None
+    when several hold it (the liquid's places are then asked, never one picked)."""
+    if not liquids:
+        return name
+    holders = [
+        lw.id
+        for lw in plates
+        if reservoir_like(lw)
+        and any(liquid in well.contents for well in lw.wells.values() for liquid in liquids)
+    ]
+    if not holders or name in holders:
+        return name
+    return holders[0] if len(holders) == 1 else None

@@ -25,7 +25,7 @@ from functools import cached_property, lru_cache
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from agents.task.planning._labware_names import described
+from agents.task.planning._labware_names import ROLE_WORDS, described, role_holder
 from agents.task.planning._liquid_names import by_word_mentions, misspelt
 from agents.task.planning._name_patterns import (
     CULTURE,
@@ -255,8 +255,12 @@ class Lexicon:
                 found.append(Mention(self._labware_order[i], m.start(), m.end(), m.group(0)))
         taken = [(f.start, f.end) for f in found]
         plates = [lw for lw in self.lab.labware.values() if lw.kind == "plate"]
+        said: list[str] | None = None  # the liquids named: "TMB from the reservoir"
         for name, a, b in described(text, plates, taken):  # "the 384 plate", "the sera plate"
-            if not _glossed(text, a, b, taken):
+            if ROLE_WORDS.search(text[a:b]):
+                said = [m.name for m in self.liquid_mentions(text)] if said is None else said
+                name = role_holder(name, plates, said) or ""
+            if name and not _glossed(text, a, b, taken):
                 found.append(Mention(name, a, b, text[a:b]))
         unknown: list[Mention] = []
         for m in _PLATE_LIKE.finditer(text):

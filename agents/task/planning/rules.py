@@ -67,6 +67,7 @@ from agents.task.planning._refill import refills
 from agents.task.planning._resolve import Planning
 from agents.task.planning._settings import shared_settings
 from agents.task.planning._shared_volume import shared_volume
+from agents.task.planning._source_leads import source_leads
 from agents.task.planning._titles import INVENTORY, titles
 from agents.task.planning._trailing import first_item_plates, trailing_plates
 from agents.task.planning._wellsets import SelectionError
@@ -112,6 +113,7 @@ class RulePlanner:
             if not clauses:
                 raise Refuse("the request is empty: there is nothing to do", "nothing_to_do")
             read_in = _lead_ins([_read(c, lex, norm.quoted) for c in clauses], lex, norm)
+            read_in = source_leads(read_in, lex, norm)  # "Using the dye, add 20 uL to ..."
             read_in = _merge_fragments(read_in, lex, norm)
             read_in = copy_details(read_in, lex, norm)  # "Copy X? 15 uL into Y."
             read_in = copy_carried(read_in, lex, norm)  # "...; then X -> Z, 10 uL"

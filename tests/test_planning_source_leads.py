@@ -1,0 +1,62 @@
+"""A source said beside its transfer (a lead, a first half, an afterthought) is the transfer's
+source, and a container said by its role is the one that holds the liquid named with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.task.planning._labware_names import role_holder
+from agents.task.planning.rules import RulePlanner
+from evals.planning import Labs
+
+LABS = Labs()
+
+
+def _sources(request: str, lab: str) -> set[tuple[str, str]]:
+    result = RulePlanner().plan(request, LABS[lab].view)
+    assert result.kind == "plan", result
+    return {
+        (s.args["source"], s.args["source_well"]) for s in result.steps if s.command == "transfer"
+    }
+
+
+@pytest.mark.parametrize(
+    ("request_text", "lab", "source"),
+    [
+        ("Using the dye, add 20 uL to plate_1 B1:B12.", "standard", ("reservoir", "A1")),
+        (
+            "Take buffer from reservoir column 2 and add 100 uL to plate_2 row A",
+            "standard",
+            ("reservoir", "A2"),
+        ),
+        (
+            "dispense 50 uL into plate_1 A1:H1; source is the buffer",
+            "standard",
+            ("reservoir", "A2"),
+        ),
+        ("Using the TMB in rgt, put 100 uL into elisa96 A1:H6.", "r8r_immuno", ("rgt", "A1")),
+        ("Add 50 uL TMB from the reservoir to elisa96 row B", "r8r_immuno", ("rgt", "A1")),
+        (
+            "Fill elisa96 row A with 100 uL each, from the capture Ab trough.",
+            "r8r_immuno",
+            ("quad", "A1"),
+        ),
+    ],
+)
+def test_the_source_said_beside_the_transfer_is_its_source(
+    request_text: str, lab: str, source: tuple[str, str]
+) -> None:
+    assert _sources(request_text, lab) == {source}
+
+
+def test_a_role_word_keeps_its_labware_when_that_holds_the_liquid_and_asks_when_several_do() -> (
+    None
+):
+    view = LABS["r8r_immuno"].view
+    plates = [lw for lw in view.labware.values() if lw.kind == "plate"]
+    assert role_holder("bigtrough", plates, ["TMB"]) == "rgt"
+    assert role_holder("bigtrough", plates, ["PBS-T"]) == "bigtrough"
+    assert role_holder("bigtrough", plates, []) == "bigtrough"
+    reservoirs = LABS["reservoirs"].view
+    both = [lw for lw in reservoirs.labware.values() if lw.kind == "plate"]
+    assert role_holder("elisa_plate", both, ["buffer"]) is None  # buffer sits in two troughs
