@@ -18,6 +18,7 @@ from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _asks as asks
+from agents.task.planning.families import _groups as groups
 from agents.task.planning.families import _pairing as pairing
 from agents.task.planning.families import _plate_wide as plate_wide
 from agents.task.planning.families import _said_held as said_held
@@ -372,16 +373,13 @@ def _ops(
             f"{src_lw} {src_wells[0]} cannot be both the source and a destination", "unsafe"
         )
     ops: list[pip.Op] = []
-    k = 0
-    for lw, ws_ in dest_sets:
-        for s_, d in pairing.pair(pairing.side_by_side(src_wells, ws_, frame), ws_):
-            v = per_well[k] if per_well is not None and k < len(per_well) else volume
-            k += 1
-            if v and v > 0:
-                ops.append(pip.Op((src_lw, s_), (lw, d), float(v), cycles, mix_volume))
-            else:  # "100/50/0 uL of std in A3-C3, then saline to 100 uL": C3 is still a well
-                p.said_empty.append((lw, d))
-                p.world.poured.append(((lw, d), ("", "")))  # worked on, with nothing
+    for k, (lw, s_, d) in enumerate(groups.paired(frame, src_wells, dest_sets, world)):
+        v = per_well[k] if per_well is not None and k < len(per_well) else volume
+        if v and v > 0:
+            ops.append(pip.Op((src_lw, s_), (lw, d), float(v), cycles, mix_volume))
+        else:  # "100/50/0 uL of std in A3-C3, then saline to 100 uL": C3 is still a well
+            p.said_empty.append((lw, d))
+            p.world.poured.append(((lw, d), ("", "")))  # worked on, with nothing
     if (
         per_well is not None
         and len(per_well) == len(src_wells)
