@@ -122,3 +122,10 @@ def test_a_concentration_spelled_in_words_is_a_number() -> None:
     assert digits("to five ng/uL, ten ng of each, two nM, one tip") == (
         "to 5 ng/uL, 10 ng of each, 2 nM, one tip"
     )
+
+
+def test_a_level_after_to_is_not_a_place_of_a_verbless_pair() -> None:
+    from agents.task.planning._gapping import gaps
+
+    text = "Normalise to 4 nM, final 20 uL, with EB buffer into norm_out A1-A3"
+    assert gaps(text, text) == [text]

@@ -37,9 +37,10 @@ _COMMA_GAP = re.compile(  # (never ", well to well": how the wells pair up)
     rf"(?:the\s+)?{_PLACE})",
     _FLAGS,
 )
-# "dye into column 1, ...": a list of (liquid, place) pairs with no verb at all
+# "dye into column 1, ...": a list of (liquid, place) pairs with no verb at all (never
+# "Normalise to 4 nM, ...": a level, not a place)
 _VERBLESS = re.compile(
-    rf"^(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+\S", _FLAGS
+    rf"^(?:{_VOLUME}\s+(?:of\s+)?)?(?:{_WORD}\s+){{1,3}}?(?:to|into)\s+(?![\d.~])\S", _FLAGS
 )
 # "bring column 1 to 50 uL with water and column 2 to 70 uL": a second (wells, level) pair
 _TOPS = re.compile(r"^(?:top[\s-]*(?:up|off)|bring|make\s+up|q\.?s\.?|fill\s+up)\b", _FLAGS)

@@ -158,11 +158,17 @@ def bracketed_unit(text: str) -> str | None:
 
 
 def per_well(
-    frame: Frame, rows: int, cols: int, skip: list[Level], default: str | None = None
+    frame: Frame,
+    rows: int,
+    cols: int,
+    skip: list[Level],
+    default: str | None = None,
+    elsewhere: frozenset[int] = frozenset(),
 ) -> list[tuple[str, Level]]:
     """(well, concentration) for each well the text gives one, in the order written: a
     number after each well, or a list of numbers after a run of wells ("A1, B1 at 20, 40");
-    a number without a unit takes the unit the others are written in, else ``default``."""
+    a number without a unit takes the unit the others are written in, else ``default``.
+    ``elsewhere``: where the well sets of other plates start ("A1 (25 ng/uL) -> norm_out A1")."""
     text = frame.text
     taken = [(s.start, s.end) for s in skip]
     taken += [(m.start, m.end) for m in frame.ents.liquids]  # "10 mM Tris-HCl" is a name
@@ -174,7 +180,9 @@ def per_well(
         inside = any(a <= m.start() < b for a, b, _, _ in numbers)
         if not inside and not any(a <= m.start() < b for a, b in taken):
             numbers.append((m.start(), m.end(), m.group(1), None))
-    sets = sorted(frame.ents.wellsets, key=lambda w: w.start)
+    sets = sorted(
+        (w for w in frame.ents.wellsets if w.start not in elsewhere), key=lambda w: w.start
+    )
     numbers = [n for n in numbers if not any(w.start <= n[0] < w.end for w in sets)]
     numbers.sort()
     units = {u for *_, u in numbers if u}

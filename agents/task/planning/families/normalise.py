@@ -218,7 +218,10 @@ def build(frame: Frame, p: r.Planning) -> str:
     view = world.labware(src_lw)
     skip = [x for x in (level, amount) if x is not None]
     default = None if level is None else "ng/uL" if level.dimension == "mass" else "nM"
-    given = conc.per_well(frame, view.rows, view.cols, skip, default)
+    other = frozenset(
+        pl.wells.start for pl in places if pl.wells and pl.labware and pl.labware.name != src_lw
+    )
+    given = conc.per_well(frame, view.rows, view.cols, skip, default, other)
     if not given:
         raise Ask(
             "Normalising to a concentration needs each well's concentration now (e.g. A1 25 "
@@ -260,6 +263,8 @@ def build(frame: Frame, p: r.Planning) -> str:
         )
     dview = world.labware(dst_lw)
     wells = dest_place.wells.expand(dview.rows, dview.cols) if dest_place.wells else []  # type: ignore[union-attr]
+    if dst_lw != src_lw:  # "extracts A1 -> norm_out A1\nextracts B1 -> norm_out B1": a line each
+        wells = _named_on(places, dst_lw, dview.rows, dview.cols) or wells
     wells = wells or [w for w, _ in given]
     if len(wells) == 1 and len(given) > 1 and amount is not None and final is None:
         wells = wells * len(given)  # "pool 20 ng of each (10, 5, 4 ng/uL) into pool A1"
@@ -337,6 +342,12 @@ def _in_place(
         f"normalise {plate} {', '.join(w for w, _ in given)} to {to:g} {_unit(given[0][1])} in "
         f"place: {diluent} ({src[0]} {src[1]}) by each well's volume and concentration"
     )
+
+
+def _named_on(places: list[Place], plate: str, rows: int, cols: int) -> list[str]:
+    """Every well the clause names on ``plate``, in the order said."""
+    named = [pl.wells for pl in places if pl.labware and pl.labware.name == plate and pl.wells]
+    return [w for ws in named for w in ws.expand(rows, cols)]
 
 
 def _roles(places: list[Place], frame: Frame, p: r.Planning) -> tuple[Place | None, Place | None]:
