@@ -180,10 +180,9 @@ def per_well(
         inside = any(a <= m.start() < b for a, b, _, _ in numbers)
         if not inside and not any(a <= m.start() < b for a, b in taken):
             numbers.append((m.start(), m.end(), m.group(1), None))
-    sets = sorted(
-        (w for w in frame.ents.wellsets if w.start not in elsewhere), key=lambda w: w.start
-    )
+    sets = sorted(frame.ents.wellsets, key=lambda w: w.start)
     numbers = [n for n in numbers if not any(w.start <= n[0] < w.end for w in sets)]
+    sets = [w for w in sets if w.start not in elsewhere]
     numbers.sort()
     units = {u for *_, u in numbers if u}
     default = bracketed_unit(text) or default
