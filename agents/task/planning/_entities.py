@@ -21,7 +21,7 @@ from agents.task.planning._quantities import Quantity
 from agents.task.planning._series import Series, series
 from agents.task.planning._start_well import start_within
 from agents.task.planning._strengths import diluent_said, name_fold
-from agents.task.planning._tip_phrases import TIP_POLICIES
+from agents.task.planning._tip_phrases import TIP_POLICIES, tip_policy
 
 _FLAGS = re.IGNORECASE
 
@@ -224,7 +224,7 @@ def without_how(text: str) -> str:
 
 def how_said(text: str) -> tuple[int | None, str | None]:
     """(channels, tip policy) a piece of text says ("8-channel, fresh tips": 8, per_destination)."""
-    return _channels(text), next((name for name, rx in TIP_POLICIES if rx.search(text)), None)
+    return _channels(text), tip_policy(text)
 
 
 def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
@@ -327,7 +327,7 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     ents.replicates = qty.replicates(text)
     # liquids stay readable here: "one tip per library" names a liquid as what a tip serves
     said = _blank(unquoted, [(m.start, m.end) for m in ents.labware + ents.unknown_labware])
-    ents.tips = next((name for name, rx in TIP_POLICIES if rx.search(said)), None)
+    ents.tips = tip_policy(said)
     ents.channels = _channels(plain)
     ents.no_mix = bool(_NO_MIX.search(plain))
     ents.mix = bool(_MIX.search(plain)) and not ents.no_mix

@@ -228,6 +228,8 @@ class Lexicon:
             low = word.lower()
             if len(low) < 5 or low in VOCABULARY or low in NOT_TYPOS or low in known or "«" in word:
                 return word
+            if low.endswith("'s"):
+                return word  # "lum_plate's first column": a possessive, never "plates"
             best = closest(low, _VOCAB_LIST)
             if best is None or not best[2] or best[0][:2] != low[:2]:
                 return word

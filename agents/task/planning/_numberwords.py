@@ -41,6 +41,19 @@ _FRACTION = re.compile(
     re.IGNORECASE,
 )
 _PARTS = {"half": 0.5, "quarter": 0.25, "quarters": 0.75}
+# "1/2 mL", "1 1/2 mL", "3/4 ml": a written fraction of a volume unit (never "1/2" alone: a ratio)
+_SLASHED = re.compile(
+    r"(?<![\w./:])(?:(?P<whole>\d{1,3})\s+)?(?P<num>[13])\s*/\s*(?P<den>[24])\s*"
+    r"(?P<unit>m[lL]\b|u[lL]\b|µ[lL]\b|milli[\s-]?lit\w*|micro[\s-]?lit\w*)",
+    re.IGNORECASE,
+)
+
+
+def _slashed(m: re.Match[str]) -> str:
+    if m.group("num") == "3" and m.group("den") == "2":
+        return m.group(0)  # "3/2 mL": nobody writes a volume so
+    number = int(m.group("whole") or 0) + int(m.group("num")) / int(m.group("den"))
+    return f"{number:g} {m.group('unit')}"
 
 
 def _fraction(m: re.Match[str]) -> str:
@@ -86,6 +99,8 @@ def digits(text: str) -> str:
         spelled = re.compile(rf"\b{_SMALL}\b", re.IGNORECASE)
         return f"{m.group('line')} " + spelled.sub(lambda w: str(_value(w.group(0))), m.group("n"))
 
+    if "/" in text:
+        text = _SLASHED.sub(_slashed, text)
     if "half" in text.lower() or "quarter" in text.lower():
         text = _FRACTION.sub(_fraction, text)
     return _LINE_WORDS.sub(line, _SPELLED.sub(one, text))

@@ -28,6 +28,7 @@ _GROUP_AFTER_PAIR = re.compile(
 )
 # "replace w/ 500 uL medium", "top up w/ buffer": "with" (not "w/v", "w/w": weight ratios)
 _W_SLASH = re.compile(r"(?<![\w/])w/(?![vwo]\b)\s*(?=[\w«])", re.IGNORECASE)  # ("w/o": without)
+_W_O = re.compile(r"(?<![\w/])w/o\b", re.IGNORECASE)  # "w/o changing tips", "w/o mixing"
 # "1x assay dil. to D1-D4", "50 uL ea. into": a short form's period, not a sentence's end
 _ABBR_DOT = re.compile(
     r"\b(soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl|ea|vol|temp|approx|resp|sat|rxn|"
@@ -359,7 +360,7 @@ _ALTOGETHER = re.compile(
 
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
-    text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, text))
+    text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, _W_O.sub("without", text)))
     text = _ALTOGETHER.sub(r"\1in total", _SPACED_PICK.sub(r"\1-\2", text))
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
     text = _COL_BLANK.sub(r"columns \1 = ", _ROW_BLANK.sub(r"row \1 = ", text))

@@ -87,8 +87,30 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:8|eight)\s+tips?\s+(?:in\s+total|total|throughout|for\s+(?:(?:the\s+)?whole|everything|all))"
             r"|(?<!no\s)(?<!not\s)\btips?\s+(?:(?:are|get|can|may)\s+(?:be\s+)?)?re-?used\b"
             r"|\btips?\s+(?:can|may)\s+be\s+re-?used|\b(?:one|a|single)\s+column\s+of\s+tips\b"
-            r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))",
+            r"|\b(?:use\s+)?(?:1|one)\s+tip\b(?!\s+(?:per|for\s+each|each))"
+            r"|\b(?:don'?t|do\s+not|never|no\s+need\s+to)\s+(?:swap|switch|replace)\s+(?:the\s+)?tips?",
             _FLAGS,
         ),
     ),
 ]
+
+
+# "no new tips", "without a tip change between wells", "change tips: no": a phrase for new tips
+# said negated asks for the same tip; never the fresh tips its words alone would say.
+_NEGATED_BEFORE = re.compile(
+    r"\b(?:no|not|without|never|don'?t|needn'?t)\s+(?:(?:a|any|the|to|be|need)\s+){0,2}$", _FLAGS
+)
+_NEGATED_AFTER = re.compile(r"^\s*(?:[:=?-]\s*)?(?:no|none|never|not\s+needed)\b", _FLAGS)
+
+
+def tip_policy(text: str) -> str | None:
+    """The tip policy ``text`` says: the first of ``TIP_POLICIES`` whose phrase it says, or
+    "once" when that phrase (for new tips) is negated."""
+    for name, rx in TIP_POLICIES:
+        for m in rx.finditer(text):
+            if name != "once" and (
+                _NEGATED_BEFORE.search(text[: m.start()]) or _NEGATED_AFTER.match(text[m.end() :])
+            ):
+                return "once"
+            return name
+    return None
