@@ -268,9 +268,9 @@ def assign_places(frame: Frame) -> None:
                     what == "wells"
                     and last.wells is not None
                     and _generic(last.wells)
-                    and last_role == role
+                    and (last_role == role or re.fullmatch(r"\s*(?:in|of)\s+(?:the\s+)?", between))
                 ):
-                    # "each well of libs row A": the row narrows "each well"
+                    # "each well of libs row A", "each well of X in column 1": the row narrows
                     last.wells, joined = obj, True  # type: ignore[assignment]
                 elif what == "labware" and last.labware is None and last.unknown is None:
                     last.labware, joined = obj, True  # type: ignore[assignment]
@@ -291,11 +291,47 @@ def assign_places(frame: Frame) -> None:
         else:
             place.unknown = obj  # type: ignore[assignment]
         places.append((role, place, end))
-    frame.places = [(role, p) for role, p, _ in places]
+    frame.places = _pair_after_lead([(role, p) for role, p, _ in places], text)
     for role, place in frame.places:
         slot = getattr(frame, role)
         if slot.empty:
             setattr(frame, role, place)
+
+
+_LEAD_END = re.compile(r"(?:[:;,]|\s[-–—])\s*$")
+_PAIR_JOIN = re.compile(r"\s*(?:->|to|into|onto)\s+(?:the\s+)?", _FLAGS)
+
+
+def _span(place: Place) -> tuple[int, int]:
+    said = [x for x in (place.labware, place.wells, place.unknown) if x is not None]
+    return min(x.start for x in said), max(x.end for x in said)
+
+
+def _pair_after_lead(places: list[tuple[str, Place]], text: str) -> list[tuple[str, Place]]:
+    """'Spot 2 uL onto the agar plate: ON_strains A1 to agar_96 A1', '... onto the agar -
+    ON_strains column 1 into agar_96 column 1': a pair told after the lead that says where the
+    liquid goes: its first place is the source, and a plate the lead named without wells is
+    the pair's destination said again (one place, never a plate to ask wells of)."""
+    for i in range(len(places) - 1):
+        (rb, b), (rc, c) = places[i], places[i + 1]
+        if not (
+            rb in ("dest", "head")
+            and rc == "dest"
+            and b.labware is not None
+            and b.wells is not None
+            and c.labware is not None
+            and c.wells is not None
+            and b.labware.name != c.labware.name
+            and _LEAD_END.search(text[: _span(b)[0]])
+            and _PAIR_JOIN.fullmatch(text[_span(b)[1] : _span(c)[0]])
+        ):
+            continue
+        before = places[:i]
+        lead = before[-1][1] if before and before[-1][0] == "dest" else None
+        if lead and lead.labware and lead.wells is None and lead.labware.name == c.labware.name:
+            before = before[:-1]
+        return [*before, ("source", b), (rc, c), *places[i + 2 :]]
+    return places
 
 
 def assign_liquid(frame: Frame) -> None:

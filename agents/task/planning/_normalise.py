@@ -257,6 +257,10 @@ _PRIMES = re.compile(
 
 
 _MINUTE_MARKS = ("'", "′")
+# "72 C 1'30", "95 C for 1'30\"": minutes, then seconds after the minute mark
+_MIN_SEC_PRIMES = re.compile(
+    r"(?<![\w.'])(\d{1,2})\s*['′]\s*([0-5]\d)(?:\s*(?:''|\"|″))?(?![\w'\"″])"
+)
 
 
 def _primed(m: re.Match[str]) -> str:
@@ -313,6 +317,7 @@ def normalise(request: str) -> Normalised:
     text = "\n".join(item_how(markdown_line(line)) for line in text.split("\n"))
     text = _outside_quotes(keywords, text)  # "incubtae", "dipsense": before any verb is read
     text = units(rephrase(_LAMBDA.sub(" uL", digits(text))))
+    text = _MIN_SEC_PRIMES.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} s", text)
     text = _PRIMES.sub(_primed, text)  # "95°C 2'", "60°C 30\"": minutes and seconds
     text = _QUOTES.sub(hold, text)
     text = held_for(_DEGREE.sub(lambda m: f" {m.group(1).upper()}", text))

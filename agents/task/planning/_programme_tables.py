@@ -136,7 +136,8 @@ _GOTO = re.compile(
     r"\b(?:go\s*to|goto|back\s+to|return\s+to)\s+(?:step\s*)?(?P<a>\d{1,2})\b\D*?"
     r"(?:(?:rep(?:eat)?|x)\s*)?(?<![\w.])(?P<n>\d{1,3})\s*(?P<more>more\s+)?(?:times|x|cycles?|repeats?)?"
     r"|\brepeat\s+steps?\s+(?P<a2>\d{1,2})\s*(?:-|to|through|thru|and)\s*(?P<b2>\d{1,2})\s*"
-    r"(?:for\s+)?(?:an?\s*other\s+|another\s+)?(?P<n2>\d{1,3})\s*(?P<more2>more\s+)?(?:times|x|cycles?)",
+    r"(?:for\s+)?(?:an?\s*other\s+|another\s+|a\s+total\s+of\s+)?(?P<n2>\d{1,3})\s*(?P<more2>more\s+)?"
+    r"(?:times|x|cycles?)",
     _FLAGS,
 )
 

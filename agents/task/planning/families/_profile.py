@@ -72,7 +72,9 @@ _TIME_FIRST = re.compile(
     _FLAGS,
 )
 # Notebook shorthand in a programme: "95 3 min, 35x 95 15s 60 30s" - a number held for a time.
-_BARE_STEP = re.compile(rf"(?<![\w.:/×-])(?P<tn>\d{{1,2}}(?:\.\d)?)\s+{_named(_DUR, 'n')}", _FLAGS)
+_BARE_STEP = re.compile(
+    rf"(?<![\w.:/×-])(?P<tn>\d{{1,2}}(?:\.\d)?)\s+(?:for\s+)?{_named(_DUR, 'n')}", _FLAGS
+)  # ("PCR: 95 for 2 min, 35 cycles of 95 for 20 s, ...")
 _PROGRAMME_WORDS = re.compile(
     r"thermo|cycl|\bpcr\b|\b\d+\s*x\b|\bx\s*\d|\blid\b|denatur|anneal", _FLAGS
 )
@@ -88,7 +90,7 @@ _HOLD = re.compile(
     r"(?:\s+(?:it|them|the\s+plate|the\s+block|\w+_\w+|at|on|in|to|down\s+to|the\s+block\s+at"
     r"|the\s+(?:thermo)?cycler|the\s+pcr\s+machine))*"
     rf"\s*[:=@]?\s+(?P<c>-?{_N}){_DEG}?(?!(?:{_DEG})?\s*(?:/|{_N}|for\b))"
-    rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*|[(\[]\s*|,\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
+    rf"|(?P<c2>-?{_N}){_DEG}?\s*(?:/\s*|-\s*|[(\[]\s*|,\s*)?(?:hold\b|forever\b|indefinitely\b|inf(?:inity)?\b|∞"
     r"|until\b|hold\s+forever\b)(?!\s*(?:@|at\b)\s*-?\d)"
     rf"|(?:∞|\bforever\b|\bindefinitely\b|\binf(?:inity)?\b)\s*(?:@|at\b)\s*(?P<c3>-?{_N}){_DEG}?",
     _FLAGS,
@@ -98,7 +100,7 @@ _LEAD = re.compile(
     rf"\b(?P<n>{COUNT_N})\s*(?:x|×)\s*:?(?=\s*[(\[]|\s*\d)"
     rf"|\b(?P<m>{COUNT_N})\s*-?\s*(?:cycles?|cyles?|cylces?|rounds?|repeats?|times)"
     r"(?:\s+(?:in\s+)?total)?"
-    r"\s*(?:(?:consisting\s+)?of\b\s*:?|:|through\b|with\b|at\b|between\b|-|as\s+follows\s*:?"
+    r"\s*(?:(?:consisting\s+)?of\b\s*:?|:|through\b|over\b|with\b|at\b|between\b|-|[x×]|as\s+follows\s*:?"
     r"|(?:on|in|for)\s+(?:the\s+)?[\w-]+(?:\s+plate)?\s*:)?"  # "40 cycles on qpcr_a: 95 C ..."
     r"(?:\s*(?:denatur\w*|melt\w*|anneal\w*|exten\w*|elongat\w*)(?:\s+(?:at|for))?\s*:?)?"
     r"(?=\s*(?:[(\[](?=[^)\]]*\d)|-?\d))"  # (a bracket of steps: "40 times (qpcr_a)" is none)
@@ -333,6 +335,28 @@ def parse(text: str) -> Profile:
         and (_CYCLING.search(text) or pcr_shaped(prof.stages))
         and all(st.repeats == 1 and not st.cycle_of_touchdown for st in prof.stages)
         and any(len(st.steps) > 1 for st in prof.stages)
+        and not _one_count_said(text, prof.stages)
     ):
         prof.vague = "no number of cycles"  # "cycle rxn_plate 95 C 15 s / 60 C 30 s"
     return prof
+
+
+# A count of cycles said anywhere ("a 35-cycle PCR", "PCR (35 cycles) on ...", "cycles: 35",
+# "35 PCR cycles"), apart from the steps it repeats
+_SAID_COUNT = re.compile(
+    rf"\b(?P<n>{COUNT_N})\s*-?\s*(?:(?:pcr|thermal|amplification)\s+)?(?:cycles?|cyles?|rounds?)\b"
+    r"|\bcycles?\s*[:=]\s*(?P<k>\d{1,3})\b",
+    _FLAGS,
+)
+
+
+def _one_count_said(text: str, stages: list[Stage]) -> bool:
+    """A programme whose one count is said apart from its steps ("Run a 35-cycle PCR: 95 C 3
+    min, then 95 C 15 s, 60 C 30 s, 72 C 1 min, then 72 C 5 min"): when it has exactly one part
+    of several steps, that part is what the count repeats (set here); else it is asked."""
+    counts = {count(m["n"] or m["k"]) for m in _SAID_COUNT.finditer(text)}
+    several = [st for st in stages if len(st.steps) > 1]
+    if len(counts) != 1 or len(several) != 1 or min(counts) < 2:
+        return False
+    several[0].repeats = counts.pop()
+    return True

@@ -18,9 +18,9 @@ from agents.task.planning.families import _profile as prof
 _FLAGS = re.IGNORECASE
 HOLD = re.compile(r"^(?:hold|keep|store|cool|held|kept|stored|cooled)\b", _FLAGS)
 
-_COLD = re.compile(  # "then 4 C", "then down to 4 C", "then to 4 C on pcr_plate"
+_COLD = re.compile(  # "then 4 C", "then down to 4 C", "then to 4 C on pcr_plate", "then 4."
     r"^(?:and\s+)?(?:then\s+)?(?:(?:go|drop|ramp|come)\w*\s+)?(?:down\s+)?(?:at\s+|to\s+)?"
-    r"(-?\d+(?:\.\d+)?)\s*(?:c|degrees?)(?:\s+(?:on|in)\s+(?:the\s+)?[\w-]+)?\W*$",
+    r"(-?\d+(?:\.\d+)?)\s*(?:c|degrees?|(?=\W*$))(?:\s+(?:on|in)\s+(?:the\s+)?[\w-]+)?\W*$",
     _FLAGS,
 )
 
@@ -81,6 +81,15 @@ def part_text(clause: Clause) -> str:
     return clause.text
 
 
+def hold_text(clause: Clause) -> str:
+    """The hold a clause says, as the profile reads it ("then 4." after a programme: 4 C)."""
+    text = part_text(clause)
+    cold = _COLD.match(_PROGRAMME_LABEL.sub("", text.strip()))
+    if cold and prof.hold_of(text) is None:
+        return f"hold at {cold.group(1)} C"
+    return text
+
+
 def is_continuation(text: str) -> bool:
     """A clause of only temperatures and times ('72 C for 5 min', 'final extension 72 C 5 min')."""
     rest = text
@@ -104,7 +113,11 @@ def is_continuation(text: str) -> bool:
     )
 
 
-_ON_PLATE = re.compile(r"\b(?:on|in|for|using|with|plate)\b|[-–—()\[\],:;.]", _FLAGS)
+_ON_PLATE = re.compile(
+    r"\b(?:on|in|for|using|with|plate|onto|into|run|do|it|this|that|the|above|same|programme"
+    r"|program|profile|please|pls)\b|[-–—()\[\],:;.]",
+    _FLAGS,
+)  # "...; hold 4 C. Run this on rxn_plate (in tc1)": the plate the programme runs on
 
 
 def continues(frame: Frame, profile: Frame) -> bool:
@@ -118,8 +131,10 @@ def continues(frame: Frame, profile: Frame) -> bool:
     if not plates or profile.ents.labware or text != frame.clause.text:
         return False
     rest = frame.ents.text
-    for m in sorted(plates, key=lambda m: -m.start):
-        rest = rest[: m.start] + rest[m.end :]
+    spans = [(m.start, m.end) for m in plates]
+    spans += [(a, b) for kind, _, a, b in frame.ents.instruments if kind == "thermocycler"]
+    for start, end in sorted(spans, key=lambda se: -se[0]):
+        rest = rest[:start] + rest[end:]
     rest = _ON_PLATE.sub(" ", rest).strip()
     return not rest or (is_continuation(rest) and not is_hold(rest))
 

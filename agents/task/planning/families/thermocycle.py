@@ -31,6 +31,7 @@ from agents.task.planning.families._other_work import OTHER
 from agents.task.planning.families._programme_parts import (
     HOLD,
     continues,
+    hold_text,
     is_continuation,
     is_hold,
     part_before,
@@ -174,7 +175,7 @@ def _profile_text(frame: Frame) -> str:
     parts += [own if own.endswith(frame.text) else frame.text]
     parts += [part_text(c) for c in more] if isinstance(more, list) else []
     held = frame.extra.get("hold")
-    parts += [part_text(held)] if isinstance(held, Clause) else []
+    parts += [hold_text(held)] if isinstance(held, Clause) else []
     joined: list[str] = []
     for i, part in enumerate(parts):  # "35 cycles of:" then one step a line: its steps
         bare = _BARE_STEP.match(part)
