@@ -26,7 +26,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
 from agents.task.planning._labware_names import ROLE_WORDS, described, role_holder
-from agents.task.planning._liquid_names import by_word_mentions, misspelt
+from agents.task.planning._liquid_names import by_word_mentions, misspelt, role_labels
 from agents.task.planning._name_patterns import (
     CULTURE,
     MEDIUM,
@@ -300,8 +300,11 @@ class Lexicon:
         for name, a, b in by_word_mentions(text, self._by_word, taken):
             out.append(Mention(name, a, b, text[a:b]))  # "TMB": the lab's one "TMB substrate"
         # never the first half of a contraction: "Don't" is no short "donor plasma"
-        out = [x for x in out if not re.match(r"['’]t\b", text[x.end :])]
-        return sorted(out, key=lambda x: x.start)
+        out = sorted(
+            (x for x in out if not re.match(r"['’]t\b", text[x.end :])), key=lambda x: x.start
+        )
+        roles = role_labels([(x.start, x.end) for x in out], text) if len(out) > 1 else set()
+        return [x for i, x in enumerate(out) if i not in roles]  # ("diluent: PBS": PBS alone)
 
     @cached_property
     def _alias_rxs(self) -> list[tuple[str, re.Pattern[str]]]:

@@ -333,3 +333,20 @@ def misspelt(low: str, names: list[str], by_word: dict[str, str]) -> str | None:
 
 def _one_edit(a: str, b: str) -> bool:
     return DamerauLevenshtein.distance(a, b) == 1
+
+
+# A role said as a label before the liquid that fills it ("diluent 1x PBS", "diluent: PBS",
+# "assay diluent = PBS"): the role word names no liquid of its own, even where one lab liquid
+# has it as a word ("Standard Diluent Buffer").
+_ROLE_WORD = re.compile(r"(?:standard\s+|std\s+|assay\s+)?(?:diluent|dil)", re.IGNORECASE)
+_ROLE_GAP = re.compile(r"\s*(?:[:=–-]|is\b)?\s*(?:the\s+)?", re.IGNORECASE)
+
+
+def role_labels(spans: list[tuple[int, int]], text: str) -> set[int]:
+    """The indexes of ``spans`` (sorted by start) that are a role word said as the label of the
+    liquid named right after it."""
+    return {
+        i
+        for i, (a, b) in enumerate(spans[:-1])
+        if _ROLE_WORD.fullmatch(text[a:b]) and _ROLE_GAP.fullmatch(text[b : spans[i + 1][0]])
+    }

@@ -18,7 +18,9 @@ _TAIL_BLANKS = re.compile(
     r"(?:\b(?:plus|and|with|then|followed\s+by)|\+|,)\s+(?:(a|an|one|two|three|four|\d)\s+)?"
     r"(?:(?!the\b|no\b|[A-Pa-p]\d{1,2}\b|rows?\b|columns?\b|cols?\b|\d)[\w-]+[\s-]+(?:only\s+)?)?"
     r"(?:blanks?|zeros?(?:\s+(?:standards?|stds?|points?|conc\w*))?)\b"  # "7 standards and a zero"
-    r"(?!\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b|columns?\b|cols?\b)"
+    # (never the zero's word given back: ", zero standard in H2" names its own well)
+    r"(?!(?:\s+(?:standards?|stds?|points?|conc\w*))?\s*(?:in|at|=|:|wells?\b|[A-Pa-p]\d|rows?\b"
+    r"|columns?\b|cols?\b)"
     r"|\s+of\b[^,;.]*?\b[A-Pa-p]\d{1,2}\b)",  # "plus a blank of 10 uL IDTE in H6": its own well
     _FLAGS,
 )

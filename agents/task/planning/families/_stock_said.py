@@ -44,7 +44,7 @@ _STOCK_AFTER = re.compile(
 # "resazurin 2-fold in assay medium", "gentamicin (abx_src B2) 1:2 across ...": the stock
 _FOLD_AFTER = re.compile(
     r"\s*(?:\([^()]*\)\s*)?(?:(?:is\s+|being\s+)?(?:serially\s+)?dilut\w*\s+(?:by\s+)?)?"
-    r"(?:\d+(?:\.\d+)?\s*-?\s*(?:fold|x)\b|1\s*(?::|/|in)\s*\d)",
+    r"(?:(?!1\s*x\b)\d+(?:\.\d+)?\s*-?\s*(?:fold|x)\b|1\s*(?::|/|in)\s*\d)",  # ("1x PBS")
     _FLAGS,
 )
 _STOCK_BEFORE = re.compile(
@@ -53,6 +53,9 @@ _STOCK_BEFORE = re.compile(
 )
 
 
+_NAMES_CURVE = re.compile(
+    r"\s*(?:(?:std|standard|calibration)s?\s+)?(?:curves?|standards?|stds?|assay)\b", _FLAGS
+)
 _ONLY = re.compile(r"[\s-]*only\b", re.IGNORECASE)
 
 
@@ -86,6 +89,17 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         for m in named
         if _STOCK_AFTER.match(frame.text[m.end :]) or _STOCK_BEFORE.search(frame.text[: m.start])
     ] or [m for m in named if m not in said_as_diluent and _FOLD_AFTER.match(frame.text[m.end :])]
+    if len({m.name for m in marked}) != 1:  # "PicoGreen std curve: lambda DNA 2 ug/mL, 2-fold
+        # in TE": the assay's reagent names the curve; the other liquid said is its stock
+        heads = [m for m in named if _NAMES_CURVE.match(frame.text[m.end :])]
+        rest = [  # (said with its fold: "lambda DNA 2 ug/mL, 2-fold in TE")
+            m
+            for m in named
+            if m not in heads
+            and not _IN_IT.search(frame.text[: m.start])
+            and _FOLD_AFTER.match(frame.text[m.end :].removeprefix(","))
+        ]
+        marked = rest if heads and len({m.name for m in rest}) == 1 else marked
     if len({m.name for m in marked}) == 1:
         named = marked
     elif len({m.name for m in named}) == 2 and (withs := _with_and_in(frame.text, named)):
