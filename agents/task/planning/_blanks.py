@@ -37,7 +37,8 @@ _BLANK_AFTER = re.compile(
 )
 _BLANK_BEFORE = re.compile(
     # ("a zero in H1", "NTC at H12": the curve's zero point named before its well)
-    rf"\b(?:blanks?|zero(?:[\s-](?:standards?|stds?|points?))?|ntcs?)\s*(?:wells?\s*)?(?:of\s+#+(?:\s+#+)?\s+)?"  # "a blank of 10 uL IDTE in plate H6"
+    r"\b(?:blanks?|zero(?:[\s-](?:standards?|stds?|points?))?|ntcs?)\s*(?:wells?\s*)?"
+    r"(?:of\s+#+(?:\s+#+)?\s+)?"  # "a blank of 10 uL IDTE in plate H6"
     rf"(?:in|at|=|:|are|is|-)?\s*(?:#+\s+)?(?:wells?\s+)?(?P<w>{_WELLS}"
     # "blanks C11, C12": a list of single wells after the word
     r"(?:\s*,\s*[A-Pa-p]\d{1,2}\b(?!\s*(?:-|to\b|through\b|:)))*)",
