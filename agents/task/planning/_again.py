@@ -61,6 +61,13 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
         )
     edits: list[tuple[int, int, str]] = []
     if wells is not None:
+        src = prev.source.wells if place is prev.dest else None
+        if src is not None and [p.kind for p in src.parts] != ["well"]:
+            # "10 uL from cpd A1-A12 to rxn A1-A12; same for row B": well to the same well,
+            # both moved; from other wells, which source wells the repeat takes is not said
+            if _spelled(src) != _spelled(place.wells):
+                return None
+            edits.append((src.start, src.end, wells.text))
         if place.wells is not None:
             edits.append((place.wells.start, place.wells.end, wells.text))
         elif place.labware is not None:
@@ -72,6 +79,10 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
             return None
         edits.append((place.labware.start, place.labware.end, lab.written or lab.name))
     return _other_liquid(frame, prev, text, edits)
+
+
+def _spelled(wells: WellSet | None) -> str:
+    return re.sub(r"\s+", "", wells.text).upper() if wells is not None else ""
 
 
 def _other_liquid(

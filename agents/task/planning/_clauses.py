@@ -204,7 +204,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     sentence = 0
     lines = lines_of(norm.text, names)
     for n, line in enumerate(lines):
-        line = wells_label(line)  # "Blanks (H11, H12): 100 uL buffer into plate_1"
+        line = wells_label(line, names)  # "Blanks (H11, H12): 100 uL buffer into plate_1"
         if (
             opens_a_list(line, lines[n + 1 : n + 2], names)
             or (n + 1 < len(lines) and follows(line) and bool(_ENTRY.match(lines[n + 1].strip())))

@@ -51,12 +51,13 @@ _WELLS_LABEL = re.compile(
 _WELL = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
 
 
-def wells_label(line: str) -> str:
+def wells_label(line: str, names: frozenset[str] = frozenset()) -> str:
     """ "Blanks (H11, H12): 100 uL buffer into plate_1": the label's wells are where its
-    clause works, written after the clause ("... into plate_1 (H11, H12)")."""
+    clause works, written after the clause ("... into plate_1 (H11, H12)"); so are the wells of
+    a label that is only wells ("A1-A6: 100 uL buffer to plate_1", see :func:`wells_first`)."""
     m = _WELLS_LABEL.match(line)
     if m is None or _WELL.search(m.group("body")):
-        return line
+        return wells_first(line, names)
     body = m.group("body").rstrip(" .!")
     tail = _social.TAIL.search(body)  # "... into plate_1, thanks!": the wells before the thanks
     body = body[: tail.start()] if tail and tail.start() > 0 else body
@@ -117,3 +118,38 @@ def diluent_of(text: str, liquids: list[Mention]) -> Mention | None:
     if not added and len({m.name for m in liquids}) == 2:
         added = [m for m in liquids if m.name != liquids[0].name]
     return added[0] if len({m.name for m in added}) == 1 else None
+
+
+# "A1-A6: 100 uL buffer to plate_1", "- row A - 50 uL dye, plate_2": wells said first, as a
+# label, and the plate they are on said in the body after them
+_WELLS_FIRST = re.compile(
+    r"^(?P<item>\s*(?:[-*+]|\d{1,2}[.)])\s+)?(?P<wells>[A-Pa-p]\d{1,2}(?:\s*(?:,|and|&|-|–|to|:)"
+    r"\s*[A-Pa-p]\d{1,2})*|(?:rows?\s+[A-Pa-p]|(?:columns?|cols?)\s+\d{1,2})(?:\s*(?:-|–|to|,|and|&)"
+    r"\s*(?:[A-Pa-p]|\d{1,2})\b)*)\s*(?::|\s[-–]\s)\s*(?P<body>\S.*)$",
+    re.IGNORECASE,
+)
+_VOLUME_SAID = re.compile(r"\d\s*(?:[uµμ]l|ml)\b", re.IGNORECASE)
+
+
+def wells_first(line: str, names: frozenset[str]) -> str:
+    """ "A1-A6: 100 uL buffer to plate_1" -> "100 uL buffer to plate_1 A1-A6": the wells of a
+    label that names only wells go after the one plate its body adds to, or after a body that
+    names no labware ("- row A: 100 uL dye" under "plate_1:"); a body with wells of its own or
+    with two plates is left as it was."""
+    m = _WELLS_FIRST.match(line)
+    if m is None or _WELL.search(body := m["body"]) or not _VOLUME_SAID.search(body):
+        return line
+    if "+" in body:  # "B1: 5 uL library + 45 uL Tris": an entry of a mixture list
+        return line
+    named = [
+        p
+        for name in names
+        for p in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", body, re.IGNORECASE)
+    ]
+    if not named and not _WELL.search(m["wells"]):  # "- row A: 100 uL dye" under "plate_1:"
+        return f"{m['item'] or ''}{body} {m['wells']}"
+    into = [p for p in named if not re.search(r"\bfrom\s+(?:the\s+)?$", body[: p.start()], re.I)]
+    if len(into) != 1:
+        return line
+    at = into[0].end()
+    return f"{m['item'] or ''}{body[:at]} {m['wells']}{body[at:]}"

@@ -9,8 +9,9 @@ in either is refused (:meth:`WellSet.expand` expands both). One may narrow the o
 from __future__ import annotations
 
 from agents.task.planning._outcomes import Ask
+from agents.task.planning._wellgrid import _expand
 from agents.task.planning._wellpatterns import Part
-from agents.task.planning._wellsets import WellSet, _expand
+from agents.task.planning._wellsets import WellSet
 
 
 def agreed(wells: WellSet, rows: int, cols: int) -> list[str]:

@@ -71,15 +71,31 @@ def _row(cells: list[str], roles: list[str], unit: str) -> str | None:
 # "source plate: samples", "- destination: dest_plate", "volume = 10 uL": a form's fields.
 _FIELD = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<key>source(?:\s+(?:plate|labware))?|src|from|origin|"
-    r"dest(?:ination)?(?:\s+(?:plate|labware))?|dst|to|target|volume(?:\s+per\s+well)?|vol|"
-    r"liquid|reagent|solution|wells?|columns?|rows?|channels?|pipett?e?|head|tips?|plate|labware"
-    r"|layout|mapping|pattern)"
+    r"(?:dest(?:ination)?|dst|target)(?:\s+(?:plate|labware|wells?))?|to|"
+    r"(?:(?:transfer|dispense)\s+)?(?:volume|vol|amount)(?:\s*(?:per|/)\s*well|\s+each)?|"
+    r"liquid|reagent|solution|wells?|columns?|rows?|channels?|pipett?e?|head|plate|labware"
+    r"|tips?(?:\s+(?:policy|use|usage|handling|changes?))?|layout|mapping|pattern)"
     r"\s*[:=]\s*(?P<value>\S.*?)\s*$",
     _FLAGS,
 )
 _KEYS = {"src": "source", "from": "source", "origin": "source", "dst": "dest", "to": "dest",
          "target": "dest", "destination": "dest", "vol": "volume", "plate": "dest",
          "labware": "dest", "reagent": "liquid", "solution": "liquid"}  # fmt: skip
+_VOLUME_KEY = re.compile(r"(?:(?:transfer|dispense)\s+)?(?:volume|vol|amount)\b")
+
+
+def _said_key(said: str) -> str:
+    """The field a form's key names ("Target plate" -> dest, "Amount per well" -> volume)."""
+    if _VOLUME_KEY.match(said):
+        return "volume"
+    if re.search(r"\bwells?$", said):  # "Destination wells: A1-A8"
+        return "wells"
+    key = said.split()[0]
+    if key.startswith("tip"):  # "Tip change: every well"
+        return "tips"
+    return _KEYS.get(key, key)
+
+
 _BULLET = re.compile(r"^\s*[-*+]\s+(?P<value>\S.*?)\s*$")
 
 
@@ -92,8 +108,8 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
     while j < len(lines):
         m = _FIELD.match(lines[j])
         if m:
-            key = m.group("key").lower().split()[0]
-            key = _KEYS.get(key, key)
+            said = m.group("key").lower()
+            key = _said_key(said)
             fields[key] = m.group("value").rstrip(" .;,")
         elif (b := _BULLET.match(lines[j])) and fields:
             extra.append(b.group("value").rstrip(" .;,"))
@@ -101,6 +117,10 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
             break
         j += 1
     head = lines[i - 1].strip().rstrip(":.").strip() if i else ""
+    if re.fullmatch(
+        r"(?:all|every|each)(?:\s+wells?)?|whole\s+plate", fields.get("wells", ""), _FLAGS
+    ):
+        fields["wells"] = "all wells"  # "Wells: all"
     if "source" not in fields and "liquid" in fields and {"dest", "wells"} & set(fields):
         # "Plate: elisa_A / Wells: A1-A6 / Reagent: TMB / Volume: 100 uL": a liquid added
         volume = fields.pop("volume", "")
@@ -111,7 +131,8 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
         return None
     else:
         said = f"{head or 'Transfer'} from {fields.pop('source')} to {fields.pop('dest')}"
-    more = [f"{k} {v}" if k in ("wells", "well", "columns", "column", "rows", "row") else v
+    more = [f"{k} {v}" if k in ("wells", "well", "columns", "column", "rows", "row")
+            else f"tips: {v}" if k == "tips" and "tip" not in v.lower() else v
             for k, v in fields.items()] + extra  # fmt: skip
     return ", ".join([said, *more]), j
 

@@ -8,6 +8,11 @@ from __future__ import annotations
 import re
 
 _FLAGS = re.IGNORECASE
+# A form's tip field: "Tip change: every well", "Tips: change after each column"
+_FIELD = (
+    r"\btips?(?:\s+(?:change|changes|policy|use|usage|handling))?\s*[:=]\s*(?:(?:change|new|fresh)"
+    r"\s+(?:tips?\s+)?)?(?:(?:after|at|for|per|between|on)\s+)?(?:each|every|per)\s+"
+)
 
 TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
     (
@@ -35,7 +40,8 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:chang(?:e|ing)|replac(?:e|ing)|swap(?:ping)?|discard(?:ing)?|eject(?:ing)?|drop(?:ping)?)"
             r"\s+(?:the\s+)?(?:8\s+|eight\s+)?tips?\s+(?:between|after|every|each|for\s+each|at|per)\s+"
             r"(?:each\s+|every\s+)?(?:new\s+)?columns?"
-            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?columns?",
+            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?columns?"
+            rf"|{_FIELD}col(?:umn)?s?\b",
             _FLAGS,
         ),
     ),
@@ -47,7 +53,8 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:chang(?:e|ing)|replac(?:e|ing)|swap(?:ping)?|discard(?:ing)?|eject(?:ing)?)"
             r"\s+(?:the\s+)?tips?\s+(?:between|after|every|each|for\s+each|at|per)\s+"
             r"(?:each\s+|every\s+)?(?:new\s+)?rows?\b"
-            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?rows?\b",
+            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?rows?\b"
+            rf"|{_FIELD}rows?\b",
             _FLAGS,
         ),
     ),
@@ -66,7 +73,8 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\btip\s+changes?\s+(?:between|after)|\b(?:1|one|a|new)\s+tips?\s*/\s*(?:well|destination|transfer)"
             r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
             r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick|library|"
-            r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry)",
+            r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry)"
+            rf"|{_FIELD}(?:well|destination|transfer|dispense|sample|pick|aliquot)s?\b",
             _FLAGS,
         ),
     ),

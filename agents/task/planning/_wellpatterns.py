@@ -39,6 +39,16 @@ _AXIS = r"(?:columns?|cols?|rows?)"
 _BUT = r"(?:but|except(?:\s+for)?|other\s+than|apart\s+from|save\s+for|excluding)"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("chain", re.compile(rf"\b{_W}(?:\s*->\s*(?:\.\.\.|…|{_W}\b)){{2,}}", _FLAGS)),
+    # "the four corner wells", "corners", "each corner well", "the 4 corners"
+    (
+        "corners",
+        re.compile(
+            r"\b(?:(?:the|all|each|every)\s+)?(?:(?:four|4)\s+)?corner(?:\s+wells?|s)\b"
+            # "the corners of the A1-D4 block": the corners of that rectangle
+            rf"(?:\s+of\s+(?:the\s+)?({_W})\s*(?:-|:|to)\s*({_W})\b)?",
+            _FLAGS,
+        ),
+    ),
     # "C2, C4 ... C12": the step between the first two wells carried on to the last
     (
         "progression",
@@ -53,7 +63,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         re.compile(
             rf"\b(?P<r>[A-Pa-p])(?P<a>\d{{1,2}})\s*(?:-|to|through|thru|\.\.\.?|…)\s*(?P<b>{_NUM})(?![\w:])"
             r"(?!\s*(?:[a-zµ]{1,3}\s*/|[pnuµm]?M\b|u[lL]|µ[lL]|m[lL]|%))"  # "B1 to 20 ng/uL"
-            rf"|\brow\s+(?P<r2>[A-Pa-p])\s*(?:,\s*|\(\s*)(?:wells?\s+|columns?\s+|cols?\s+)?"
+            rf"|\brow\s+(?P<r2>[A-Pa-p])\s*(?:,\s*|\(\s*|(?=(?:wells?|columns?|cols?)\s))"
+            r"(?:wells?\s+|columns?\s+|cols?\s+)?"
             rf"(?P<a2>\d{{1,2}})\s*(?:-|to|through|thru)\s*(?P<b2>{_NUM})\)?"
             rf"|\bwells?\s+(?P<a3>\d{{1,2}})\s*(?:-|to|through|thru)\s*(?P<b3>{_NUM})\s+(?:of|in|on)\s+row\s+"
             r"(?P<r3>[A-Pa-p])\b",
@@ -67,7 +78,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"\b(?P<x>[A-Pa-p])\s*(?:-|to|through|thru)\s*(?P<y>[A-Pa-p])\s+(?:of|in|on)\s+col(?:umn)?\s+"
             r"(?P<c>\d{1,2})\b"
             r"|\bcol(?:umn)?\s+(?P<c2>\d{1,2})\s*(?:,\s*|\(\s*)(?P<x2>[A-Pa-p])\s*(?:-|to|through|thru)\s*"
-            r"(?P<y2>[A-Pa-p])\b\)?",
+            r"(?P<y2>[A-Pa-p])\b\)?"
+            # "A-H 1", "A–H 12": rows A to H of one column
+            r"|(?<![\w-])(?<!rows\s)(?<!row\s)(?-i:(?P<x3>[A-P])\s*[-–]\s*(?P<y3>[A-P]))\s+(?P<c3>\d{1,2})"
+            r"(?![\d.,:]|\s*[-–]\s*\d)" + _NOT_UNIT,
             _FLAGS,
         ),
     ),
@@ -105,7 +119,22 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
             r"\b(?:the\s+)?(inner|interior|outer|edge|perimeter|border)(?:\s+\d{1,3})?\s+(?:wells|ones)\b"
             r"|\b(?<=the\s)(edges)\b"
             r"|\b(?:each|every)\s+(inner|interior|outer|edge|perimeter|border)\s+well\b"
-            r"|\b(?:the\s+)?wells\s+(?:on|around|along)\s+the\s+(edges?|perimeter|outside)\b",
+            r"|\b(?:the\s+)?wells\s+(?:on|around|along)\s+the\s+(edges?|perimeter|outside)\b"
+            # "the outer ring", "the outermost wells", "around the perimeter"
+            r"|\b(?:the\s+)?(outer)(?:most)?\s+(?:ring|rim|wells)(?:\s+of\s+wells)?\b"
+            r"|\b(?<=the\s)(perimeter)\b"
+            # "the inner 60", "the interior of plate_2"
+            r"|\b(?:the\s+)?(inner|interior|outer)\s+\d{2,3}(?=\s*(?:$|[,;.)]|only\b|(?:of|on|in)\s))"
+            r"|\b(?<=the\s)(interior|edge|outside)(?=\s+of\s)",
+            _FLAGS,
+        ),
+    ),
+    # "wells 1-24", "wells 1 to 48": wells counted in reading order (A1 = 1, A2 = 2, ...)
+    (
+        "ordinal",
+        re.compile(
+            r"(?<!\brow\s[A-Pa-p]\s)(?<!\brow\s[A-Pa-p],\s)\bwells\s+(\d{1,3})\s*(?:-|–|to|through|thru)"
+            r"\s*(\d{1,3})\b(?!\s*(?:of|in|on)\s+(?:row|column|col)\b)" + _NOT_UNIT,
             _FLAGS,
         ),
     ),

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from agents.task.planning._alternates import alternate_in, every_other_in, every_other_well
 from agents.task.planning._left_out import fate
+from agents.task.planning._wellgrid import _expand, _name, _split
 from agents.task.planning._wellpatterns import (
     _ARROW_SPAN,
     _BUT_AFTER,
@@ -33,7 +34,6 @@ from agents.task.planning._wellpatterns import (
     _WELL_COUNT,
     _WORDNUM,
     Part,
-    SelectionError,
     _joined,
     _letters,
     _numbers,
@@ -41,6 +41,9 @@ from agents.task.planning._wellpatterns import (
     a_pair_not_a_range,
     row_letter,
     whole_plates,
+)
+from agents.task.planning._wellpatterns import (
+    SelectionError as SelectionError,  # the stages catch it from here
 )
 
 _FLAGS = re.IGNORECASE
@@ -73,98 +76,6 @@ class WellSet:
         return any(p.kind == "all" for p in self.parts)
 
 
-def _split(name: str) -> tuple[int, int]:
-    return ord(name[0].upper()) - 65, int(name[1:])
-
-
-def _name(r: int, c: int) -> str:
-    return f"{row_letter(r)}{c}"
-
-
-def _check(name: str, rows: int, cols: int) -> tuple[int, int]:
-    r, c = _split(name)
-    if not (0 <= r < rows and 1 <= c <= cols):
-        raise SelectionError(f"{name.upper()} is not on a {rows}x{cols} plate", [name.upper()])
-    return r, c
-
-
-def _expand(part: Part, rows: int, cols: int) -> list[str]:
-    k, a = part.kind, part.args
-    if k == "well":
-        return [_name(*_check(str(a[0]), rows, cols))]
-    if k == "rect":
-        (r0, c0), (r1, c1) = _check(str(a[0]), rows, cols), _check(str(a[1]), rows, cols)
-        rs = range(r0, r1 + (1 if r1 >= r0 else -1), 1 if r1 >= r0 else -1)
-        cs = range(c0, c1 + (1 if c1 >= c0 else -1), 1 if c1 >= c0 else -1)
-        return [_name(r, c) for r in rs for c in cs]
-    if k == "rows":
-        out: list[str] = []
-        for letter in a:
-            r = ord(str(letter)) - 65
-            if r >= rows:
-                raise SelectionError(
-                    f"there is no row {letter} on a {rows}x{cols} plate", [f"row {letter}"]
-                )
-            out.extend(_name(r, c) for c in range(1, cols + 1))
-        return out
-    if k == "cols":
-        out = []
-        for col in a:
-            if not 1 <= int(str(col)) <= cols:
-                raise SelectionError(
-                    f"there is no column {col} on a {rows}x{cols} plate", [f"column {col}"]
-                )
-            out.extend(_name(r, int(str(col))) for r in range(rows))
-        return out
-    if k == "all":
-        return [_name(r, c) for r in range(rows) for c in range(1, cols + 1)]
-    if k in ("inner", "outer"):  # the wells off the plate's edge / on it
-        edge = {(r, c) for r in range(rows) for c in range(1, cols + 1)
-                if r in (0, rows - 1) or c in (1, cols)}  # fmt: skip
-        return [_name(r, c) for r in range(rows) for c in range(1, cols + 1)
-                if ((r, c) in edge) == (k == "outer")]  # fmt: skip
-    if k == "alternate":
-        every = [w for p in a[0] for w in _expand(p, rows, cols)]  # type: ignore[attr-defined]
-        begin = every.index(str(a[1])) if a[1] in every else 1 if a[1] == "even" else 0
-        return every[begin :: int(str(a[2])) if len(a) > 2 else 2]
-    if k == "minus":  # "all wells except column 12"
-        gone = set(w for p in a[1] for w in _expand(p, rows, cols))  # type: ignore[attr-defined]
-        return [w for p in a[0] for w in _expand(p, rows, cols) if w not in gone]  # type: ignore[attr-defined]
-    if k == "cross":
-        first = [w for p in a[0] for w in _expand(p, rows, cols)]  # type: ignore[attr-defined]
-        second = set(w for p in a[1] for w in _expand(p, rows, cols))  # type: ignore[attr-defined]
-        return [w for w in first if w in second]
-    if k in ("other", "parity", "firstn", "nth"):
-        axis, picked = str(a[0]), _pick(part, rows, cols)
-        if axis == "col":
-            return _expand(Part("cols", tuple(picked)), rows, cols)
-        return _expand(Part("rows", tuple(row_letter(i - 1) for i in picked)), rows, cols)
-    raise SelectionError(f"unknown selection {part}", [])  # pragma: no cover
-
-
-def _pick(part: Part, rows: int, cols: int) -> list[int]:
-    """1-based indices of the rows or columns a relative selection names."""
-    axis, n = str(part.args[0]), cols if part.args[0] == "col" else rows
-    if part.kind == "other":
-        start, step = int(str(part.args[1])), int(str(part.args[2]))
-        return list(range(start, n + 1, step))
-    if part.kind == "parity":
-        return list(range(1 if part.args[1] == "odd" else 2, n + 1, 2))
-    if part.kind == "firstn":
-        count = int(str(part.args[2]))
-        if count > n:
-            raise SelectionError(f"a plate has {n} {axis}s, not {count}", [f"{count} {axis}s"])
-        return (
-            list(range(1, count + 1))
-            if part.args[1] == "first"
-            else list(range(n - count + 1, n + 1))
-        )
-    which = int(str(part.args[1]))
-    if which > n:
-        raise SelectionError(f"a plate has {n} {axis}s: there is no {axis} {which}", [])
-    return [n if which < 0 else which]
-
-
 def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
     if kind == "rect":
         return Part("rect", (m.group(1).upper(), m.group(2).upper())), None
@@ -174,8 +85,8 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
             row = (g.get("r") or g.get("r2") or g.get("r3") or "A").upper()
             a, b = (g.get(k) or g.get(k + "2") or g.get(k + "3") for k in ("a", "b"))
             return Part("rect", (f"{row}{a}", f"{row}{b}")), None
-        col = g.get("c") or g.get("c2")
-        x, y = ((g.get(k) or g.get(k + "2") or "A").upper() for k in ("x", "y"))
+        col = g.get("c") or g.get("c2") or g.get("c3")
+        x, y = ((g.get(k) or g.get(k + "2") or g.get(k + "3") or "A").upper() for k in "xy")
         return Part("rect", (f"{x}{col}", f"{y}{col}")), None
     if kind in ("rowspan", "colspan"):  # the first alternative that matched: its two ends
         a, b = next((x, y) for x, y in zip(m.groups()[::2], m.groups()[1::2], strict=True) if x)
@@ -224,6 +135,10 @@ def _part(kind: str, m: re.Match[str]) -> tuple[Part, str | None]:
         n = (m.group("n") or "one").lower()
         count = {"one": 1, **_WORDNUM}.get(n) or int(n)
         return Part("minus", ((Part("all"),), (Part("firstn", (axis, end, count)),))), axis
+    if kind == "corners":
+        return Part("corners", tuple(w.upper() for w in m.groups() if w)), None
+    if kind == "ordinal":  # "wells 1-24": counted in reading order
+        return Part("ordinal", (int(m.group(1)), int(m.group(2)))), None
     if kind == "edge":
         word = next(g for g in m.groups() if g).lower()
         return Part("inner" if word in ("inner", "interior") else "outer"), None

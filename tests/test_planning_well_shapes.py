@@ -1,0 +1,60 @@
+"""Well sets said by their shape or their count are the wells a person means: the corners,
+the outer ring, the inner 60, 'A-H 1', 'wells 1-24' in reading order, 'row A wells 1-6'; and
+a form's fields, whatever their keys, say one request (a tip field never names wells)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.task.planning._tables import rewrite
+from agents.task.planning._wellsets import find_all
+
+_RING = [f"A{c}" for c in range(1, 13)] + [f"{r}{c}" for r in "BCDEFG" for c in (1, 12)]
+
+
+@pytest.mark.parametrize(
+    ("text", "rows", "cols", "wells"),
+    [
+        ("the four corner wells of #", 8, 12, ["A1", "A12", "H1", "H12"]),
+        ("each corner well", 16, 24, ["A1", "A24", "P1", "P24"]),
+        ("the corners of the A1-D4 block", 8, 12, ["A1", "A4", "D1", "D4"]),
+        ("the outer ring of #", 8, 12, [*_RING, *(f"H{c}" for c in range(1, 13))]),
+        ("the interior of #", 8, 12, [f"{r}{c}" for r in "BCDEFG" for c in range(2, 12)]),
+        ("wells the inner 60", 8, 12, [f"{r}{c}" for r in "BCDEFG" for c in range(2, 12)]),
+        ("# A-H 1", 8, 12, [f"{r}1" for r in "ABCDEFGH"]),
+        ("wells 1-24", 8, 12, [f"{r}{c}" for r in "AB" for c in range(1, 13)]),
+        ("wells 1-24", 16, 24, [f"A{c}" for c in range(1, 25)]),
+        ("row A wells 1-6", 8, 12, [f"A{c}" for c in range(1, 7)]),
+    ],
+)
+def test_a_set_said_by_its_shape_or_count_is_its_wells(
+    text: str, rows: int, cols: int, wells: list[str]
+) -> None:
+    (found,) = find_all(text)
+    assert found.expand(rows, cols) == wells
+
+
+@pytest.mark.parametrize("rows_then_count", ["rows A-H 12 times", "A-H 50 uL", "e-g 2"])
+def test_a_letter_span_before_a_count_or_an_amount_is_no_column(rows_then_count: str) -> None:
+    assert all(len(s.expand(8, 12)) != 8 or s.axis for s in find_all(rows_then_count))
+
+
+@pytest.mark.parametrize(
+    ("form", "said"),
+    [
+        (
+            "Reagent: buffer\nTarget plate: plate_1\nWells: B1-B12\nVolume per well: 80 ul",
+            "Add 80 ul buffer to plate_1 B1-B12",
+        ),
+        (
+            "Volume: 120 uL\nLiquid: buffer\nPlate: plate_2\nWells: all",
+            "Add 120 uL buffer to plate_2 all wells",
+        ),
+        (
+            "Source: res A1\nTarget: p1\nTarget wells: H1-H12\nTransfer volume: 15 uL\nTip change: every well",
+            "Transfer from res A1 to p1, wells H1-H12, 15 uL, tips: every well",
+        ),
+    ],
+)
+def test_a_forms_fields_say_one_request(form: str, said: str) -> None:
+    assert rewrite(form) == said
