@@ -66,10 +66,10 @@ def _expand(part: Part, rows: int, cols: int) -> list[str]:
         )
         return list(dict.fromkeys(_name(r, c) for r in (r0, r1) for c in (c0, c1)))
     if k == "ordinal":  # "wells 1-24": A1 = 1, A2 = 2, ... in reading order
-        first, last = (int(str(x)) for x in a)
-        if not 1 <= first <= last <= rows * cols:
-            raise SelectionError(f"a plate has {rows * cols} wells", [f"well {last}"])
-        return [_name((i - 1) // cols, (i - 1) % cols + 1) for i in range(first, last + 1)]
+        lo, hi = (int(str(x)) for x in a)
+        if not 1 <= lo <= hi <= rows * cols:
+            raise SelectionError(f"a plate has {rows * cols} wells", [f"well {hi}"])
+        return [_name((i - 1) // cols, (i - 1) % cols + 1) for i in range(lo, hi + 1)]
     if k == "alternate":
         every = [w for p in a[0] for w in _expand(p, rows, cols)]  # type: ignore[attr-defined]
         begin = every.index(str(a[1])) if a[1] in every else 1 if a[1] == "even" else 0
