@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from agents.task.planning._wellpatterns import _LEFT_OUT_AFTER, _LEFT_OUT_BEFORE
+from agents.task.planning._welljoints import _LEFT_OUT_AFTER, _LEFT_OUT_BEFORE
 
 _FLAGS = re.IGNORECASE
 # "leaving the edge wells empty", "keep column 12 free": left alone when said empty after it

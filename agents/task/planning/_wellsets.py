@@ -19,12 +19,17 @@ from dataclasses import dataclass, field
 from agents.task.planning._alternates import alternate_in, every_other_in, every_other_well
 from agents.task.planning._left_out import fate
 from agents.task.planning._wellgrid import _expand, _name, _split
+from agents.task.planning._welljoints import (
+    _CROSS,
+    _EXCEPT,
+    _joined,
+    _starts_a_pair,
+    a_pair_not_a_range,
+)
 from agents.task.planning._wellpatterns import (
     _ARROW_SPAN,
     _BUT_AFTER,
-    _CROSS,
     _ELLIPSIS,
-    _EXCEPT,
     _INTO_BEFORE,
     _LETLIST,
     _LISTED_AFTER,
@@ -34,11 +39,8 @@ from agents.task.planning._wellpatterns import (
     _WELL_COUNT,
     _WORDNUM,
     Part,
-    _joined,
     _letters,
     _numbers,
-    _starts_a_pair,
-    a_pair_not_a_range,
     row_letter,
     whole_plates,
 )
