@@ -71,7 +71,15 @@ _LAYOUT = re.compile(
 # "I1-I12 (the bottom row)", "A1-H1, i.e. column 1", "row H - the bottom row": one set of
 # wells said twice, never two sets (the two must agree: _wellsets checks it).
 _RESTATED_IN = re.compile(
-    r"\s*(?:only\s*)?\(\s*(?:(?:i\.?e\.?|that\s+is|aka|a\.k\.a\.?|namely|so|=)\s*,?\s*)?", _FLAGS
+    # "each well of P that got TMB (A1-A12)": a short relative clause may come before it
+    r"\s*(?:(?:that|which)\s+(?:got|received|gets|have|has|had|contain|hold)s?\b[^(),;]{1,40}?)?"
+    r"\s*(?:only\s*)?\(\s*(?:(?:i\.?e\.?|that\s+is|aka|a\.k\.a\.?|namely|so|=)\s*,?\s*)?",
+    _FLAGS,
+)
+# "every well of the black 384 plate": a word for how a plate looks before its shape's name
+_LOOKS = (
+    r"(?:(?:black|white|clear|opaque|solid|empty|new|fresh|sterile|low[\s-]volume|half[\s-]area)"
+    r"\s+)?"
 )
 _RESTATED = re.compile(
     r"\s+[-–—]\s+(?:(?:i\.?e\.?|that\s+is|namely)\b\.?,?\s*)?|\s*,?\s*(?:i\.?e\.?|that\s+is"
@@ -259,7 +267,9 @@ def assign_places(frame: Frame) -> None:
                 places[-1] = (last_role, last, end)
                 continue
             near = re.fullmatch(
-                r"\s*\(?\s*(?:of|on|in|from|at|'s|,)?\s*(?:the\s+)?(?:wells?\s+)?", between, _FLAGS
+                r"\s*\(?\s*(?:of|on|in|from|at|'s|,)?\s*(?:the\s+)?" + _LOOKS + r"(?:wells?\s+)?",
+                between,
+                _FLAGS,
             )
             if near and (last_role == role or re.search(r"\b(?:of|on|in|at)\b|'s", between)):
                 if what == "wells" and last.wells is None:

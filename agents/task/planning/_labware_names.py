@@ -20,7 +20,7 @@ _BY_SHAPE = re.compile(
     r"|(?P<wells>\d{2,4})[\s-]*(?:well|w)\b(?:\s+(?:plate|block))?"
     r"|(?P<wells2>384|96|48|24|12|6)\s+(?:plate|block)\b"
     # "into quadrant 1 of the 384, 3 uL": a bare count only for the dense formats
-    r"|(?<=\bthe\s)(?P<wells3>384|1536)\b(?![\s-]*(?:[\d.]|[uµμm]l\b|micro|tips?\b|head|chan|w))"
+    r"|(?:(?<=\bthe\s)|(?<=\bblack\s)|(?<=\bwhite\s)|(?<=\bclear\s))(?P<wells3>384|1536)\b(?![\s-]*(?:[\d.]|[uµμm]l\b|micro|tips?\b|head|chan|w(?:ells?)?\b))"
     r"|(?P<ml>\d+(?:\.\d+)?)\s*m[lL]\s+(?:deep[\s-]?well\s+)?(?:block|plate)\b"
     r"|deep[\s-]?well(?:\s+(?:block|plate))?|(?<!\w)(?P<bare>block)\b)",
     _FLAGS,

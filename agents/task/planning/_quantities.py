@@ -299,7 +299,7 @@ def fold(text: str) -> tuple[float, str] | None:
     ):
         return number(m.group(1) or m.group(2)), "ratio"  # "1:10", "one in five"
     if m := _SLASH.search(text):  # "dilute the stock 1/100", "make a 1/50 of the serum"
-        return float(m.group(1) or m.group(2)), "ratio"
+        return float(m.group(1) or m.group(2) or m.group(3)), "ratio"
     # "1+9", "a 1 + 100 pre-dilution": one part in 10, in 101 ("cols 1+2" is two columns)
     if m := next(
         (m for m in _PLUS.finditer(text) if not _AXIS_BEFORE.search(text[: m.start()])), None
@@ -352,7 +352,8 @@ _PLUS = re.compile(
 # date or a share of a volume
 _SLASH = re.compile(
     r"\bdil(?:ut\w*|\.)?\s+(?:[^\s,;:]+\s+){0,4}?1\s*/\s*(\d+(?:\.\d+)?)(?![\d/.])"
-    r"|\ban?\s+1\s*/\s*(\d+(?:\.\d+)?)\s+(?:of|dil\w*)\b",
+    r"|\ban?\s+1\s*/\s*(\d+(?:\.\d+)?)\s+(?:of|dil\w*)\b"
+    r"|^\s*1\s*/\s*(\d+(?:\.\d+)?)\s+(?:in|with)\b",  # "Serum: 1/20 in diluent, ..."
     re.IGNORECASE,
 )
 _FOLD_MORE = re.compile(

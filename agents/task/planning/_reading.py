@@ -95,6 +95,24 @@ _MOVES_AMOUNT = re.compile(
 _WELL_TO_WELL = re.compile(r"^([A-Pa-p]\d{1,2})\s+(?:to|into)\s+([A-Pa-p]\d{1,2})\b", re.IGNORECASE)
 
 
+_RATIO_LEAD = re.compile(
+    r"^(?:1\s*[:/]\s*\d+(?:\.\d+)?|1\s+in\s+\d+|\d+(?:\.\d+)?\s*-?\s*(?:fold|x)\b)"
+    r"(?:\s+dilution)?\s+(?:in|with|into)\b",
+    re.IGNORECASE,
+)
+
+
+def _one_liquid(label: str, lex: Lexicon) -> bool:
+    """A label that is one lab liquid's name and nothing more ("Serum", "IL-6 standard")."""
+    named = lex.liquid_mentions(label)
+    rest = label
+    for m in named:
+        rest = rest[: m.start] + rest[m.end :]
+    return len(named) == 1 and not re.sub(
+        r"[\W_]+|\b(?:the|stock|samples?)\b", "", rest, flags=re.I
+    )
+
+
 def _liquid_said(text: str, lex: Lexicon) -> bool:
     """A liquid named in ``text`` that is not a plate's name ("samples" of plate samples)."""
     plates = [(m.start, m.end) for m in lex.labware_mentions(text)[0]]
@@ -118,6 +136,9 @@ def _read(
     if clause.label and _SERIES_LABEL.search(clause.label) and _LEADING_X.match(clause.text):
         # "dilution series: 4x, 7 points, ...": the x after a series label is its fold
         clause = replace(clause, text=_LEADING_X.sub(r"\1-fold", clause.text, count=1))
+    if clause.label and _RATIO_LEAD.match(clause.text) and _one_liquid(clause.label, lex):
+        # "Serum: 1:10 in diluent (200 uL) into P D1": the label's liquid is what is diluted
+        clause = replace(clause, text=f"dilute {clause.label} {clause.text}")
     if clause.label and _EACH.fullmatch(clause.text):
         clause = replace(clause, heading=True)  # "Pick from X to Y; 10 uL each; A1 to B2; ..."
     ents = extract(lex.fix_words(clause.text), lex, quoted)

@@ -40,6 +40,7 @@ _NOT_TYPOS_TEXT = """
     replated replating disperse dispersed dispersing aspirator aspirators
     stamping stamps restamp restamped reformat reformats reformatted reformatting replicating
     replicated copying copied pinning pinned daughter daughters mother subculture
+    black white clear opaque solid sterile amber
 """
 NOT_TYPOS = frozenset(_NOT_TYPOS_TEXT.split())
 _VOCAB_LIST = sorted(VOCABULARY)

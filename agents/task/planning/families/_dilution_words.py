@@ -151,3 +151,17 @@ _TIP_RULE = re.compile(
 def tip_rule(text: str) -> bool:
     """The clause is only a tip rule for one liquid's additions ("Same tip for the buffer.")."""
     return bool(_TIP_RULE.fullmatch(text.strip()))
+
+
+# "Standards: make a 1:50 dilution of X in Y, 200 uL, P H1": one dilution said under a curve's
+# label is that one dilution, not a series
+_ONE_DILUTION = re.compile(
+    r"\b(?:an?|one|single)\s+(?:1\s*[:/]\s*\d+(?:\.\d+)?|1\s+in\s+\d+|[\w.]+[\s-]?fold)\s+"
+    r"dilution\b(?!s|\s+(?:series|curve|ladder))",
+    _FLAGS,
+)
+
+
+def series_label(label: str, text: str) -> bool:
+    """A curve's label over a clause that is not one single dilution."""
+    return curve_label(label) and not _ONE_DILUTION.search(text)

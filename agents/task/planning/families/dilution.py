@@ -51,6 +51,7 @@ from agents.task.planning.families._dilution_words import (
     IN_ALONG,
     carried_fold,
     curve_label,
+    series_label,
     tips_for_diluent,
 )
 from agents.task.planning.families._ratio import (
@@ -154,7 +155,7 @@ def build(frame: Frame, p: r.Planning) -> str:
         _SERIAL.search(frame.text)
         or any(w.chain for w in frame.ents.wellsets)
         or _CURVE.search(frame.text)
-        or curve_label(label)
+        or series_label(label, frame.text)
         or _SERIAL.search(label)
         or (fold is not None and fold[1] == "fold" and _ALONG.search(frame.text))
         or _STEP_ALONG.search(frame.text)
