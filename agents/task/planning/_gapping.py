@@ -67,9 +67,35 @@ _COPY_GAP = re.compile(rf"\s+and\s+(?={_LINES}\s+(?:to|into|onto)\s+\S)", _FLAGS
 _COPY_OF = re.compile(rf"^\S+\s+{_LINES}\s+of\s+(?P<src>\S+)\s+(?:to|into|onto)\s+\S", _FLAGS)
 
 
+# "A1-A3 DMSO 10 uL, B1-B3 DPBS 10 uL": a plate map's items, each wells with a liquid and
+# its volume (either order); read as one clause, the first liquid went into every item's wells
+_WELLS = (
+    r"(?:[A-Pa-p]\d{1,2}(?:\s*(?:-|–|:|to)\s*[A-Pa-p]?\d{1,2})?|(?:rows?|columns?|cols?)\s+"
+    r"[A-Pa-p\d]{1,2}(?:\s*(?:-|–|to)\s*[A-Pa-p\d]{1,2})?)"
+)
+_LIQ = rf"(?:(?!{_VOLUME}\b)[^\s,;]+\s+){{0,3}}?(?!{_VOLUME}\b)[A-Za-z][^\s,;]*"
+_ITEM = re.compile(
+    rf"{_WELLS}\s*[:=]?\s+(?:{_LIQ}\s*[:=,]?\s+{_VOLUME}|{_VOLUME}\s+(?:of\s+)?{_LIQ})"
+    r"(?:\s+(?:each|per\s+well|/\s*well))?",
+    _FLAGS,
+)
+_ITEM_CUT = re.compile(r"\s*,\s*(?:and\s+)?")
+
+
+def _map_items(text: str) -> list[str] | None:
+    """A plate map's items said after one another with commas, or None."""
+    pieces = _ITEM_CUT.split(text.strip(" .;"))
+    if len(pieces) < 2 or not all(_ITEM.fullmatch(pc) for pc in pieces[1:]):
+        return None
+    end = re.search(rf"(?:^|\s){_ITEM.pattern}$", pieces[0], _FLAGS)
+    return pieces if end else None
+
+
 def gaps(text: str, cleaned: str) -> list[str]:
     """``text`` cut where a second (place, liquid) pair of its verb starts; ``cleaned`` is
     the same text without its lead-ins ("please"), which says the verb."""
+    if "," in text and (items := _map_items(text)):
+        return items
     pair = _PAIR_GAP.search(text) if _MOVE.match(cleaned) else None
     first, second = (text[: pair.start()], text[pair.end() :]) if pair else ("", "")
     if pair and _MOVED.search(first) and all(re.search(_VOLUME, t) for t in (first, second)):

@@ -242,6 +242,14 @@ _MINUTES_SECONDS = re.compile(
     r"(?:s|sec|secs|seconds?)\b",
     re.IGNORECASE,
 )
+# "A1 DMSO: 10 uL, A2 DPBS: 15 uL": a plate map item's volume after a colon, never a heading
+# (read as one, "A1 DMSO" had no step under it and its 10 uL was lost)
+_ITEM_COLON = re.compile(
+    r"(?<![\w-])([A-Pa-p]\d{1,2}(?:\s*[-–]\s*[A-Pa-p]?\d{1,2})?\s+"
+    r"(?!(?:in|of|on|at|to|into|from|for|with)\b)[A-Za-z][\w%+.-]*"
+    r"(?:\s+(?!(?:in|of|on|at|to|into|from|for|with)\b)[A-Za-z][\w%+.-]*){0,2})\s*:\s*"
+    r"(?=\d+(?:\.\d+)?\s*(?:u|µ|m)[lL]\b)",
+)
 _IS = re.compile(
     r"\b(\w+)'s\s+(?=(?:in|on|at|already|currently|now|still|sitting|loaded|there|empty|full)\b)",
     re.IGNORECASE,
@@ -335,6 +343,7 @@ def normalise(request: str) -> Normalised:
     )  # "50 ul. of buffer": an abbreviation, not a sentence end
     text = _HOURS_MINUTES.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} min", text)
     text = _MINUTES_SECONDS.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} s", text)
+    text = _ITEM_COLON.sub(r"\1 ", text)  # "A1 DMSO: 10 uL": an item's volume
     text = _IS.sub(r"\1 is ", text)  # "Buffer's in the trough": a fact, not a possessive
     text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
     text = goto_lists(text)  # "5) go to step 2, 29 more times": steps 2-4 thirty times

@@ -8,7 +8,7 @@ import re
 
 from agents.task.planning._clauses import ACTION_VERBS
 from agents.task.planning._frames import Frame
-from agents.task.planning.families._pairing import start
+from agents.task.planning.families._pairing import end, start
 
 _FLAGS = re.IGNORECASE
 _STOP_TEXT = """
@@ -40,11 +40,21 @@ def written_liquid(frame: Frame) -> str | None:
     cut = min(
         [start(pl) for _, pl in frame.places] + [m.start for m in described] + [len(frame.text)]
     )
-    head = frame.text[:cut]
+    words = _words(frame, frame.text[:cut])
+    vols = [q.start for q in frame.ents.quantities if q.kind == "volume"]
+    before = [end(pl) for _, pl in frame.places if end(pl) <= vols[0]] if vols else []
+    if not words and before:
+        # "row C water 20 uL", "Add row C with DMSO 10 uL": a plate map item, its liquid
+        # between its wells and its volume
+        words = _words(frame, frame.text[max(before) : vols[0]])
+    return " ".join(words) or None
+
+
+def _words(frame: Frame, head: str) -> list[str]:
+    """The words of ``head`` that may name a liquid: less amounts, the verb, how-words."""
     for q in frame.ents.quantities:
         head = head.replace(q.text, " ")
     found = re.findall(r"[A-Za-z][\w-]*", head)
     # the verb opens the clause; "primers 2 uL into row A" opens with what it moves
     skip = 1 if found and _VERB.fullmatch(found[0]) else 0
-    words = [w for w in found[skip:] if w.lower() not in _STOP and not _HOW.fullmatch(w)]
-    return " ".join(words) or None
+    return [w for w in found[skip:] if w.lower() not in _STOP and not _HOW.fullmatch(w)]
