@@ -34,7 +34,9 @@ _ALONG = re.compile(r"\b(?:across|down|along)\b", _FLAGS)
 _STEP_ALONG = re.compile(
     r"\b1\s*(?::|/|in)\s*\d+(?:\.\d+)?\s+(?:steps?\s+)?"
     # "dye 1:2 in buffer across row B": the diluent said between the fold and the line
-    r"(?:(?:in|with)\s+(?!row|col|the\s+(?:row|col))(?:[\w%.-]+\s+){1,4}?)?(?:across|down|along)\b",
+    r"(?:(?:in|with)\s+(?!row|col|the\s+(?:row|col))(?:[\w%.-]+\s+){1,4}?)?(?:across|down|along)\b"
+    # "2-fold dilutions, mic96 F1 -> F8": the first and last wells of one plate's line
+    r"|(?<![\w-])[A-Pa-p]\d{1,2}\s*->\s*[A-Pa-p]\d{1,2}\b",
     _FLAGS,
 )
 # Buffers named for another job (lysing, washing, blocking, eluting, loading a gel): never

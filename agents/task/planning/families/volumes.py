@@ -49,7 +49,9 @@ _EMPTYING = re.compile(
     _FLAGS,
 )
 _TOP_UP = re.compile(
-    r"^(?:q\.?s\.?\b|(?:re-?|back-?)?fill\b(?=[^,;]*\bto\s+(?:a\s+|the\s+)?(?:final\s+|total\s+)?"
+    # (a list of wells may hold commas: "fill X A1, B1 and C1 to 100 uL")
+    r"^(?:q\.?s\.?\b|(?:re-?|back-?)?fill\b(?=(?:[^,;]|,\s*(?=[A-Pa-p]\d))*\bto\s+(?:a\s+|the\s+)?"
+    r"(?:final\s+|total\s+)?"
     r"(?:volume\s+of\s+)?\d)|"
     r"top(?:[\s-]*(?:up|off))?(?!\s+(?:standard|std|well|point|concentration|row|of)s?\b)|bring|fill\s+up"
     r"|make\s+up|adjust)\b|\btop[\s-]*(?:up|off)\b|\bup\s+to\s+\d",
@@ -71,7 +73,8 @@ _TOP_UP_LABEL = re.compile(
 _REACH = re.compile(
     r"\b(?:so\s+(?:that\s+)?|until\s+)[^,;]*?\b(?:reach(?:es)?|is\s+at|are\s+at|holds?|contains?|has|have)"
     r"\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d"
-    r"|\bbring(?:ing)?\s+(?:each|every|all|them|it)\b[^,;]{0,30}\bto\s+\d",
+    r"|\bbring(?:ing)?\s+(?:each|every|all|them|it)\b[^,;]{0,30}\bto\s+\d"
+    r"|\bto\s+bring\s+(?:[^,;]|,\s*(?=[A-Pa-p]\d)){0,40}?\bto\s+(?:a\s+)?(?:final\s+|total\s+)?(?:volume\s+of\s+)?\d",
     _FLAGS,
 )
 # "add buffer to make 100 uL total", "... to give 200 uL per well": the level one liquid
