@@ -74,7 +74,10 @@ def blank_note(ents: Entities) -> bool:
 
 # "S1-S7 + blank in column 1", "7 points and a blank down column 2": the blank joined to the
 # points, and the place said once for all of them.
-_JOINED_BLANK = re.compile(r"(?:\+|\bplus|\band|&|\bwith)\s*(?:an?\s+|one\s+|1\s+)?$", _FLAGS)
+_JOINED_BLANK = re.compile(
+    r"(?:\+|\bplus|\band|&|\bwith)\s*(?:an?\s+|one\s+|1\s+)?(?:0\s*(?:[pnuµm]?g\s*/\s*[mµu]?l\s+)?)?$",
+    _FLAGS,
+)  # ("..., 31.25 ug/mL and a 0 blank in A1-H1": the zero of the curve, its last well)
 
 
 def _shared_place(ents: Entities, m: re.Match[str], before: bool) -> bool:

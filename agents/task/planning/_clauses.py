@@ -26,7 +26,7 @@ from agents.task.planning._joins import (
     semicolon_parts,
     then_parts,
 )
-from agents.task.planning._labels import THINS_BEFORE, follows, heading_line, wells_label
+from agents.task.planning._labels import ROLE_KEY, THINS_BEFORE, follows, heading_line, wells_label
 from agents.task.planning._list_heads import HEAD_VERB as _HEAD_VERB
 from agents.task.planning._list_heads import ITEM as _ITEM
 from agents.task.planning._list_heads import VOLUME_HEAD as _VOLUME_HEAD
@@ -329,6 +329,7 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         if (
             m.start() > 0
             and not any(c.start() <= m.start() < c.end() for c in cuts)
+            and not (any(a < m.start() < b for a, b in inside) or ROLE_KEY.search(before))
             and not _VOLUME.search(_LEVEL.sub("", before))  # "..., 200 uL total each:" heads
             and _VOLUME.search(after)
             and _NEXT_DEST.search(after)

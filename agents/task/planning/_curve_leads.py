@@ -132,7 +132,11 @@ def _goal_before(frame: Frame, header: Frame) -> bool:
         frame.clause.sentence == header.clause.sentence + 1
         and (  # "can you make a curve on bca_p2 row A? BSA at A1, 2-fold ...": where it goes
             not (header.ents.wellsets or own)
-            or ({m.name for m in frame.ents.labware} <= own and not header.ents.liquids)
+            or (
+                {m.name for m in frame.ents.labware} <= own
+                # ("a bsa std curve on bca_p col 1? 2mg/ml bsa, 1:2 ...": the same stock again)
+                and {m.name for m in header.ents.liquids} <= {m.name for m in frame.ents.liquids}
+            )
         )
         and bool(CURVE_WORDS.search(header.text))
     )

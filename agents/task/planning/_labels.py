@@ -32,6 +32,11 @@ _LABEL_NOUNS = (
 )
 
 
+# A colon after a curve's role is a key and its value, no heading ("(diluent: PBS, 100 uL
+# final)", "..., standard diluent: Assay Buffer, A4-G4"); a colon inside brackets is too.
+ROLE_KEY = re.compile(r"(?:^|,\s*)(?:(?:standard|std|assay)\s+)?(?:diluent|dil|stock)\s*$", re.I)
+
+
 def label_verb(label: str) -> str | None:
     """The verb a label stands for, when it is the name of one action (else None)."""
     words = re.findall(r"[A-Za-z][\w-]*", label)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from agents.task.planning._narrative import narrative
+from agents.task.planning._using_first import using_after
 
 # "add in 45 uL", "pipette out 20 uL", "transfer over 30 uL": the particle says nothing more
 # ("in 45 uL" would read as a final volume)
@@ -288,6 +289,12 @@ _SHOULD_ONLY = re.compile(
     re.IGNORECASE,
 )
 _SERIES_SAID = re.compile(r"\b(?:serial\w*|series|\d+-fold|std\s+curve|standard\s+curve)\b", re.I)
+# "..., leave 100 uL in each": the level a series' wells end at, its final volume
+_LEAVE_EACH = re.compile(
+    r"\b(?:leave|leaving|keep|keeping)\s+(?P<v>\d+(?:\.\d+)?\s*[uµm][lL])\s+(?:in|per)\s+"
+    r"(?:each|every|all)(?:\s+(?:of\s+them|wells?|one))?\b",
+    re.I,
+)
 
 
 def _passives(text: str) -> str:
@@ -362,12 +369,13 @@ def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
     text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, _W_O.sub("without", text)))
     text = _ALTOGETHER.sub(r"\1in total", _SPACED_PICK.sub(r"\1-\2", text))
-    text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(text)))
+    text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(using_after(text))))
     text = _COL_BLANK.sub(r"columns \1 = ", _ROW_BLANK.sub(r"row \1 = ", text))
     text = _QS.sub("qs", text)
     if _SERIES_SAID.search(text):
         for rx in (_ALONE_IN, _SHOULD_ONLY):
             text = rx.sub(lambda m: f"{m['lead']}{m['w']} = {m['liq']} only", text)
+        text = _LEAVE_EACH.sub(lambda m: f"{m['v']} final", text)
     text = _ABBR_DOT.sub(r"\1", _ASIDE.sub("", _FIRST_WELLS.sub(_first_wells, text)))
     text = _WELL_NOTE.sub(lambda m: f"; {m['note'].strip(' !.')}; ", text)
     text = _CAUSATIVE.sub(_causative, _NEEDS_ING.sub(_needs_ing, _passives(text)))

@@ -360,7 +360,9 @@ _FOLD_MORE = re.compile(
     r"\b1\s*/\s*(?P<frac>\d+(?:\.\d+)?)\s+(?:serial\s+)?(?:dilutions?|steps?|serial(?:ly)?|series)\b"
     r"|\b(?:dilution\s+)?factor\s+(?:of\s+)?(?P<factor>\d+(?:\.\d+)?)\b"
     r"|\b(?P<halflog>half[\s-]?log)\b"
-    r"|\b(?:halving|doubling|two-?fold\s+serial)\s+(?:serial\s+)?dilutions?\b",
+    r"|\b(?:halving|doubling|two-?fold\s+serial)\s+(?:serial\s+)?dilutions?\b"
+    # "halving each time", "halved at each step": 2-fold steps
+    r"|\b(?:halving|halved?)\s+(?:it\s+)?(?:each|every|at\s+each)\s+(?:time|step|well)\b",
     re.IGNORECASE,
 )
 

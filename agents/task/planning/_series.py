@@ -74,6 +74,10 @@ def series(text: str, fold: float | None = None) -> Series | None:
         factor = _factor([a / b for a, b in pairwise(values)])
         if factor is not None:
             return Series(factor, len(values), zeros, tuple(said))
+        # "column 1, 4000, 2000, ... and 0": the list read from the number before it
+        factor = _factor([a / b for a, b in pairwise(values[1:])]) if len(values) >= 4 else None
+        if factor is not None:
+            return Series(factor, len(values) - 1, zeros, tuple(said[1:]))
     if fold and fold > 1 and (r := _RANGE.search(text)):
         hi = float(r.group("hi")) * _scale(r.group("u1") or r.group("u2"))
         lo = float(r.group("lo")) * _scale(r.group("u2"))

@@ -15,6 +15,7 @@ _W = r"(?![xX]\d)[A-Za-z]\d{1,2}"  # "x3" is a count: no plate has a row X
 _NOT_UNIT = (
     r"(?!\s*(?:u[lL]|ml|mL|nm|rpm|min|s\b|h\b|C\b|x\b|times|fold|%|-fold|points?\b|pts\b|steps?\b"
     r"|standards?\b|dilutions?\b|replicates?\b|wells\b|cycles?\b"
+    r"|-\s*(?:points?|pts|steps?|standards?|stds?|dilutions?|wells?)\b"  # "column 2, 7-point ..."
     r"|[pnuµm]?g\s*/|[pnuµm]m\b|[pnuµ]g\b|[fp]mol\b))"  # "col 1 to 2 ng/uL", "A12 - 50 ng each"
 )
 _NUM = r"\d{1,2}(?![\d.])" + _NOT_UNIT
@@ -177,7 +178,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         ),
     ),
     # "row Q" of a 384-well plate: a row past P is read, so that the plate's size refuses it
-    ("rows", re.compile(rf"\brows?\s+({_LETLIST}|[Q-WYZq-wyz](?![\w]))", _FLAGS)),
+    # ("duplicate rows (A and B)": the letters in brackets)
+    ("rows", re.compile(rf"\brows?\s+(?:\(\s*)?({_LETLIST}|[Q-WYZq-wyz](?![\w]))", _FLAGS)),
     (
         "rownum",
         re.compile(rf"\brow\s+(?:number\s+|no\.?\s*)?({_NUM})(?!\s*(?:-|to|,|and)\s*\d)", _FLAGS),

@@ -16,6 +16,7 @@ _FLAGS = re.IGNORECASE
 # "7 points plus a blank", "6 standards and 2 blanks", "then two blanks": blanks after the points
 _TAIL_BLANKS = re.compile(
     r"(?:\b(?:plus|and|with|then|followed\s+by)|\+|,)\s+(?:(a|an|one|two|three|four|\d)\s+)?"
+    r"(?:0\s*(?:[pnuµm]?g\s*/\s*[mµu]?l\s+)?(?=blank))?"  # "..., 31.25 ug/mL and a 0 blank"
     r"(?:(?!the\b|no\b|[A-Pa-p]\d{1,2}\b|rows?\b|columns?\b|cols?\b|\d)[\w-]+[\s-]+(?:only\s+)?)?"
     r"(?:blanks?|zeros?(?:\s+(?:standards?|stds?|points?|conc\w*))?)\b"  # "7 standards and a zero"
     # (never the zero's word given back: ", zero standard in H2" names its own well)

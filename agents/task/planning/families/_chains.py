@@ -35,6 +35,7 @@ _STEP_NOUN = re.compile(
     r"(steps?|points?|pts?|dilutions?|concentrations?|conc|wells?|standards?|stds?)\b",
     _FLAGS,
 )
+_ROW_SPAN = re.compile(r"(?<![\w/-])([A-P])\s*(?:to|through|-|–)\s*([A-P])(?![\w/-])")
 _DOWN_TO = re.compile(  # "... down to G1", "(A1 -> G1, ...), H1 PBS": where the points end
     r"(?:\b(?:down|across|along)\s+(?:to|through|until)\s+|->\s*)([A-Pa-p]\d{1,2})\b", _FLAGS
 )
@@ -255,6 +256,11 @@ def _trimmed(frame: Frame, out: list[list[str]], singles: list[str]) -> list[lis
             out = [span]  # "top std in A12, ... down to G12 with diluent in B12-H12"
         else:
             out = [clip(c, span) for c in out]
+    rows = _ROW_SPAN.search(frame.text)
+    if rows is not None and out and all(len({w[1:] for w in c}) == 1 for c in out):
+        # "column 1: X, 1:2 in Y, A to G": rows of each column said as bare letters
+        a, b = rows.group(1), rows.group(2)
+        out = [[w for w in c if a <= w[0] <= b] or c for c in out]
     if (m := _STARTING.search(frame.text)) is not None:
         start = m.group(1).upper()
         out = [c[c.index(start) :] if start in c else c for c in out]

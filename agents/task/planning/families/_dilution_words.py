@@ -59,7 +59,10 @@ _CURVE = re.compile(
 
 _MAKE_STANDARDS = re.compile(
     r"^(?:make|prepare|set\s+up|do|run)\s+(?:the\s+|a\s+|some\s+)?(?:[\w-]+\s+){0,3}"
-    r"(?:standards|stds|calibrators|calibration\s+(?:series|standards))\b",
+    r"(?:standards|stds|calibrators|calibration\s+(?:series|standards))\b"
+    # "Standards in duplicate on elisa_p1 columns 1 and 2.": the curve's place, its recipe after
+    r"|^(?:[\w-]+\s+){0,3}(?:standards|stds)\s+(?:in\s+(?:duplicate|triplicate|quadruplicate)\s+)?"
+    r"(?:on|in|into)\s+(?!duplicate|triplicate)\S",
     _FLAGS,
 )
 

@@ -30,6 +30,9 @@ CHAIN_WORDS = re.compile(
     r"|\bcolumn\s+to\s+column\b|\brow\s+to\s+row\b|\bserial\s+(?:(?:1:\d+|\d+-fold|\d+x)\s+)?transfers?\b|\bonwards?\b|\bchain\b"
     r"|\bsuccessive(?:ly)?\b|\b(?:moving|carrying|carry|carried|passing|passed)\b|\bmoved\s+each\b"
     r"|\b(?:moved|transferred)\s+(?:along|down|across|on)\b"
+    # "transfer 100 uL down the column (from) A1 to G1": well to well along it
+    r"|\d\s*[uµm][lL]\s+(?:down|across|along)\s+the\s+(?:column|row)\s+(?:from\s+)?[A-Pa-p]\d{1,2}"
+    r"\s*(?:to|-|–|through|->)\s*[A-Pa-p]\d{1,2}\b"
     r"|\bsteps?\s+of\s+\d|-fold\s+steps\b|\d\s*(?:u[lL]|µ[lL])\s+steps?\b"
     r"|\b(?:down|across|along)\s+(?:each|every|both)\s+(?:columns?|rows?)\s+to\s+[A-Pa-p]\d"
     r"|\b(?:continue|carry\s+on|keep\s+going|proceed)\s+(?:down\s+|across\s+|along\s+)?(?:to|until|through)\b",
