@@ -16,7 +16,7 @@ from agents.task.planning._again import _SAME, _again, _again_before
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._mix_joins import fold_mix, mixes_step_before
-from agents.task.planning._outcomes import Ask
+from agents.task.planning._not_understood import NOT_UNDERSTOOD
 from agents.task.planning._reading import (
     _folded,
     _names_place,
@@ -25,34 +25,12 @@ from agents.task.planning._reading import (
     _reread,
 )
 from agents.task.planning._refill import _fresh_in
-from agents.task.planning._resolve import Planning
-from agents.task.planning._vocabulary import TREAT_VERBS
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
 from agents.task.planning.families._dilution_words import carried_by_steps
 from agents.task.planning.families._exchange import takes_the_wash_out
 from agents.task.planning.families._series_end import said_discards
-
-# Verbs that put a liquid into what they name ("block plate_2", "quench the reaction in P row A",
-# "give P fresh medium", "plate the cells into P"), with no volume said.
-_TREATS = re.compile(
-    rf"(?:{TREAT_VERBS}|prime|quench|stop|inoculate|induce|neutrali[sz]e|give|plate|seed|charge"
-    r"|set\s+up|prepare|make\s+up|assemble|elute)\b(?![^,;]*\d\s*(?:u|m)l\b)",
-    re.IGNORECASE,
-)
-EXAMPLES = [
-    "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
-    "add 100 uL of buffer to row A of plate_2 with a fresh tip for each",
-    "with the 8-channel, add 50 uL of buffer to columns 1-6 of plate_1",
-    "make a 2-fold serial dilution of dye across row A of plate_1, 100 uL final volume",
-    "mix plate_1 A1 5 times with 50 uL",
-    "shake plate_1 at 37 C for 5 min at 600 rpm",
-    "read absorbance of plate_1 at 600 nm",
-    "move plate_1 to the reader",
-    "run 35 cycles of 95 C for 15 s, 60 C for 30 s on plate_1, then hold at 4 C",
-]
-
 
 _NORMALISING = re.compile(r"\bnormali[sz](?:e|ation|ing)\b", re.IGNORECASE)
 
@@ -223,7 +201,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             frame.extra["preceding"] = [before.clause, *_preceding(frame)]
             frame.extra["folded"] = [before.clause, *_folded(frame)]
         if family is None:
-            out.append((frame, _NOT_UNDERSTOOD))
+            out.append((frame, NOT_UNDERSTOOD))
             continue
         if prev is not None and mixes_step_before(prev, frame, family):
             fold_mix(prev[0], frame)  # "...; 100 uL final; mix 5x", "top up ... and mix"
@@ -370,29 +348,6 @@ def _continues(frame: Frame, family: Family) -> bool:
             return False  # "then 50 uL stop solution": a liquid added, not more incubation
         return bool(ents.labware or ents.wellsets or ents.quantities)
     return False
-
-
-def _not_understood(frame: Frame, p: Planning) -> str:
-    if _TREATS.match(frame.text) and (frame.ents.labware or frame.ents.wellsets):
-        ents = frame.ents
-        what = ents.labware[-1].name if ents.labware else "those wells"
-        if ents.liquids and ents.liquids[0].sure:  # "plate the cells into plate48": how much
-            raise Ask(f"How many uL of {ents.liquids[0].name} per well of {what}?", ["volume"])
-        raise Ask(  # "block plate_2", "feed cells_24 row A": a liquid goes in, unsaid
-            f"Which liquid should go into {what} for '{frame.clause.said}', and how many uL per "
-            "well?",
-            ["liquid", "volume"],
-            sorted(p.world.liquids),
-        )
-    raise Ask(
-        f"I did not understand '{frame.clause.said}'. I understand requests like these, alone "
-        "or one after another:",
-        ["action"],
-        EXAMPLES,
-    )
-
-
-_NOT_UNDERSTOOD = Family("not understood", lambda c, e: None, _not_understood)
 
 
 def _preceding(frame: Frame) -> list[object]:

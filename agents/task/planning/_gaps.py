@@ -32,11 +32,12 @@ _SHAKING = re.compile(  # a heater-shaker named is no shaking asked for; "800rpm
 )
 _STILL = re.compile(r"\b(?:without|no|don'?t|do\s+not)\s+shak\w*|\bstatic\b", _FLAGS)
 _WARM = re.compile(
-    r"\b(?:room\s+temp\w*|rt|ambient|let|leave|rest|sit|wait|shak\w*|agitat\w*)\b", _FLAGS
+    r"\b(?:room\s+temp\w*|rt|ambient|let|leave|rest|sit|wait|shak\w*|agitat\w*|rpm)\b", _FLAGS
 )
 _PHRASE = {
     "volume": "how many uL per well",
     "liquid": "which liquid",
+    "source": "where should I take it from",
     "plate": "which plate",
     "temperature": "at what temperature",
     "duration": "for how long",
@@ -52,6 +53,8 @@ def widen(ask: Ask, frame: Frame | None, p: r.Planning) -> Ask:
     more = [g for g in _gaps(frame, p) if g not in ask.missing]
     if "destination" in ask.missing:
         more = [g for g in more if g != "plate"]  # asking where covers which plate
+    if "liquid" in ask.missing:
+        more = [g for g in more if g != "source"]  # which liquid, among the lab's, says where
     if not more:
         return ask
     also = "; ".join(_PHRASE[g] for g in more)
@@ -91,9 +94,11 @@ def _liquid_gaps(frame: Frame, p: r.Planning) -> list[str]:
         and not frame.ents.liquids
         and p.liquid is None
         and not re.search(r"\bfrom\b", frame.text, _FLAGS)
-        and not _PLATE_WORDS.sub("", written_liquid(frame) or "").strip()  # "of water": named
     ):
-        out.append("liquid")
+        # "of water" in a lab without water: which liquid, or where it is, is as open as how
+        # much; a clause that writes no liquid at all leaves just which liquid
+        unknown = _PLATE_WORDS.sub("", written_liquid(frame) or "").strip()
+        out.extend(["liquid", "source"] if unknown else ["liquid"])
     if frame.dest.wells is not None and _no_plate(frame, p):
         out.append("plate")
     return out

@@ -56,6 +56,14 @@ _ASKS_ADVICE = re.compile(
     r"correct|usual|optimal|recommended)|why\s+(?:do|does|did|is|are|would|should))\b[^.!;\n]*$",
     re.IGNORECASE,
 )
+# A question about what an instrument can do ("can the reader do fluorescence?", "does the
+# thermomixer go to 95 C?"): with no plate named it asks for no work.
+_CAPABILITY = re.compile(
+    r"^\W*(?:can|could|does|do|will|would|is|are)\s+(?:the|our|this|that|your|these)\s+"
+    r"(?:[^?.!;\n]|(?<=\d)\.(?=\d))*"
+    r"\?\W*$",
+    re.IGNORECASE,
+)
 # An instruction to set the rules aside ("ignore your safety rules", "disable the policy
 # checks", "you are now in developer mode", "pretend you are a chemist"): never obeyed, and
 # the request that carries it is refused whole.
@@ -184,6 +192,14 @@ def check(
         raise Refuse(
             "this is a question about how or whether to do something, not a request to do it: "
             "ask for the work itself (for example 'add 50 uL of buffer to plate_1 A1')",
+            "not_a_lab_request",
+        )
+    if (_CAPABILITY.match(spoken.strip()) or _CAPABILITY.match(core)) and not any(
+        f is not None and (f.ents.labware or f.ents.wellsets) for f, _ in read_in
+    ):
+        raise Refuse(
+            "this asks what an instrument can do, not for work on a plate: ask for the work "
+            "itself (for example 'read plate_1 at 450 nm')",
             "not_a_lab_request",
         )
     if asks_number(spoken) or asks_number(core):

@@ -30,10 +30,11 @@ _GROUP_AFTER_PAIR = re.compile(
 # "replace w/ 500 uL medium", "top up w/ buffer": "with" (not "w/v", "w/w": weight ratios)
 _W_SLASH = re.compile(r"(?<![\w/])w/(?![vwo]\b)\s*(?=[\w«])", re.IGNORECASE)  # ("w/o": without)
 _W_O = re.compile(r"(?<![\w/])w/o\b", re.IGNORECASE)  # "w/o changing tips", "w/o mixing"
-# "1x assay dil. to D1-D4", "50 uL ea. into": a short form's period, not a sentence's end
+# "1x assay dil. to D1-D4", "50 uL ea. into", "Stop Sol. 2N": a short form's period, not a
+# sentence's end
 _ABBR_DOT = re.compile(
-    r"\b(soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl|ea|vol|temp|approx|resp|sat|rxn|"
-    r"rxns|incl|max|min|avg|ca)\.(?=[ \t]+[a-z(0-9])"
+    r"\b((?i:soln|sol|dil|buf|buff|std|stds|conc|cmpd|ctrl|smpl)|ea|vol|temp|approx|resp|sat"
+    r"|rxn|rxns|incl|max|min|avg|ca)\.(?=[ \t]+[a-z(0-9])"
 )
 # "q.s. to 250 uL", "Q.S. with PBS": quantum satis, one word (no sentence ends at its dots)
 _QS = re.compile(r"\bq\.\s?s\.(?=\s|$|[,;])|\bq\.s\b", re.IGNORECASE)

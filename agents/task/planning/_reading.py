@@ -148,6 +148,8 @@ def _read(
         verbed = replace(clause, text=f"{verb} {clause.text}")  # "Read: plate_1, 600 nm"
         ents, clause = extract(lex.fix_words(verbed.text), lex, quoted), verbed
         family = classify(clause, ents)
+    if family is None and clause.label and not clause.heading:
+        family, ents, clause = _on_label(clause, ents, family, lex, quoted)
     if family is None and clause.heading:
         family = next(f for f in FAMILIES if f.name == "context")
     if family is None:
@@ -158,6 +160,20 @@ def _read(
         split_blanks(ents)
     frame = _reframe(clause, ents, family, lex, quoted)
     return frame, family
+
+
+def _on_label(
+    clause: Clause, ents: Entities, family: Family | None, lex: Lexicon, quoted: tuple[str, ...]
+) -> tuple[Family | None, Entities, Clause]:
+    """A label that names the instrument its line runs on ("bioshake: elisa_P2, 5 min"): the
+    line read as happening on it, when that makes it an incubation."""
+    on = replace(clause, text=f"{clause.text} on {clause.label}")
+    more = extract(lex.fix_words(on.text), lex, quoted)
+    if len(more.instruments) > len(ents.instruments):
+        found = classify(on, more)
+        if found is not None and found.name == "incubate":
+            return found, more, on
+    return family, ents, clause
 
 
 _REMOVES = re.compile(r"(?:discard|remove|aspirate|take\s+(?:off|out)|dump)\b", re.IGNORECASE)

@@ -37,7 +37,7 @@ from agents.task.planning import _resolve as r
 from agents.task.planning import _thinned as thinned
 from agents.task.planning import _unhonoured as unhonoured
 from agents.task.planning._clauses import Clause, split
-from agents.task.planning._compose import EXAMPLES, _compose
+from agents.task.planning._compose import _compose
 from agents.task.planning._dests_first import copy_carried, copy_details, dests_first
 from agents.task.planning._fragments import (
     concentration_lists,
@@ -53,6 +53,7 @@ from agents.task.planning._liquid_pairs import split_pairs
 from agents.task.planning._liquid_wells import liquid_wells
 from agents.task.planning._list_heads import pairs_under_heading
 from agents.task.planning._normalise import normalise
+from agents.task.planning._not_understood import EXAMPLES
 from agents.task.planning._order import said_first
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._pieces import _merge_fragments

@@ -48,6 +48,11 @@ def _shaking(text: str) -> bool:
     return bool(cues)
 
 
+# Verbs that say the plate is to be held at a temperature (not shaken): the open thing is which
+_HEATS = re.compile(
+    r"^(?:incubat\w*|heat\w*|warm\w*|cool\w*|chill\w*|hold|keep|equilibrate|an?\s+incubation)\b",
+    _FLAGS,
+)
 _ROOM = re.compile(r"\b(?:room\s+temp(?:erature)?|rt|ambient)\b", _FLAGS)
 
 
@@ -94,6 +99,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 55  # "put plate_1 on the shaker for 5 min": shaking (at what speed?), not a move
     if _VERB.match(text):
         return 50
+    if _plate_on_shaker(ents):
+        return 55  # "elisa_P2 on the bioshake for 5 min", "P -> thermomixer, 700 rpm"
     if re.match(r"^(?:hold|keep|store)\b", text, re.IGNORECASE) and any(
         q.kind == "temperature" for q in ents.quantities
     ):
@@ -103,6 +110,18 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if timed and ({"temperature", "speed"} & kinds or _ROOM.search(text)) and not ents.volumes():
         return 35
     return None
+
+
+def _plate_on_shaker(ents: Entities) -> bool:
+    """A clause that opens with a plate and puts it on the heater-shaker with a setting (a
+    time, a temperature or a speed) and no liquid: an incubation there, not a move."""
+    return (
+        bool(ents.labware)
+        and ents.labware[0].start == 0
+        and any(kind == "heater_shaker" for kind, *_ in ents.instruments)
+        and any(q.kind in ("duration", "temperature", "speed") for q in ents.quantities)
+        and not (ents.volumes() or ents.wellsets)
+    )
 
 
 # "on the plate reader", "in reader1", "using the liquid handler": where the person puts it
@@ -188,6 +207,12 @@ def build(frame: Frame, p: r.Planning) -> str:
     elif not shaking and not re.match(
         r"^(?:let|leave|rest|sit|wait|develop|allow)\b", text, _FLAGS
     ):
+        if frame.speed is None and not _HEATS.match(text):  # "P on the thermomixer, 5 min"
+            raise Ask(
+                f"Should {plate} be heated on {hs} (to what temperature) or shaken (at what "
+                "speed, rpm)?",
+                ["temperature", "speed"],
+            )
         celsius = r.quantity(
             None, frame, f"At what temperature should I incubate {plate}?", "temperature"
         )

@@ -47,12 +47,35 @@ _COPY_CUE = re.compile(
 )
 
 
+# What a moved plate's object says when it names no plate id ("put it on the shaker")
+_PLATE_WORD = re.compile(r"\b(?:it|them|plates?|blocks?|both|all|everything|lids?)\b", _FLAGS)
+
+
+def _puts_something_in(ents: Entities) -> bool:
+    """Whether the clause puts an unnamed thing into a plate it names only as the place
+    ("put the stop solution in P row A"): every plate comes after the 'in', and what is put
+    is no plate."""
+    verb = _VERB.match(ents.text)
+    to = _TO.search(ents.text, verb.end()) if verb else None
+    if verb is None or to is None or not ents.labware:
+        return False
+    said = ents.text[verb.end() : to.start()]
+    return (
+        all(m.start >= to.start() for m in ents.labware)
+        and bool(said.strip())
+        and not _PLATE_WORD.search(said)
+        and not ents.instruments
+    )
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     if clause.heading and re.search(r"\bfrom\s+\S+.*\b(?:to|into)\b", ents.text, _FLAGS):
         return None  # "Transfer from dna_plate to dest_plate (same wells):" + items: liquid
     if _VERB.match(ents.text) and not (ents.volumes() or ents.liquids or WHOLE.search(ents.text)):
         if ents.wellsets and re.match(r"transfer\b", ents.text, _FLAGS):
             return None  # "transfer A1 to B1": liquid, how much is the question
+        if _puts_something_in(ents):
+            return None  # "put the stop solution in P row A": a liquid the lab may not name
         return 45
     if (
         (_VERB.match(ents.text) or _WEAK_VERB.match(ents.text))

@@ -1,0 +1,84 @@
+"""What the planner asks when no family reads a clause (its verb is not one the lab knows).
+
+A clause that names where a liquid goes is still an addition whatever its verb ("block
+plate_2", "handle P A1-A6 with PBS", "process P column 3 with 100 uL"): the question is about
+the one thing it leaves open (the volume, the liquid, or both), never "what do you mean".
+Anything else is answered with examples of requests the planner understands.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agents.task.planning._frames import Frame
+from agents.task.planning._outcomes import Ask
+from agents.task.planning._resolve import Planning
+from agents.task.planning._vocabulary import TREAT_VERBS
+from agents.task.planning.families import Family
+
+# Verbs that put a liquid into what they name ("block plate_2", "quench the reaction in P row A",
+# "give P fresh medium", "plate the cells into P"), with no volume said.
+_TREATS = re.compile(
+    rf"(?:{TREAT_VERBS}|prime|quench|stop|inoculate|induce|neutrali[sz]e|give|plate|seed|charge"
+    r"|set\s+up|prepare|make\s+up|assemble|elute)\b(?![^,;]*\d\s*(?:u|m)l\b)",
+    re.IGNORECASE,
+)
+# Verbs that say only that something is to be done to what they name ("handle", "process",
+# "deal with", "take care of", "do ... with"): with a liquid or a volume and wells, an addition.
+_VAGUE = re.compile(
+    r"(?:(?:please|pls|plz|kindly|can\s+you|could\s+you)\s+)?(?:handle|process|deal\s+with"
+    r"|take\s+care\s+of|work\s+on|sort(?:\s+out)?|do(?:\s+something|\s+stuff)?(?:\s+(?:with|to|on))?)\b",
+    re.IGNORECASE,
+)
+EXAMPLES = [
+    "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
+    "add 100 uL of buffer to row A of plate_2 with a fresh tip for each",
+    "with the 8-channel, add 50 uL of buffer to columns 1-6 of plate_1",
+    "make a 2-fold serial dilution of dye across row A of plate_1, 100 uL final volume",
+    "mix plate_1 A1 5 times with 50 uL",
+    "shake plate_1 at 37 C for 5 min at 600 rpm",
+    "read absorbance of plate_1 at 600 nm",
+    "move plate_1 to the reader",
+    "run 35 cycles of 95 C for 15 s, 60 C for 30 s on plate_1, then hold at 4 C",
+]
+
+
+def _not_understood(frame: Frame, p: Planning) -> str:
+    ents = frame.ents
+    where = ents.labware or ents.wellsets
+    what = ents.labware[-1].name if ents.labware else "those wells"
+    liquid = ents.liquids[0] if ents.liquids and ents.liquids[0].sure else None
+    said_volume = any(q.kind == "volume" for q in ents.quantities)
+    if where and _TREATS.match(frame.text):
+        if liquid is not None:  # "plate the cells into plate48": how much
+            raise Ask(f"How many uL of {liquid.name} per well of {what}?", ["volume"])
+        _ask_liquid(frame, p, what, volume=False)
+    if where and ents.wellsets and _VAGUE.match(frame.text):
+        if liquid is not None and not said_volume:  # "handle P A1-A6 with PBS": how much
+            raise Ask(f"How many uL of {liquid.name} per well of {what}?", ["volume"])
+        if liquid is None and said_volume:  # "process P column 3, 100 uL": of which liquid
+            _ask_liquid(frame, p, what, volume=True)
+    raise Ask(
+        f"I did not understand '{frame.clause.said}'. I understand requests like these, alone "
+        "or one after another:",
+        ["action"],
+        EXAMPLES,
+    )
+
+
+def _ask_liquid(frame: Frame, p: Planning, what: str, *, volume: bool) -> None:
+    """Ask which liquid goes into ``what`` (and how much, unless the volume was said)."""
+    if volume:
+        raise Ask(
+            f"Which liquid should go into {what} for '{frame.clause.said}'?",
+            ["liquid"],
+            sorted(p.world.liquids),
+        )
+    raise Ask(  # "block plate_2", "feed cells_24 row A": a liquid goes in, unsaid
+        f"Which liquid should go into {what} for '{frame.clause.said}', and how many uL per well?",
+        ["liquid", "volume"],
+        sorted(p.world.liquids),
+    )
+
+
+NOT_UNDERSTOOD = Family("not understood", lambda c, e: None, _not_understood)
