@@ -55,3 +55,20 @@ def test_a_question_about_what_an_instrument_can_do_is_no_lab_work(request_: str
 )
 def test_complete_requests_beside_them_are_planned(request_: str) -> None:
     assert RulePlanner().plan(request_, LAB).kind == "plan"
+
+
+@pytest.mark.parametrize(
+    ("request_", "missing"),
+    [
+        ("do the usual wash on plate_1", ["liquid", "volume"]),
+        ("give plate_1 a quick rinse with buffer", ["volume"]),
+    ],
+)
+def test_a_wash_said_as_a_noun_asks_what_it_leaves_open(request_: str, missing: list[str]) -> None:
+    result = RulePlanner().plan(request_, LAB)
+    assert result.kind == "clarification" and result.missing == missing
+
+
+def test_tips_of_a_size_no_rack_holds_are_refused_not_swapped() -> None:
+    result = RulePlanner().plan("add 5 uL buffer to plate_1 A1 with 10 uL tips", LAB)
+    assert result.kind == "refusal" and result.code == "tips"

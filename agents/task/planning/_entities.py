@@ -121,6 +121,7 @@ class Entities:
     vague: str | None = None
     blanks: list[ws.WellSet] = field(default_factory=list)  # "H1 is the blank", "A12 blank"
     rack: str | None = None  # the tip rack the person names ("use tips_50", "the 300 uL tips")
+    no_rack: str | None = None  # tips of a size no rack of the lab holds ("with 50 uL tips")
     marked: str = ""  # the text with names blanked, as the well sets were found in it
     bare: list[str] = field(default_factory=list)
     refers_back: bool = False
@@ -258,6 +259,8 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
             ents.rack = by_name[0]
         else:
             ents.rack = near[0][1] if near and near[0][0] <= 0.25 else None
+        if ents.rack is None and near:  # never pipetted with other tips than those said
+            ents.no_rack = sized[0].group(0)
     named = lex.liquid_mentions(unquoted) + lex.fuzzy_liquids(unquoted)
     # Where a labware name and a liquid's overlap ("assay buffer" and labware "assay"), the
     # longer one is meant; on a tie the labware ("samples A1": the plate, not the sample).

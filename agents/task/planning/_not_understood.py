@@ -30,6 +30,8 @@ _VAGUE = re.compile(
     r"|take\s+care\s+of|work\s+on|sort(?:\s+out)?|do(?:\s+something|\s+stuff)?(?:\s+(?:with|to|on))?)\b",
     re.IGNORECASE,
 )
+# A wash said as a noun ("do the usual wash on P", "give P a quick rinse", "2 washes of P")
+_A_WASH = re.compile(r"\b(?:wash|rinse)(?:es)?\b(?!\s+(?:buffer|solution|liquid))", re.IGNORECASE)
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
     "add 100 uL of buffer to row A of plate_2 with a fresh tip for each",
@@ -53,6 +55,8 @@ def _not_understood(frame: Frame, p: Planning) -> str:
         if liquid is not None:  # "plate the cells into plate48": how much
             raise Ask(f"How many uL of {liquid.name} per well of {what}?", ["volume"])
         _ask_liquid(frame, p, what, volume=False)
+    if where and _A_WASH.search(frame.text):  # "do the usual wash on P": what a wash needs
+        _ask_wash(p, what, liquid, said_volume)
     if where and ents.wellsets and _VAGUE.match(frame.text):
         if liquid is not None and not said_volume:  # "handle P A1-A6 with PBS": how much
             raise Ask(f"How many uL of {liquid.name} per well of {what}?", ["volume"])
@@ -64,6 +68,18 @@ def _not_understood(frame: Frame, p: Planning) -> str:
         ["action"],
         EXAMPLES,
     )
+
+
+def _ask_wash(p: Planning, what: str, liquid: object, said_volume: bool) -> None:
+    """Ask what a wash said as a noun leaves open: its liquid, its volume per well."""
+    if liquid is None:
+        missing = ["liquid"] if said_volume else ["liquid", "volume"]
+        also = "" if said_volume else ", and how many uL per well"
+        raise Ask(
+            f"Which liquid should I wash {what} with{also}?", missing, sorted(p.world.liquids)
+        )
+    if not said_volume:
+        raise Ask(f"How many uL per well should each wash of {what} be?", ["volume"])
 
 
 def _ask_liquid(frame: Frame, p: Planning, what: str, *, volume: bool) -> None:

@@ -254,3 +254,17 @@ def _mix_volume(world: World, op: Op, rack: str) -> float:
             f"({have:g} uL) or a tip takes"
         )
     return round(min(volume, have, world.capacity(rack)), 3)
+
+
+def no_such_tips(said: str, world: World) -> str:
+    """Why a transfer said with tips of a size no rack holds ("with 50 uL tips") is refused:
+    the racks the lab has, to name one instead."""
+    racks = [
+        f"{lw.id} ({lw.tip_max_volume_ul:g} uL)"
+        for lw in world.lab.labware.values()
+        if lw.kind == "tip_rack" and lw.tip_max_volume_ul > 0
+    ]
+    return (
+        f"the lab has no {said}: its tip racks are {', '.join(racks)}; name one of them if it "
+        "will do"
+    )

@@ -183,6 +183,8 @@ class RulePlanner:
                     ):
                         p.head_source = named[0].name  # "Re-array libs: A1->B1 ... into quant"
                 first = len(p.world.steps)
+                if frame.ents.no_rack:
+                    raise Refuse(pip.no_such_tips(frame.ents.no_rack, p.world), "tips")
                 if frame.ents.rack and family.name == "context":
                     p.rack = frame.ents.rack  # "Use tips_50." for what follows
                 p.world.preferred = frame.ents.rack or p.rack

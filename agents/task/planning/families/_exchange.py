@@ -24,8 +24,17 @@ def wash(frame: Frame, p: r.Planning) -> str:
     """n times: the wash liquid into the wells (one tip), then out of each to waste."""
     world = p.world
     plate, wells = _wells(frame, p, "wash")
+    try:
+        liquid = r.liquid(frame.liquid, p, "wash liquid")
+    except Ask as ask:
+        if frame.volume is None:  # "wash P row A 3x" in a lab without a wash: both are open
+            raise Ask(
+                f"{ask.question.rstrip('?')}, and how many uL per well?",
+                [*ask.missing, "volume"],
+                ask.options,
+            ) from None
+        raise
     volume = r.quantity(frame.volume, frame, "How many uL of wash per well?", "volume")
-    liquid = r.liquid(frame.liquid, p, "wash liquid")
     said = re.search(r"\b(\d+|two|three|four|five)\s+(?:washe?s|rinses)\b", frame.text, _FLAGS)
     times = frame.ents.times or (int(number(said.group(1))) if said else 1)  # "3 washes of"
     channels = frame.ents.channels or p.channels or 1
