@@ -51,7 +51,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     places = ents.wellsets or ents.labware
     if has_volume and places and (ents.liquids or _GETS.search(text) or _INTO.search(text)):
         return 30  # "200 uL dye into A1", "B1 gets 200 uL dye": a transfer without its verb
-    if has_volume and ents.liquids and (_IN.search(text) or NEXT_LIQUID.match(text)):
+    if has_volume and ents.liquids and (_IN.search(text) or NEXT_LIQUID.match(_named(ents))):
         return 28  # "140 uL fresh medium in" under a heading; "..., 15 min RT, 50 uL stop solution"
     per_well = (ents.wellsets and ents.labware) or (ents.liquids and not places)
     if has_volume and per_well and _PER_WELL.search(text):
@@ -68,6 +68,14 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if clause.heading and ents.liquids and ents.labware and _names_only(ents):
         return 24  # "amp_plate per-well NFW:" over "A1 10 uL, A2 9 uL": the liquid and plate
     return None
+
+
+def _named(ents: Entities) -> str:
+    """The clause with its liquids' names as plain words ("2N H2SO4" holds no well "H2")."""
+    text = ents.text
+    for m in sorted(ents.liquids, key=lambda m: -m.start):
+        text = text[: m.start] + "liquid".ljust(m.end - m.start, "x") + text[m.end :]
+    return text
 
 
 _FILLER = re.compile(
