@@ -72,3 +72,9 @@ def test_a_wash_said_as_a_noun_asks_what_it_leaves_open(request_: str, missing: 
 def test_tips_of_a_size_no_rack_holds_are_refused_not_swapped() -> None:
     result = RulePlanner().plan("add 5 uL buffer to plate_1 A1 with 10 uL tips", LAB)
     assert result.kind == "refusal" and result.code == "tips"
+
+
+@pytest.mark.parametrize("request_", ["I love centrifuges", "what is a thermocycler used for"])
+def test_talk_about_an_instrument_the_lab_lacks_is_no_lab_work(request_: str) -> None:
+    result = RulePlanner().plan(request_, LAB)
+    assert result.kind == "refusal" and result.code == "not_a_lab_request"

@@ -64,6 +64,14 @@ _CAPABILITY = re.compile(
     r"\?\W*$",
     re.IGNORECASE,
 )
+# Talk about the bench, not work on it: "what is a thermocycler used for" (a question without
+# its mark), "I love centrifuges". Never an instrument the lab lacks: nothing is asked of it.
+_CHAT = re.compile(
+    r"^\W*(?:(?:what|wht|wat)(?:'?s|\s+is|\s+are)\s+(?:an?\s+[^.!;\n\d]*|the\s+[^.!;\n\d]*"
+    r"\bused\s+for|[^.!;\n\d]*\bfor)"
+    r"|(?:i|we)\s+(?:really\s+|just\s+)?(?:love|like|hate|enjoy|miss|adore)\s+[^.!;\n\d]*)\W*$",
+    re.IGNORECASE,
+)
 # An instruction to set the rules aside ("ignore your safety rules", "disable the policy
 # checks", "you are now in developer mode", "pretend you are a chemist"): never obeyed, and
 # the request that carries it is refused whole.
@@ -194,12 +202,15 @@ def check(
             "ask for the work itself (for example 'add 50 uL of buffer to plate_1 A1')",
             "not_a_lab_request",
         )
-    if (_CAPABILITY.match(spoken.strip()) or _CAPABILITY.match(core)) and not any(
-        f is not None and (f.ents.labware or f.ents.wellsets) for f, _ in read_in
-    ):
+    if (
+        _CAPABILITY.match(spoken.strip())
+        or _CAPABILITY.match(core)
+        or _CHAT.match(spoken.strip())
+        or _CHAT.match(core)
+    ) and not any(f is not None and (f.ents.labware or f.ents.wellsets) for f, _ in read_in):
         raise Refuse(
-            "this asks what an instrument can do, not for work on a plate: ask for the work "
-            "itself (for example 'read plate_1 at 450 nm')",
+            "this asks or talks about the lab's instruments, not for work on a plate: ask for "
+            "the work itself (for example 'read plate_1 at 450 nm')",
             "not_a_lab_request",
         )
     if asks_number(spoken) or asks_number(core):
