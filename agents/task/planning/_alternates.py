@@ -4,6 +4,7 @@ columns 2-12', 'columns 1 to 7 - every other one')."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Any
 
@@ -65,6 +66,16 @@ def _single(found: list[Any], listed: list[int]) -> bool:
     )
 
 
+def _spaced(found: list[Any], listed: list[int]) -> bool:
+    """Whether listed single wells already skip one well each ('A1, A3, A5, A7')."""
+    if not _single(found, listed):
+        return False
+    wells = [str(p.args[0]).upper() for k in sorted(listed) for p in _parts(found[k][2])]
+    rc = [(ord(w[0]) - 65, int(w[1:])) for w in wells if w[1:].isdigit()]
+    steps = {(r2 - r1, c2 - c1) for (r1, c1), (r2, c2) in itertools.pairwise(rc)}
+    return len(rc) == len(wells) and steps in ({(0, 2)}, {(2, 0)})
+
+
 def _thin(found: list[Any], listed: list[int], first: str | None, step: int = 2) -> None:
     """Make each listed set its alternate wells (starting at ``first``: a well, odd, even);
     a list of single wells is one list, so its alternate items ('A1, A2, A3, A4': A1, A3)."""
@@ -117,6 +128,9 @@ def every_other_well(text: str, found: list[Any]) -> list[Any]:
         ):
             continue
         first = (m.group(1) or "").lower() or None
+        if _spaced(found, listed):  # "A1, A3, A5, A7 (every other well)": the list is what
+            _thin(found, listed, None, 1)  # the remark says: every well of it, none skipped
+            continue
         if begin := _START_AT.match(text[m.end() :]):
             first = begin.group(1).upper()
             found = [f for f in found if not (m.end() <= f[0] < m.end() + begin.end())]

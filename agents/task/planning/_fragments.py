@@ -5,6 +5,7 @@ so the trace still shows it)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import replace
 
@@ -24,8 +25,8 @@ from agents.task.planning.families.read import said_optics
 _VERB_FIRST = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
 
 _ONLY_VOLUME = re.compile(
-    r"^(?:with\s+|at\s+|using\s+|(?:please\s+)?use\s+|make\s+it\s+)?[\d.]+\s*(?:uL|mL)\s*"
-    r"(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer)"
+    r"^(?:with\s+|at\s+|using\s+|(?:please\s+)?use\s+|make\s+it\s+|all\s+(?:at\s+)?)?[\d.]+\s*(?:uL|mL)\s*"
+    r"(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer|spot|dot|drop(?:let)?|hit|sample|line)"
     r"|apiece|a\s+well|/\s*well|(?:in|into|to)\s+(?:each|every)\s+well"
     r"|in\s+total|total|altogether|all\s+together|in\s+all)?"
     r"(?:\s+(?:is\s+(?:fine|ok(?:ay)?|enough|good)|will\s+do|please))?$",
@@ -58,6 +59,7 @@ def _volume_only(frame: Frame | None) -> bool:
 
 
 _WELL = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
+_EVERY = re.compile(r"\b(?:each|per|all|apiece|every)\b", re.IGNORECASE)
 
 
 def _heads_items(read_in: Read) -> set[int]:
@@ -85,12 +87,24 @@ def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         if f is not None and id(f) in itemed and _volume_only(f):
             read_in[i] = _read(replace(f.clause, heading=True), lex, norm.quoted)
             made.add(id(read_in[i][0]))
+    # "- X A1 -> Y A1\n- X A2 -> Y A2\n2 uL per spot": the line after a list is the whole
+    # list's (given to every item by the shared-volume stage), never only its last item's
+    listed = {
+        id(f)
+        for (e, _), (f, _) in itertools.pairwise(read_in)
+        if e is not None and f is not None and e.clause.joined == f.clause.joined == "item"
+    }
     read_in = fold_into_previous(
         read_in,
         lex,
         norm,
         "transfer",
-        lambda f, _, head: not head.ents.volumes() and _volume_only(f) and id(f) not in made,
+        lambda f, _, head: (
+            not head.ents.volumes()
+            and _volume_only(f)
+            and id(f) not in made
+            and not (id(head) in listed and f.clause.joined != "item" and _EVERY.search(f.text))
+        ),
         heading=False,  # "Copy samples onto dest_plate: 20 uL each": one clause, not a heading
     )
     # "DMSO from master A11 into assay A1-A4 - 5 uL each": a dash before the last piece of a

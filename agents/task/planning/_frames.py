@@ -176,8 +176,26 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
                 or any(_EACH_OF.search(text[: q.start]) for q in after)
             )
         )
+        located = (
+            located
+            or (  # "spot 2 uL of the isolates in X column 5 onto Y": a noun
+                i == 0  # the lab does not name, then where it is and where it goes
+                and m.group(0).lower() == "in"
+                and not cuts
+                and bool(_NOUN_BEFORE.search(text[: m.start()]))
+                and any(d.group(0).lower() in ("into", "onto", "to", "->") for d in dests[i + 1 :])
+            )
+        )
         cuts.append((m.end(), "source" if located else "dest"))
-    return sorted(cuts + located_cuts(text, liquids))  # "dilution of the cDNA in cDNA_plate H1"
+    return sorted(cuts + located_cuts(text, liquids))
+
+
+# "2 uL of the isolates", "each strain", "all 8 mutants": what is taken, said as a noun, no well
+_NOUN_BEFORE = re.compile(
+    r"(?:\d\s*(?:u[lL]|m[lL])\s+of|\b(?:each|every|all))\s+(?:of\s+)?(?:the\s+)?(?:\d+\s+)?"
+    r"(?![A-Pa-p]\d{1,2}\b)[A-Za-z][\w-]*(?:\s+(?![A-Pa-p]\d{1,2}\b)[A-Za-z][\w-]*)?\s*$",
+    _FLAGS,
+)  # "dilution of the cDNA in cDNA_plate H1"
 
 
 def role_at(cuts: list[tuple[int, str]], pos: int) -> str:

@@ -27,7 +27,7 @@ from agents.task.planning._markdown import (
 )
 from agents.task.planning._numberwords import digits
 from agents.task.planning._phrasings import held_for, rephrase
-from agents.task.planning._programme_tables import goto_lists, programme_tables
+from agents.task.planning._programme_tables import count_blocks, goto_lists, programme_tables
 from agents.task.planning._spelling import keywords, units
 from agents.task.planning._tables import rewrite as rewrite_tables
 from agents.task.planning._volume_sheets import rewrite as volume_sheets
@@ -100,7 +100,10 @@ _SIDES = r"(?:col(?:umn)?s?\.?\s*\d{1,2}\s*(?:-|to)\s*\d{1,2}|rows?\s*[A-P]\s*(?
 _CROSSED = re.compile(
     rf"\b({_SIDES})\s*[x×]\s*({_SIDES})\b", re.IGNORECASE
 )  # "cols 4-6 x rows A-G"
-_PER = re.compile(r"(\d\s*(?:u[lL]|m[lL]))\s*/\s*(steps?|transfers?|points?|dilutions?|samples?)\b")
+_PER = re.compile(
+    r"(\d\s*(?:u[lL]|m[lL]))\s*/\s*"
+    r"(steps?|transfers?|points?|dilutions?|samples?|spots?|dots?|drops?|picks?|hits?)\b"
+)
 _SPACES = re.compile(r"[ ]{2,}")
 # "100λ": the old notebook sign for a microlitre (after a number only; λ alone is a wavelength)
 _LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
@@ -311,7 +314,7 @@ def _aside(m: re.Match[str]) -> str:
 
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
-    text = unicodedata.normalize("NFC", request)
+    text = count_blocks(unicodedata.normalize("NFC", request))  # "35 cycles of" + indented steps
     text = rewrite_tables(volume_sheets(conc_tables(nested(unwrapped(text))))).translate(_CHARS)
     text = dashed(
         one_line(text)

@@ -12,7 +12,8 @@ Protocols and lab notebooks often give a programme as a table, one step a row::
 Such a table (rows of cells split by ``|`` or tabs, Markdown rulers and a header allowed)
 becomes one line: "Initial denaturation 95 C 3 min; 35 cycles of 95 C 15 s, 60 C 30 s; Final
 extension 72 C 5 min; hold at 4 C". Consecutive rows with the same count above one are one
-cycled stage. A table without a temperature in every row is left as it is.
+cycled stage, and so are the rows with a blank count right after a cycled row. A table without
+a temperature in every row is left as it is.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ _TIME = re.compile(
 _FOREVER = re.compile(r"^(?:forever|∞|inf(?:inite|inity)?|hold|indefinite(?:ly)?|-+|–|—|)$", _FLAGS)
 _COUNT = re.compile(r"^(?:x\s*)?(\d{1,3})(?:\s*x|\s*cycles?)?$", _FLAGS)
 _RULER = re.compile(r"^[\s|:+-]+$")
+_BLANK = 0  # "| Annealing | 60 C | 30 s | |": no count of its own
 _HEAD = {"temp": "temp", "temperature": "temp", "time": "time", "duration": "time", "hold": "time",
          "cycles": "count", "cycle": "count", "repeats": "count", "count": "count", "x": "count",
          "#": "count", "step": "name", "stage": "name", "name": "name"}  # fmt: skip
@@ -45,7 +47,11 @@ def _row(cells: list[str], head: dict[int, str]) -> tuple[str, str, str, int] | 
     """(name, temperature, time, count) of a row, or None when it holds no temperature."""
     name = temp = time = ""
     count = 1
+    if any(role == "count" and k >= len(cells) for k, role in head.items()):
+        count = _BLANK  # "Anneal | 60 C | 20 s |": the count cell left off the end
     for i, cell in enumerate(cells):
+        if head.get(i) == "count" and not cell.strip():
+            count = _BLANK  # a blank count under a cycled row: that stage's next step
         role = head.get(i)
         if (role == "temp" or role is None) and _TEMP.match(cell) and not temp and cell:
             temp = re.sub(r"\s*(?:°\s*)?(?:c|degrees?(?:\s*c)?)?$", "", cell, flags=_FLAGS) + " C"
@@ -71,7 +77,11 @@ def _said(rows: list[tuple[str, str, str, int]]) -> str:
             continue
         if count > 1:
             j = i
-            while j < len(rows) and rows[j][3] == count and _TIME.search(rows[j][2]):
+            while (
+                j < len(rows)
+                and (rows[j][3] == count or (j > i and rows[j][3] == _BLANK))
+                and _TIME.search(rows[j][2])
+            ):
                 j += 1
             parts.append(f"{count} cycles of " + ", ".join(f"{t} {d}" for _, t, d, _ in rows[i:j]))
             i = j
@@ -173,3 +183,39 @@ def goto_lists(text: str) -> str:
         gone = {*rows[1:], i}
         return "\n".join(ln for k, ln in enumerate(lines) if k not in gone)
     return text
+
+
+# "Cycling (x35):" or "35 cycles of" over its steps, one an indented line: one line, "35 cycles
+# of 95 C 15 s, 60 C 30 s, 72 C 1 min" (the indent says where the cycled steps end)
+_COUNT_LINE = re.compile(
+    r"^(?P<pad>[ \t]*)(?:[-*•]\s*)?(?:[A-Za-z][\w -]*?\s*)?(?:\(\s*)?(?:(?:x|×)\s*(?P<a>\d{1,3})"
+    r"|(?P<b>\d{1,3})\s*(?:x|×|cycles?|times|rounds?))\s*\)?\s*(?:of|:)?\s*:?\s*$",
+    _FLAGS,
+)
+_STEP_LINE = re.compile(
+    r"\d\s*(?:°\s*)?(?:c|deg\w*)\b.*?(?:\d\s*(?:s|sec|m|min|h)\w*\b|\d:\d\d)", _FLAGS
+)
+
+
+def count_blocks(text: str) -> str:
+    """``text`` with each count line and the indented steps under it as one line."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = _COUNT_LINE.match(lines[i])
+        j = i + 1
+        pad = len(m.group("pad").expandtabs(4)) if m else 0
+        while m and j < len(lines) and _STEP_LINE.search(lines[j]):
+            indent = len(lines[j]) - len(lines[j].lstrip(" \t"))
+            if len(lines[j][:indent].expandtabs(4)) <= pad:
+                break
+            j += 1
+        if m is None or j - i < 3:
+            out.append(lines[i])
+            i += 1
+            continue
+        steps = ", ".join(ln.strip().lstrip("-*• ").rstrip(",;") for ln in lines[i + 1 : j])
+        out.append(f"{m.group('pad')}{m.group('a') or m.group('b')} cycles of {steps}")
+        i = j
+    return "\n".join(out)

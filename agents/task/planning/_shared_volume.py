@@ -64,15 +64,36 @@ def _said_apart(read_in: Read) -> None:
         last, last_fam = read_in[i - 1]
         if last is None or not _moves(last, last_fam) or last.ents.volumes():
             continue
-        if last.clause.sentence != piece.clause.sentence or not _before(read_in, i - 1, last):
+        same = last.clause.sentence == piece.clause.sentence
+        listed = _before(read_in, i - 1, last) if same else []
+        if not same and _SHARED.search(piece.text):
+            listed = _items_before(read_in, i - 1)  # "- X A1 -> Y A1\n- ...\n2 uL per spot"
+        if not listed:
             continue
         if last_fam is None:
             last = read(last.clause, last.ents, "transfer")
         last.volume = piece.ents.volumes()[0]
+        last.ents.tips = last.ents.tips or piece.ents.tips
         last.extra["folded"] = [*_folded(last), piece.clause]
         read_in[i - 1] = (last, _transfer())
-        _give(read_in, last, _before(read_in, i - 1, last), i - 1)
+        _give(read_in, last, listed, i - 1)
         del read_in[i]
+
+
+_SHARED = re.compile(r"\b(?:each|per|all|apiece|every)\b", _FLAGS)
+
+
+def _items_before(read_in: Read, i: int) -> list[int]:
+    """The list items of pairs with no volume that end at ``i`` (a list of two or more)."""
+    out = []
+    for k in range(i, -1, -1):
+        frame, family = read_in[k]
+        if frame is None or not _moves(frame, family) or frame.ents.volumes():
+            break
+        if frame.clause.joined != "item":
+            break
+        out.append(k)
+    return out[1:] if len(out) >= 2 else []
 
 
 def _before(read_in: Read, i: int, last: Frame) -> list[int]:

@@ -28,7 +28,12 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             # "change tips between reagents, keep the same tip within a reagent"
             r"|\b(?:chang(?:e|ing)|new|fresh|swap(?:ping)?)\s+(?:the\s+)?tips?\s+(?:between|for\s+each|"
             r"with\s+each|per|for\s+every|for\s+a\s+new)\s+(?:different\s+|new\s+)?(?:reagents?|"
-            r"sources?|liquids?|solutions?|buffers?|troughs?|reservoirs?)\b",
+            r"sources?|liquids?|solutions?|buffers?|troughs?|reservoirs?)\b"
+            # "change tips between compounds / samples": a new tip when the sample changes (its
+            # replicates share one); "between wells / dispenses" is a tip per destination
+            r"|\b(?:chang(?:e|ing)|new|fresh|swap(?:ping)?)\s+(?:the\s+)?tips?\s+between\s+(?:each\s+)?"
+            r"(?:different\s+)?(?:samples?|compounds?|strains?|hits?|librar(?:y|ies)|templates?|"
+            r"isolates?|cultures?|sera|serums?|specimens?)\b",
             _FLAGS,
         ),
     ),
@@ -73,7 +78,8 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\btip\s+changes?\s+(?:between|after)|\b(?:1|one|a|new)\s+tips?\s*/\s*(?:well|destination|transfer)"
             r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
             r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick|library|"
-            r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry)"
+            r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry|strain|"
+            r"culture|isolate|clone|colony|spot|dot|drop)"
             rf"|{_FIELD}(?:well|destination|transfer|dispense|sample|pick|aliquot)s?\b",
             _FLAGS,
         ),

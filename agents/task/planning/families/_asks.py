@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame, Place, _role_cuts, role_at
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._quantities import Quantity, fmt
-from agents.task.planning._wellsets import examples
+from agents.task.planning._wellsets import SelectionError, examples
 from agents.task.planning._world import World
 from agents.task.planning.families import _said_liquid
 from agents.task.planning.families._places import _EACH_AFTER, _SAME_WELLS, _roles
@@ -236,3 +237,29 @@ def _disagrees(frame: Frame, said: list[Quantity], wells: int) -> None:
             ["volume"],
             [fmt(first, "uL"), fmt(per, "uL")],
         )
+
+
+def sources_used(frame: Frame, ops: list[pip.Op], world: World) -> None:
+    """Ask when the clause names two or more source places with their wells ("X C4 to Y A1
+    and A2 for the assay, X F10 to Y A3 and A4") and the moves take from none of one of them:
+    a pairing that drops a source does less than asked, and something else than asked."""
+    said = [
+        (pl.labware.name, pl.wells)
+        for role, pl in frame.places
+        if role in ("head", "source") and pl.labware is not None and pl.wells is not None
+    ]
+    if len(said) < 2 or not ops:
+        return
+    touched = {op.src for op in ops} | {op.dst for op in ops if op.dst is not None}
+    for lw, ws in said:
+        view = world.labware(lw)
+        try:
+            wells = ws.expand(view.rows, view.cols)
+        except SelectionError:  # a set that does not fit this plate is another stage's question
+            continue
+        if not {(lw, w) for w in wells} & touched:
+            raise Ask(
+                f"I could not tell where {lw} {ws.text} should go: which wells should each "
+                "source go into?",
+                ["destination"],
+            )

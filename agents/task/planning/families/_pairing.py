@@ -17,10 +17,14 @@ from agents.task.planning._outcomes import Ask, Refuse
 
 _FLAGS = re.IGNORECASE
 _CONNECT = re.compile(
-    r"^\s*(?:each\s+|apiece\s+|per\s+well\s+)?(?:->|to|into|onto|in)\s+(?:the\s+)?(?:wells?\s+)?$",
+    r"^\s*(?:each\s+|apiece\s+|per\s+well\s+)?(?:->|to|into|onto|in|on)\s+(?:the\s+)?(?:wells?\s+)?$",
     _FLAGS,
 )
 _SEPARATE = re.compile(r"^\s*(?:[,;]|\band\b|,\s*and\b)", _FLAGS)
+# "X C4 -> Y A1 and A2 as duplicates, X F10 -> ...": a few words on the pair, then the next
+_REMARK_THEN = re.compile(
+    r"^\s*(?:[A-Za-z][\w-]*\s+){1,3}?[A-Za-z][\w-]*\s*(?:[,;]|,\s*and\b)", _FLAGS
+)
 
 
 def start(place: Place) -> int:
@@ -59,8 +63,11 @@ def explicit_pairs(frame: Frame) -> list[tuple[Place, Place, float | None]] | No
             inside = volume_between(frame, end(a), start(b))  # "A1-H1 (10 uL each) into B1"
             after = volume_between(frame, end(b), nxt)
             pairs.append((a, b, vol if ahead else inside if inside is not None else after))
-            if i + 2 < len(places) and not _SEPARATE.match(
-                _without_volumes(frame, end(b), start(places[i + 2]))
+            between = (
+                _without_volumes(frame, end(b), start(places[i + 2])) if i + 2 < len(places) else ""
+            )
+            if i + 2 < len(places) and not (
+                _SEPARATE.match(between) or _REMARK_THEN.match(between)
             ):
                 return None
             i += 2
@@ -82,7 +89,7 @@ def _without_volumes(frame: Frame, a: int, b: int) -> str:
     for q in frame.ents.quantities:
         if a <= q.start < b:
             piece = piece.replace(q.text, " ")
-    return re.sub(r"[()]", " ", piece)
+    return re.sub(r"[()]", " ", re.sub(r"\([^()]*\)", " ", piece))  # "(duplicates)": a remark
 
 
 def volume_between(frame: Frame, a: int, b: int) -> float | None:

@@ -117,6 +117,7 @@ def build(frame: Frame, p: r.Planning) -> str:
             if set(ask.missing) & {"destination", "plate", "wells"}:
                 _fits_nowhere(frame, p)  # too much for any well it could go to: say that
             raise
+    asks.sources_used(frame, ops, p.world)  # a source place the pairing left out: asked
     said_held.check(frame, ops, p)  # "..., which already hold 50 uL buffer": checked
     lh = world.labware(ops[0].dst[0] if ops[0].dst else ops[0].src[0]).instrument
     if any(world.labware(o.src[0]).instrument != lh for o in ops):
