@@ -22,7 +22,7 @@ from agents.task.planning.families._cycler_hold import cycler_only, fits_block
 _FLAGS = re.IGNORECASE
 _VERB = re.compile(
     r"^(?:shake|incubate|heat|warm|agitate|hold|keep|leave|let|rest|sit|wait|cool|chill|"
-    r"develop|equilibrate|allow|"
+    r"develop|equilibrate|allow|(?:air[\s-]?)?dry(?=\s+(?:for\s+)?\d)|"
     r"orbital|vortex|spin\s+on\s+the\s+shaker|put\s+(?:it|the\s+plate)\s+on\s+the\s+shaker|"
     r"(?:an?\s+)?incubation|(?:a\s+)?shake)\b",
     _FLAGS,
@@ -205,7 +205,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     elif _ROOM.search(text):
         celsius = None
     elif not shaking and not re.match(
-        r"^(?:let|leave|rest|sit|wait|develop|allow)\b", text, _FLAGS
+        r"^(?:let|leave|rest|sit|wait|develop|allow|(?:air[\s-]?)?dry)\b", text, _FLAGS
     ):
         if frame.speed is None and not _HEATS.match(text):  # "P on the thermomixer, 5 min"
             raise Ask(
