@@ -41,9 +41,10 @@ _PAIRED = re.compile(r"\b(?:ex(?:citation)?\s*/\s*em(?:ission)?|λex\s*/\s*λem)
 _PAIR = re.compile(r"\b(\d{3,4})\s*(?:nm)?\s*/\s*(\d{3,4})\b")
 _AT = re.compile(
     r"\b(?:at|@|absorbance|abs|od|optical\s+density)\s+(?:at\s+)?(\d{3,4})\b"
-    r"(?!\s*(?:rpm|c\b|uL|ul|x\b|times|min|s\b|sec))",
+    r"(?!\s*(?:rpm|c\b|uL|ul|x\b|times|min|s\b|sec))"
+    r"|^(?:read|measure)\s+(?:(?!(?:row|col(?:umn)?|well|plate)s?\b)[\w-]+\s+)?(\d{3})\W*$",
     _FLAGS,
-)  # "at 450", "absorbance 450": nm
+)  # "at 450", "absorbance 450", "read std_curve 450" (the number alone ends it): nm
 # A reference wavelength read as well ("A450 with 570 ref", "reference 630 nm", "ref. 620").
 _REF = re.compile(
     r"\b(?:ref(?:erence)?\.?|background|correction)\s*(?:wavelength\s*)?(?:at|of|:|=)?\s*(\d{3})\b"
@@ -228,7 +229,7 @@ def _optics(mode: str, frame: Frame, reader: str, p: r.Planning) -> dict[str, in
     if mode == "absorbance":
         stated = frame.wavelengths[0].value if frame.wavelengths else None
         if stated is None and (m := _AT.search(text)):
-            stated = float(m.group(1))
+            stated = float(m.group(1) or m.group(2))
         if stated is None:
             raise Ask(
                 "At what wavelength (nm) should I read absorbance?",
