@@ -60,3 +60,21 @@ def test_a_role_word_keeps_its_labware_when_that_holds_the_liquid_and_asks_when_
     reservoirs = LABS["reservoirs"].view
     both = [lw for lw in reservoirs.labware.values() if lw.kind == "plate"]
     assert role_holder("elisa_plate", both, ["buffer"]) is None  # buffer sits in two troughs
+
+
+def test_a_move_after_a_well_to_well_transfer_asks_rather_than_carry_an_older_liquid() -> None:
+    result = RulePlanner().plan(
+        "Add 50 uL dye to plate_1 A1. Transfer 20 uL from plate_1 A1 to plate_1 B1, then 10 uL "
+        "into plate_1 C1.",
+        LABS["standard"].view,
+    )
+    assert result.kind == "clarification"
+
+
+def test_pooling_the_plural_of_a_liquid_takes_every_well_holding_it() -> None:
+    result = RulePlanner().plan(
+        "Pool the indexed libraries, 3 uL each, into pooldw A6", LABS["r8r_seq"].view
+    )
+    assert result.kind == "plan"
+    taken = {s.args["source_well"] for s in result.steps if s.command == "transfer"}
+    assert len(taken) == 32

@@ -9,6 +9,7 @@ import re
 
 from agents.task.planning import _resolve as r
 from agents.task.planning._frames import Frame, Place
+from agents.task.planning._labware_names import reservoir_like
 from agents.task.planning._outcomes import Ask
 from agents.task.planning._wellsets import SelectionError, WellSet
 from agents.task.planning.families._held import _ONTO, _holders_on_one_plate
@@ -40,12 +41,25 @@ _EACH_BEFORE = re.compile(
 )
 
 
+_THE_MANY = re.compile(r"\b(?:the|our|my|these|those)\s+$", _FLAGS)
+
+
+def _plural(m: object) -> bool:
+    """A liquid's name written in the plural ("indexed libraries" for "indexed library")."""
+    written, name = str(getattr(m, "written", "")).lower(), str(getattr(m, "name", "")).lower()
+    return written != name and written.endswith("s") and not name.endswith("s")
+
+
 def _each_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
     """The wells holding a liquid said as "each library", "all the samples", on one plate (or
     as what a stamp copies: "replicate the cells")."""
     copied = _copies(frame)  # "stamp the cells onto assay_plate": every well holding them
     for m in frame.ents.liquids:
-        said = _EACH_BEFORE.search(frame.text[: m.start]) or (copied and m is frame.liquid)
+        said = (
+            _EACH_BEFORE.search(frame.text[: m.start])
+            or (copied and m is frame.liquid)
+            or (_POOL.match(frame.text) and _THE_MANY.search(frame.text[: m.start]) and _plural(m))
+        )  # "pool the indexed libraries into A1": every well holding one
         if not said or m.name not in p.world.liquids:
             continue
         if _ONTO.search(frame.text[: m.start]) and m is not frame.liquid:
@@ -166,3 +180,12 @@ def _unnamed_sources(
         ]
         raise Ask("Which plate should I copy from?", ["source"], full or r.work_plates(p.world))
     return []
+
+
+def bulk_liquid(world: r.World, lw: str, wells: list[str]) -> str | None:
+    """The one liquid in the trough well a clause took from by its place ("From res A3
+    dispense 25 uL into X, then 25 uL into Y": Y gets the same); None for a plate's wells."""
+    if len(wells) != 1 or not reservoir_like(world.labware(lw)):
+        return None
+    held = world.contents.get((lw, wells[0]), {})
+    return next(iter(held)) if len(held) == 1 else None

@@ -42,7 +42,7 @@ from agents.task.planning.families._places import (
     copies_layout,
 )
 from agents.task.planning.families._recognise import VERBS, detect
-from agents.task.planning.families._sources import _implicit_sources, _unnamed_sources
+from agents.task.planning.families._sources import _implicit_sources, _unnamed_sources, bulk_liquid
 from agents.task.planning.families._tip_nouns import per_named
 from agents.task.planning.families._worked import plural
 from agents.task.planning.families._written import written_liquid
@@ -312,6 +312,7 @@ def _ops(
         else:
             src_wells = list(dict.fromkeys(w for lw, ws_ in src_sets for w in (ws_ or [])))
         name = f"{src_lw} {pairing.span(src_wells)}"
+        p.liquid = bulk_liquid(world, src_lw, src_wells)  # "..., then 25 uL into A2-P2"
     else:
         if _FROM_WELLS.search(frame.text):  # "take 200 uL of medium from each well into X"
             raise Ask("Which plate should I take it from?", ["source"], r.work_plates(world))
