@@ -12,7 +12,7 @@ from dataclasses import replace
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import Read, _read, fold_into_previous
+from agents.task.planning._reading import Read, _folded, _read, fold_into_previous
 from agents.task.planning.families import Family
 from agents.task.planning.families._places import _copies
 from agents.task.planning.families._recognise import VERBS
@@ -51,6 +51,7 @@ def _said_dests(frame: Frame, family: Family | None) -> bool:
 def dests_first(read_in: list[tuple[Frame | None, Family | None]]) -> None:
     """Give the plates a lead-in says receive to the move right after it when that move names
     no destination (and never one of those plates as what it takes from)."""
+    _wells_first(read_in)
     for i, (said, fam) in enumerate(read_in[:-1]):
         if said is None or not _said_dests(said, fam):
             continue
@@ -117,3 +118,29 @@ def copy_carried(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
                 continue
         out.append((frame, fam))
     return out
+
+
+def _wells_first(read_in: list[tuple[Frame | None, Family | None]]) -> None:
+    """ "Onto agar_96 column 1, spot 2 uL of each culture in S column 1": a lead-in of no verb
+    that names one plate's wells to go onto is the destination of the move after it (folded
+    into that move), when that move names no destination of its own."""
+    for i in range(len(read_in) - 2, -1, -1):
+        said, fam = read_in[i]
+        nxt, nxt_fam = read_in[i + 1]
+        if said is None or fam is not None or nxt is None or nxt_fam is None:
+            continue
+        if nxt_fam.name != "transfer" or any(role == "dest" for role, _ in nxt.places):
+            continue
+        if not _ONTO.match(said.text) or said.ents.volumes() or said.ents.liquids:
+            continue
+        if (
+            len(said.places) != 1
+            or said.places[0][1].labware is None
+            or not said.places[0][1].wells
+        ):
+            continue
+        if said.clause.sentence != nxt.clause.sentence:
+            continue
+        nxt.places += [("dest", said.places[0][1])]
+        nxt.extra["folded"] = [said.clause, *_folded(nxt)]
+        del read_in[i]
