@@ -1,9 +1,11 @@
 """Pure-text stages a standard curve leans on: role words, lead-in diluents, series lists."""
 
 from agents.task.planning._liquid_names import role_labels
+from agents.task.planning._normalise import normalise
 from agents.task.planning._phrasings import rephrase
 from agents.task.planning._series import series
 from agents.task.planning._using_first import using_after
+from agents.task.planning._well_aliases import named_wells
 
 
 def test_a_diluent_role_said_before_its_liquid_is_no_liquid_of_its_own() -> None:
@@ -35,3 +37,18 @@ def test_leave_in_each_is_a_series_final_volume() -> None:
 def test_a_series_read_past_the_column_number_before_it() -> None:
     found = series("elisa_p1 column 1, 4000, 2000, 1000, 500 pg/mL and 0 in A1-E1", 2.0)
     assert found is not None and found.points == 4 and found.blanks == 1
+
+
+def test_wells_named_by_the_request_are_written_as_wells() -> None:
+    out = named_wells("Label wells A1-G1 of p1 as S1-S7. Add 100 uL X to S2-S7 and 200 uL Y to S1.")
+    assert "S2" not in out and "p1 B1-G1" in out and out.endswith("to A1.")
+
+
+def test_names_that_do_not_fit_their_wells_are_left_alone() -> None:
+    text = "Label wells A1-G1 as S1-S5. Add 100 uL X to S2."
+    assert named_wells(text) == text
+
+
+def test_numbered_steps_on_one_line_become_lines() -> None:
+    out = normalise("Std curve: 1. 100 uL X into A2-A8. 2. 200 uL Y into A1.").text
+    assert len(out.splitlines()) >= 3

@@ -31,6 +31,7 @@ from agents.task.planning._programme_tables import count_blocks, goto_lists, pro
 from agents.task.planning._spelling import keywords, units
 from agents.task.planning._tables import rewrite as rewrite_tables
 from agents.task.planning._volume_sheets import rewrite as volume_sheets
+from agents.task.planning._well_aliases import named_wells
 
 # A placeholder is a word of its own: «q0», «q1», ...
 PLACEHOLDER = re.compile(r"«q(\d+)»")
@@ -312,9 +313,20 @@ def _aside(m: re.Match[str]) -> str:
     return f" ({inner}) "
 
 
+# "Std curve: 1. 100 uL TE into A2-A8. 2. 200 uL stock into A1. 3. ...": numbered steps pasted
+# onto one line, each its own line (as a numbered list is read)
+_INLINE_STEP = re.compile(r"(?<=[.;:!])[ \t]+(?=\d{1,2}[.)][ \t]+\S)")
+_FIRST_STEPS = re.compile(r"(?:^|[.;:!][ \t]+)1[.)][ \t]+\S[^\n]*?[.;!][ \t]+2[.)][ \t]+\S")
+
+
+def _inline_steps(text: str) -> str:
+    return _INLINE_STEP.sub("\n", text) if _FIRST_STEPS.search(text) else text
+
+
 def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
     text = count_blocks(unicodedata.normalize("NFC", request))  # "35 cycles of" + indented steps
+    text = named_wells(_inline_steps(text))
     text = rewrite_tables(volume_sheets(conc_tables(nested(unwrapped(text))))).translate(_CHARS)
     text = dashed(
         one_line(text)

@@ -1,7 +1,11 @@
-"""A dilution's diluent said before the sentence: "Using the standard diluent, make a 2-fold
-series of X in A1-H1" is "make a 2-fold series of X in A1-H1 using the standard diluent",
-where the dilution reads its diluent ("using", "with"). Only a lead-in naming a liquid (never a
-head, tips or a pipette) before a dilution's sentence. Pure text."""
+"""What a sentence says before its command, moved to where the command reads it:
+
+- a dilution's diluent: "Using the standard diluent, make a 2-fold series of X in A1-H1" is
+  "make a 2-fold series of X in A1-H1 using the standard diluent" (only a lead-in naming a
+  liquid, never a head, tips or a pipette, before a dilution's sentence);
+- the plate named before: "On the same plate, put 200 uL X in A3 ..." is "put 200 uL X in A3
+  ...", whose wells are on the plate the request last named.
+Pure text."""
 
 from __future__ import annotations
 
@@ -20,8 +24,18 @@ _DILUTION = re.compile(
 )
 
 
+_SAME_PLATE = re.compile(
+    r"(?:(?<=^)|(?<=[.;\n]\s)|(?<=\n))(?:on|in|onto|into|using|for)\s+(?:the\s+)?(?:same|that)\s+plate"
+    r"\s*,\s*(?=[a-z])",
+    _FLAGS,
+)
+
+
 def using_after(text: str) -> str:
-    """``text`` with a diluent said before its dilution's sentence moved to that sentence's end."""
+    """``text`` with a diluent said before its dilution's sentence moved to that sentence's end,
+    and "On the same plate," before a command dropped (its wells are on that plate)."""
+    if "plate" in text:
+        text = _SAME_PLATE.sub("", text)
     if not re.search(r"\b(?:using|with)\b", text, _FLAGS):
         return text
     return _LEAD.sub(
