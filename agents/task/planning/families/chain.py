@@ -20,6 +20,7 @@ from agents.task.planning._frames import Frame
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning._wellsets import WellSet
+from agents.task.planning._world import World
 from agents.task.planning.families import Family
 from agents.task.planning.families import _chains as geometry
 
@@ -30,9 +31,8 @@ CHAIN_WORDS = re.compile(
     r"|\bcolumn\s+to\s+column\b|\brow\s+to\s+row\b|\bserial\s+(?:(?:1:\d+|\d+-fold|\d+x)\s+)?transfers?\b|\bonwards?\b|\bchain\b"
     r"|\bsuccessive(?:ly)?\b|\b(?:moving|carrying|carry|carried|passing|passed)\b|\bmoved\s+each\b"
     r"|\b(?:moved|transferred)\s+(?:along|down|across|on)\b"
-    # "transfer 100 uL down the column (from) A1 to G1": well to well along it
-    r"|\d\s*[uµm][lL]\s+(?:down|across|along)\s+the\s+(?:column|row)\s+(?:from\s+)?[A-Pa-p]\d{1,2}"
-    r"\s*(?:to|-|–|through|->)\s*[A-Pa-p]\d{1,2}\b"
+    # "transfer 100 uL down the column (A1 to G1 | to G3 | stopping at G3)": well to well
+    r"|\d\s*[uµm][lL]\s+(?:down|across|along)\s+the\s+(?:column|row)\b(?!\s+(?:of|on|in)\b)"
     r"|\bsteps?\s+of\s+\d|-fold\s+steps\b|\d\s*(?:u[lL]|µ[lL])\s+steps?\b"
     r"|\b(?:down|across|along)\s+(?:each|every|both)\s+(?:columns?|rows?)\s+to\s+[A-Pa-p]\d"
     r"|\b(?:continue|carry\s+on|keep\s+going|proceed)\s+(?:down\s+|across\s+|along\s+)?(?:to|until|through)\b",
@@ -220,6 +220,11 @@ def _down(frame: Frame) -> bool | None:
     return geometry.direction(frame)
 
 
+def _all_empty(world: World, plate: str, chains: list[list[str]]) -> bool:
+    """No well a chain carries into holds anything yet (no diluent to dilute into)."""
+    return all(world.well_volume(plate, w) <= 0 for c in chains for w in c[1:])
+
+
 def build(frame: Frame, p: r.Planning) -> str:
     world = p.world
     header: Frame | None = frame.extra.get("header")  # type: ignore[assignment]
@@ -235,6 +240,12 @@ def build(frame: Frame, p: r.Planning) -> str:
         raise Refuse("a dilution chain needs at least two wells", "nothing_to_do")
     t = r.quantity(frame.volume, frame, "How many uL should each step carry?", "volume")
     r.positive_volume(t, frame.volume.text if frame.volume else "")
+    if header is not None and header.ents.fold is None and _all_empty(world, plate, chains):
+        raise Ask(  # "Serial dilution of X in Y: 200 uL X into A1, then 100 uL along the row"
+            "The wells after the first hold nothing yet: how many-fold should each step dilute?",
+            ["fold"],
+            ["2-fold", "3-fold", "10-fold"],
+        )
     ents = frame.ents
     said = header.ents if header is not None else None
     if ents.no_mix or (said is not None and said.no_mix and not ents.mix):
