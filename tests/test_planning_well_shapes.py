@@ -5,9 +5,12 @@ a form's fields, whatever their keys, say one request (a tip field never names w
 from __future__ import annotations
 
 import pytest
+from test_rule_planner import LAB
 
 from agents.task.planning._tables import rewrite
 from agents.task.planning._wellsets import find_all
+from agents.task.planning.models import Clarification, Plan
+from agents.task.planning.rules import RulePlanner
 
 _RING = [f"A{c}" for c in range(1, 13)] + [f"{r}{c}" for r in "BCDEFG" for c in (1, 12)]
 
@@ -59,3 +62,29 @@ def test_a_letter_span_before_a_count_is_no_column() -> None:
 )
 def test_a_forms_fields_say_one_request(form: str, said: str) -> None:
     assert rewrite(form) == said
+
+
+def test_a_plate_map_table_becomes_one_item_per_row_under_its_plate() -> None:
+    table = "| well | liquid | volume |\n|---|---|---|\n| A1 | buffer | 100 uL |\n| A2 | dye | 40 |"
+    assert rewrite(table + "\nplate: plate_1") == ("plate_1:\n- A1: 100 uL buffer\n- A2: 40 uL dye")
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "Add 20 uL dye to plate_1 A1; also B1 and C1",
+        "Put 20 uL dye into plate_1 A1, then B1-C1 as well",
+        "plate_1 A1 gets 20 uL dye; B1-C1 gets the same",
+        "Add dye:\n- plate_1 A1: 20 uL\n- plate_1 B1-C1: same",
+    ],
+)
+def test_a_repeat_said_with_only_places_takes_the_clause_before(request_: str) -> None:
+    result = RulePlanner().plan(request_, LAB)
+    assert isinstance(result, Plan)
+    moved = [w for s in result.steps for w in s.args.get("destination_wells", [])]
+    assert sorted(moved) == ["A1", "B1", "C1"]
+
+
+def test_a_repeat_after_two_moves_said_together_is_asked_about() -> None:
+    result = RulePlanner().plan("Add 50 uL buffer to plate_1 A1 and 50 uL dye to A2; also B1", LAB)
+    assert isinstance(result, Clarification)

@@ -6,11 +6,13 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agents.task.planning._frames import Frame
+from agents.task.planning._frames import Frame, Place
 from agents.task.planning._reading import _reread
 from agents.task.planning._wellsets import WellSet
 from agents.task.planning.families import Family
 
+# what a bare repeat names first: wells, rows, columns or a plate id ("plate_2", "rxn_96b")
+_PLACES = r"(?=(?:the\s+)?(?:rows?|columns?|cols?|wells?|[A-Pa-p]\d{1,2}|[\w-]*(?:\d|_)[\w-]*)\b)"
 _SAME = re.compile(
     r"^(?:(?:do|repeat)\s+)?(?:the\s+)?(?:same|this|that|it)(?:\s+again)?\s+(?:for|to|with|in|on|into|onto)\b"
     r"|^repeat\s+(?:for|with|on|in|into|to)\b|^(?:again|likewise)\s+(?:for|to|in|into|on|with)\b"
@@ -19,6 +21,34 @@ _SAME = re.compile(
     r"similarly)\W*$",
     re.IGNORECASE,
 )
+
+# "also B1 and C1", "column 2 as well", "plate_2 A1-A4 too", "row B gets the same": only
+# places, said to take what the clause before did (read in the clause as written: the cleaned
+# text has lost its "also")
+_ALSO = re.compile(
+    rf"^(?:(?:and|then)\s+)*also\s+(?:(?:in(?:to)?|to|for|on)\s+)?{_PLACES}[^,;]{{0,60}}$"
+    rf"|^(?:(?:and|then)\s+)*(?:(?:in(?:to)?|to|for|on)\s+)?{_PLACES}[^,;]{{0,60}}?\s+"
+    r"(?:as\s+well|too|likewise|gets?\s+the\s+same(?:\s+(?:volume|amount|treatment))?)\W*$"
+    rf"|^{_PLACES}[^,;:]{{0,60}}?\s*[:=-]\s*(?:the\s+)?same(?:\s+(?:volume|amount|again))?\W*$"
+    # "2) repeat for row B / 3) and row C": nothing but places after "and"
+    r"|^(?:and|then|plus)\s+(?:(?:the|rows?|columns?|cols?|wells?|and|of|on|in|[A-Pa-p]\d{0,2}"
+    r"|\d{1,2}|[\w-]*[\d_][\w-]*)(?:\s*[-–,&]\s*|\s+|$))+$",
+    re.IGNORECASE,
+)
+
+
+def repeats(frame: Frame, out: list[tuple[Frame, Family]]) -> bool:
+    """A clause that says to do the clause before again, for its own places; "also B1" after
+    two moves said together ("buffer to A1 and dye to A2; also B1") does not say which."""
+    if _SAME.match(frame.text):
+        return True
+    if not out or not _ALSO.match(frame.clause.said.strip(" .;,")):
+        return False
+    last = out[-1][0]
+    return not any(
+        f.clause.sentence == last.clause.sentence and f.extra.get("kind") != "setting"
+        for f, _ in out[:-1]
+    )
 
 
 def _again_before(frame: Frame, out: list[tuple[Frame, Family]]) -> list[tuple[Frame, Family]]:
@@ -47,6 +77,8 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
     wells = ents.wellsets[0] if ents.wellsets else None
     if lab is None and wells is None:
         return _other_liquid(frame, prev, prev.clause.text, []) if ents.liquids else None
+    if (pair := _both_places(frame, prev)) is not None:
+        return _other_liquid(frame, prev, prev.clause.text, pair)  # "same for X B1 into Y B1-B3"
     place = next((pl for pl in (prev.dest, prev.head, prev.source) if not pl.empty), prev.head)
     text = prev.clause.text
     if place.empty and prev.family == "transfer" and not prev.places:
@@ -79,6 +111,28 @@ def _again(frame: Frame, prev: Frame) -> tuple[Frame, Family] | None:
             return None
         edits.append((place.labware.start, place.labware.end, lab.written or lab.name))
     return _other_liquid(frame, prev, text, edits)
+
+
+def _both_places(frame: Frame, prev: Frame) -> list[tuple[int, int, str]] | None:
+    """The edits that put a repeat's own source and destination (plate and wells each) in
+    place of the clause before's, or None when either says less."""
+    source = frame.source
+    if source.empty and len(frame.ents.labware) == 2 and len(frame.ents.wellsets) == 2:
+        # "same for cpd B1 into rxn B1-B3": the place after "for" is where it comes from
+        source = Place(
+            next(m for m in frame.ents.labware if m is not frame.dest.labware),
+            next(w for w in frame.ents.wellsets if w is not frame.dest.wells),
+        )
+    said = (source, frame.dest, prev.source, prev.dest)
+    if not all(p.labware is not None and p.wells is not None for p in said):
+        return None
+    edits = []
+    for new, old in ((source, prev.source), (frame.dest, prev.dest)):
+        lab, wells = new.labware, new.wells
+        assert lab is not None and wells is not None and old.labware and old.wells
+        edits.append((old.labware.start, old.labware.end, lab.written or lab.name))
+        edits.append((old.wells.start, old.wells.end, wells.text))
+    return edits
 
 
 def _spelled(wells: WellSet | None) -> str:

@@ -60,6 +60,7 @@ _RUN = r"[A-Pa-p]\d{1,2}(?:\s*(?:-|:|\s(?:to|through|thru)\s)\s*[A-Pa-p]\d{1,2})
 _VOLUME_START = re.compile(
     r"\s*(?:,|/|\band\b)\s*(?:and\s+)?(?![\d.]+\s*[um]l\s[^,]*?\bin(?:to)?\s+(?:the\s+)?[\d.]+\s*[um]l)"
     r"(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
+    r"|the\s+same\s+(?:volume|amount)\s+of\s"  # "..., and the same volume of dye to B1-B6"
     rf"|(?:{_RUN}|(?:columns?|cols?|rows?)\s+[A-Pa-p\d]{{1,2}})"
     r"\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
     _FLAGS,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from agents.task.planning._again import _SAME, _again, _again_before
+from agents.task.planning._again import _again, _again_before, repeats
 from agents.task.planning._frames import Frame, read
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._mix_joins import fold_mix, mixes_step_before
@@ -122,7 +122,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             out[-1] = chained  # "transfer 100 uL from A1 to A2, mix, and continue to A8"
             out[-1][0].extra["folded"] = [*_folded(prev[0]), frame.clause]
             continue
-        if prev is not None and _SAME.match(frame.text) and (again := _again(frame, prev[0])):
+        if prev is not None and repeats(frame, out) and (again := _again(frame, prev[0])):
             out.extend(_again_before(frame, out))  # "100 uL out, 100 uL in. Same for row B."
             frame, family = again  # "..., then do the same for row B"
         if (

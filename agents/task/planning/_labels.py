@@ -98,7 +98,9 @@ def heading_line(line: str, verbs: str) -> bool:
 
 
 _FOLLOWS = re.compile(
-    r"\b(?:as\s+follows|(?:the\s+)?following(?:\s+[\w-]+){0,3}|below)\s*[.,]?\s*$", re.IGNORECASE
+    r"\b(?:as\s+follows|(?:the\s+)?following(?:\s+[\w-]+){0,3}|below|like\s+(?:this|so)"
+    r"|as\s+(?:shown|laid\s+out|listed))\s*[.,:]?\s*$",
+    re.IGNORECASE,
 )
 
 

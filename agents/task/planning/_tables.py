@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._layout_tables import layout_rows
+
 _FLAGS = re.IGNORECASE
 _SEP = re.compile(r"\s*(?:\t|\||,|;)\s*|\s{2,}")
 _SRC = re.compile(r"\b(?:source|src|from|origin|input)\b", _FLAGS)
@@ -127,6 +129,10 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
         said = f"{head or 'Add'} {volume} {fields.pop('liquid')} to {fields.pop('dest', '')}"
         wells = [fields.pop(k) for k in ("wells", "well") if k in fields]
         said += "".join(f" {w}" for w in wells)
+    elif "source" not in fields and {"dest", "volume"} <= set(fields):
+        # "Dispense stop mix. / Plate: X / Wells: ... / Volume: 5 uL": the head names the liquid
+        said = f"{head + ',' if head else 'Add'} {fields.pop('volume')} to {fields.pop('dest')}"
+        said += "".join(f" {fields.pop(k)}" for k in ("wells", "well") if k in fields)
     elif "source" not in fields or "dest" not in fields:
         return None
     else:
@@ -186,7 +192,7 @@ def rewrite(text: str) -> str:
         and sum(bool(_FIELD.match(p)) for p in parts) >= max(2, len(parts) - 1)
         and all(_FIELD.match(p) for p in parts[1:])
         else line
-        for line in text.split("\n")
+        for line in layout_rows(text).split("\n")
     ]
     for i, line in enumerate(lines):  # a line of only the two fields heads the pairs under it
         if (m := _INLINE_FIELDS.fullmatch(line.strip(" .;"))) and i + 1 < len(lines):

@@ -111,7 +111,12 @@ def assign_quantities(frame: Frame) -> None:
             frame.wavelengths.append(q)
     if (into := _INTO_N.search(text)) and frame.total is not None and frame.volume is None:
         frame.extra["aliquots"] = int(into.group(1))  # "split 1.5 mL ... into 3 aliquots"
-    counted = [q for q in frame.volumes if _COUNT_X.search(text[: q.start])]
+    counted = [  # "kinase buffer 1x 25 uL": a count that ends a liquid's name counts nothing
+        q
+        for q in frame.volumes
+        if (x := _COUNT_X.search(text[: q.start]))
+        and not any(m.start <= x.start() < m.end for m in frame.ents.liquids)
+    ]
     if counted:  # "split 4 mL into 8 x 500 uL aliquots": 500 uL a well, 4 mL in all
         said = _COUNT_X.search(text[: counted[0].start])
         frame.extra["aliquots"] = int(said.group(1)) if said else 0
