@@ -20,6 +20,12 @@ from agents.task.planning import _joins, _social
 from agents.task.planning._gapping import borrow, carried, gaps
 from agents.task.planning._items import lines_of
 from agents.task.planning._joins import (
+    RUN as _RUN,
+)
+from agents.task.planning._joins import (
+    VOLUME_START as _VOLUME_START,
+)
+from agents.task.planning._joins import (
     after_clause_start,
     bracketed,
     list_tips_apart,
@@ -54,16 +60,6 @@ _SENTENCE = re.compile(
 _PLACE_ONLY = re.compile(
     r"^\s*(?:[\w-]+\s+)?(?:wells?\s+)?[A-Za-z]\d{1,2}(?:\s*[-:]\s*[A-Za-z]\d{1,2})?"
     r"(?:\s*(?:->|to|into)\s*(?:[\w-]+\s+)?(?:well\s+)?[A-Za-z]\d{1,2})?\s*$"
-)
-# ", 200 uL dye into A1", ", H2:H8 get 150 uL": a second transfer; ", 20 uL into 180 uL": a step
-_RUN = r"[A-Pa-p]\d{1,2}(?:\s*(?:-|:|\s(?:to|through|thru)\s)\s*[A-Pa-p]\d{1,2})?"
-_VOLUME_START = re.compile(
-    r"\s*(?:,|/|\band\b)\s*(?:and\s+)?(?![\d.]+\s*[um]l\s[^,]*?\bin(?:to)?\s+(?:the\s+)?[\d.]+\s*[um]l)"
-    r"(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
-    r"|the\s+same\s+(?:volume|amount)\s+of\s"  # "..., and the same volume of dye to B1-B6"
-    rf"|(?:{_RUN}|(?:columns?|cols?|rows?)\s+[A-Pa-p\d]{{1,2}})"
-    r"\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
-    _FLAGS,
 )
 # "200 uL total each", "to 50 uL", "50 uL final": a level the wells end at, not an amount
 _LEVEL = re.compile(

@@ -189,3 +189,15 @@ DISCARDED = (
     r"|(?:discard|dump|trash|throw\s+(?:away|out)|dispose)(?:\s+(?:of\s+)?(?:it|them))?"
     r"(?:\s+(?:to|into|in)\s+(?:the\s+)?(?:liquid\s+)?(?:waste|trash|bin)\b)?\s*(?:[.;,)!]|$)"
 )
+
+
+# ", 200 uL dye into A1", ", H2:H8 get 150 uL": a second transfer; ", 20 uL into 180 uL": a step
+RUN = r"[A-Pa-p]\d{1,2}(?:\s*(?:-|:|\s(?:to|through|thru)\s)\s*[A-Pa-p]\d{1,2})?"
+VOLUME_START = re.compile(
+    r"\s*(?:,|/|\band\b)\s*(?:and\s+)?(?![\d.]+\s*[um]l\s[^,]*?\bin(?:to)?\s+(?:the\s+)?[\d.]+\s*[um]l)"
+    r"(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
+    r"|the\s+same\s+(?:volume|amount)\s+of\s"  # "..., and the same volume of dye to B1-B6"
+    rf"|(?:{RUN}|(?:columns?|cols?|rows?)\s+[A-Pa-p\d]{{1,2}})"
+    r"\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
+    re.IGNORECASE,
+)
