@@ -78,3 +78,14 @@ def test_pooling_the_plural_of_a_liquid_takes_every_well_holding_it() -> None:
     assert result.kind == "plan"
     taken = {s.args["source_well"] for s in result.steps if s.command == "transfer"}
     assert len(taken) == 32
+
+
+def test_a_trough_said_to_use_is_the_source_and_the_reservoir_alone_on_three_troughs_is_asked() -> (
+    None
+):
+    used = "Assay diluent → blk384 rows A–D, 20 uL each (use the 12-channel reservoir)"
+    assert _sources(used, "r8r_immuno") == {("rgt", "A3")}
+    result = RulePlanner().plan(
+        "Add 100 uL to every well of elisa96 from the reservoir.", LABS["r8r_immuno"].view
+    )
+    assert result.kind == "clarification"

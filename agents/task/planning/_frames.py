@@ -29,7 +29,12 @@ from agents.task.planning._wellsets import WellSet
 
 _FLAGS = re.IGNORECASE
 # "starting from B3" says where a run of wells begins, not where liquid comes from
-_FROM = re.compile(r"(?<!starting\s)(?<!beginning\s)\b(?:from|out\s+of|off)\b", _FLAGS)
+_FROM = re.compile(
+    r"(?<!starting\s)(?<!beginning\s)\b(?:from|out\s+of|off)\b"
+    # "(use the 12-channel reservoir)": a trough said to use is where the liquid comes from
+    r"|\b(?:use|using)(?=\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:reservoirs?|troughs?)\b)",
+    _FLAGS,
+)
 _TO = re.compile(
     r"\b(?:to|into|onto|in|across|down|over|throughout|along|among|amongst|between|on|at)\b|->",
     _FLAGS,

@@ -41,12 +41,17 @@ def reservoir_like(lw: object) -> bool:
     return rows * cols <= 12 and getattr(lw, "well_max_volume_ul", 0) >= 2000
 
 
-def _by_hint(plates: list[Any], hints: tuple[str, ...]) -> str | None:
+def _by_hint(plates: list[Any], hints: tuple[str, ...], said: str = "") -> str | None:
     """The one labware whose id or type contains a hint word, or for "reservoir" and
     "trough" the one reservoir-like labware (None if none or several)."""
     matches = [lw.id for lw in plates if any(h in f"{lw.id} {lw.type}".lower() for h in hints)]
-    if not matches and {"reservoir", "trough"} & set(hints):
-        matches = [lw.id for lw in plates if reservoir_like(lw)]
+    if {"reservoir", "trough"} & set(hints):
+        troughs = [lw.id for lw in plates if reservoir_like(lw)]
+        literal = [n for n in matches if said.lower().rstrip("s") in n.lower()]
+        if not matches or (len(troughs) > 1 and not literal):
+            # "the reservoir" on a bench of three troughs, one of them "bigtrough": which one
+            # is not said (the liquid named with it decides, or the planner asks)
+            matches = troughs if not matches else []
     return matches[0] if len(matches) == 1 else None
 
 
@@ -156,7 +161,7 @@ def described(
     for word, hints in _LABWARE_WORDS.items():
         for m in re.finditer(rf"\b(?:the\s+)?{re.escape(word)}\b", text, _FLAGS):
             if free(m.start(), m.end()):
-                add(_by_hint(plates, hints), m.start(), m.end())
+                add(_by_hint(plates, hints, word), m.start(), m.end())
     for m in _ID_WORD.finditer(text):
         if free(m.start(), m.end()):
             found = _by_id_word(plates, m.group("word"))
