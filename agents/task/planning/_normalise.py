@@ -254,6 +254,14 @@ _ITEM_COLON = re.compile(
     r"(?:\s+(?!(?:in|of|on|at|to|into|from|for|with)\b)[A-Za-z][\w%+.-]*){0,2})\s*:\s*"
     r"(?=\d+(?:\.\d+)?\s*(?:u|µ|m)[lL]\b)",
 )
+
+
+def _item_colons(line: str) -> str:
+    """``line`` with its items' colons dropped when it lists two or more such items ("A1 DMSO:
+    10 uL, A2 DPBS: 15 uL"); one alone may be a heading ("A1 stock: 200 uL, then ...")."""
+    return _ITEM_COLON.sub(r"\1 ", line) if len(_ITEM_COLON.findall(line)) > 1 else line
+
+
 _IS = re.compile(
     r"\b(\w+)'s\s+(?=(?:in|on|at|already|currently|now|still|sitting|loaded|there|empty|full)\b)",
     re.IGNORECASE,
@@ -358,7 +366,7 @@ def normalise(request: str) -> Normalised:
     )  # "50 ul. of buffer": an abbreviation, not a sentence end
     text = _HOURS_MINUTES.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} min", text)
     text = _MINUTES_SECONDS.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} s", text)
-    text = _ITEM_COLON.sub(r"\1 ", text)  # "A1 DMSO: 10 uL": an item's volume
+    text = "\n".join(_item_colons(line) for line in text.split("\n"))
     text = _IS.sub(r"\1 is ", text)  # "Buffer's in the trough": a fact, not a possessive
     text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
     text = goto_lists(text)  # "5) go to step 2, 29 more times": steps 2-4 thirty times

@@ -43,11 +43,14 @@ def written_liquid(frame: Frame) -> str | None:
     words = _words(frame, frame.text[:cut])
     vols = [q.start for q in frame.ents.quantities if q.kind == "volume"]
     before = [end(pl) for _, pl in frame.places if end(pl) <= vols[0]] if vols else []
-    if not words and before:
+    if not words and before and _ITEM_LIQUID.fullmatch(frame.text[max(before) : vols[0]]):
         # "row C water 20 uL", "Add row C with DMSO 10 uL": a plate map item, its liquid
-        # between its wells and its volume
+        # between its wells and its volume (a few words, nothing else)
         words = _words(frame, frame.text[max(before) : vols[0]])
     return " ".join(words) or None
+
+
+_ITEM_LIQUID = re.compile(r"\s*(?:with\s+)?[A-Za-z][\w%+.-]*(?:\s+[A-Za-z][\w%+.-]*){0,2}\s*:?\s*")
 
 
 def _words(frame: Frame, head: str) -> list[str]:
