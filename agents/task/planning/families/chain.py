@@ -33,6 +33,9 @@ CHAIN_WORDS = re.compile(
     r"|\b(?:moved|transferred)\s+(?:along|down|across|on)\b"
     # "transfer 100 uL down the column (A1 to G1 | to G3 | stopping at G3)": well to well
     r"|\d\s*[uµm][lL]\s+(?:down|across|along)\s+the\s+(?:column|row)\b(?!\s+(?:of|on|in)\b)"
+    # "transfer 100 uL down the column, mixing each time": a volume carried along a line, mixed
+    r"|\b(?:transfer|move|pipette|pass)\s+\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\s+(?:down|across|along)\b"
+    r"(?=[^;]*\bmix|\s+(?:the\s+)?(?:columns?|cols?|rows?)\b[^;]*?\bfrom\s+[A-Pa-p]\d{1,2}\s+(?:to|through|thru)\s+[A-Pa-p]\d)"
     r"|\bsteps?\s+of\s+\d|-fold\s+steps\b|\d\s*(?:u[lL]|µ[lL])\s+steps?\b"
     r"|\b(?:down|across|along)\s+(?:each|every|both)\s+(?:columns?|rows?)\s+to\s+[A-Pa-p]\d"
     r"|\b(?:continue|carry\s+on|keep\s+going|proceed)\s+(?:down\s+|across\s+|along\s+)?(?:to|until|through)\b",
