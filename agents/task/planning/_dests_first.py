@@ -79,7 +79,10 @@ def _details(frame: Frame, family: Family | None, head: Frame) -> bool:
         and bool(frame.ents.volumes())
         and not VERBS.match(frame.text)
         and not frame.ents.liquids
-        and all(role == "dest" for role, pl in frame.places if pl.labware is not None)
+        and (  # (a copy that names no plate: "Create a replica plate. 10 uL from X into Y.")
+            not head.places
+            or all(role == "dest" for role, pl in frame.places if pl.labware is not None)
+        )
     )
 
 
@@ -90,6 +93,10 @@ def copy_details(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
 
 # "ON_culture -> glyc_plate, 10 uL", "then ON_culture to glyc_plate": a plate, then a plate
 _PLATE_TO_PLATE = re.compile(r"^(?:then\s+)?\S+\s*(?:->|\bto\b|\binto\b|\bonto\b)\s*\S+", _FLAGS)
+
+
+# "Create a replica plate. 10 uL from X into Y": the copy's amount, source and destination
+_FROM_INTO = re.compile(r"^[\d.]+\s*[uµm]l\s+(?:from|of)\s+\S+\s+(?:to|into|onto|->)\s", _FLAGS)
 
 
 def copy_carried(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
@@ -105,7 +112,10 @@ def copy_carried(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
             and _copies(prev)
             and not _copies(frame)
             and not VERBS.match(frame.text)
-            and _PLATE_TO_PLATE.match(frame.text)
+            and (
+                _PLATE_TO_PLATE.match(frame.text)
+                or (not prev.places and _FROM_INTO.match(frame.text))
+            )
             and len(frame.places) == 2
             and all(pl.labware is not None and pl.wells is None for _, pl in frame.places)
             and not frame.ents.liquids

@@ -91,11 +91,18 @@ def _map_items(text: str) -> list[str] | None:
     return pieces if end else None
 
 
+# "Stamp X -> Y (2 uL) and X -> Z (2 uL)": a second plate -> plate pair of the copy
+_ARROW_GAP = re.compile(r"(?:\s*,\s*(?:and\s+)?|\s+and\s+)(?=[A-Za-z][\w-]*\s*(?:->|→|=>)\s*\S)")
+
+
 def gaps(text: str, cleaned: str) -> list[str]:
     """``text`` cut where a second (place, liquid) pair of its verb starts; ``cleaned`` is
     the same text without its lead-ins ("please"), which says the verb."""
     if "," in text and (items := _map_items(text)):
         return items
+    arrow = _ARROW_GAP.search(text) if _COPY.match(cleaned) else None
+    if arrow is not None and re.search(r"->|→|=>", text[: arrow.start()]):
+        return [text[: arrow.start()], text[arrow.end() :]]
     pair = _PAIR_GAP.search(text) if _MOVE.match(cleaned) else None
     first, second = (text[: pair.start()], text[pair.end() :]) if pair else ("", "")
     if pair and _MOVED.search(first) and all(re.search(_VOLUME, t) for t in (first, second)):

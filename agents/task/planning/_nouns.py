@@ -16,7 +16,7 @@ _COPY_NOUN = re.compile(
     # "a 1:1 copy", "an exact replica", "a full-plate copy": what kind of copy
     r"(?:(?:1:1|one-to-one|exact|identical|full|complete|whole|full-plate|whole-plate|straight|"
     r"backup|back-up|working|glycerol|glycerol-stock|assay|screening|archive|storage|"
-    r"\w+(?:-\w+)+)[\s-]+)?"  # "two assay-ready daughter plates"
+    r"\w+(?:-\w+)+|[A-Z]{2,5}|second|third|spare|fresh|new|quick|extra)[\s-]+)?"  # "a QC copy"
     r"(?:(?:replicate|replica|copy|duplicate|daughter|clone|mirror|stamped|carbon)[\s-]+)?"
     r"(?:replicates?|replicas?|cop(?:y|ies)|duplicates?|daughters?|clones?|mirrors?)"
     r"(?:[\s-]+plates?)?\s+(?:of|from)\s+",
@@ -64,7 +64,7 @@ def as_verb(text: str) -> str:
 _COPY_COUNT = re.compile(
     r"\b(?:make|create|prepare|set\s+up|generate|produce|pour)\s+(?:me\s+|us\s+)?"
     r"(two|three|four|[2-4])\s+(?:(?:exact|identical|full|assay|screening|archive|storage|"
-    r"backup|working|glycerol|\w+(?:-\w+)+)[\s-]+)?"
+    r"backup|working|glycerol|\w+(?:-\w+)+|[A-Z]{2,5}|spare|fresh|new|extra)[\s-]+)?"
     r"(?:(?:replicate|replica|copy|duplicate|daughter|clone|mirror)"
     r"[\s-]+)?(?:replicates|replicas|copies|duplicates|daughters|clones|mirrors|plates)\b",
     _FLAGS,

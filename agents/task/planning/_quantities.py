@@ -167,8 +167,8 @@ def number(text: str) -> float:
     return float(low.replace(",", ""))
 
 
-_LISTED = re.compile(
-    r"(?<![\w.:/])(\d+(?:\.\d+)?)((?:\s*(?:,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(?P<unit>u[lL]|µl|ml|mL|nm)\b"
+_LISTED = re.compile(  # (never from a range's end: "columns 1-6 and 7-12, 50 uL" is one volume)
+    r"(?<![\w.:/\-–])(\d+(?:\.\d+)?)((?:\s*(?:,|and|or|&)\s*\d+(?:\.\d+)?)+)\s*(?P<unit>u[lL]|µl|ml|mL|nm)\b"
 )
 
 

@@ -59,6 +59,7 @@ class Planning:
     tips: str | None = None  # likewise ("fresh tips throughout")
     rack: str | None = None  # likewise ("use tips_50")
     named: list[str] = field(default_factory=list)  # the plates the whole request names
+    fresh: dict[str, str] = field(default_factory=dict)  # "the new plate" -> the plate it was
     # What a heading ("Cherry-pick from samples into dest_plate:") or a fact ("the TMB is in
     # reservoir A3") said, for the clauses after it that leave it out.
     head_source: str | None = None

@@ -43,7 +43,8 @@ def shared_volume(read_in: Read) -> None:
             continue
         if _EACH_AT_END.search(said.text):
             _give(read_in, said, _before(read_in, i, said), i)
-        elif _EACH_FIRST.search(said.text):
+        elif _EACH_FIRST.search(said.text) or fam is not None:  # (or the verb's own volume:
+            # "Transfer 30 uL of X A1 into Y A1-A3; X A2 into B1-B3": the verb and it elided)
             after = []
             for k in range(i + 1, len(read_in)):
                 frame, family = read_in[k]

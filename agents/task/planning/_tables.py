@@ -73,6 +73,7 @@ def _row(cells: list[str], roles: list[str], unit: str) -> str | None:
 # "source plate: samples", "- destination: dest_plate", "volume = 10 uL": a form's fields.
 _FIELD = re.compile(
     r"^\s*(?:[-*+]\s+)?(?P<key>source(?:\s+(?:plate|labware))?|src|from|origin|"
+    r"(?:mother|parent|daughter)(?:\s+(?:plate|block))?|"
     r"(?:dest(?:ination)?|dst|target)(?:\s+(?:plate|labware|wells?))?|to|"
     r"(?:(?:transfer|dispense)\s+)?(?:volume|vol|amount)(?:\s*(?:per|/)\s*well|\s+each)?|"
     r"liquid|reagent|solution|wells?|columns?|rows?|channels?|pipett?e?|head|plate|labware"
@@ -82,7 +83,8 @@ _FIELD = re.compile(
 )
 _KEYS = {"src": "source", "from": "source", "origin": "source", "dst": "dest", "to": "dest",
          "target": "dest", "destination": "dest", "vol": "volume", "plate": "dest",
-         "labware": "dest", "reagent": "liquid", "solution": "liquid"}  # fmt: skip
+         "labware": "dest", "reagent": "liquid", "solution": "liquid", "mother": "source",
+         "parent": "source", "daughter": "dest"}  # fmt: skip
 _VOLUME_KEY = re.compile(r"(?:(?:transfer|dispense)\s+)?(?:volume|vol|amount)\b")
 
 
@@ -98,6 +100,12 @@ def _said_key(said: str) -> str:
     return _KEYS.get(key, key)
 
 
+# the form's verb said on the line after its fields: "Stamp.", "Copy all 96 wells."
+_VERB_AFTER = re.compile(
+    r"^\s*(?:please\s+)?(?:stamp|copy|replicate|transfer|dispense|aliquot|distribute|spot)"
+    r"(?:\s+(?:it|them|everything|all(?:\s+96)?\s+wells|the\s+(?:whole\s+)?plate))?\s*[.!]?\s*$",
+    _FLAGS,
+)
 _BULLET = re.compile(r"^\s*[-*+]\s+(?P<value>\S.*?)\s*$")
 
 
@@ -106,12 +114,13 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
     under the heading before them, and the index after the form."""
     fields: dict[str, str] = {}
     extra: list[str] = []
-    j = i
+    j, copying = i, False
     while j < len(lines):
         m = _FIELD.match(lines[j])
         if m:
             said = m.group("key").lower()
             key = _said_key(said)
+            copying = copying or said.split()[0] in ("mother", "parent", "daughter")
             fields[key] = m.group("value").rstrip(" .;,")
         elif (b := _BULLET.match(lines[j])) and fields:
             extra.append(b.group("value").rstrip(" .;,"))
@@ -123,6 +132,8 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
         r"(?:all|every|each)(?:\s+wells?)?|whole\s+plate", fields.get("wells", ""), _FLAGS
     ):
         fields["wells"] = "all wells"  # "Wells: all"
+    if not head and j < len(lines) and _VERB_AFTER.match(lines[j]):
+        head, j = lines[j].strip().rstrip(".!").strip(), j + 1  # "... Volume: 5 uL / Stamp."
     if "source" not in fields and "liquid" in fields and {"dest", "wells"} & set(fields):
         # "Plate: elisa_A / Wells: A1-A6 / Reagent: TMB / Volume: 100 uL": a liquid added
         volume = fields.pop("volume", "")
@@ -136,7 +147,8 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
     elif "source" not in fields or "dest" not in fields:
         return None
     else:
-        said = f"{head or 'Transfer'} from {fields.pop('source')} to {fields.pop('dest')}"
+        verb = "Stamp" if copying else "Transfer"
+        said = f"{head or verb} from {fields.pop('source')} to {fields.pop('dest')}"
     more = [f"{k} {v}" if k in ("wells", "well", "columns", "column", "rows", "row")
             else f"tips: {v}" if k == "tips" and "tip" not in v.lower() else v
             for k, v in fields.items()] + extra  # fmt: skip
@@ -146,7 +158,10 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
 # "source: cmpd, destination: assay", "(src = cmpd, dst = assay, ...)": two fields in one line
 _INLINE_FIELDS = re.compile(
     r"\b(?:source|src|origin)(?:\s+(?:plate|labware))?\s*[:=]\s*([^\s,;()]+)[ \t]*[,;]?[ \t]*"
-    r"\b(?:dest(?:ination)?|dst|target)(?:\s+(?:plate|labware))?\s*[:=]\s*([^\s,;()]+)",
+    r"\b(?:dest(?:ination)?|dst|target)(?:\s+(?:plate|labware))?\s*[:=]\s*([^\s,;()]+)"
+    # or said without colons, a comma between: "stamp source X, dest Y, 5 uL"
+    r"|\bsource(?:\s+plate)?[ \t]+([^\s,;():]+)[ \t]*,[ \t]*"
+    r"(?:dest(?:ination)?|target)(?:\s+plate)?[ \t]+([^\s,;():]+)",
     _FLAGS,
 )
 
@@ -182,23 +197,34 @@ def bare_pairs(lines: list[str]) -> list[str]:
     return out
 
 
+def _roles_of(m: re.Match[str]) -> str:
+    """ "X to Y" from the source and destination fields, with or without colons."""
+    return f"{m.group(1) or m.group(3)} to {m.group(2) or m.group(4)}"
+
+
+def _fields_a_line(line: str) -> str:
+    """ "Reagent = PBS-T; volume = 150 uL; wells = B1-B12": one field a line, the head first
+    ("Dispense DPBS. Source: X A4. Destination: Y row B. Volume: 50 uL."), and a head said
+    after the fields put before them ("Source: X. Destination: Y. Volume: 5 uL. Stamp.")."""
+    parts = [p.strip() for p in re.split(r"\s*(?:[;,]|\.(?=\s))\s*", line.strip(" ."))]
+    if len(parts) < 2 or sum(bool(_FIELD.match(p)) for p in parts) < max(2, len(parts) - 1):
+        return line
+    if all(_FIELD.match(p) for p in parts[1:]):
+        return "\n".join(parts)
+    if len(parts) > 2 and all(_FIELD.match(p) for p in parts[:-1]):
+        return "\n".join([parts[-1], *parts[:-1]])
+    return line
+
+
 def rewrite(text: str) -> str:
     """``text`` with every table's rows written as pairs (and its header line dropped), and a
     form's fields ("source: X", "destination: Y", "volume: 10 uL") as one sentence."""
-    lines = [  # "Reagent = PBS-T; volume = 150 uL; wells = B1-B12": one field a line (and
-        # "Dispense DPBS. Source: X A4. Destination: Y row B. Volume: 50 uL.": a head first)
-        "\n".join(p.strip() for p in parts)
-        if len(parts := re.split(r"\s*(?:[;,]|\.(?=\s))\s*", line.strip(" ."))) > 1
-        and sum(bool(_FIELD.match(p)) for p in parts) >= max(2, len(parts) - 1)
-        and all(_FIELD.match(p) for p in parts[1:])
-        else line
-        for line in layout_rows(text).split("\n")
-    ]
+    lines = [_fields_a_line(line) for line in layout_rows(text).split("\n")]
     for i, line in enumerate(lines):  # a line of only the two fields heads the pairs under it
         if (m := _INLINE_FIELDS.fullmatch(line.strip(" .;"))) and i + 1 < len(lines):
             pairs = re.search(r"[A-Pa-p]\d", lines[i + 1])
-            lines[i] = f"Transfer from {m.group(1)} to {m.group(2)}" + (":" if pairs else "")
-    text = _INLINE_FIELDS.sub(r"from \1 to \2", "\n".join(bare_pairs(lines)))
+            lines[i] = f"Transfer from {_roles_of(m)}" + (":" if pairs else "")
+    text = _INLINE_FIELDS.sub(lambda m: f"from {_roles_of(m)}", "\n".join(bare_pairs(lines)))
     lines = text.split("\n")
     for i in range(len(lines)):
         if i < len(lines) and (form := _form(lines, i)) is not None:
@@ -242,4 +268,21 @@ def rewrite(text: str) -> str:
             out.append(line[: parens.start()].rstrip() + ":")
         out.extend(f"- {row}" for row in rows)
         i = j
-    return "\n".join(out)
+    return "\n".join(_dest_said(line) for line in out)
+
+
+# "Replicate X (5 uL/well) - destination: Y", "Stamp X, 5 uL, target plate Y": the role word
+# said inside the clause, after a comma, dash or bracket, as the verb's "into"
+_DEST_WORD = re.compile(
+    r"\s*(?:[,;(]|\s[-–—])\s*(?:dest(?:ination)?\b(?:\s+plate\b)?|target\s+plate\b)\s*[:=]?\s*"
+    r"(?=[A-Za-z_])(?!(?:wells?|volumes?|plates?|columns?|rows?|is|are)\b)",
+    _FLAGS,
+)
+_INTO_SAID = re.compile(r"\b(?:to|into|onto)\b|->|→|=>", _FLAGS)
+
+
+def _dest_said(line: str) -> str:
+    """The line with a destination said by its role word read as "into" (when it says none)."""
+    if _INTO_SAID.search(line) or len(_DEST_WORD.findall(line)) != 1:
+        return line
+    return _DEST_WORD.sub(" into ", line)

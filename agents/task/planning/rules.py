@@ -38,6 +38,7 @@ from agents.task.planning import _thinned as thinned
 from agents.task.planning import _unhonoured as unhonoured
 from agents.task.planning._clauses import Clause, split
 from agents.task.planning._compose import _compose
+from agents.task.planning._dest_after import dest_after
 from agents.task.planning._dests_first import copy_carried, copy_details, dests_first
 from agents.task.planning._fragments import (
     concentration_lists,
@@ -122,6 +123,7 @@ class RulePlanner:
             read_in = concentration_lists(read_in, lex, norm)
             read_in = volume_after(read_in, lex, norm)
             read_in = place_after(read_in, lex, norm)  # "dispense 50 uL X; plate_2 column 1"
+            read_in = dest_after(read_in, lex, norm)  # "Stamp X, 5 uL. Destination: Y."
             read_in = optics_after(read_in, lex, norm)  # "Read X. Ex 485, em 520."
             read_in = split_pairs(read_in, lex, norm)
             read_in = per_liquid_heads(read_in)  # "the compound goes with the 8-channel"

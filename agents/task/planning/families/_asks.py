@@ -77,10 +77,13 @@ def _counts_copies(frame: Frame, n: int) -> bool:
             total += len(pl.wells.expand(lw.rows if lw else 8, lw.cols if lw else 12))
         return total
 
-    if not _X_COUNT.search(frame.text):
-        return False  # "to A1-A3 3 times", "twice": the transfer said again
     sources, dests = _roles(frame)
     taken, into = count(sources), count(dests)
+    if not _X_COUNT.search(frame.text):  # "to A1-A3 3 times", "twice": the transfer said again,
+        # unless the wells of the copies follow it ("a set twice (columns 1-6 and 7-12)")
+        said = _REPEATED.search(frame.text)
+        after = [d.wells.start for d in dests if d.wells is not None]
+        return bool(taken > 1 and said and after and said.end() <= min(after) and into == n * taken)
     return taken > 0 and into == n * taken
 
 

@@ -95,12 +95,19 @@ def _unnamed_destination(frame: Frame, p: r.Planning, sources: list[str]) -> lis
         return many
     said = _FRESH.search(frame.text) or _FRESH.search(frame.clause.said)  # "a daughter plate of"
     fresh = said is not None
+    phrase = said.group(0) if said is not None else ""
+    kind = re.search(rf"\b(?:{_KINDS}|second|replica)\b.*", phrase, _FLAGS)
+    key = kind.group(0).lower() if kind and re.search(r"\bthe\s", phrase, _FLAGS) else ""
+    if key in p.fresh:  # "... into the new plate, then add buffer to the new plate": the same
+        return [Place(Mention(p.fresh[key], 0, 0, p.fresh[key], True))]
     if said is not None:  # (never the plate just worked on: its moves may not be on the world yet)
         other = [lw for lw in options if lw != p.plate]
         empty = [lw for lw in other if world.holds_nothing(lw)]
         fits = other if re.search(r"\bother\b", frame.text, _FLAGS) else empty
         fits = _of_shape(fits, said.group(0), p)
         if len(fits) == 1:
+            if key and not re.search(r"\bother\b", key):
+                p.fresh[key] = fits[0]
             return [Place(Mention(fits[0], 0, 0, fits[0], True))]
         options = fits or options
     named = [n for n in p.named if n in options]

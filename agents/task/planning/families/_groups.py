@@ -25,6 +25,14 @@ _EACH = re.compile(
 _TIMES = re.compile(r"(?:^|\s)(?:x|×)\s*(\d)\b|\b(\d)\s*(?:x|×)(?:\s|$)", _FLAGS)  # "x3", "3x"
 
 
+# "... into A1-A3, B1-B3 and C1-C3 respectively", "triplicate wells of each serum": a group
+# per source even when each group has the sources' own shape
+_PER_SOURCE = re.compile(
+    r"\brespectively\b|\b(?:of|for)\s+each\b|\bper\s+(?:sample|source|serum|standard|well)\b",
+    _FLAGS,
+)
+
+
 def _count(frame: Frame) -> int | None:
     """How many copies of each source the request says (None: not said): its replicate count,
     "3 spots each", or a label "x3:" ("mix 3x" in the clause itself is mixing, never a count)."""
@@ -66,14 +74,15 @@ def paired(
     when the destination is written as one group of the said count per source, in order;
     else each destination set paired with the sources as written (stamp, spot, replicates)."""
     groups = _groups(frame, dest_sets, world) if len(src) > 1 else []
+    per_source = bool(_PER_SOURCE.search(f"{frame.clause.label or ''} {frame.clause.said}"))
     k = len(groups[0]) if groups else 0
     if (
         len(groups) == len(src)
         and k > 1
         and all(len(g) == k for g in groups)
         and (count := _count(frame)) in (None, k)
-        and (k != len(src) or count)  # (as many as the sources, uncounted: a copy of the set?)
-        and not _copies_of_the_set(src, groups)
+        and (k != len(src) or count or per_source)  # (as many as the sources: a copy of the set?)
+        and (per_source or not _copies_of_the_set(src, groups))
     ):
         lw = dest_sets[0][0]
         return [(lw, s, d) for s, g in zip(src, groups, strict=True) for d in g]

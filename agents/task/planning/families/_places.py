@@ -79,7 +79,8 @@ def copies_layout(
 # said after the clause's first word
 _COPYING = re.compile(
     r"\b(?:by\s+)?(?:stamping|stamped|reformatting|replica[\s-]?plating)\b"
-    r"|\bmake\s+(?:a|an|one)\s+(?:daughter|replica|replicate|copy|clone)\b",
+    r"|\b(?:make|prepare|create|pour|set\s+up)\s+(?:a|an|one|the)\s+(?:[\w-]+\s+)?"
+    r"(?:daughter|replica|replicate|copy|clone|mirror)\b",
     _FLAGS,
 )
 

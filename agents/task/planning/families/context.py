@@ -24,6 +24,7 @@ from agents.task.planning._social import is_pleasantry
 from agents.task.planning._tip_classes import kind_named
 from agents.task.planning.families import Family
 from agents.task.planning.families._facts import check_fact
+from agents.task.planning.families._replicate_note import replicate_note
 from agents.task.planning.families._tip_wishes import (
     channels_only,
     scoped_tips,
@@ -189,7 +190,7 @@ def setting_only(ents: Entities) -> bool:
 GOAL = re.compile(
     r"^(?:make|prepare|create|set\s+up|do|need|want)\s+(?:me\s+|us\s+)?(?:a|an|one|two|\d)\s+"
     r"(?:replicate|replica|copy|daughter|duplicate|mirror|stamped|cherry[\s-]?pick(?:ed)?|pooled?)"
-    r"\s*(?:plates?|copy|copies|list)?\s*$",
+    r"\s*(?:plates?|blocks?|copy|copies|list)?\s*$",
     _FLAGS,
 )
 _NOTE_THAT = re.compile(
@@ -237,7 +238,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 95  # "so the inner wells don't dry out": what for; its wells are no place
     if is_reason(text):
         return 68  # "they've been sitting", "Bradford's done": why, not what to do
-    if _LAYOUT_SETTING.match(text):
+    if _LAYOUT_SETTING.match(text) or replicate_note(text, ents):
         return 100
     if (_NOTE.search(said) and not ents.volumes()) or blank_note(ents):
         return 66
@@ -302,7 +303,7 @@ def build(frame: Frame, p: r.Planning) -> str:
     ):
         frame.extra["kind"] = "fact"
         return "a remark: nothing to do for it"
-    if _LAYOUT_SETTING.match(text):
+    if _LAYOUT_SETTING.match(text) or replicate_note(text, frame.ents):
         frame.extra["kind"] = "setting"
         return "a setting for what follows: the same well positions"
     if GOAL.match(text):

@@ -264,6 +264,7 @@ def _ops(
                 if not filled:
                     raise Refuse(f"{src_sets[0][0]} holds no liquid to copy", "insufficient_liquid")
                 wells = sorted(filled, key=lambda w: (w[0], int(w[1:])))
+                _fits(wells, lw, p)  # (a 384's wells on a 96: no such wells)
             elif plate_wide.every_well(frame, place, lw, p, src_sets, _all(world, lw)):
                 wells = _all(world, lw)  # "fill plate_2 with ...", "50 uL/well X to plate_2"
             elif place.wells is None and (held := onto_held(frame, p, lw)):

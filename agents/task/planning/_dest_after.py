@@ -1,0 +1,67 @@
+"""The destination named in a sentence of its own after the move that needs it: "Stamp
+MB-3, 200 uL. Destination: DB-1.", "Make a replica of samples at 5 uL. Use dest_plate as the
+destination.", "..., target plate qc96". The piece names one plate (and perhaps its wells) and
+only says it is where things go; the move before it names no destination of its own. The two
+are read as one clause (the piece folded into it, so the trace still shows it)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from agents.task.planning._frames import Frame
+from agents.task.planning._lexicon import Lexicon
+from agents.task.planning._normalise import Normalised
+from agents.task.planning._reading import Read, _folded, _read
+
+_FLAGS = re.IGNORECASE
+_ROLE = r"(?:dest(?:ination)?|target|receiving|recipient)(?:\s+(?:plate|labware|block))?"
+# what is left of the piece once its plate and wells are taken out
+_SAYS_WHERE = re.compile(
+    rf"^(?:(?:the\s+)?{_ROLE}\s*(?:is|=|:)?|(?:please\s+)?use\s+as\s+(?:the\s+)?{_ROLE}"
+    rf"|(?:is|as)\s+(?:the\s+)?{_ROLE}|(?:it\s+)?goes\s+(?:in|into|to|onto))$",
+    _FLAGS,
+)
+
+
+def _where_said(frame: Frame) -> str | None:
+    """The plate (and wells) the piece names as the destination, as written; None when the
+    piece says anything else."""
+    ents = frame.ents
+    if len(ents.labware) != 1 or not ents.labware[0].sure or ents.quantities:
+        return None
+    spans = [(m.start, m.end) for m in ents.labware] + [(w.start, w.end) for w in ents.wellsets]
+    text = ents.text
+    for a, b in sorted(spans, reverse=True):
+        text = f"{text[:a]} {text[b:]}"
+    label = frame.clause.label or ""
+    rest = " ".join(f"{label} {text}".replace(":", " : ").split()).strip(" .;,")
+    if not _SAYS_WHERE.match(rest):
+        return None
+    start, end = min(a for a, _ in spans), max(b for _, b in spans)
+    return ents.text[start:end]
+
+
+def dest_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
+    """``read_in`` with a piece that names the destination of the move before it (which
+    names none) read as that move's destination."""
+    out: Read = []
+    for frame, fam in read_in:
+        head, got = out[-1] if out else (None, None)
+        where = _where_said(frame) if frame is not None else None
+        if (
+            where is not None
+            and frame is not None
+            and head is not None
+            and got is not None
+            and got.name == "transfer"
+            and not any(role == "dest" for role, _ in head.places)
+        ):
+            text = f"{head.clause.text} to {where}"
+            merged, again = _read(replace(head.clause, text=text), lex, norm.quoted)
+            if merged is not None and again is not None and again.name == "transfer":
+                merged.extra["folded"] = [*_folded(head), frame.clause]
+                out[-1] = (merged, again)
+                continue
+        out.append((frame, fam))
+    return out
