@@ -59,7 +59,11 @@ _TOP_UP = re.compile(
 )
 
 
-_TOPS = re.compile(r"(?:top[\s-]*(?:up|off)|q\.?s\.?)\b", _FLAGS)  # the verb first, nothing else
+_TOPS = re.compile(  # the verb first, nothing else ("top the wells up": its object between)
+    r"(?:top[\s-]*(?:up|off)|q\.?s\.?|top\s+(?:(?:the|all|those|these)\s+)*wells?\s+(?:up|off))\b",
+    _FLAGS,
+)
+_WELLS_SAID = re.compile(r"\b(?:wells?|plates?)\b", _FLAGS)  # "top up the wells": which, to what?
 _DRAIN = re.compile(r"^(?:aspirate|empty|drain|evacuate)\b(?!\s+\d)", _FLAGS)
 _BARE_REMOVE = re.compile(
     r"^(?:aspirate|remove|discard|suck\s+off|take\s+off)(?:\s+(?:it|them|again|all|everything|"
@@ -204,9 +208,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70  # "..., aspirate, then add 200 uL": empty the wells worked on
     if _DISCARD.match(text) and (_EMPTYING.search(text) or am.share(text)):
         return 70  # "remove the medium", "remove half of the medium"
-    bare_top = _TOPS.match(text) and (ents.labware or ents.wellsets)  # "top up plate_1": to what?
+    bare_top = _TOPS.match(text) and (ents.labware or ents.wellsets or _WELLS_SAID.search(text))
     if (
-        (_TOP_UP.search(text) or _TOP_UP_LABEL.match(clause.label or ""))
+        (_TOP_UP.search(text) or _TOP_UP_LABEL.match(clause.label or "") or bare_top)
         and (ents.volumes() or ents.vague or bare_top)
         and not _to_concentration(text)
     ):  # "top-up: dna_plate column 3 -> 80 uL (water)"
