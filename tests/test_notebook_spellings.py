@@ -38,3 +38,20 @@ def test_a_plate_named_with_a_possessive_is_that_plate(request_text: str) -> Non
     assert isinstance(plan, Plan), plan
     transfers = [s for s in plan.steps if s.command == "transfer"]
     assert transfers and all(s.args["destination"] in ("plate_1", "plate_2") for s in transfers)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "wells"),
+    [
+        ("Make 4 replicates of reservoir A1 in plate_1 B1-B4, 25 uL each", 4),
+        ("dye, n=3, 20 uL, plate_1 B1-B3", 3),
+    ],
+)
+def test_replicates_of_one_well_and_n_equals_are_counts_of_wells(
+    request_text: str, wells: int
+) -> None:
+    plan = RulePlanner().plan(request_text, LAB)
+    assert isinstance(plan, Plan), plan
+    transfers = [s for s in plan.steps if s.command == "transfer"]
+    assert sum(len(s.args["destination_wells"]) for s in transfers) == wells
+    assert {s.args["volume_ul"] for s in transfers} != {3.0}  # n=3 is no volume

@@ -56,6 +56,12 @@ def as_verb(text: str) -> str:
     if head := _HEAD_FIRST.match(text):
         text = f"{text[head.end() :]}, {head['head']}"
     text = _NOUN_THEN_ACTION.sub(lambda m: f"{m['verb'].lower()} {m['what']}", text)
+    copy = _COPY_NOUN.match(text)
+    count = _COUNTED.match(text)
+    if copy and count and _WELL_FIRST.match(text[copy.end() :]):
+        # "Make 4 replicates of reservoir A1 in row B": four wells of one source, not plates
+        n = _COUNT_WORDS.get(count[1].lower()) or int(count[1])
+        return f"transfer {text[copy.end() :].rstrip(' .')}, {n} replicates"
     text = _COPY_NOUN.sub("replicate ", text)
     return _COPIES_OF.sub(lambda m: f"transfer in {m.group(1).rstrip('sS')} ", text)
 
@@ -66,10 +72,14 @@ _COPY_COUNT = re.compile(
     r"(two|three|four|[2-4])\s+(?:(?:exact|identical|full|assay|screening|archive|storage|"
     r"backup|working|glycerol|\w+(?:-\w+)+|[A-Z]{2,5}|spare|fresh|new|extra)[\s-]+)?"
     r"(?:(?:replicate|replica|copy|duplicate|daughter|clone|mirror)"
-    r"[\s-]+)?(?:replicates|replicas|copies|duplicates|daughters|clones|mirrors|plates)\b",
+    r"[\s-]+)?(?:replicates|replicas|copies|duplicates|daughters|clones|mirrors|plates)\b"
+    # ("make 4 replicates of reservoir A1 in row B": copies of one well, into wells)
+    r"(?!\s+of\s+(?:(?:the\s+)?[\w-]+\s+)?(?:well\s+)?[A-Pa-p]\d{1,2}\b)",
     _FLAGS,
 )
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4}
+_COUNTED = re.compile(r"^\w+(?:\s+up)?\s+(?:me\s+|us\s+)?(two|three|four|[2-4])\b", _FLAGS)
+_WELL_FIRST = re.compile(r"(?:(?:the\s+)?[\w-]+\s+)?(?:well\s+)?[A-Pa-p]\d{1,2}\b")
 
 
 def copies_said(said: str) -> int | None:

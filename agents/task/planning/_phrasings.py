@@ -30,6 +30,7 @@ _GROUP_AFTER_PAIR = re.compile(
 # "replace w/ 500 uL medium", "top up w/ buffer": "with" (not "w/v", "w/w": weight ratios)
 _W_SLASH = re.compile(r"(?<![\w/])w/(?![vwo]\b)\s*(?=[\w«])", re.IGNORECASE)  # ("w/o": without)
 _W_O = re.compile(r"(?<![\w/])w/o\b", re.IGNORECASE)  # "w/o changing tips", "w/o mixing"
+_N_EQ = re.compile(r"\bn\s*=\s*([2-9])\b(?!\s*(?:u|µ|m)?[lL]\b)")  # "Dye, n=3, 20 uL": a count
 # "1x assay dil. to D1-D4", "50 uL ea. into", "Stop Sol. 2N": a short form's period, not a
 # sentence's end
 _ABBR_DOT = re.compile(
@@ -368,7 +369,8 @@ _ALTOGETHER = re.compile(
 
 def rephrase(text: str) -> str:
     """``text`` with each of these ways of saying written the one way."""
-    text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, _W_O.sub("without", text)))
+    text = _W_O.sub("without", _N_EQ.sub(r"n=\1 replicates", text))
+    text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, text))
     text = _ALTOGETHER.sub(r"\1in total", _SPACED_PICK.sub(r"\1-\2", text))
     text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(using_after(text))))
     text = _COL_BLANK.sub(r"columns \1 = ", _ROW_BLANK.sub(r"row \1 = ", text))
