@@ -18,7 +18,8 @@ Results = list[tuple[Entry, Verdict, float]]
 
 OUTCOME_TARGET = 0.90
 FACTS_TARGET = 0.85
-# Not met yet (test part: outcome 82.6%, facts 73.1%); strict, so the mark must go once they are.
+# The outcome target is not met yet (test part 2026-12-06: outcome 89.2%, facts 85.3%, met);
+# strict, so the mark must go once it is.
 BELOW_TARGET = pytest.mark.xfail(strict=True, reason="below the Done-when target")
 
 
@@ -50,7 +51,6 @@ def test_at_least_90_percent_of_outcomes_are_right(results: Results) -> None:
     assert right / len(results) >= OUTCOME_TARGET, _table(results)
 
 
-@BELOW_TARGET
 def test_at_least_85_percent_of_plans_are_right_in_every_fact(results: Results) -> None:
     plans = [(e, v) for e, v, _ in results if e.expect == "plan"]
     right = sum(bool(v.outcome_ok and v.facts_ok) for _, v in plans)
