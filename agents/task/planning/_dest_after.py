@@ -7,12 +7,12 @@ are read as one clause (the piece folded into it, so the trace still shows it)."
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import Read, _folded, _read
+from agents.task.planning._reading import Read, fold_into_previous
+from agents.task.planning.families import Family
 
 _FLAGS = re.IGNORECASE
 _ROLE = r"(?:dest(?:ination)?|target|receiving|recipient)(?:\s+(?:plate|labware|block))?"
@@ -45,23 +45,12 @@ def _where_said(frame: Frame) -> str | None:
 def dest_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """``read_in`` with a piece that names the destination of the move before it (which
     names none) read as that move's destination."""
-    out: Read = []
-    for frame, fam in read_in:
-        head, got = out[-1] if out else (None, None)
-        where = _where_said(frame) if frame is not None else None
-        if (
-            where is not None
-            and frame is not None
-            and head is not None
-            and got is not None
-            and got.name == "transfer"
-            and not any(role == "dest" for role, _ in head.places)
-        ):
-            text = f"{head.clause.text} to {where}"
-            merged, again = _read(replace(head.clause, text=text), lex, norm.quoted)
-            if merged is not None and again is not None and again.name == "transfer":
-                merged.extra["folded"] = [*_folded(head), frame.clause]
-                out[-1] = (merged, again)
-                continue
-        out.append((frame, fam))
-    return out
+
+    def joins(frame: Frame, _: Family | None, head: Frame) -> bool:
+        dest = any(role == "dest" for role, _ in head.places)
+        return not dest and _where_said(frame) is not None
+
+    def text(head: Frame, frame: Frame) -> str:
+        return f"{head.clause.text} to {_where_said(frame)}"
+
+    return fold_into_previous(read_in, lex, norm, "transfer", joins, text=text)

@@ -14,7 +14,7 @@ from agents.task.planning._entities import without_how
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
-from agents.task.planning._reading import Read, _folded, _read, fold_into_previous
+from agents.task.planning._reading import Read, _read, fold_into_previous
 from agents.task.planning._vocabulary import ACTION_VERBS
 from agents.task.planning.families import Family
 from agents.task.planning.families._concentrations import CONC, bracketed_unit
@@ -282,24 +282,12 @@ _INTO = re.compile(r"^(?:in|into|to|onto|->)\b", re.IGNORECASE)
 def place_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """``read_in`` with a piece that only says where ("dispense 50 uL TMB; maxisorp_1 column
     1") read as the destination of the transfer before it that names no wells of its own."""
-    out: Read = []
-    for frame, fam in read_in:
-        head, got = out[-1] if out else (None, None)
-        if (
-            frame is not None
-            and head is not None
-            and got is not None
-            and got.name == "transfer"
-            and frame.clause.joined == "semicolon"
-            and not head.ents.wellsets
-            and _where_only(frame)
-        ):
-            sep = " " if _INTO.match(frame.clause.text) else " to "
-            text = f"{head.clause.text}{sep}{frame.clause.text}"
-            merged, again = _read(replace(head.clause, text=text), lex, norm.quoted)
-            if merged is not None and again is not None and again.name == "transfer":
-                merged.extra["folded"] = [*_folded(head), frame.clause]
-                out[-1] = (merged, again)
-                continue
-        out.append((frame, fam))
-    return out
+
+    def joins(frame: Frame, _: Family | None, head: Frame) -> bool:
+        return frame.clause.joined == "semicolon" and not head.ents.wellsets and _where_only(frame)
+
+    def text(head: Frame, frame: Frame) -> str:
+        sep = " " if _INTO.match(frame.clause.text) else " to "
+        return f"{head.clause.text}{sep}{frame.clause.text}"
+
+    return fold_into_previous(read_in, lex, norm, "transfer", joins, text=text)

@@ -348,13 +348,15 @@ def fold_into_previous(
     then_sep: bool = False,
     heading: bool | None = None,
     becomes: str | None = None,
+    text: Callable[[Frame, Frame], str] | None = None,
 ) -> Read:
     """``read_in`` with each piece that ``joins`` the ``family`` clause before it read again
     together with it, as one clause (the piece is folded in the trace). A joined text that no
     longer reads as ``family`` leaves both as they were. ``then_sep``: a piece said after
     "then" is joined with ", then "; ``family`` None: a clause no family reads; ``heading``:
     the joined clause's heading flag (None:
-    the head's); ``becomes``: the family the joined text must read as (None: ``family``)."""
+    the head's); ``becomes``: the family the joined text must read as (None: ``family``);
+    ``text``: the joined text from (head, piece) (None: the two joined with a comma)."""
     out: Read = []
     for frame, fam in read_in:
         prev = out[-1] if out else None
@@ -367,9 +369,11 @@ def fold_into_previous(
         ):
             head = prev[0]
             sep = ", then " if then_sep and frame.clause.joined == "then" else ", "
-            text = f"{head.clause.text}{sep}{_with_role(frame.clause)}"
+            said = (
+                text(head, frame) if text else f"{head.clause.text}{sep}{_with_role(frame.clause)}"
+            )
             keep = head.clause.heading if heading is None else heading
-            merged, got = _read(replace(head.clause, text=text, heading=keep), lex, norm.quoted)
+            merged, got = _read(replace(head.clause, text=said, heading=keep), lex, norm.quoted)
             if merged is not None and got is not None and got.name == (becomes or family):
                 merged.extra["folded"] = [*_folded(head), frame.clause, *_folded(frame)]
                 out[-1] = (merged, got)
