@@ -85,7 +85,7 @@ def described_wells(
     if at is not None and _REST_OF.search(frame.ents.marked[:at]):
         return _rest_of(p, plate, wells)
     if _EMPTY_WELLS.search(frame.text) and at is not None:
-        empty = [w for w in wells if p.world.well_volume(plate, w) <= 0]
+        empty = [w for w in wells if _empty_now(p, plate, w)]
         if not empty:
             raise Ask(f"No well of {plate} named is empty: which wells did you mean?", ["wells"])
         return empty
@@ -153,7 +153,20 @@ def _rest_of(p: r.Planning, plate: str, wells: list[str]) -> list[str]:
     return rest
 
 
-_EMPTY_WELLS = re.compile(r"\b(?:the\s+)?(?:empty|unused|unfilled|free)\s+wells\b", _FLAGS)
+_EMPTY_WELLS = re.compile(
+    r"\b(?:the\s+)?(?:empty|unused|unfilled|free)\s+wells?\b"
+    r"|\bwells?\s+(?:(?:that|which)\s+(?:are|is)\s+|still\s+)(?:still\s+)?(?:empty|unused|unfilled)\b",
+    _FLAGS,
+)
+
+
+def _empty_now(p: r.Planning, plate: str, well: str) -> bool:
+    """Whether ``well`` holds nothing at this point of the plan, the transfers not yet
+    emitted (``p.pending``) counted: "then 50 uL DMSO to the empty wells" after row A."""
+    now = p.world.well_volume(plate, well)
+    now += sum(o.volume for o in p.pending if o.dst == (plate, well))
+    now -= sum(o.volume for o in p.pending if o.src == (plate, well))
+    return now <= 0
 
 
 def _onto_liquid(frame: Frame, p: r.Planning) -> tuple[str, list[str]] | None:
@@ -186,6 +199,19 @@ def _holders_on_one_plate(liquid: str, p: r.Planning) -> tuple[str, list[str]] |
     return holders[0][0], sorted((w for _, w in holders), key=lambda w: (w[0], int(w[1:])))
 
 
+def empty_wells(frame: Frame, p: r.Planning, plate: str) -> list[str] | None:
+    """The wells of ``plate`` holding nothing at this point when the clause names its
+    destination only as "the (remaining) empty wells" (None when it does not); asked when
+    none is empty."""
+    if not _EMPTY_WELLS.search(frame.text) or frame.ents.wellsets:
+        return None
+    if not (empty := onto_held(frame, p, plate)):
+        raise Ask(
+            f"No well of {plate} is empty at that point: which wells did you mean?", ["wells"]
+        )
+    return empty
+
+
 def onto_held(frame: Frame, p: r.Planning, plate: str) -> list[str]:
     """ "add 10 uL dye to the cells in ipsc_24": the wells of ``plate`` that hold the liquid
     said as the destination (in row order); [] when none does."""
@@ -194,7 +220,7 @@ def onto_held(frame: Frame, p: r.Planning, plate: str) -> list[str]:
         every = [f"{chr(65 + i)}{c}" for i in range(26) for c in range(1, 49)]
         lw = p.world.labware(plate)
         grid = [w for w in every if ord(w[0]) - 65 < lw.rows and int(w[1:]) <= lw.cols]
-        return [w for w in grid if p.world.well_volume(plate, w) <= 0]
+        return [w for w in grid if _empty_now(p, plate, w)]
     for m in frame.ents.liquids:
         before, after = frame.text[: m.start], frame.text[m.end :]
         if m.name == moved or not (_ONTO.search(before) or _TREATED.match(before)):

@@ -19,11 +19,11 @@ from agents.task.planning.families import Family
 from agents.task.planning.families import _amounts as am
 from agents.task.planning.families import _asks as asks
 from agents.task.planning.families import _groups as groups
+from agents.task.planning.families import _held as holding
 from agents.task.planning.families import _pairing as pairing
 from agents.task.planning.families import _plate_wide as plate_wide
 from agents.task.planning.families import _said_held as said_held
 from agents.task.planning.families._dest_plates import _FRESH, _resolve_places, _unnamed_destination
-from agents.task.planning.families._held import _onto_liquid, described_wells, onto_held
 from agents.task.planning.families._last_wells import added_to_last
 from agents.task.planning.families._layout import _arranged
 from agents.task.planning.families._places import (
@@ -186,6 +186,8 @@ def _ops(
         dest_sets = [(lw, dests[0].wells.expand(v.rows, v.cols)) for lw, v in view_sets]
     elif not dests and _REST.search(text) and p.plate and p.wells:  # "... and buffer to the rest"
         dest_sets = [(p.plate, [w for w in _all(world, p.plate) if w not in p.wells])]
+    elif not dests and p.plate and (empty := holding.empty_wells(frame, p, p.plate)) is not None:
+        dest_sets = [(p.plate, empty)]  # "..., then fill the remaining empty wells with X"
     elif not dests and (frame.ents.refers_back or _SAME_WELLS.search(text)) and p.plate and p.wells:
         dest_sets = [(p.plate, plural(p, p.plate) or list(p.wells))]  # "to the same wells"
     elif not dests and p.head_wells and not frame.places:
@@ -240,7 +242,7 @@ def _ops(
                 r.wells(place, lw, p, "should the liquid come from", frame) if place.wells else None
             )
             src_sets.append((lw, wells))
-    if not dest_sets and not dests and (onto := _onto_liquid(frame, p)):
+    if not dest_sets and not dests and (onto := holding._onto_liquid(frame, p)):
         dest_sets = [onto]  # "add 500 uL growth medium to the cells": the wells holding them
     if not dest_sets:
         if not dests:  # "onto the empty plate": the one that fits, else asked
@@ -267,7 +269,7 @@ def _ops(
                 _fits(wells, lw, p)  # (a 384's wells on a 96: no such wells)
             elif plate_wide.every_well(frame, place, lw, p, src_sets, _all(world, lw)):
                 wells = _all(world, lw)  # "fill plate_2 with ...", "50 uL/well X to plate_2"
-            elif place.wells is None and (held := onto_held(frame, p, lw)):
+            elif place.wells is None and (held := holding.onto_held(frame, p, lw)):
                 wells = held  # "to the cells in ipsc_24": the wells holding them
             else:
                 wells = r.wells(place, lw, p, "should receive it", frame)
@@ -279,7 +281,7 @@ def _ops(
                 ):
                     cols = {w[1:] for w in p.wells}  # "rows B to H of both columns"
                     wells = [w for w in wells if w[1:] in cols]
-                wells = described_wells(
+                wells = holding.described_wells(
                     frame, p, lw, wells, getattr(place.wells, "start", None)
                 )  # "to the lysate wells in col 2"
             dest_sets.append((lw, wells))
@@ -383,11 +385,7 @@ def _ops(
         else:  # "100/50/0 uL of std in A3-C3, then saline to 100 uL": C3 is still a well
             p.said_empty.append((lw, d))
             p.world.poured.append(((lw, d), ("", "")))  # worked on, with nothing
-    if (
-        per_well is not None
-        and len(per_well) == len(src_wells)
-        and len(src_wells) != len(dst_wells)
-    ):
+    if per_well is not None and len(per_well) == len(src_wells) != len(dst_wells):
         ops = [
             pip.Op(o.src, o.dst, per_well[src_wells.index(o.src[1])], o.mix_cycles, o.mix_volume)
             for o in ops
