@@ -4,20 +4,7 @@ the plan, the step before counted: never the whole plate, nor the wells just fil
 from __future__ import annotations
 
 import pytest
-from test_rule_planner import LAB
-
-from agents.task.planning.models import Plan
-from agents.task.planning.rules import RulePlanner
-
-
-def _transfers(request: str) -> dict[str, set[str]]:
-    plan = RulePlanner().plan(request, LAB)
-    assert isinstance(plan, Plan), plan
-    out: dict[str, set[str]] = {}
-    for s in plan.steps:
-        if s.command == "transfer":
-            out.setdefault(str(s.args["source_well"]), set()).update(s.args["destination_wells"])
-    return out
+from test_plate_map_items import _transfers
 
 
 @pytest.mark.parametrize(
