@@ -32,6 +32,8 @@ _VAGUE = re.compile(
 )
 # A wash said as a noun ("do the usual wash on P", "give P a quick rinse", "2 washes of P")
 _A_WASH = re.compile(r"\b(?:wash|rinse)(?:es)?\b(?!\s+(?:buffer|solution|liquid))", re.IGNORECASE)
+# A clause that names where wells go or come from ("src A1 -> P A1", "P A1 from src A1")
+_FROM_TO = re.compile(r"->|\b(?:to|into|onto|from)\b", re.IGNORECASE)
 EXAMPLES = [
     "transfer 50 uL from reservoir A1 to plate_1 A1:A12",
     "add 100 uL of buffer to row A of plate_2 with a fresh tip for each",
@@ -62,12 +64,29 @@ def _not_understood(frame: Frame, p: Planning) -> str:
             raise Ask(f"How many uL of {liquid.name} per well of {what}?", ["volume"])
         if liquid is None and said_volume:  # "process P column 3, 100 uL": of which liquid
             _ask_liquid(frame, p, what, volume=True)
+    if ents.wellsets and ents.labware:
+        _ask_addition(frame, p, what, liquid, said_volume)
     raise Ask(
         f"I did not understand '{frame.clause.said}'. I understand requests like these, alone "
         "or one after another:",
         ["action"],
         EXAMPLES,
     )
+
+
+def _ask_addition(frame: Frame, p: Planning, what: str, liquid: object, said_volume: bool) -> None:
+    """Wells of a plate named with a liquid or a volume, and no verb ("need dye in P col 1",
+    "P row A needs buffer", "row A of P - 50 uL"): an addition, asked what it leaves open."""
+    if liquid is not None and not said_volume:
+        raise Ask(
+            f"How many uL of {getattr(liquid, 'name', liquid)} per well of {what}?", ["volume"]
+        )
+    if liquid is None and said_volume and not frame.ents.liquids:
+        _ask_liquid(frame, p, what, volume=True)
+    if not said_volume and len(frame.ents.wellsets) >= 2 and _FROM_TO.search(frame.text):
+        raise Ask(  # "dw_src A1-H1 -> P A1-H1", "P A1 from src A1": a copy, how much is open
+            f"How many uL should I move into each well of {what}?", ["volume"]
+        )
 
 
 def _ask_wash(p: Planning, what: str, liquid: object, said_volume: bool) -> None:

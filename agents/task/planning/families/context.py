@@ -259,13 +259,20 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         and not (_FILL_WITH.search(text) and not _ALREADY_FILLED.search(text))
     ):
         return _FACT  # "Note that samples is pre-filled with 100 uL sample per well"
-    if _where_list(ents) and not (clause.heading and len(ents.liquids) == 1):
+    if (
+        _where_list(ents)
+        and not (clause.heading and len(ents.liquids) == 1)
+        and not _ASKED.search(clause.said)  # "TMB in P A1-A6 please": asked for, no fact
+    ):
         return 65  # "water in A1, buffer in A2": where each liquid is (a heading such as
         # "MIC_P1 row A, ciprofloxacin:" names the wells and liquid the items work on)
     return None
 
 
 _WHERE_FILLER = re.compile(r"[#\s,;:=()-]+|\b(?:in|at|and|the|is|are|wells?|troughs?)\b", _FLAGS)
+
+
+_ASKED = re.compile(r"\b(?:please|pls|plz|need|needs|want|wants|would\s+like|'d\s+like)\b", _FLAGS)
 
 
 def _where_list(ents: Entities) -> bool:

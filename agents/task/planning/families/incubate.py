@@ -57,7 +57,7 @@ _ROOM = re.compile(r"\b(?:room\s+temp(?:erature)?|rt|ambient)\b", _FLAGS)
 
 
 _PUT_ON = re.compile(
-    r"^(?:put|place|set|leave|pop|sit|take|bring|move|carry|send)\s+(?:it|them|the\s+[\w-]+|[\w-]+)"
+    r"^(?:put|place|set|leave|pop|stick|slide|sit|take|bring|move|carry|send)\s+(?:it|them|the\s+[\w-]+|[\w-]+)"
     r"\s+(?:on|onto|in|to|into)\s+(?:the\s+)?"
     r"(?:heater[\s-]?shaker|shaker|thermo[\s-]?shaker|[\w-]+)\b",
     _FLAGS,
@@ -93,10 +93,13 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 60  # "give plate_1 a quick shake", "mix plate_1 on the shaker at 600 rpm"
     if (
         _PUT_ON.match(text)
-        and (any(q.kind in ("duration", "temperature") for q in ents.quantities) or ents.vague)
+        and (
+            any(q.kind in ("duration", "temperature", "speed") for q in ents.quantities)
+            or ents.vague
+        )
         and any(kind == "heater_shaker" for kind, *_ in ents.instruments)
     ):
-        return 55  # "put plate_1 on the shaker for 5 min": shaking (at what speed?), not a move
+        return 55  # "put plate_1 on the shaker for 5 min" / "at 600 rpm": shaking, not a move
     if _VERB.match(text):
         return 50
     if _plate_on_shaker(ents):
@@ -106,7 +109,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     ):
         return 50  # "hold libs at 4 C": at a temperature, for how long is the question
     kinds = {q.kind for q in ents.quantities}
-    timed = "duration" in kinds or re.match(r"overnight|a while|briefly", ents.vague or "", _FLAGS)
+    timed = "duration" in kinds or re.match(
+        r"overnight|a while|a bit|a moment|briefly", ents.vague or "", _FLAGS
+    )
     if timed and ({"temperature", "speed"} & kinds or _ROOM.search(text)) and not ents.volumes():
         return 35
     return None

@@ -16,7 +16,7 @@ from agents.task.planning.families._amounts import WHOLE
 _FLAGS = re.IGNORECASE
 _VERB = re.compile(
     r"^(?:move|bring|take|put|place|return|send|carry|transport|relocate|park|store|load|stash"
-    r"|stow|shift|transfer|unload|eject)\b",
+    r"|stow|shift|transfer|unload|eject|pop|stick|slide)\b",
     _FLAGS,
 )
 # "get X off the deck", "grab X from the reader": a move only when the clause says no more
@@ -68,6 +68,14 @@ def _puts_something_in(ents: Entities) -> bool:
     )
 
 
+def _put_to(rest: str, instruments: list[tuple[str, str, int, int]]) -> bool:
+    """What follows a plate that opens a clause sends it somewhere: "-> hotel 3", "to the
+    reader", or "on the shaker" / "in the reader" when an instrument is what it is on or in."""
+    if re.match(r"\s*(?:->|to|into|onto)\s+\S", rest, _FLAGS):
+        return True
+    return bool(instruments) and bool(re.match(r"\s*(?:on|in)\s+(?:the\s+)?\S", rest, _FLAGS))
+
+
 def detect(clause: Clause, ents: Entities) -> int | None:
     if clause.heading and re.search(r"\bfrom\s+\S+.*\b(?:to|into)\b", ents.text, _FLAGS):
         return None  # "Transfer from dna_plate to dest_plate (same wells):" + items: liquid
@@ -93,7 +101,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if (
         ents.labware
         and ents.labware[0].start == 0
-        and re.match(r"\s*(?:->|to|into|onto)\s+\S", ents.text[ents.labware[0].end :], _FLAGS)
+        and _put_to(ents.text[ents.labware[0].end :], ents.instruments)
         and not ents.volumes()
         and not ents.liquids
         and not ents.wellsets

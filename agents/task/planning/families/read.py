@@ -107,6 +107,22 @@ _ACTS = re.compile(
 )
 
 
+_PUT_IN = re.compile(
+    r"^(?:put|place|pop|stick|slide|load|move|take|bring|send)\s+\S+(?:\s+\S+)?\s+(?:in|into|on"
+    r"|onto|to)\s+(?:the\s+)?",
+    _FLAGS,
+)
+
+
+def _into_reader(ents: Entities) -> bool:
+    """The clause puts a plate into the plate reader, no liquid said ("pop P in the reader")."""
+    return (
+        bool(_PUT_IN.match(ents.text))
+        and any(kind == "plate_reader" for kind, *_ in ents.instruments)
+        and not (ents.volumes() or ents.liquids)
+    )
+
+
 def _ex_em(text: str) -> bool:
     """Both an excitation and an emission wavelength are given ("ex 485 / em 520", "494 ex /
     517 em"): only a fluorescence read has them."""
@@ -128,6 +144,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 60
     if not _ACTS.match(text) and not ents.volumes() and (_ex_em(text) or _READ_NOUN.search(text)):
         return 55  # "PicoGreen read of eluates, ex 485 / em 535"
+    if _into_reader(ents) and (said_optics(text) or any(rx.search(text) for rx in MODES.values())):
+        return 55  # "put plate_1 in the reader at 450 nm", "pop P into the reader, luminescence"
     unnamed = text  # "Split 240 uL of luciferase reagent across D1-D8": a liquid's name
     for m in ents.liquids:  # says nothing about reading
         unnamed = unnamed[: m.start] + " " * (m.end - m.start) + unnamed[m.end :]

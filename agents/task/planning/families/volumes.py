@@ -65,6 +65,16 @@ _TOPS = re.compile(  # the verb first, nothing else ("top the wells up": its obj
 )
 _WELLS_SAID = re.compile(r"\b(?:wells?|plates?)\b", _FLAGS)  # "top up the wells": which, to what?
 _DRAIN = re.compile(r"^(?:aspirate|empty|drain|evacuate)\b(?!\s+\d)", _FLAGS)
+# "discard dna_plate A1-A3", "dump row A to waste", "throw away the contents of X A1-A3": the
+# wells named emptied (wells said, nothing carried anywhere but the waste); "remove X A1-A3"
+# is a removal too, of an amount to ask
+_DISCARD_WELLS = re.compile(
+    r"^(?:(?P<all>discard|dump|toss|waste|throw\s+(?:away|out)|get\s+rid\s+of)|remove)\b"
+    r"(?!\s+\d)(?!.*\b(?:into|onto|to)\s+(?!(?:the\s+)?(?:waste|trash|bin)\b))"
+    r"|^(?P<arrow>(?!.*\b(?:into|onto|to)\s+(?!(?:the\s+)?(?:waste|trash|bin)\b)).*?)"
+    r"(?:->|\bto|\binto)\s*(?:the\s+)?(?:waste|trash|bin)\W*$",  # "dw_src row A -> waste"
+    _FLAGS,
+)
 _BARE_REMOVE = re.compile(
     r"^(?:aspirate|remove|discard|suck\s+off|take\s+off)(?:\s+(?:it|them|again|all|everything|"
     r"(?:the\s+)?(?:wash|buffer|pbs|dpbs|liquid|supernatant|medium|media)))?\W*$",
@@ -204,6 +214,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 70
     if _DRAIN.match(text) and (ents.wellsets or ents.labware) and not ents.volumes():
         return 70  # "aspirate cell_plate column 5": empty those wells
+    if _DISCARD_WELLS.match(text) and ents.wellsets and ents.labware and not ents.volumes():
+        return 70  # "discard dna_plate A1-A3": empty those wells
     if _BARE_REMOVE.match(text) or am.IT_OUT.match(text):
         return 70  # "..., aspirate, then add 200 uL": empty the wells worked on
     if _DISCARD.match(text) and (_EMPTYING.search(text) or am.share(text)):
@@ -304,6 +316,10 @@ def _discard(frame: Frame, p: r.Planning) -> str:
             _EMPTYING.search(frame.text)
             or _DRAIN.match(frame.text)
             or _BARE_REMOVE.match(frame.text)
+            or (
+                (dumped := _DISCARD_WELLS.match(frame.text))
+                and dumped.group("all", "arrow") != (None, None)
+            )
         )
     ):
         return _empty(frame, p, plate, wells)
