@@ -143,7 +143,7 @@ def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
                 if not (
                     conc_list(f, None, head)
                     or final_piece(f, head)
-                    or dest_piece(f, head)
+                    or dest_piece(f, head, final is not None)
                     or diluent_piece(f, head)
                 ):
                     break

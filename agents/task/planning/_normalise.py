@@ -110,10 +110,11 @@ _SPACES = re.compile(r"[ ]{2,}")
 _LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
 # "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
 _LABWARE_WELL = re.compile(r"\b([A-Za-z][\w-]*):(?=[A-Pa-p]\d{1,2}\b)")
-# "5/10/15 uL", "A1/A2/A3": a list written with slashes.
+# "5/10/15 uL", "A1/A2/A3", "20/40/80 ng/uL": a list written with slashes.
+_LISTED_UNIT = r"(?=\s*(?:u[lL]|m[lL]|[pnuµm]g\s*/\s*[uµm]?[lL]|[pnuµm]M)\b)"
 _SLASHED = re.compile(
-    r"\b(?:\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)+(?=\s*(?:u[lL]|m[lL])\b)|[A-Pa-p]\d{1,2}(?:/[A-Pa-p]\d{1,2})+\b"
-    r"|\d+(?:\.\d+)?(?:[ ]/[ ]\d+(?:\.\d+)?)+(?=\s*(?:u[lL]|m[lL])\b))"  # "100 / 50 / 25 uL"
+    rf"\b(?:\d+(?:\.\d+)?(?:/\d+(?:\.\d+)?)+{_LISTED_UNIT}|[A-Pa-p]\d{{1,2}}(?:/[A-Pa-p]\d{{1,2}})+\b"
+    rf"|\d+(?:\.\d+)?(?:[ ]/[ ]\d+(?:\.\d+)?)+{_LISTED_UNIT})"  # "100 / 50 / 25 uL"
 )
 # "B1  10 / 40 uL": a recipe row (a well, then each liquid's volume), not a list of volumes
 _ROW_START = re.compile(r"(?:^|\n)\s*(?:[-*•]\s*)?\|?\s*[A-Pa-p]\d{1,2}\b[^\n]*$")

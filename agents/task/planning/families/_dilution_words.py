@@ -170,3 +170,12 @@ _ONE_DILUTION = re.compile(
 def series_label(label: str, text: str) -> bool:
     """A curve's label over a clause that is not one single dilution."""
     return curve_label(label) and not _ONE_DILUTION.search(text)
+
+
+# "normalise A1-C1 (40, 20, 10 ng/uL) to 5 ng/uL": the samples' concentrations, never a series
+# ("bring A1, B1, C1 (16, 8, 4 nM) to 2 nM")
+_LEVELLED = re.compile(
+    r"\b(?:normali[sz]|equali[sz])|\b(?:bring|adjust)\b[^;]*?\bto\s+(?:a\s+)?(?:final\s+)?"
+    r"\d+(?:\.\d+)?\s*(?:[pnuµm]g\s*/|[pnuµm]M\b)",
+    re.IGNORECASE,
+)

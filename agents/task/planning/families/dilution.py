@@ -39,6 +39,7 @@ from agents.task.planning.families._dilution_words import (
     _ALONG,
     _CURVE,
     _FINAL_SAID,
+    _LEVELLED,
     _MAKE_STANDARDS,
     _MAKE_STRENGTH,
     _MIXED_IN,
@@ -91,11 +92,15 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     text = ents.text
     if _CURVE.search(text) or (_MAKE_STANDARDS.search(text) and not ents.volumes()):
         return 85  # (or "make BSA standards on X": a series, all of whose numbers are asked)
-    if ents.series is not None and (
-        curve_label(clause.label or "")
-        or _CURVE.search(text)
-        or _SERIES_WORDS.search(text)
-        or ents.liquids
+    if (
+        ents.series is not None
+        and not _LEVELLED.search(f"{clause.label} {text}")
+        and (
+            curve_label(clause.label or "")
+            or _CURVE.search(text)
+            or _SERIES_WORDS.search(text)
+            or ents.liquids
+        )
     ):
         return 85  # "Standard curve (ng/mL): 1000, 500, 250, ... and 0 down column 1"
     if curve_label(clause.label or "") and (

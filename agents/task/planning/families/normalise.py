@@ -135,7 +135,7 @@ def final_piece(frame: Frame, head: Frame) -> bool:
     ents = frame.ents
     return (
         head.final is None
-        and conc.target(head.text) is not None
+        and (conc.target(head.text) or conc.target(head.clause.label or "")) is not None
         and conc.mass(head.text) is None
         and not ents.wellsets
         and not ents.labware
@@ -158,10 +158,11 @@ _INTO_WORD = re.compile(
 _ONLY_PLACE = re.compile(r"\s*(?:[A-Pa-p]\d{1,2}(?:\s*[-–:]\s*[A-Pa-p]\d{1,2})?)?\s*[.;]?\s*")
 
 
-def dest_piece(frame: Frame, head: Frame) -> bool:
+def dest_piece(frame: Frame, head: Frame, final_said: bool = False) -> bool:
     """A piece after a normalisation that names the plate its samples go into, said apart
     ("...; put them in norm_out A1-D1", "final 200 uL in PBS, into norm_out A1-D1"), when the
-    normalisation names only the samples' plate and a final volume (or a mass) is said."""
+    normalisation names only the samples' plate and a final volume (or a mass) is said (in
+    a piece before it, too: ``final_said``)."""
     ents = frame.ents
     if len(ents.labware) != 1 or conc.said(frame.text) or conc.CONC.search(frame.text):
         return False
@@ -171,7 +172,7 @@ def dest_piece(frame: Frame, head: Frame) -> bool:
     vols = ents.volumes()
     if len(vols) > 1 or (vols and not _FINAL_WORDS.search(frame.text)):
         return False  # "then add 5 uL to plate_2": a step of its own
-    if head.final is None and not vols and conc.mass(head.text) is None:
+    if head.final is None and not (vols or final_said) and conc.mass(head.text) is None:
         return False  # no final volume anywhere: not a normalisation into another plate
     label = frame.clause.label or ""  # "Output plate: norm96 A3-C3"
     before = frame.text[: ents.labware[0].start]
