@@ -125,7 +125,18 @@ def _by_id_word(plates: list[Any], word: str) -> str | None:
                 for liquid in well.contents
             )
         ]
+    if not matches:  # "the amplification plate" for amp_plate, "quantification" for quant
+        matches = [
+            lw.id
+            for lw in plates
+            if any(_shortens(part, low) for part in _ID_PARTS.split(lw.id.lower()))
+        ]
     return matches[0] if len(matches) == 1 else None
+
+
+def _shortens(part: str, word: str) -> bool:
+    """An id's part is the start of a longer word it stands for ("amp" of "amplification")."""
+    return len(part) >= 3 and part.isalpha() and len(word) > len(part) + 2 and word.startswith(part)
 
 
 _BLOCK_VERB = re.compile(r"(?:^|[.;:!?\n]\s*|\b(?:please|then|and|now|first|next)\s+)$", _FLAGS)
@@ -143,6 +154,8 @@ def described(
         return not any(x <= a < y or a <= x < b for x, y in taken)
 
     def add(name: str | None, a: int, b: int) -> None:
+        if _FRESH_BEFORE.search(text[:a]) and _holds_liquid(plates, name):
+            return  # "the empty PCR plate": never the filled one
         if name is not None:
             out.append((name, a, b))
             taken.append((a, b))
@@ -167,6 +180,16 @@ def described(
             found = _by_id_word(plates, m.group("word"))
             add(found or _by_role(plates, m.group("word"), m.group("noun")), m.start(), m.end())
     return out
+
+
+# "into the empty PCR plate", "a fresh library plate": a plate said to hold nothing, which a
+# word of it can never name as one that holds liquid (the one that fits is found by "empty")
+_FRESH_BEFORE = re.compile(r"\b(?:empty|fresh|new|clean|unused|blank|spare)\s+(?:the\s+)?$", _FLAGS)
+
+
+def _holds_liquid(plates: list[Any], name: str | None) -> bool:
+    """The labware ``name`` holds some liquid at the start."""
+    return any(lw.id == name and any(well.contents for well in lw.wells.values()) for lw in plates)
 
 
 # a container said by its role rather than its id: which one is meant may hang on the liquid

@@ -16,12 +16,14 @@ _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, 
 _ORDINALS |= {"4th": 4, "one": 1, "two": 2, "three": 3, "four": 4}
 # Corners name the interleaved quadrants the way the 8-channel head reaches them: top-left
 # starts at A1, top-right at A2, bottom-left at B1, bottom-right at B2.
+_STARTS = {"A1": 1, "A2": 2, "B1": 3, "B2": 4}
 _CORNERS = {("top", "left"): 1, ("top", "right"): 2, ("bottom", "left"): 3, ("bottom", "right"): 4}
 QUADRANTS = re.compile(
     rf"\b(?P<all>(?:all|every|each)\s+(?:(?:the\s+)?(?:four|4)\s+)?quadrants?|(?:four|4)\s+quadrants)\b"
     rf"|\bquadrants?\s*#?\s*(?P<list>{_QLIST}|[1-4])\b|\bQ(?P<q>{_QLIST}|[1-4](?=\s+(?:of|on)\b))\b"
     r"|\b(?P<ord>first|1st|second|2nd|third|3rd|fourth|4th)\s+quadrant\b"
     r"|\bquadrant\s+(?P<word>one|two|three|four)\b"
+    r"|\bquadrant\s+(?:starting\s+(?:at|with|from)\s+|at\s+)?(?P<start>[AB][12])\b(?!\s*[-:–])"
     r"|\b(?P<v>top|upper|bottom|lower)[\s-]*(?P<h>left|right)(?:[\s-]+hand)?\s+quadrant\b",
     _FLAGS,
 )
@@ -61,6 +63,8 @@ def quadrants(text: str) -> list[int]:
         return [1, 2, 3, 4]
     if found.get("ord") or found.get("word"):
         return [_ORDINALS[(found.get("ord") or found["word"]).lower()]]
+    if found.get("start"):  # "quadrant A2": the one whose first well is A2
+        return [_STARTS[found["start"].upper()]]
     if found.get("v"):
         v = "top" if found["v"].lower() in ("top", "upper") else "bottom"
         return [_CORNERS[v, found["h"].lower()]]

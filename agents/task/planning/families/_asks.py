@@ -14,7 +14,7 @@ from agents.task.planning._quantities import Quantity, fmt
 from agents.task.planning._wellsets import SelectionError, examples
 from agents.task.planning._world import World
 from agents.task.planning.families import _said_liquid
-from agents.task.planning.families._places import _EACH_AFTER, _SAME_WELLS, _roles
+from agents.task.planning.families._places import _COPYING, _EACH_AFTER, _SAME_WELLS, _STAMP, _roles
 
 _FLAGS = re.IGNORECASE
 # "add 10 uL buffer to A1 twice", "..., 3 times", "... x2": the whole transfer said n times
@@ -199,6 +199,7 @@ def part_of(frame: Frame, plate: str, world: r.World, named: bool = False) -> No
     which part of the plate or of the set is asked, never every well of it."""
     whole = all(w.whole_plate for w in frame.ents.wellsets)
     poured = len({m.name for m in frame.ents.labware}) <= 1  # (a stamp's quadrant is its own)
+    poured = poured and not (_STAMP.match(frame.text) or _COPYING.search(frame.text))
     if whole and poured and _REGION.search(frame.text):
         view = world.labware(plate)
         raise Ask(

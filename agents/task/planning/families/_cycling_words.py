@@ -26,7 +26,7 @@ CYCLING = re.compile(
     r"|\bcycle\s+(?:it|them|the)\b"
     r"|\b(?:run|start|use)\s+(?:the\s+|a\s+|my\s+|our\s+)?[\w«»-]*pcr[\w«»-]*\s+"
     r"(?:program(?:me)?|profile|protocol|method)\b"
-    r"|\bamplif\w*|\bthermal[\s-]?cycl\w*|\bcycl\w*\b[^.;]{0,40}?\b\d+\s*(?:x|times)\b"
+    r"|\bamplif(?!\w*\s+(?:plate|block)s?\b)\w*|\bthermal[\s-]?cycl\w*|\bcycl\w*\b[^.;]{0,40}?\b\d+\s*(?:x|times)\b"
     r"|\b(?:denaturation|annealing|extension|elongation)\b"
     r"|\b(?:run|start|do|perform)\b[^.;]{0,30}\bcycling\b"  # "run standard cycling on X"
     r"|\b(?:standard|usual|default|normal|regular|same|our|my)\s+(?:[\w-]+\s+)?cycling\b"
@@ -36,7 +36,7 @@ CYCLING = re.compile(
     _FLAGS,
 )
 NAMED = re.compile(
-    r"\bthermo[\s-]?cycl\w*|\bthermal[\s-]?cycl\w*|\b(?:rt-?)?q?pcr\b|\bdenatur\w*|\banneal\w*|\bamplif\w*"
+    r"\bthermo[\s-]?cycl\w*|\bthermal[\s-]?cycl\w*|\b(?:rt-?)?q?pcr\b|\bdenatur\w*|\banneal\w*|\bamplif(?!\w*\s+(?:plate|block)s?\b)\w*"
     r"|\bcycling\b",
     _FLAGS,
 )

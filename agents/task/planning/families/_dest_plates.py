@@ -20,7 +20,8 @@ _KINDS = r"other|remaining|empty|fresh|new|clean|blank|unused|spare|daughter|des
 _SHAPE = r"(?:\d{2,4}(?:[\s-]?well)?|deep[\s-]?well|pcr|\d+(?:\.\d+)?\s*ml)"
 _FRESH = re.compile(
     r"(?:\b(?:an?|the|one)\s+|(?:->|→|=>|\b(?:to|into|onto))\s*)"  # "-> new plate"
-    r"(?:empty|fresh|new|clean|blank|unused|spare|other|second|daughter|replica)\s+"
+    r"(?:empty|fresh|new|clean|blank|unused|spare|other|second|daughter|replica|copy"
+    r"|destination|target|receiving|recipient|assay)\s+"  # a role: the one empty plate that fits
     rf"(?P<shape>(?:{_SHAPE}[\s-]+)?)(?:[\w-]+\s+)?(?:plate|block)\b",
     _FLAGS,
 )
@@ -44,9 +45,14 @@ def _of_shape(plates: list[str], said: str, p: r.Planning) -> list[str]:
         plates = [lw for lw in plates if kinds[lw].rows * kinds[lw].cols == int(m.group(1))]
     if re.search(r"deep[\s-]?well|block|\bml\b", said):
         plates = [lw for lw in plates if kinds[lw].well_max_volume_ul >= 1000]
-    if "pcr" in said:
-        plates = [lw for lw in plates if "pcr" in f"{lw} {kinds[lw].type}".lower()]
+    if "pcr" in said:  # a PCR plate: said so, or a V-bottom plate of 250 uL wells or less
+        plates = [lw for lw in plates if _pcr(lw, kinds[lw].type, kinds[lw].well_max_volume_ul)]
     return plates
+
+
+def _pcr(name: str, kind: str, well_ul: float) -> bool:
+    """A PCR plate: its id or type says so, or its wells hold 250 uL or less."""
+    return "pcr" in f"{name} {kind}".lower() or well_ul <= 250
 
 
 def _many(
