@@ -66,10 +66,11 @@ _ASIDE = re.compile(  # (never "(column 12 left out)": wells left out of the set
 )
 # "(column 1, A to H, H blank)": where the dilution runs, its blank said last
 _PLACE_ASIDE = re.compile(r"^\(\s*(?:columns?|cols?|rows?)\s+\w+\s*,[^()]*\bblanks?\b", _FLAGS)
-# "changing tips after every well", "tips changed between each column": when, not where.
+# "changing tips after every well", "tips changed between each column", "change tips every
+# well", "tip change each column": when, not where.
 _TIP_SCOPE = re.compile(
-    r"\btips?\b(?:\s+\w+){0,2}?\s+(?:after|between|for|per|at|on|with|into|in)\s+"
-    r"(?:(?:each|every|all|the)\s+)?(?:single\s+)?(?:one|wells?|transfers?|destinations?|dispenses?|"
+    r"\btips?\b(?:\s+\w+){0,2}?\s+(?:(?:after|between|for|per|at|on|with|into|in)\s+"
+    r"(?:(?:each|every|all|the)\s+)?|(?:each|every)\s+)(?:single\s+)?(?:one|wells?|transfers?|destinations?|dispenses?|"
     r"samples?|columns?|rows?|picks?|steps?|times?|aliquots?|replicates?)\b",
     _FLAGS,
 )

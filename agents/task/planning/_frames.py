@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from agents.task.planning._bracket_places import dest_in_brackets
+from agents.task.planning._bracket_places import dest_in_brackets, source_in_brackets
 from agents.task.planning._clauses import Clause
 from agents.task.planning._described import described_liquids, only_receive
 from agents.task.planning._entities import Entities
@@ -249,6 +249,7 @@ def assign_places(frame: Frame) -> None:
     ents, text = frame.ents, frame.ents.text
     cuts = _role_cuts(text, ents.liquids) + _located_in_brackets(frame)
     cuts += dest_in_brackets(ents, cuts)  # "src A1 in triplicate (dst A1, A2, A3)"
+    cuts += source_in_brackets(ents, cuts)  # "onto dst A1-A6 (src A1-A6)"
     cuts += [(m.start, "source") for m in ents.labware if _AMOUNT_OF.search(text[: m.start])]
     cuts.sort()
     items: list[tuple[int, int, str, object]] = []
@@ -331,7 +332,7 @@ def assign_places(frame: Frame) -> None:
             setattr(frame, role, place)
 
 
-_LEAD_END = re.compile(r"(?:[:;,]|\s[-–—])\s*$")
+_LEAD_END = re.compile(r"(?:[:;,(]|\s[-–—])\s*$")
 _PAIR_JOIN = re.compile(r"\s*(?:->|to|into|onto)\s+(?:the\s+)?", _FLAGS)
 
 
@@ -342,7 +343,8 @@ def _span(place: Place) -> tuple[int, int]:
 
 def _pair_after_lead(places: list[tuple[str, Place]], text: str) -> list[tuple[str, Place]]:
     """'Spot 2 uL onto the agar plate: ON_strains A1 to agar_96 A1', '... onto the agar -
-    ON_strains column 1 into agar_96 column 1': a pair told after the lead that says where the
+    ON_strains column 1 into agar_96 column 1', '... onto the agar plate (ON_strains A1-A6 ->
+    agar_96 A1-A6)': a pair told after the lead that says where the
     liquid goes: its first place is the source, and a plate the lead named without wells is
     the pair's destination said again (one place, never a plate to ask wells of)."""
     for i in range(len(places) - 1):

@@ -45,7 +45,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:chang(?:e|ing)|replac(?:e|ing)|swap(?:ping)?|discard(?:ing)?|eject(?:ing)?|drop(?:ping)?)"
             r"\s+(?:the\s+)?(?:8\s+|eight\s+)?tips?\s+(?:between|after|every|each|for\s+each|at|per)\s+"
             r"(?:each\s+|every\s+)?(?:new\s+)?columns?"
-            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?columns?"
+            r"|\btip\s+changes?\s+(?:(?:between|after|at|for)\s+)?(?:each\s+|every\s+)?columns?"
             rf"|{_FIELD}col(?:umn)?s?\b",
             _FLAGS,
         ),
@@ -58,7 +58,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:chang(?:e|ing)|replac(?:e|ing)|swap(?:ping)?|discard(?:ing)?|eject(?:ing)?)"
             r"\s+(?:the\s+)?tips?\s+(?:between|after|every|each|for\s+each|at|per)\s+"
             r"(?:each\s+|every\s+)?(?:new\s+)?rows?\b"
-            r"|\btip\s+changes?\s+(?:between|after|at|for)\s+(?:each\s+|every\s+)?rows?\b"
+            r"|\btip\s+changes?\s+(?:(?:between|after|at|for)\s+)?(?:each\s+|every\s+)?rows?\b"
             rf"|{_FIELD}rows?\b",
             _FLAGS,
         ),
@@ -75,7 +75,7 @@ TIP_POLICIES: list[tuple[str, re.Pattern[str]]] = [
             r"|\b(?:replace|swap|discard|eject)\s+(?:the\s+)?tips?\s+(?:between|after|each|every|for)"
             r"|\bnever\s+re-?use|\bdon'?t\s+re-?use|\bdo\s+not\s+re-?use|\bno\s+tip\s+re-?use"
             r"|\btips?\s*[:=-]\s*(?:a\s+)?(?:new|fresh)\s+(?:one\s+)?(?:for\s+)?(?:each|every|per)\b"
-            r"|\btip\s+changes?\s+(?:between|after)|\b(?:1|one|a|new)\s+tips?\s*/\s*(?:well|destination|transfer)"
+            r"|\btip\s+changes?\s+(?:between|after|(?:(?:at|for|on)\s+)?(?:each|every)\b)|\b(?:1|one|a|new)\s+tips?\s*/\s*(?:well|destination|transfer)"
             r"|\b(?:one|a)\s+tip\s+(?:per|for\s+each|for\s+every|each)\s+"
             r"(?:well|transfer|destination|sample|pair|replicate|dispense|aliquot|pick|library|"
             r"libraries|compound|standard|hit|tube|specimen|template|primer|input|lib|entry|strain|"
