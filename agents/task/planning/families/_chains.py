@@ -17,6 +17,7 @@ from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import FOLD_TIMES, STEP_FOLD
 from agents.task.planning._wellsets import WellSet
 from agents.task.planning.families._blank_wells import INCL_BLANK, blanks_after
+from agents.task.planning.families._diluent_span import without_diluent
 from agents.task.planning.families._line_back import filled_line
 from agents.task.planning.families._spans import spans
 
@@ -153,6 +154,7 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
     """The chains a serial dilution names: rows across or columns down, first to last well."""
     view = p.world.labware(plate)
     sets = [w for w in frame.ents.wellsets if not w.chain]
+    sets = without_diluent(sets, frame.ents.text, view.rows, view.cols)  # "RPMI in A2-A12"
     if chained := [w for w in frame.ents.wellsets if w.chain]:
         return [chained[0].expand(view.rows, view.cols)]
     singles = [str(part.args[0]) for w in sets for part in w.parts if part.kind == "well"]

@@ -35,7 +35,8 @@ MIX_CYCLES = 3
 _DILUENT_WORDS = ("diluent", "buffer", "sample diluent", "dilution buffer")
 
 
-def _diluent(frame: Frame, stock: str, p: r.Planning) -> str:
+def said_diluent(frame: Frame, stock: str, p: r.Planning) -> str | None:
+    """The diluent the clause names ("in PBS", "diluent: assay buffer", "with water"), if any."""
     if m := _DILUENT.search(frame.text):
         word = (m.group("a") or m.group("b") or "").strip()
         found = next(
@@ -60,6 +61,13 @@ def _diluent(frame: Frame, stock: str, p: r.Planning) -> str:
     others = [m for m in others if _IN_IT.search(frame.text[: m.start])] or others
     if others:
         return r.liquid(others[0], p, "diluent")
+    return None
+
+
+def _diluent(frame: Frame, stock: str, p: r.Planning) -> str:
+    said = said_diluent(frame, stock, p)
+    if said is not None:
+        return said
     known = {n.lower(): n for n in p.world.liquids}
     for word in _DILUENT_WORDS:
         if word in known and known[word] != stock:
@@ -94,11 +102,21 @@ def _fold(frame: Frame) -> float:
     return k
 
 
+# "(medium already plated)", "RPMI pre-dispensed": where the diluent already is, no stock
+_ALREADY_THERE = re.compile(
+    r"\s*(?:is\s+|are\s+|'s\s+)?(?:already|pre-?(?:filled|dispensed|loaded|plated))\b", _FLAGS
+)
+
+
 def first_well_stock(frame: Frame, p: r.Planning, plate: str, first: str) -> str | None:
     """The liquid the chain's first well already holds, when the clause names no other stock
     ("dna_plate A3 holds DNA. 2-fold serial dilution from A3 to A8 with water": the DNA)."""
-    if any(not _AS_DILUENT.search(frame.text[: m.start]) for m in frame.liquids):
-        return None  # a stock is named: it is the stock
+    if any(
+        not _AS_DILUENT.search(frame.text[: m.start])
+        and not _ALREADY_THERE.match(frame.text[m.end :])
+        for m in frame.liquids
+    ):
+        return None  # a stock is named: it is the stock (never "(medium already plated)")
     held = [n for n, v in p.world.contents.get((plate, first), {}).items() if v > 0]
     return held[0] if len(held) == 1 else None
 

@@ -65,6 +65,7 @@ from agents.task.planning.families._ratio import (
     _stock,
     first_well_stock,
     prefilled_diluent,
+    said_diluent,
 )
 from agents.task.planning.families._ratio_parts import is_recipe
 from agents.task.planning.families._serial_volumes import amounts, fold_asking_once, says_step
@@ -236,8 +237,8 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     stock = held[2] if held is not None else (first or _stock(frame, p))
     pre = prefilled_diluent(world, plate, chains)  # "RPMI already in columns 2-12"
     if pre is not None:
-        try:
-            named = _diluent(frame, stock, p)
+        try:  # (never a guess from the lab's names over the diluent already in place)
+            named = said_diluent(frame, stock, p) or pre[0]
         except Ask:
             named = pre[0]
         pre = pre if named == pre[0] else None
