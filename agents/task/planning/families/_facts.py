@@ -20,6 +20,11 @@ from agents.task.planning._quantities import Quantity, fmt
 
 _FLAGS = re.IGNORECASE
 _EMPTY = re.compile(r"\b(?:is|are)\s+(?:still\s+|completely\s+|totally\s+|now\s+)?empty\b", _FLAGS)
+# "..., then carry 100 uL along. Columns 2-12 already have 100 uL RPMI": how the lab was
+# before the request, wherever the sentence stands (never the state the steps before leave)
+_BEFORE = re.compile(
+    r"\b(?:already|pre-?(?:filled|loaded|dispensed|plated|aliquoted)|beforehand)\b", _FLAGS
+)
 
 
 # "reservoir A2 is water", "A4 holds Coomassie", "res12 A5 has 5 mL of ethanol in it": the
@@ -47,7 +52,7 @@ _NOT_LIQUID_TEXT = """
     blank blanks control controls standard standards source destination dry loaded prefilled
     pre-filled sitting already now left untouched free available occupied used spent old new
     fresh cold warm sealed open closed a an the one two plate well wells reservoir trough
-    nothing"""
+    nothing diluent diluents"""
 _NOT_LIQUID = frozenset(_NOT_LIQUID_TEXT.split())
 
 
@@ -117,8 +122,7 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
         wells = r.wells(place, plate, p, "do you mean", frame)
         liquid = r.liquid(said, p) if said else None
         for well in wells:
-            have = world.well_volume(plate, well)
-            contents = world.contents.get((plate, well), {})
+            have, contents = _held(world, plate, well, bool(_BEFORE.search(frame.text)))
             if _EMPTY.search(frame.text):
                 if have > 1e-6:
                     raise disagree(
@@ -159,6 +163,14 @@ def check_fact(frame: Frame, p: r.Planning) -> str:
     if not checked:
         checked.append("nothing to check against the lab")
     return "a fact, checked against the lab: " + "; ".join(checked) + " (agrees)"
+
+
+def _held(world: r.World, plate: str, well: str, before: bool) -> tuple[float, dict[str, float]]:
+    """What a well holds now, or (``before``: a fact said of the lab as it was) before any step."""
+    if not before:
+        return world.well_volume(plate, well), world.contents.get((plate, well), {})
+    start = world.lab.labware[plate].wells.get(well)
+    return (start.volume_ul, start.contents) if start is not None else (0.0, {})
 
 
 def _own(
