@@ -29,6 +29,8 @@ _BLANK_AFTER = re.compile(
     # "col 12 = growth control": no drug, the diluent (and what it is for) only
     r"|(?:growth|sterility|no[\s-]drug|vehicle|solvent|untreated|diluent|media|medium|broth)\s+"
     r"(?:controls?|ctrls?|ctls?)\b|ntcs?\b|no[\s-]template(?:\s+controls?)?\b"
+    # "A12 as a no-antibody control", "negative ctrl": none of the stock, the diluent alone
+    r"|(?:no[\s-](?!template)[\w#-]+|negative|neg\.?)[\s-](?:controls?|ctrls?|ctls?)\b"
     r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer|(?-i:[A-Z][A-Za-z0-9]*))[\s-]+only\b"
     r"|(?:buffer|broth|media|medium|diluent)[\s-]only\b|no[\s-](?:stock|drug)\b"
     # "H1 = 0 pg/mL": the zero of the curve's concentrations
