@@ -25,6 +25,7 @@ from agents.task.planning._reading import (
     _reread,
 )
 from agents.task.planning._refill import _fresh_in
+from agents.task.planning._step_joins import step_into_series
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
@@ -56,6 +57,8 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
     for header in headers:
         if header is not headers[-1] and not (header.ents.fold or header.ents.wellsets):
             header.extra["defer"] = not header.ents.volumes()  # "std curve on X: <the steps>"
+        if header.ents.fold is not None and step_into_series(read_in, header):
+            continue  # "3-fold ... across P row A. Transfer 45 uL": the series' own step
         if spelled:
             header.extra["defer"] = True
             for f, fam in read_in:
