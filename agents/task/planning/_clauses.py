@@ -85,10 +85,6 @@ _STATE_SENTENCE = re.compile(
     _FLAGS,
 )
 _VOLUME = re.compile(r"\d\s*(?:u[lL]|ml|mL|microlit|millilit)", _FLAGS)
-_FINAL_TAIL = re.compile(
-    r"^\s*[\d.]+\s*[a-zA-Zµ]+\s+(?:final|total|per\s+well|each|in\s+total|in\s+every|in\s+each)",
-    _FLAGS,
-)
 # ", 1 h at 37 C" / ", 20 min in the dark" after a transfer: a verbless incubation of its own.
 _TIMED_START = re.compile(
     r"\s*,\s*(?:and\s+)?(?=(?:for\s+)?(?:\d+(?:\.\d+)?|an?|one|two)\s*"
@@ -268,7 +264,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
                     label, semi = m.group("label").strip(), m.group("body").strip()
                 for i, then in enumerate(then_parts(semi)):
                     actions: list[tuple[Join, str]] = []
-                    for said_how, text in _split_actions(then):
+                    for said_how, text in _split_actions(then, names):
                         cut = gaps(text, _social.polite_off(text.strip(" ,.;:!?-")))
                         actions += [(said_how, cut[0])] + [("and", t) for t in cut[1:]]
                         gapped.update(cut[1:])
@@ -305,7 +301,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
     return clauses
 
 
-def _split_actions(text: str) -> list[tuple[Join, str]]:
+def _split_actions(text: str, names: frozenset[str] = frozenset()) -> list[tuple[Join, str]]:
     """Split at a comma or an "and" that is followed by an action verb, or by a new volume
     and destination once the part before has its own destination."""
     cuts = [
@@ -349,7 +345,7 @@ def _split_actions(text: str) -> list[tuple[Join, str]]:
         if (
             _joins.has_destination(before)
             and _NEXT_DEST.search(after)
-            and not _FINAL_TAIL.match(after)
+            and not _joins.volume_of_before(before, after, names)
         ):
             cuts.append(m)
     timed = []

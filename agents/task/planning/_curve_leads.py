@@ -134,9 +134,61 @@ def _goal_before(frame: Frame, header: Frame) -> bool:
             not (header.ents.wellsets or own)
             or (
                 {m.name for m in frame.ents.labware} <= own
-                # ("a bsa std curve on bca_p col 1? 2mg/ml bsa, 1:2 ...": the same stock again)
-                and {m.name for m in header.ents.liquids} <= {m.name for m in frame.ents.liquids}
+                # ("a bsa std curve on bca_p col 1? 2mg/ml bsa, 1:2 ...": the same stock again;
+                # "... down column 12 of P? twofold steps, 120 uL per well in X": no place)
+                and (
+                    {m.name for m in header.ents.liquids} <= {m.name for m in frame.ents.liquids}
+                    or not (frame.ents.labware or frame.ents.wellsets)
+                )
             )
         )
         and bool(CURVE_WORDS.search(header.text))
+    )
+
+
+_WHERE_LABEL = re.compile(
+    r"(?:plates?|wells?|where|location|layout|positions?|dest(?:ination)?|columns?|cols?|rows?)",
+    re.IGNORECASE,
+)
+_WELL_WORDS = re.compile(r"\b(?:down|across|along|of|into|to)\b", re.IGNORECASE)
+
+
+def where_after(frame: Frame, header: Frame) -> bool:
+    """ "8 point 2-fold std curve. plate std_plate, wells A1-H1. diluent ...", "... curve on
+    std_plate. Wells: A1-H1.": the sentence after a dilution that names no wells only says
+    where it goes (a plate, its wells, or both, and nothing else)."""
+    ents, head = frame.ents, header.ents
+    mine = {m.name for m in ents.labware}
+    if head.wellsets or ents.liquids or ents.quantities or ents.fold or len(mine) > 1:
+        return False
+    if not (ents.wellsets or mine) or not all(m.sure for m in ents.labware):
+        return False
+    if mine and head.labware and mine != {m.name for m in head.labware}:
+        return False  # (a second plate: a copy or another step, not where this one goes)
+    label = (frame.clause.label or "").strip()
+    rest = ents.marked
+    for w in ents.wellsets:
+        rest = rest[: w.start] + " " * (w.end - w.start) + rest[w.end :]
+    rest = _WELL_WORDS.sub(" ", rest)
+    return (not label or bool(_WHERE_LABEL.fullmatch(label))) and not _PLACE_FILLER.sub("", rest)
+
+
+_AMOUNT_OR_ASIDE = re.compile(r"\([^()]*\)|\b[\d.]+\s*(?:u[lL]|µ[lL]|m[lL])\b", re.IGNORECASE)
+
+
+def top_poured(frame: Frame, family: Family | None, header: Frame) -> bool:
+    """ "top standard in A1 of P (X, 300 uL), then 2-fold down to G1 ...": the clause that
+    pours the top standard into its well, and the dilution that goes on from it in the same
+    sentence (read as one: the dilution's first well and stock)."""
+    placed = re.sub(r"\s+", " ", _AMOUNT_OR_ASIDE.sub(" ", header.text)).strip()
+    return (
+        family is not None
+        and family.name == "dilution"
+        and frame.ents.fold is not None
+        and header.ents.fold is None
+        and frame.clause.sentence == header.clause.sentence
+        and frame.clause.joined in ("then", "comma", "semicolon", "and")
+        and len({m.name for m in header.ents.liquids}) == 1
+        and not frame.ents.labware
+        and bool(_TOP_IN.search(placed))
     )

@@ -164,6 +164,37 @@ def has_destination(before: str) -> bool:
     return bool(_HAS_DEST.search(before))
 
 
+# "..., 100 uL final", "..., 50 uL/well", "..., 100 uL each": a level the work before ends at
+_LEVEL_TAIL = re.compile(
+    r"^\s*[\d.]+\s*[a-zA-Zµ]+\s*(?:final|total|per\s+(?:well|point|standard|std)|/\s*well|each"
+    r"|in\s+total|in\s+every|in\s+each)",
+    _FLAGS,
+)
+# "std curve in P col 1, 2-fold, 100 uL in sample buffer": a series' volume and its diluent
+_SERIES_SAID = re.compile(
+    r"\b(?:\d+(?:\.\d+)?\s*-?\s*(?:fold|x)|(?:two|three|four|five|ten)-?fold|1\s*:\s*\d+"
+    r"|serial\w*|curve|standards?|stds?)\b",
+    _FLAGS,
+)
+_IN_LIQUID = re.compile(
+    r"^\s*[\d.]+\s*[a-zA-Zµ]+\s+(?:in|with|using)\s+(?:the\s+)?([\w-]+)", _FLAGS
+)
+_WELL = re.compile(r"\b[A-Pa-p]\d{1,2}\b")
+
+
+def volume_of_before(before: str, after: str, names: frozenset[str]) -> bool:
+    """Whether the volume that starts ``after`` only says how much the work ``before`` ends at
+    ("..., 100 uL final", "50 uL/well") or, after a dilution series, its volume and diluent
+    ("2-fold down col 1, 100 uL in sample buffer"): no new transfer starts there."""
+    if _LEVEL_TAIL.match(after):
+        return True
+    liquid = _IN_LIQUID.match(after)
+    words = set(re.findall(r"[\w-]+", after.lower()))
+    return bool(
+        liquid and _SERIES_SAID.search(before) and not _WELL.search(after) and not words & names
+    )
+
+
 # "take 50 uL from each of P A1-A4 and pool them in Q B1": where what was taken goes
 _POOL_INTO = re.compile(
     r"(?:pool|combine|consolidate|merge)(?:\s+(?:them|it|these|those|all|everything))?"

@@ -15,7 +15,9 @@ from agents.task.planning._curve_leads import (
     CURVE_WORDS,
     after_top,
     place_before,
+    top_poured,
     under_heading,
+    where_after,
 )
 from agents.task.planning._frames import Frame
 from agents.task.planning._lexicon import Lexicon
@@ -107,6 +109,8 @@ def _said_after(frame: Frame, header: Frame) -> bool:
     going_on = last > header.clause.sentence and frame.clause.sentence == last  # "...; 100 uL"
     if not (after or going_on):
         return False
+    if after and header.ents.fold is not None and where_after(frame, header):
+        return True  # "... std curve. plate std_plate, wells A1-H1.": where it goes
     ents = frame.ents
     every = all(part.kind == "all" for w in ents.wellsets for part in w.parts)  # "every well"
     if header.ents.fold is None or not every or ents.labware or ents.fold is not None:
@@ -280,6 +284,9 @@ def _merge_fragments(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     # "Standards on P: top standard in A3, then 2-fold down to G3, ...": a curve's first well
     read_in = fold_into_previous(
         read_in, lex, norm, None, after_top, then_sep=True, becomes="dilution"
+    )
+    read_in = fold_into_previous(  # "top standard in A1 (X, 300 uL), then 2-fold down to G1"
+        read_in, lex, norm, "transfer", top_poured, then_sep=True, becomes="dilution"
     )
     read_in = fold_into_previous(  # "elisa_p1, col 1. X = stock, 2x serial, ...": where first
         read_in, lex, norm, None, place_before, becomes="dilution"

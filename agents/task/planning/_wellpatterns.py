@@ -184,7 +184,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "rownum",
         re.compile(rf"\brow\s+(?:number\s+|no\.?\s*)?({_NUM})(?!\s*(?:-|to|,|and)\s*\d)", _FLAGS),
     ),
-    ("cols", re.compile(rf"\b(?:columns?|cols?)\.?\s*({_NUMLIST})", _FLAGS)),
+    (  # "row A, 1:2 across 1-8": the columns a row runs across, said as bare numbers
+        "cols",
+        re.compile(
+            rf"(?:\b(?:columns?|cols?)\.?\s*|(?:(?<=\bacross\s)|(?<=\balong\s))"
+            rf"(?=\d{{1,2}}\s*-\s*\d{{1,2}}(?![\d.:/])\s*(?:[,;.)]|$|\s+(?:of|on|in|with)\b)))({_NUMLIST})",
+            _FLAGS,
+        ),
+    ),
     (
         "all",
         re.compile(

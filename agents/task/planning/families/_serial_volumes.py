@@ -36,9 +36,14 @@ _TOP = re.compile(
     _FLAGS,
 )
 _TOP_BEFORE = re.compile(
-    r"\b(?:top|highest|first)\s+(?:standard|well|point|std)\s*(?:gets|holds|has|with|of|:|=)?\s*$",
+    r"\b(?:top|highest|first)\s+(?:standard|well|point|std)\s*"
+    # "top standard in A1 (200 uL)", "the top standard in A1 of P (200 uL of X)"
+    r"(?:(?:in|into|at|=|:)\s*(?:well\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:of|on|in)\s+(?:the\s+)?[\w-]+\s*)?)?"
+    r"(?:gets|holds|has|with|of|:|=|\()?\s*$",
     _FLAGS,
 )
+# "2x dilutions with 100 uL sample buffer": the diluent each well after the first gets
+_FILL_BEFORE = re.compile(r"\s*(?:of\s+)?(?:the\s+)?$", _FLAGS)
 
 
 # "20 uL dye into 180 uL buffer", "100 uL from A1 into 0.1 mL DMSO", "10 uL gBlock std 1e7
@@ -110,9 +115,26 @@ _HELD_SAID = re.compile(
 )
 
 
-def amounts(frame: Frame, k: float, held: float | None) -> tuple[float, float, bool]:
+def _diluent_fill(frame: Frame, diluent: str | None) -> Quantity | None:
+    """The volume said right before the diluent's name ("with 100 uL sample buffer"): what
+    each well after the first gets, the final volume V."""
+    names = [m for m in frame.ents.liquids if m.name == diluent]
+    return next(
+        (
+            q
+            for q in frame.volumes
+            for m in names
+            if m.start >= q.end and _FILL_BEFORE.fullmatch(frame.ents.text[q.end : m.start])
+        ),
+        None,
+    )
+
+
+def amounts(
+    frame: Frame, k: float, held: float | None, diluent: str | None = None
+) -> tuple[float, float, bool]:
     """(V, t, whether the step was said) for a k-fold dilution; ``held``: the diluent each
-    well after the first already holds (None: none)."""
+    well after the first already holds (None: none); ``diluent``: what dilutes."""
     if held is None and _HELD_SAID.search(frame.text):
         raise Ask(
             "The request says the wells after the first already hold the diluent, but the lab "
@@ -172,6 +194,9 @@ def amounts(frame: Frame, k: float, held: float | None) -> tuple[float, float, b
         )
     ):
         final = frame.volume.value
+        t = round(final / (k - 1), 4)
+    elif (fill := _diluent_fill(frame, diluent)) is not None:
+        final = fill.value
         t = round(final / (k - 1), 4)
     elif held is not None:  # the diluent already in the wells says each well's volume
         final, t = held, round(held / (k - 1), 4)

@@ -246,7 +246,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     _top_is_stock(frame, stock, first is not None or held is not None)
     if diluent == stock:
         raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
-    final, t, step_said = amounts(frame, k, pre[1] if pre is not None else None)
+    final, t, step_said = amounts(frame, k, pre[1] if pre is not None else None, diluent)
     if pre is not None and abs(pre[1] - final) > 0.5:
         raise Ask(
             f"{plate} already holds {fmt(pre[1], 'uL')} of {diluent} in the wells after the "
