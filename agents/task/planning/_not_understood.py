@@ -20,7 +20,7 @@ from agents.task.planning.families import Family
 # "give P fresh medium", "plate the cells into P"), with no volume said.
 _TREATS = re.compile(
     rf"(?:{TREAT_VERBS}|prime|quench|stop|inoculate|induce|neutrali[sz]e|give|plate|seed|charge"
-    r"|set\s+up|prepare|make\s+up|assemble|elute)\b(?![^,;]*\d\s*(?:u|m)l\b)",
+    r"|set\s+up|prep(?:are)?|make\s+up|assemble|elute)\b(?![^,;]*\d\s*(?:u|m)l\b)",
     re.IGNORECASE,
 )
 # Verbs that say only that something is to be done to what they name ("handle", "process",
@@ -66,6 +66,8 @@ def _not_understood(frame: Frame, p: Planning) -> str:
             _ask_liquid(frame, p, what, volume=True)
     if ents.wellsets and ents.labware:
         _ask_addition(frame, p, what, liquid, said_volume)
+    if liquid is not None and not where and not ents.instruments:
+        _ask_destination(liquid.name, said_volume)
     raise Ask(
         f"I did not understand '{frame.clause.said}'. I understand requests like these, alone "
         "or one after another:",
@@ -87,6 +89,17 @@ def _ask_addition(frame: Frame, p: Planning, what: str, liquid: object, said_vol
         raise Ask(  # "dw_src A1-H1 -> P A1-H1", "P A1 from src A1": a copy, how much is open
             f"How many uL should I move into each well of {what}?", ["volume"]
         )
+
+
+def _ask_destination(liquid: str, said_volume: bool) -> None:
+    """A liquid named with no place and no verb ("some dye please", "I need 12 wells of dye"):
+    where it goes (and how much, unless said)."""
+    if said_volume:
+        raise Ask(f"Which wells of which plate should the {liquid} go into?", ["destination"])
+    raise Ask(
+        f"Which wells of which plate should the {liquid} go into, and how many uL per well?",
+        ["destination", "volume"],
+    )
 
 
 def _ask_wash(p: Planning, what: str, liquid: object, said_volume: bool) -> None:

@@ -27,6 +27,8 @@ VERBS = (
     r"fit|re-?fit|analy[sz]e|work\s+out|figure\s+out|back-?calculate|interpolate|extrapolate|"
     r"average|regress|tabulate|(?:send|give|get|e-?mail)\s+(?:me|us)\s+(?:the\s+|my\s+|our\s+|a\s+)?"
     + DATA
+    + r"|(?:send|forward|share|e-?mail)\s+(?:the\s+|my\s+|our\s+|these\s+|those\s+|all\s+)?"
+    + DATA
     + r"|(?:do|run)\s+(?:the\s+)?(?:stats|statistics|analysis|regression|fit)|"
     r"generate|code|search|google|look\s+up|find\s+out|print|show\s+me|teach|recommend|"
     r"suggest|predict|estimate|convert|list|label|re-?name|(?:log|record)\s+that|note\s+down|"

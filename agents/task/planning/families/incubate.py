@@ -24,7 +24,7 @@ _VERB = re.compile(
     r"^(?:shake|incubate|heat|warm|agitate|hold|keep|leave|let|rest|sit|wait|cool|chill|"
     r"develop|equilibrate|allow|(?:air[\s-]?)?dry(?=\s+(?:for\s+)?\d)|"
     r"orbital|vortex|spin\s+on\s+the\s+shaker|put\s+(?:it|the\s+plate)\s+on\s+the\s+shaker|"
-    r"(?:an?\s+)?incubation|(?:a\s+)?shake)\b",
+    r"(?:an?\s+)?(?:(?:quick|brief|short|gentle|good|vigorous)\s+)?(?:incubation|shake))\b",
     _FLAGS,
 )
 _SHAKING = re.compile(

@@ -36,6 +36,12 @@ def build(frame: Frame, p: r.Planning) -> str:
         wells = said_plural(frame, p, plate) or wells  # "..., then mix them": A1 and B1
     else:
         wells = r.wells(place, plate, p, "should I mix", frame)
+    for well in wells:  # an empty well cannot be mixed however often: refused before asking
+        if world.well_volume(plate, well) <= 0:
+            raise Refuse(
+                f"{plate} {well} is empty at that point of the plan: there is nothing to mix",
+                "nothing_to_do",
+            )
     cycles = frame.ents.mix_times or frame.ents.times
     if cycles is None:
         raise Ask(
@@ -48,11 +54,6 @@ def build(frame: Frame, p: r.Planning) -> str:
     ops = []
     for well in wells:
         have = world.well_volume(plate, well)
-        if have <= 0:
-            raise Refuse(
-                f"{plate} {well} is empty at that point of the plan: there is nothing to mix",
-                "nothing_to_do",
-            )
         stated = frame.mix_volume or frame.volume
         volume = (
             stated.value if stated else round(min(have * MIX_FRACTION, world.tip_capacity()), 3)
