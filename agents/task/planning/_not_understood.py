@@ -67,6 +67,8 @@ def _not_understood(frame: Frame, p: Planning) -> str:
     if ents.wellsets and ents.labware:
         _ask_addition(frame, p, what, liquid, said_volume)
     if liquid is not None and not where and not ents.instruments:
+        if frame.clause.label and not said_volume:  # "Row A: buffer" under "P setup:"
+            raise Ask(f"How many uL of {liquid.name} per well?", ["volume"])
         _ask_destination(liquid.name, said_volume)
     raise Ask(
         f"I did not understand '{frame.clause.said}'. I understand requests like these, alone "

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._vocabulary import ACTION_VERBS
+
 _FLAGS = re.IGNORECASE
 _LEAD = re.compile(
     r"(?:(?<=^)|(?<=[.;\n]\s)|(?<=\n))(?P<pad>\s*)(?:using|with)\s+(?P<what>[^,.;:\n]{2,40}?)\s*,\s*"
@@ -21,6 +23,16 @@ _LEAD = re.compile(
 _TOOL = re.compile(r"\b(?:channels?|head|tips?|pipett\w*|multi\w*|robot|arm|p\d+)\b", _FLAGS)
 _DILUTION = re.compile(
     r"dilut|\bfold\b|-fold|\bserial|\bcurves?\b|\bstandards?\b|\b1\s*:\s*\d", re.I
+)
+
+
+# "with the 8-channel stamp samples to dest_plate": the tool said, then the command with no
+# comma between (else the whole sentence reads as a setting and its command is lost)
+_TOOL_THEN_VERB = re.compile(
+    r"(?:(?<=^)|(?<=[.;\n]\s)|(?<=\n))(?P<lead>\s*(?:using|with)\s+(?:the\s+|an?\s+)?"
+    r"(?:[\w-]+\s+){0,2}?[\w-]*(?:channel|head|multichannel|pipett\w*)s?)\s+"
+    rf"(?!(?:head|pipett?e?)s?\b)(?=(?:{ACTION_VERBS})\b)",  # ("the 8 channel pipette, ...")
+    _FLAGS,
 )
 
 
@@ -38,6 +50,7 @@ def using_after(text: str) -> str:
         text = _SAME_PLATE.sub("", text)
     if not re.search(r"\b(?:using|with)\b", text, _FLAGS):
         return text
+    text = _TOOL_THEN_VERB.sub(lambda m: f"{m['lead']}, ", text)
     return _LEAD.sub(
         lambda m: (
             m.group(0)

@@ -134,6 +134,10 @@ class World:
             else 8
         )
 
+    def most_channels(self) -> int:
+        """The most channels any liquid handler of the lab has."""
+        return max((self.channels(i.id) for i in self.lab.of_kind("liquid_handler")), default=8)
+
     def rack_for(self, volume: float, count: int = 1) -> str:
         """The rack to take tips from for ``volume``: the smallest tips that hold it in one
         go (else the largest), among racks with ``count`` tips left."""

@@ -35,7 +35,11 @@ _SHAKING = re.compile(
 _NO_SHAKE = re.compile(r"\b(?:without|no|don'?t|do\s+not)\s+shak\w*|\bstatic\b|\bstill\b", _FLAGS)
 # "Incubate 5 min at 37 C on the shaker": the verb says how, "the shaker" only where (as
 # "on the heater-shaker" does); "put plate_1 on the shaker for 5 min" is shaking.
-_STILL_VERB = re.compile(r"^(?:incubate|heat|warm|hold|keep|cool|chill|equilibrate)\b", _FLAGS)
+_STILL_VERB = re.compile(
+    r"^(?:incubate|heat|warm|hold|keep|cool|chill|equilibrate|sit|stand|rest"
+    r"|let\s+(?:it|them|the\s+plates?|[\w-]+)\s+(?:sit|stand|rest))\b",
+    _FLAGS,
+)
 
 
 def _shaking(text: str) -> bool:

@@ -80,8 +80,8 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     if clause.heading and re.search(r"\bfrom\s+\S+.*\b(?:to|into)\b", ents.text, _FLAGS):
         return None  # "Transfer from dna_plate to dest_plate (same wells):" + items: liquid
     if _VERB.match(ents.text) and not (ents.volumes() or ents.liquids or WHOLE.search(ents.text)):
-        if ents.wellsets and re.match(r"transfer\b", ents.text, _FLAGS):
-            return None  # "transfer A1 to B1": liquid, how much is the question
+        if (ents.wellsets and re.match(r"transfer\b", ents.text, _FLAGS)) or len(ents.wellsets) > 1:
+            return None  # "transfer A1 to B1", "move src row A to P row A": how much?
         if _puts_something_in(ents):
             return None  # "put the stop solution in P row A": a liquid the lab may not name
         return 45

@@ -23,7 +23,8 @@ MODES = {
         _FLAGS,
     ),
     "fluorescence": re.compile(
-        r"\b(?:fluorescence|fluor|fluo|rfu|fluorescent|gfp|fitc|excitation|emission|ex/em)\b",
+        r"\b(?:fluorescence|fluor|fluo|rfu|fluorescent|gfp|fitc|excitation|emission|ex/em)\b"
+        r"|\b(?:ex|em)\s*\d{3}\b",
         _FLAGS,
     ),
     "luminescence": re.compile(r"\b(?:luminescence|lum|rlu|luminescent|glow|luciferase)\b", _FLAGS),
@@ -96,7 +97,13 @@ def _those_wells(frame: Frame, plate: str, p: r.Planning) -> list[str] | None:
     return list(p.wells)
 
 
-_SPECTRUM = re.compile(r"\bspectr(?:um|a|al)\b|\bscan\s+from\s+\d{3}|\bwavelength\s+scan\b", _FLAGS)
+# "spectrum", "scan P 300-700 nm", "read P from 300 to 700 nm": a spectrum, not one wavelength
+_SPECTRUM = re.compile(
+    r"\bspectr(?:um|a|al)\b|\bscan\s+from\s+\d{3}|\bwavelength\s+scan\b"
+    r"|\bscan\w*\b[^.;\n]*?\b\d{3}\s*(?:nm\s*)?(?:to|-|–)\s*\d{3}\b"
+    r"|\b(?:from|between)\s+\d{3}\s*(?:nm\s*)?(?:to|and|-|–)\s*\d{3}\s*nm\b",
+    _FLAGS,
+)
 
 
 # A read named by its noun, not its verb: "FAM read on pcrA", "Hoechst signal on X", "the

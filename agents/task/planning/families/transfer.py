@@ -81,6 +81,10 @@ def build(frame: Frame, p: r.Planning) -> str:
     asks.repeats(frame)
     explicit = pairing.explicit_pairs(frame)
     channels = frame.ents.channels or p.channels or 1
+    if channels > (most := world.most_channels()):  # refused before any question is asked
+        raise Refuse(
+            f"the liquid handler has {most} channels, not {channels}", "missing_instrument"
+        )
     cycles, mix_volume = mixing(frame)
     ops: list[pip.Op] = []
     if explicit is not None:
@@ -122,10 +126,6 @@ def build(frame: Frame, p: r.Planning) -> str:
     lh = world.labware(ops[0].dst[0] if ops[0].dst else ops[0].src[0]).instrument
     if any(world.labware(o.src[0]).instrument != lh for o in ops):
         raise Refuse("the source and the destination are on different liquid handlers", "unsafe")
-    if channels > world.channels(lh):
-        raise Refuse(
-            f"{lh} has {world.channels(lh)} channels, not {channels}", "missing_instrument"
-        )
     wish = per_named(frame.text, ops, world) or frame.ents.tips  # "one tip per serum"
     policy = pip.policy_used(ops, wish or p.tips)
     p.policies_used.append(pip.POLICIES[policy])
