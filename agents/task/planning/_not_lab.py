@@ -69,7 +69,10 @@ _CAPABILITY = re.compile(
 _CHAT = re.compile(
     r"^\W*(?:(?:what|wht|wat)(?:'?s|\s+is|\s+are)\s+(?:an?\s+[^.!;\n\d]*|the\s+[^.!;\n\d]*"
     r"\bused\s+for|[^.!;\n\d]*\bfor)"
-    r"|(?:i|we)\s+(?:really\s+|just\s+)?(?:love|like|hate|enjoy|miss|adore)\s+[^.!;\n\d]*)\W*$",
+    r"|(?:i|we)\s+(?:really\s+|just\s+)?(?:love|like|hate|enjoy|miss|adore)\s+[^.!;\n\d]*"
+    # "what does absorbance at 600 nm measure?", "what does OD stand for": what a thing means
+    r"|wh?at\s+(?:does|do)\s+[^.!;\n]*\b(?:measure|mean|indicate|detect|stand\s+for|tell\s+(?:me|us))"
+    r")\W*$",
     re.IGNORECASE,
 )
 # An instruction to set the rules aside ("ignore your safety rules", "disable the policy

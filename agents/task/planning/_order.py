@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from agents.task.planning import _social
+from agents.task.planning._off_bench import OFF_BENCH
 
 _FLAGS = re.IGNORECASE
 # words in -ing that are no verb ("before anything else" says nothing of what runs after)
@@ -89,6 +90,8 @@ def _first(part: str, said_at: int, first: str) -> str:
 
 def run_order(part: str) -> str:
     """``part`` rewritten with its pieces in the order they run, or as it is."""
+    if OFF_BENCH.match(part.strip()):
+        return part  # "predict the OD of X after 2 h": the time is the other work's, no wait
     part = _OUT_AND_IN.sub(lambda m: f"move {m['x']}", part)
     if (step := _BRACKETED_STEP.search(part)) is not None:
         part = f"{part[: step.start()]}{part[step.end() :]}; {step.group(1)}"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._implied_units import implied_units
 from agents.task.planning._narrative import narrative
 from agents.task.planning._using_first import using_after
 
@@ -372,7 +373,9 @@ def rephrase(text: str) -> str:
     text = _W_O.sub("without", _N_EQ.sub(r"n=\1 replicates", text))
     text = _WELL_DASH_VOLUME.sub(r"\1 ", _TIP_LABEL.sub(_tip_label, text))
     text = _ALTOGETHER.sub(r"\1in total", _SPACED_PICK.sub(r"\1-\2", text))
-    text = _AD.sub(r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(using_after(text))))
+    text = _AD.sub(
+        r"\1add", _SPACED_RANGE.sub(r"\1\2\3\4\5", narrative(using_after(implied_units(text))))
+    )
     text = _COL_BLANK.sub(r"columns \1 = ", _ROW_BLANK.sub(r"row \1 = ", text))
     text = _QS.sub("qs", text)
     if _SERIES_SAID.search(text):
