@@ -15,7 +15,8 @@ from agents.task.planning.families import Family
 _PLACES = r"(?=(?:the\s+)?(?:rows?|columns?|cols?|wells?|[A-Pa-p]\d{1,2}|[\w-]*(?:\d|_)[\w-]*)\b)"
 _SAME = re.compile(
     r"^(?:(?:do|repeat)\s+)?(?:the\s+)?(?:same|this|that|it)(?:\s+again)?\s+(?:for|to|with|in|on|into|onto)\b"
-    r"|^repeat\s+(?:for|with|on|in|into|to)\b|^(?:again|likewise)\s+(?:for|to|in|into|on|with)\b"
+    r"|^(?:then\s+)?repeat\s+(?:for|with|on|in|into|onto|to)\b"
+    r"|^(?:again|likewise)\s+(?:for|to|in|into|onto|on|with)\b"
     # "do plate_2 the same way", "treat row B likewise"
     r"|^(?:do|treat|handle|fill)\s+[^,;]{1,30}?\s+(?:(?:in\s+)?the\s+same(?:\s+way)?|likewise|"
     r"similarly)\W*$",
@@ -42,13 +43,34 @@ def repeats(frame: Frame, out: list[tuple[Frame, Family]]) -> bool:
     two moves said together ("buffer to A1 and dye to A2; also B1") does not say which."""
     if _SAME.match(frame.text):
         return True
-    if not out or not _ALSO.match(frame.clause.said.strip(" .;,")):
+    if not out or not (_ALSO.match(frame.clause.said.strip(" .;,")) or _plate_again(frame)):
         return False
     last = out[-1][0]
     return not any(
         f.clause.sentence == last.clause.sentence and f.extra.get("kind") != "setting"
         for f, _ in out[:-1]
     )
+
+
+# "Also into qc.", "qc too", "and qc as well": a plate (whatever its id) said to get the same
+_REPEAT_WORD = re.compile(r"\balso\b|\btoo\b|\bas\s+well\b", re.IGNORECASE)
+_FILLER = re.compile(
+    r"\b(?:also|too|as\s+well|and|then|in(?:to)?|on(?:to)?|to|for|the|please)\b", re.IGNORECASE
+)
+
+
+def _plate_again(frame: Frame) -> bool:
+    """The piece names only lab plates (and their wells) and says they get it too."""
+    ents = frame.ents
+    if not ents.labware or ents.quantities or ents.liquids:
+        return False
+    if not _REPEAT_WORD.search(frame.clause.said):
+        return False
+    spans = [(m.start, m.end) for m in ents.labware] + [(w.start, w.end) for w in ents.wellsets]
+    text = ents.text
+    for a, b in sorted(spans, reverse=True):
+        text = f"{text[:a]} {text[b:]}"
+    return not _FILLER.sub(" ", text).strip(" .;,!:-")
 
 
 def _again_before(frame: Frame, out: list[tuple[Frame, Family]]) -> list[tuple[Frame, Family]]:

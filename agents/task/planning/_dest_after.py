@@ -19,7 +19,12 @@ _ROLE = r"(?:dest(?:ination)?|target|receiving|recipient)(?:\s+(?:plate|labware|
 # what is left of the piece once its plate and wells are taken out
 _SAYS_WHERE = re.compile(
     rf"^(?:(?:the\s+)?{_ROLE}\s*(?:is|=|:)?|(?:please\s+)?use\s+as\s+(?:the\s+)?{_ROLE}"
-    rf"|(?:is|as)\s+(?:the\s+)?{_ROLE}|(?:it\s+)?goes\s+(?:in|into|to|onto))$",
+    rf"|(?:is|as)\s+(?:the\s+)?{_ROLE}|(?:it\s+)?goes\s+(?:in|into|to|onto)"
+    # "Put them in dest_plate.", "They go into P2.", "Onto dest_plate please."
+    r"|(?:please\s+)?(?:put|place|transfer|move|pipette|dispense)\s+(?:them|it|these|those"
+    r"|the\s+cop(?:y|ies)|everything)\s+(?:in|into|to|onto)"
+    r"|(?:they|these|those|it|the\s+cop(?:y|ies))\s+(?:go(?:es)?|should\s+go|will\s+go)"
+    r"\s+(?:in|into|to|onto)|(?:in|into|onto|to))(?:\s+please)?$",
     _FLAGS,
 )
 

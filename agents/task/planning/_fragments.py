@@ -25,7 +25,8 @@ from agents.task.planning.families.read import said_optics
 _VERB_FIRST = re.compile(rf"^(?:{ACTION_VERBS})\b", re.IGNORECASE)
 
 _ONLY_VOLUME = re.compile(
-    r"^(?:with\s+|at\s+|using\s+|(?:please\s+)?use\s+|make\s+it\s+|all\s+(?:at\s+)?)?[\d.]+\s*(?:uL|mL)\s*"
+    r"^(?:with\s+|at\s+|using\s+|(?:please\s+)?use\s+|make\s+it\s+|all\s+(?:at\s+)?"
+    r"|vol(?:ume)?\.?\s*(?:is\s+|=\s*|:\s*|of\s+)?)?[\d.]+\s*(?:uL|mL)\s*"  # "Volume 10 uL."
     r"(?:each(?:\s+well)?|per\s+(?:well|pair|pick|transfer|spot|dot|drop(?:let)?|hit|sample|line)"
     r"|apiece|a\s+well|/\s*well|(?:in|into|to)\s+(?:each|every)\s+well"
     r"|in\s+total|total|altogether|all\s+together|in\s+all)?"

@@ -108,9 +108,11 @@ def _by_role(plates: list[Any], word: str, noun: str) -> str | None:
 _ID_PARTS = re.compile(r"[_\-\s]+|(?<=[a-z])(?=\d)|(?<=\d)(?=[a-z])")
 
 
-def _by_id_word(plates: list[Any], word: str) -> str | None:
+def _by_id_word(plates: list[Any], word: str, noun: str = "plate") -> str | None:
     """The one labware whose id has ``word`` as one of its parts ("sera" for sera_plt), else
-    the one labware holding the liquid ``word`` names ("the library plate" for libs_in)."""
+    the one labware holding the liquid ``word`` names ("the library plate" for libs_in; never
+    a trough for a "plate": "the standard plate" is no trough holding the standard), else the
+    one whose id shortens ``word`` ("std" of "the standard plate")."""
     low = word.lower()
     forms = {low, low.removesuffix("s"), low + "s"}  # "the seedling plate" for seedlings24
     matches = [lw.id for lw in plates if forms & set(_ID_PARTS.split(lw.id.lower()))]
@@ -119,13 +121,14 @@ def _by_id_word(plates: list[Any], word: str) -> str | None:
         matches = [
             lw.id
             for lw in plates
-            if any(
+            if not (noun.lower() in ("plate", "block") and min(lw.rows, lw.cols) == 1)
+            and any(
                 forms & {liquid.lower(), *liquid.lower().split()}
                 for well in lw.wells.values()
                 for liquid in well.contents
             )
         ]
-    if not matches:  # "the amplification plate" for amp_plate, "quantification" for quant
+    if not matches:  # "the amplification plate" for amp_plate, "the standard plate" std_curve
         matches = [
             lw.id
             for lw in plates
@@ -135,8 +138,12 @@ def _by_id_word(plates: list[Any], word: str) -> str | None:
 
 
 def _shortens(part: str, word: str) -> bool:
-    """An id's part is the start of a longer word it stands for ("amp" of "amplification")."""
-    return len(part) >= 3 and part.isalpha() and len(word) > len(part) + 2 and word.startswith(part)
+    """An id's part is a longer word it stands for, shortened: its start or its letters in
+    order from the same first one ("amp" of "amplification", "std" of "standard")."""
+    if len(part) < 3 or not part.isalpha() or len(word) <= len(part) + 2 or part[0] != word[0]:
+        return False
+    letters = iter(word)
+    return all(ch in letters for ch in part)
 
 
 _BLOCK_VERB = re.compile(r"(?:^|[.;:!?\n]\s*|\b(?:please|then|and|now|first|next)\s+)$", _FLAGS)
@@ -177,7 +184,7 @@ def described(
                 add(_by_hint(plates, hints, word), m.start(), m.end())
     for m in _ID_WORD.finditer(text):
         if free(m.start(), m.end()):
-            found = _by_id_word(plates, m.group("word"))
+            found = _by_id_word(plates, m.group("word"), m.group("noun"))
             add(found or _by_role(plates, m.group("word"), m.group("noun")), m.start(), m.end())
     return out
 

@@ -124,6 +124,7 @@ class RulePlanner:
             read_in = volume_after(read_in, lex, norm)
             read_in = place_after(read_in, lex, norm)  # "dispense 50 uL X; plate_2 column 1"
             read_in = dest_after(read_in, lex, norm)  # "Stamp X, 5 uL. Destination: Y."
+            read_in = volume_after(read_in, lex, norm)  # "Copy X. Destination: Y. 10 uL."
             read_in = optics_after(read_in, lex, norm)  # "Read X. Ex 485, em 520."
             read_in = split_pairs(read_in, lex, norm)
             read_in = per_liquid_heads(read_in)  # "the compound goes with the 8-channel"

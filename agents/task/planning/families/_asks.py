@@ -21,7 +21,7 @@ _FLAGS = re.IGNORECASE
 # ("8 x 500 uL aliquots" is a count of wells, each its volume)
 _REPEATED = re.compile(
     r"\b(?:\d+|two|three|four|five)\s*(?:times|x)\b(?!\s*[\d.])|\b(?:twice|thrice)\b"
-    r"|\bx\s*\d+\b(?!\s*(?:[.\d]|[uµm]l\b))",
+    r"|\bx\s*\d+\b(?!\s*(?:[.\d]|[uµm]l\b|wells?\b))",  # "x 3 wells": a count of wells
     _FLAGS,
 )
 _X_COUNT = re.compile(r"(?<![\w.])(?:x\s*[2-9]|[2-9]\s*x)(?![\w.])", _FLAGS)
@@ -79,12 +79,25 @@ def _counts_copies(frame: Frame, n: int) -> bool:
 
     sources, dests = _roles(frame)
     taken, into = count(sources), count(dests)
+    plates = {d.labware.name for d in dests if d.labware is not None}
+    if _X_COUNT.search(frame.text) and len(plates) == n and all(d.wells is None for d in dests):
+        return True  # "stamp src x2 (dst, qc)": one copy onto each plate named
     if not _X_COUNT.search(frame.text):  # "to A1-A3 3 times", "twice": the transfer said again,
         # unless the wells of the copies follow it ("a set twice (columns 1-6 and 7-12)")
         said = _REPEATED.search(frame.text)
         after = [d.wells.start for d in dests if d.wells is not None]
         return bool(taken > 1 and said and after and said.end() <= min(after) and into == n * taken)
+    if taken == 0 and frame.ents.liquids and not any(s.wells for s in sources):
+        return _count_before(frame, dests) and into == n  # "dye x3 -> plate_1 A1-A3": a well each
     return taken > 0 and into == n * taken
+
+
+def _count_before(frame: Frame, dests: list[Place]) -> bool:
+    """The "x3" is said before the destination's wells (after them it may mean each well
+    gets the volume three times: "to A1-A3 x3")."""
+    said = _X_COUNT.search(frame.text)
+    after = [d.wells.start for d in dests if d.wells is not None]
+    return said is not None and bool(after) and said.end() <= min(after)
 
 
 def one_into_many(frame: Frame, src: list[str]) -> bool:
