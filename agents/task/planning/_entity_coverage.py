@@ -48,6 +48,11 @@ _GOES = re.compile(
     r"^\s+(?:to|into|in|onto)\s+(?:the\s+)?(?:[\w-]+\s+)?(?:wells?\s+)?[A-Pa-p]\d", _FLAGS
 )
 _KINDS = ("speed", "duration", "temperature", "wavelength")  # volumes: see the module doc
+# "Add 20 uL to plate_1: dye A1-A3, buffer B1-B3", "A1-A3 stock, B1-B3 water": a liquid with
+# wells of its own, next to it (never "to the cells in A1", where the liquid is the place)
+_WELLS_NEXT = re.compile(r"^\s*(?:(?:to|into|in|->|→|=|:)\s*)?[A-Pa-p]\d{1,2}\b")
+_WELLS_BEFORE = re.compile(r"\b[A-Pa-p]\d{1,2}\s*(?:(?:gets?|receives?|->|→|=|:)\s*)?$", _FLAGS)
+_ONTO = re.compile(r"\b(?:to|onto|into|in|on|over)\s+(?:the\s+)?$", _FLAGS)
 
 
 def _numbers(value: Any) -> Iterator[float]:
@@ -142,5 +147,25 @@ def check(frame: Frame, item: TraceItem, steps: list[PlanStep], world: World) ->
                 f"I read it as '{item.understood}', which uses no {m.name}. How much {m.name} "
                 "should go in? Say it as its own step.",
                 ["volume"],
+                [item.understood],
+            )
+    _own_wells(frame, item, liquids)
+
+
+def _own_wells(frame: Frame, item: TraceItem, drawn: set[str]) -> None:
+    """Of two liquids or more, one said with wells of its own that no step draws is asked
+    about (never planned as the other liquid in its wells too)."""
+    if len({m.name.lower() for m in frame.ents.liquids}) < 2:
+        return
+    understood = item.understood.lower()
+    for m in frame.ents.liquids:
+        before, name = frame.text[: m.start], m.name.lower()
+        if name in drawn or name in understood or _CONTENT.search(before) or _ONTO.search(before):
+            continue
+        if _WELLS_NEXT.match(frame.text[m.end :]) or _WELLS_BEFORE.search(before):
+            raise Ask(
+                f"I read it as '{item.understood}', which uses no {m.name}. Where should the "
+                f"{m.name} go? Say it as its own step.",
+                ["liquid"],
                 [item.understood],
             )
