@@ -16,9 +16,11 @@ from agents.task.planning._lexicon import Lexicon
 from agents.task.planning._normalise import Normalised
 from agents.task.planning._reading import Read, _read, fold_into_previous
 from agents.task.planning._vocabulary import ACTION_VERBS
+from agents.task.planning._wellsets import WellSet
 from agents.task.planning.families import Family
 from agents.task.planning.families._concentrations import CONC, bracketed_unit
 from agents.task.planning.families._diluent_piece import diluent_piece
+from agents.task.planning.families._places import head_is_source
 from agents.task.planning.families.normalise import conc_list, dest_piece, final_piece
 from agents.task.planning.families.read import said_optics
 
@@ -259,17 +261,30 @@ def optics_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
 
 
 # The words a piece that only says where may have beside its plate and wells.
-_WHERE_WORDS = frozenset(["in", "into", "to", "onto", "on", "->", "the", "well", "wells", "of"])
+_WHERE_WORDS = frozenset(
+    ["in", "into", "to", "onto", "on", "->", "the", "well", "wells", "of", "only"]
+)
+# A form's label before such a piece: "Plate: elisa_plate, columns 1-6", "Wells: columns 1-6"
+_PLACE_LABEL = re.compile(
+    r"(?:dest(?:ination)?\s+)?(?:plates?|wells?|columns?|cols?|rows?|where|layout|target)",
+    re.IGNORECASE,
+)
 
 
-def _where_only(frame: Frame) -> bool:
-    """'maxisorp_1 column 1', 'into plate_2 A1-A6': one plate and its wells, nothing else."""
+def _places_only(frame: Frame) -> bool:
+    """'maxisorp_1 column 1', 'into plate_2 A1-A6', 'Columns 1-6 only', 'Plate: P': at most
+    one plate and one well set, nothing else."""
     ents = frame.ents
-    if len(ents.labware) != 1 or not ents.labware[0].sure or len(ents.wellsets) != 1:
+    if len(ents.labware) > 1 or len(ents.wellsets) > 1 or not (ents.labware or ents.wellsets):
+        return False
+    if ents.labware and not ents.labware[0].sure:
         return False
     spans = [(m.start, m.end) for m in ents.labware] + [(w.start, w.end) for w in ents.wellsets]
     inside = [m for m in ents.liquids if any(a <= m.start and m.end <= b for a, b in spans)]
     if ents.quantities or len(ents.liquids) > len(inside):  # "sample" of "sample_plate": none
+        return False
+    label = frame.clause.label
+    if label is not None and not _PLACE_LABEL.fullmatch(label.strip()):
         return False
     text = ents.text
     for a, b in sorted(spans, reverse=True):
@@ -277,15 +292,46 @@ def _where_only(frame: Frame) -> bool:
     return set(re.sub(r"[\s,.;:]+", " ", text).lower().split()) <= _WHERE_WORDS
 
 
+def _where_only(frame: Frame) -> bool:
+    """'maxisorp_1 column 1', 'into plate_2 A1-A6': one plate and its wells, nothing else."""
+    return len(frame.ents.labware) == len(frame.ents.wellsets) == 1 and _places_only(frame)
+
+
+def _fills_open_place(frame: Frame, head: Frame) -> bool:
+    """A piece that only says where, for a transfer that left it open: its plate (and wells)
+    when the transfer names no place it goes to ("Add 100 uL X to each well. Plate: P,
+    columns 1-6.", "Pool 100 uL from each well of Q column 1. Into P A1."), its wells alone
+    when the transfer names that plate but no wells ("Add 100 uL X to P. Columns 1-6 only.")."""
+    if frame.clause.joined not in ("start", "sentence", "semicolon") or not _places_only(frame):
+        return False
+    sources_first = head_is_source(head.text)
+    dests = [
+        place
+        for role, place in head.places
+        if role == "dest" or (role == "head" and not sources_first)
+    ]
+    if any(p.wells is not None and not _all_wells(p.wells) for p in dests):
+        return False  # the transfer says its own wells
+    to_plate = any(p.labware is not None for p in dests)
+    return not to_plate if frame.ents.labware else to_plate
+
+
+def _all_wells(wells: WellSet) -> bool:
+    return len(wells.parts) == 1 and wells.parts[0].kind == "all"
+
+
 _INTO = re.compile(r"^(?:in|into|to|onto|->)\b", re.IGNORECASE)
 
 
 def place_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     """``read_in`` with a piece that only says where ("dispense 50 uL TMB; maxisorp_1 column
-    1") read as the destination of the transfer before it that names no wells of its own."""
+    1", "Add 100 uL X to P. Columns 1-6 only.") read as the destination of the transfer before
+    it that left it open."""
 
     def joins(frame: Frame, _: Family | None, head: Frame) -> bool:
-        return frame.clause.joined == "semicolon" and not head.ents.wellsets and _where_only(frame)
+        return (
+            frame.clause.joined == "semicolon" and not head.ents.wellsets and _where_only(frame)
+        ) or _fills_open_place(frame, head)
 
     def text(head: Frame, frame: Frame) -> str:
         sep = " " if _INTO.match(frame.clause.text) else " to "

@@ -102,6 +102,12 @@ _HEAD_IS_SOURCE = re.compile(
 )
 
 
+def head_is_source(text: str) -> bool:
+    """The places a clause names first, before any role word, are where liquid comes from
+    ("pool lysate_dw A1-D1 ...", "stamp P ..."), not where it goes ("add 50 uL P A1 ...")."""
+    return bool(_HEAD_IS_SOURCE.match(text))
+
+
 # A label that names a liquid move ("Combine the replicates: A1, A2 -> pool A1; ...").
 _LABEL_VERBS = re.compile(
     r"cherry|hit|pick|transfer|stamp|pool|spot|aliquot|add|dispense|combin|consolidat|merg|normali"
