@@ -31,6 +31,10 @@ _BLANK_AFTER = re.compile(
     r"(?:controls?|ctrls?|ctls?)\b|ntcs?\b|no[\s-]template(?:\s+controls?)?\b"
     # "A12 as a no-antibody control", "negative ctrl": none of the stock, the diluent alone
     r"|(?:no[\s-](?!template)[\w#-]+|negative|neg\.?)[\s-](?:controls?|ctrls?|ctls?)\b"
+    r"|(?:drug|antibody|ab|compound|cmpd|inhibitor|antibiotic|abx|stock|treatment|#+)[\s-]free\b"
+    # "D11 and D12 are controls with broth only", "E11-E12 controls (media only)"
+    r"|(?:controls?|ctrls?)\s*(?:\(\s*|with\s+|of\s+|[:=-]\s*)?(?:#+|buffer|diluent|broth|media|medium)"
+    r"[\s-]+only\b\)?"
     r"|(?:#+|buffer|diluent|broth|media|medium|water|[\w-]+\s+buffer|(?-i:[A-Z][A-Za-z0-9]*))[\s-]+only\b"
     r"|(?:buffer|broth|media|medium|diluent)[\s-]only\b|no[\s-](?:stock|drug)\b"
     # "H1 = 0 pg/mL": the zero of the curve's concentrations

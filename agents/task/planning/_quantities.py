@@ -374,13 +374,14 @@ def steps(text: str) -> int | None:
     said = (
         m
         for m in _STEPS.finditer(text)
-        if number(m.group(1)) != 0 and not _RATIO_HEAD.search(text[: m.start()])
+        if number(m.group(1)) != 0 and not _NO_COUNT_HEAD.search(text[: m.start()])
     )
     m = next(said, None) or FOLD_TIMES.search(text)
     return None if m is None else int(number(m.group(1)))
 
 
-_RATIO_HEAD = re.compile(r"\b(?:1|one)\s+(?:to|in)\s+$", re.IGNORECASE)
+# ("the last two wells no drug": which wells are left out, never a count of points)
+_NO_COUNT_HEAD = re.compile(r"\b(?:(?:1|one)\s+(?:to|in)|last|final)\s+$", re.IGNORECASE)
 
 
 def fmt(value: float, unit: str) -> str:

@@ -47,6 +47,20 @@ _LAST_BLANK = re.compile(
 )
 
 
+# "last two wells no drug", "the final 2 wells are blanks", "last 2 wells broth only"
+_LAST_N_BLANK = re.compile(
+    r"\b(?:the\s+)?(?:last|final)\s+(two|three|four|2|3|4)\s+(?:wells?|ones?|positions?)\b"
+    r"[^,;.]*?\b(?:blanks?|no[\s-][\w-]+|[\w-]+[\s-]free|(?:[\w-]+\s+)?only|controls?|ctrls?)\b",
+    _FLAGS,
+)
+
+
+def last_n_blank(text: str) -> int:
+    """How many of a line's last wells are said to be blanks ("last two wells no drug")."""
+    m = _LAST_N_BLANK.search(text)
+    return 0 if m is None else _COUNTS.get(m.group(1).lower()) or int(m.group(1))
+
+
 def last_is_blank(text: str) -> bool:
     """ "the last well is a blank", "last well buffer only": the line's last well is a blank."""
     return bool(_LAST_BLANK.search(text))
@@ -78,8 +92,10 @@ def without_blanks(
     named = {w for b in p.blanks for w in b.expand(view.rows, view.cols)}
     nth = _NTH_BLANK.search(frame.text)
     last = nth is not None and all(len(c) == int(nth.group(1)) for c in chains)
-    n = blanks_after(frame) or (
-        1 if _LAST_BLANK.search(frame.text) or INCL_BLANK.search(frame.text) or last else 0
+    n = (
+        blanks_after(frame)
+        or last_n_blank(frame.text)
+        or (1 if _LAST_BLANK.search(frame.text) or INCL_BLANK.search(frame.text) or last else 0)
     )
     kept, blanks = [], []
     for chain in chains:
