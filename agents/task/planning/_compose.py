@@ -25,7 +25,7 @@ from agents.task.planning._reading import (
     _reread,
 )
 from agents.task.planning._refill import _fresh_in
-from agents.task.planning._step_joins import step_into_series
+from agents.task.planning._step_joins import last_well_into_series, step_into_series
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
 from agents.task.planning.families import thermocycle as thermo
@@ -47,6 +47,7 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
     """Join "..., and mix (3 times)" to the transfer it follows; a serial-dilution sentence
     whose steps are spelled out names the chain for them; keep the rest in order."""
     out: list[tuple[Frame, Family]] = []
+    read_in = last_well_into_series(read_in)  # "..., leave the last well as is"
     names = [fam.name if fam else "" for _, fam in read_in]
     headers = [
         f for f, fam in read_in if fam is not None and fam.name == "dilution" and f is not None

@@ -54,3 +54,33 @@ def _mixing_after(read_in: list[Item], i: int) -> list[Frame | None]:
     if frame is None or family is None or family.name != "mix" or frame.places:
         return []
     return [frame]
+
+
+# "..., leave the last well as is", "..., keep the final well as a blank": the series' own end
+_LAST_SAID = re.compile(
+    r"^(?:and\s+)?(?:leave|keep)\s+(?:the\s+)?(?:last|final|end)\s+(?:wells?|ones?|points?)\b", re.I
+)
+
+
+def last_well_into_series(read_in: list[Item]) -> list[Item]:
+    """A clause that says how a series' last well ends, right after the series in the same
+    sentence, read with it as one ("2-fold ... A1-A6, 100 uL final, leave the last well as is")."""
+    out: list[Item] = []
+    for frame, family in read_in:
+        prev = out[-1] if out else (None, None)
+        head, kind = prev
+        if (
+            frame is not None
+            and head is not None
+            and kind is not None
+            and kind.name == "dilution"
+            and head.clause.sentence == frame.clause.sentence
+            and _LAST_SAID.match(frame.text)
+            and (joined := _reread(replace(head.clause, text=f"{head.text}, {frame.text}"), head))
+            and joined[1].name == "dilution"
+        ):
+            joined[0].extra["folded"] = [*_folded(head), frame.clause]
+            out[-1] = joined
+            continue
+        out.append((frame, family))
+    return out

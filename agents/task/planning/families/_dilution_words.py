@@ -97,7 +97,10 @@ KEEP_EXCESS = re.compile(
     r"\b(?:do\s*n[o']?t|never|no\s+need\s+to)\s+(?:discard|remove|throw\s+away|dump|waste|aspirate)\b"
     r"|\bno\s+(?:discard|waste)\b|\bwithout\s+discarding\b"
     r"|\b(?:leave|keep)\s+(?:the\s+)?(?:excess|extra|surplus)\b"
-    r"|\blast\s+well\s+keeps\b",
+    r"|\blast\s+well\s+keeps\b"
+    # "leave the last well as is", "keep the final well untouched": no excess taken from it
+    r"|\b(?:leave|keep)\s+(?:the\s+)?(?:last|final|end)\s+(?:wells?|ones?|dilutions?|points?)\s+"
+    r"(?:as\s+(?:it\s+is|they\s+are|is)|alone|untouched)",
     _FLAGS,
 )
 
