@@ -171,7 +171,7 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
         )
         or gets
     ):
-        return by["source"], by["head"] + by["dest"]
+        return by["source"], _on_plate(by["head"] + by["dest"])
     src_plain = [pl for pl in by["source"] if pl.labware is not None and pl.wells is None]
     if (
         by["head"]
@@ -188,6 +188,16 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
             return by["head"], []  # "ON_culture A1 in triplicate, 20 uL": where to is asked
         return by["source"], by["head"]
     return by["source"], by["dest"]
+
+
+def _on_plate(places: list[Place]) -> list[Place]:
+    """'Fill row B with 50 uL buffer on plate_1': wells said before the one plate they are
+    on are that plate's wells, one place (never row B and then plate_1 again, twice filled)."""
+    plain = [pl for pl in places if pl.labware is not None and pl.wells is None]
+    loose = [pl for pl in places if pl.labware is None and pl.unknown is None and pl.wells]
+    if len(plain) == 1 and loose and len(places) == 1 + len(loose):
+        return [Place(plain[0].labware, pl.wells) for pl in loose]
+    return places
 
 
 def _copies_of_held(frame: Frame, places: list[Place]) -> bool:
