@@ -18,6 +18,36 @@ from agents.task.planning._outcomes import Refuse
 from agents.task.planning.families import Family
 from agents.task.planning.families.context import CANCEL, REMARK, pleasantry
 
+# A request called off in other words than CANCEL's ("Forget the plate reading, we're done
+# for the day", "I already did it by hand", "Let's not run the assay after all", "The run is
+# off", "Not needed anymore", "Oops, wrong chat - disregard", "Hold that thought"): said alone,
+# with no amount, it asks for nothing to be done (with other work beside it, it is planned).
+_CALLED_OFF = re.compile(
+    r"^(?:(?:oh|oops|whoops|wait|sorry|actually|ok(?:ay)?|um+|hmm+|please|ah|so|hey|all\s+good"
+    r"|no\s+worries|change\s+of\s+plans?|update)\b[\s,!.:;—–-]*)*"
+    r"(?:forget\s+(?:about\s+)?(?:the|my|that|this|those|these|today'?s)\b"
+    r"|(?:i|we)(?:'ve|\s+have)?\s+(?:already\s+)?(?:did|done|finished|ran)\s+(?:it|that|this|them"
+    r"|those|everything|the\s+\w+(?:\s+\w+)?)\s+(?:already\s+)?(?:by\s+hand|manually|myself"
+    r"|ourselves|on\s+the\s+bench|already)\b"
+    r"|(?:it'?s\s+|it\s+was\s+|that'?s\s+)?(?:already\s+)?done\s+(?:it\s+)?(?:by\s+hand|manually)\b"
+    r"|(?:let'?s\s+)?not\s+(?:run|do|start|go\s+ahead\s+with)\b|(?:we'?re|we\s+are|i'?m|i\s+am)\s+not\s+(?:running|doing|going\s+ahead)\b"
+    r"|we\s+(?:aren'?t|won'?t\s+be)\s+(?:running|doing)\b"
+    r"|(?:retract|withdraw|revoke|cancel)\s+(?:my|the|that|this)\s+(?:(?:previous|last|earlier|above)\s+)?"
+    r"(?:instruction|request|message|order|ask|job|run|plan)s?\b"
+    r"|(?:the\s+)?(?:run|experiment|assay|plan|job|transfer|protocol|work)\s+is\s+(?:off|cancell?ed"
+    r"|postponed|scrapped|not\s+happening)\b"
+    r"|(?:not|no\s+longer)\s+needed\b|wrong\s+(?:chat|thread|window|channel|tab|person|lab)\b"
+    r"|hold\s+that\s+thought\b)",
+    re.IGNORECASE,
+)
+
+
+def _calls_off(frame: Frame | None) -> bool:
+    return frame is not None and bool(
+        CANCEL.match(frame.text) or (_CALLED_OFF.match(frame.text) and not frame.ents.quantities)
+    )
+
+
 _QUESTION = re.compile(
     r"^\s*(?:what|wht|wat|whats|why|how|hw|who|when|where|which|is|are|does|do|can\s+you\s+explain|"
     r"explain|tell\s+me)\b"
@@ -222,8 +252,8 @@ def check(
             "lab's instruments: I plan liquid handling, incubation, reading and plate moves",
             "not_a_lab_request",
         )
-    if any(f is not None and CANCEL.match(f.text) for f, _ in read_in) and not any(
-        fam is not None and fam.name != "context" for _, fam in read_in
+    if any(_calls_off(f) for f, _ in read_in) and all(
+        _calls_off(f) or fam is None or fam.name == "context" for f, fam in read_in
     ):
         raise Refuse("you asked for nothing to be done", "nothing_to_do")
     if (

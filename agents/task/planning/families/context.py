@@ -140,7 +140,8 @@ REMARK = re.compile(
 # A step said to be left out ("no wash step", "skip the wash", "wash not needed", "don't
 # shake"): a remark, never the step itself.
 SKIPPED = re.compile(
-    r"^(?:don'?t|do\s+not|no\s+need\s+to|skip(?:\s+the)?|no|without(?:\s+an?)?)\s+"
+    r"^(?:don'?t|do\s+not|no\s+need\s+to|skip(?:\s+the)?|no|without(?:\s+an?)?"
+    r"|(?:let'?s\s+)?not|(?:forget|omit|drop|leave\s+out)(?:\s+about)?(?:\s+the)?)\s+"
     r"(?:mix|shake|wash|spin|seal|mixing|shaking|washing|washes|spinning|sealing)"
     r"(?:\s+(?:steps?|needed|it|them|afterwards|after|the\s+plate|this\s+time))?$"
     r"|^(?:the\s+)?(?:mix|shake|wash|spin)(?:ing)?\s+(?:steps?\s+)?(?:is\s+|are\s+)?(?:not\s+"
