@@ -51,3 +51,11 @@ def test_wells_before_their_plate_are_filled_once(request_text: str, wells: set[
 def test_wells_before_two_plates_are_asked_about() -> None:
     plan = RulePlanner().plan("fill A1-A6 with 50 uL buffer on plate_1 and plate_2", LAB)
     assert not isinstance(plan, Plan)
+
+
+def test_the_verb_top_before_a_column_is_no_top_column() -> None:
+    col3 = {("plate_1", f"{r}3"): 50.0 for r in "ABCDEFGH"}
+    assert _dispensed("top column 3 with 50 uL buffer on plate_1") == col3
+    assert _dispensed("top column 3 of plate_1 with 50 uL buffer") == col3
+    first = {("plate_1", f"{r}1"): 50.0 for r in "ABCDEFGH"}
+    assert _dispensed("add 50 uL buffer to the first column of plate_1") == first

@@ -173,5 +173,5 @@ ACTION_VERBS = (
     "agitate|spin|seal|load|set|leave|let|wait|pick|dispose|withdraw|drain|empty|exchange|"
     "replace|swap|refill|replenish|resuspend|titrate|plate|seed|quench|stop|start|do|perform|"
     "carry|continue|proceed|repeat|park|unload|stash|stow|eject|rinse|feed|allow|equilibrate|"
-    "develop|protect|cover|pcr|qpcr|air-dry|dry"
+    "develop|protect|cover|pcr|qpcr|air-dry|dry|deliver|spike|dose|give|supply|inject"
 )

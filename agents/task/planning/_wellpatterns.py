@@ -148,7 +148,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         "nth",
         re.compile(
             r"\b(?:the\s+)?(first|second|third|fourth|fifth|sixth|last|top|bottom|final|"
-            r"\d{1,2}(?:st|nd|rd|th))\s+(column|col|row)\b",
+            r"\d{1,2}(?:st|nd|rd|th))\s+(column|col|row)\b"
+            r"(?!\s*(?:\d|[A-Pa-p]\b))",  # "top column 3": the verb "top", then column 3
             _FLAGS,
         ),
     ),
