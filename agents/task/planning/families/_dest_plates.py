@@ -45,8 +45,11 @@ def _of_shape(plates: list[str], said: str, p: r.Planning) -> list[str]:
         plates = [lw for lw in plates if kinds[lw].rows * kinds[lw].cols == int(m.group(1))]
     if re.search(r"deep[\s-]?well|block|\bml\b", said):
         plates = [lw for lw in plates if kinds[lw].well_max_volume_ul >= 1000]
-    if "pcr" in said:  # a PCR plate: said so, or a V-bottom plate of 250 uL wells or less
+    if "pcr" in said:  # a PCR plate: said so, or its wells hold 250 uL or less
         plates = [lw for lw in plates if _pcr(lw, kinds[lw].type, kinds[lw].well_max_volume_ul)]
+    shallow = [lw for lw in plates if kinds[lw].well_max_volume_ul < 1000]
+    if len(plates) > 1 and len(shallow) == 1 and re.search(r"\bplate\s*$", said):
+        plates = shallow  # "the empty 96-well plate": the plate, not the deep-well block
     return plates
 
 

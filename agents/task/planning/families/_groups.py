@@ -75,6 +75,9 @@ def paired(
     else each destination set paired with the sources as written (stamp, spot, replicates)."""
     groups = _groups(frame, dest_sets, world) if len(src) > 1 else []
     per_source = bool(_PER_SOURCE.search(f"{frame.clause.label or ''} {frame.clause.said}"))
+    if _set_again(src, groups, per_source) and len(dest_sets) == 1:
+        # "samples A1-A6 into dest_plate A1-A6 and A7-A12": the set again into each range
+        return [(dest_sets[0][0], s, d) for g in groups for s, d in pairing.pair(src, g)]
     k = len(groups[0]) if groups else 0
     if (
         len(groups) == len(src)
@@ -91,6 +94,13 @@ def paired(
         for lw, ws in dest_sets
         for s, d in pairing.pair(pairing.side_by_side(src, ws, frame), ws)
     ]
+
+
+def _set_again(src: list[str], groups: list[list[str]], per_source: bool) -> bool:
+    """Ranges each the sources' shape, not one per source ("A1-A6 into A1-A6 and A7-A12")."""
+    if len(groups) < 2 or len(groups) == len(src) or per_source:
+        return False
+    return _copies_of_the_set(src, groups)
 
 
 def _copies_of_the_set(src: list[str], groups: list[list[str]]) -> bool:
