@@ -190,5 +190,23 @@ def top_poured(frame: Frame, family: Family | None, header: Frame) -> bool:
         and frame.clause.joined in ("then", "comma", "semicolon", "and")
         and len({m.name for m in header.ents.liquids}) == 1
         and not frame.ents.labware
-        and bool(_TOP_IN.search(placed))
+        and (bool(_TOP_IN.search(placed)) or _one_well_then_to(frame, header))
+    )
+
+
+_TO_WELL = re.compile(
+    r"\b(?:down|across|along|over)?\s*(?:to|through|until)\s+[A-Pa-p]\d{1,2}\b", re.I
+)
+
+
+def _one_well_then_to(frame: Frame, header: Frame) -> bool:
+    """ "200 uL standard in A1 of P, then 2-fold down to H1": one volume of one liquid into
+    one well, and steps that name only the well they end at."""
+    wells = [w for ws in header.ents.wellsets for w in ws.expand(16, 24)]
+    ends = [w for ws in frame.ents.wellsets for w in ws.expand(16, 24)]
+    return (
+        len(wells) == 1
+        and len(header.ents.volumes()) == 1
+        and len(ends) == 1
+        and bool(_TO_WELL.search(frame.text))
     )

@@ -40,7 +40,9 @@ _FIRST_WELL = re.compile(r"\b(?:the\s+)?(?:first|top)\s+(?:well|standard|point)\
 
 _STARTING_WITH = re.compile(r"^(?:starting|beginning|start)\s+with\b", re.IGNORECASE)
 _STEP_ONLY = re.compile(
-    r"^(?:transfer|carry|move|pass)\s+[\d.]+\s*uL(?:\s+(?:each|per|every)\s+(?:step|time|transfer))?$",
+    r"^(?:transfer|carry|move|pass)\s+[\d.]+\s*uL(?:\s+(?:each|per|every)\s+(?:step|time|transfer))?"
+    # "..., transfer 150 uL, 150 uL per well": the step, and the level each well ends at
+    r"(?:\s*,?\s*[\d.]+\s*uL\s+(?:final|total|each|per\s+well|/\s*well|in\s+each(?:\s+well)?))?$",
     re.IGNORECASE,
 )
 _BLANKS_AFTER = re.compile(

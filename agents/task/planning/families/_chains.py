@@ -18,7 +18,7 @@ from agents.task.planning._quantities import FOLD_TIMES, STEP_FOLD
 from agents.task.planning._wellsets import WellSet
 from agents.task.planning.families._blank_wells import INCL_BLANK, blanks_after
 from agents.task.planning.families._diluent_span import without_diluent
-from agents.task.planning.families._line_back import filled_line
+from agents.task.planning.families._line_back import filled_line, filled_start
 from agents.task.planning.families._spans import spans
 
 _FLAGS = re.IGNORECASE
@@ -208,7 +208,8 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
             lanes.setdefault(int(w[1:]) if down else w[0], []).append(w)
         return _trimmed(frame, list(lanes.values()), singles)
     if not areas:
-        if back := filled_line(frame, plate, p):  # "..., then 10-fold down the column"
+        # "..., then 10-fold down the column", "A1: 20 uL X + 180 uL Y, then 2-fold to H1"
+        if back := filled_line(frame, plate, p) or filled_start(frame, plate, p, singles):
             return _trimmed(frame, [back], singles)
         raise Ask("Which wells should the dilution run across?", ["wells"], ["row A", "column 1"])
     wells = [w for a in areas for w in a.expand(view.rows, view.cols)]
@@ -244,8 +245,28 @@ def _blank_axis(p: r.Planning) -> bool | None:
     return True if kinds == {"rows"} else False if kinds == {"cols"} else None
 
 
+# "A2 = neat stock, B2-G2 2-fold ...", "top standard in A1, B1-H1 1:2": the curve's top well
+_TOP_WELL = re.compile(
+    r"\b([A-Pa-p]\d{1,2})\s*(?:=|:|is|gets|holds)\s*(?:the\s+)?(?:neat|undiluted|top|highest|S1|stock)\b"
+    r"|\b(?:top|highest)\s+(?:standard|std|point)\s+(?:in|at|into|=)\s+(?:well\s+)?([A-Pa-p]\d{1,2})\b",
+    re.IGNORECASE,
+)
+
+
+def _from_top(frame: Frame, out: list[list[str]]) -> list[list[str]]:
+    """One line whose steps are named without the top well said beside them, just before
+    its first well ("A2 = neat stock, B2-G2 2-fold"): the line starts at that top well."""
+    tops = {(m.group(1) or m.group(2)).upper() for m in _TOP_WELL.finditer(frame.text)}
+    if len(out) != 1 or len(out[0]) < 2 or len(tops) != 1 or tops <= set(out[0]):
+        return out
+    (r0, c0), (r1, c1) = ((w[0], int(w[1:])) for w in out[0][:2])
+    before = f"{chr(2 * ord(r0) - ord(r1))}{2 * c0 - c1}"
+    return [[before, *out[0]]] if {before} == tops else out
+
+
 def _trimmed(frame: Frame, out: list[list[str]], singles: list[str]) -> list[list[str]]:
     """The lines cut to the span, the starting well and the number of points said."""
+    out = _from_top(frame, out)
     homes = [[w for w in singles if w in c[1:]] for c in out]
     if out and singles and all(len(h) == 1 for h in homes) and len(singles) == len(out):
         # "down columns 1 and 2 to G1/G2", "down column 1 to G1": one end well in each line

@@ -36,7 +36,9 @@ _STEP_ALONG = re.compile(
     # "dye 1:2 in buffer across row B": the diluent said between the fold and the line
     r"(?:(?:in|with)\s+(?!row|col|the\s+(?:row|col))(?:[\w%.-]+\s+){1,4}?)?(?:across|down|along)\b"
     # "2-fold dilutions, mic96 F1 -> F8": the first and last wells of one plate's line
-    r"|(?<![\w-])[A-Pa-p]\d{1,2}\s*->\s*[A-Pa-p]\d{1,2}\b",
+    r"|(?<![\w-])[A-Pa-p]\d{1,2}\s*->\s*[A-Pa-p]\d{1,2}\b"
+    # "S1 = 240 uL X in P A3, 2-fold to H3": a fold carried on to the well it ends at
+    r"|\b\d+(?:\.\d+)?\s*-?\s*fold\s+(?:serial(?:ly)?\s+)?(?:(?:down|across|along)\s+)?to\s+[A-Pa-p]\d",
     _FLAGS,
 )
 # Buffers named for another job (lysing, washing, blocking, eluting, loading a gel): never
@@ -115,6 +117,11 @@ def curve_label(label: str) -> bool:
     return bool(
         _CURVE.search(label)
         or re.search(r"\b(?:serial|dilution\s+series|standards|stds|titrations?)\b", label, _FLAGS)
+        # "BCA curve:", "curve for BCA:" (never a growth, melt or time curve: no series)
+        or (
+            re.search(r"\bcurves?\b", label, _FLAGS) is not None
+            and not re.search(r"\b(?:growth|melt\w*|kinetic\w*|time|od|death)\b", label, _FLAGS)
+        )
     )
 
 

@@ -117,7 +117,9 @@ def first_well_stock(frame: Frame, p: r.Planning, plate: str, first: str) -> str
         for m in frame.liquids
     ):
         return None  # a stock is named: it is the stock (never "(medium already plated)")
+    said = {m.name for m in frame.liquids}  # ("20 uL X + 180 uL Y in A1, ... with Y": X)
     held = [n for n, v in p.world.contents.get((plate, first), {}).items() if v > 0]
+    held = [n for n in held if n not in said] if len(held) > 1 else held
     return held[0] if len(held) == 1 else None
 
 

@@ -31,7 +31,8 @@ _STEP_AFTER = re.compile(
 _EACH = re.compile(r"\s*(?:each|apiece|/\s*well|per\s+(?:well|standard|std|point))\b", _FLAGS)
 _TOP = re.compile(
     r"\s*(?:of\s+(?:the\s+)?[\w-]+\s+)?(?:as\s+(?:the\s+)?)?(?:top|highest|first|undiluted)\s+"
-    r"(?:standard|well|point|concentration|std)\b|\s*(?:(?:of\s+)?[\w-]+\s+)?(?:in|into)\s+(?:the\s+)?"
+    r"(?:standard|well|point|concentration|std)\b|\s*top\s*(?=[,;.)]|$)"  # "250 uL top, ..."
+    r"|\s*(?:(?:of\s+)?[\w-]+\s+)?(?:in|into)\s+(?:the\s+)?"
     r"(?:top|first)\s+(?:well|standard|point)\b",
     _FLAGS,
 )
@@ -40,6 +41,12 @@ _TOP_BEFORE = re.compile(
     # "top standard in A1 (200 uL)", "the top standard in A1 of P (200 uL of X)"
     r"(?:(?:in|into|at|=|:)\s*(?:well\s+)?[A-Pa-p]\d{1,2}\s*(?:(?:of|on|in)\s+(?:the\s+)?[\w-]+\s*)?)?"
     r"(?:gets|holds|has|with|of|:|=|\()?\s*$",
+    _FLAGS,
+)
+# "200 uL standard in A1", "S1 = 200 uL neat X": the stock's own volume, the top standard's
+_STOCK_BEFORE = re.compile(r"\s*(?:of\s+)?(?:the\s+)?(?:(?:neat|undiluted|pure|stock)\s+)?", _FLAGS)
+_SPREAD_AFTER = re.compile(
+    r"^[^,;]*?(?:\b(?:each|every|all|per|wells)\b|/\s*well|[A-Pa-p]\d{1,2}\s*(?:-|:|to|through)\s*[A-Pa-p]\d)",
     _FLAGS,
 )
 # "2x dilutions with 100 uL sample buffer": the diluent each well after the first gets
@@ -130,11 +137,33 @@ def _diluent_fill(frame: Frame, diluent: str | None) -> Quantity | None:
     )
 
 
+def _stock_amount(frame: Frame, stock: str | None) -> Quantity | None:
+    """The volume said right before the stock's name, into one well ("200 uL standard in A1,
+    then 2-fold ...", "S1 = 200 uL neat X"): the top standard's, V * k / (k - 1)."""
+    text = frame.ents.text
+    return next(
+        (
+            q
+            for q in frame.volumes
+            for m in frame.ents.liquids
+            if m.name == stock
+            and m.start >= q.end
+            and _STOCK_BEFORE.fullmatch(text[q.end : m.start])
+            and not _SPREAD_AFTER.match(text[m.end :])
+        ),
+        None,
+    )
+
+
 def amounts(
-    frame: Frame, k: float, held: float | None, diluent: str | None = None
+    frame: Frame,
+    k: float,
+    held: float | None,
+    liquids: tuple[str | None, str | None] = (None, None),
 ) -> tuple[float, float, bool]:
     """(V, t, whether the step was said) for a k-fold dilution; ``held``: the diluent each
-    well after the first already holds (None: none); ``diluent``: what dilutes."""
+    well after the first already holds (None: none); ``liquids``: the stock and the diluent."""
+    stock, diluent = liquids
     if held is None and _HELD_SAID.search(frame.text):
         raise Ask(
             "The request says the wells after the first already hold the diluent, but the lab "
@@ -168,7 +197,7 @@ def amounts(
             if _TOP.match(frame.text[q.end :]) or _TOP_BEFORE.search(frame.text[: q.start])
         ),
         None,
-    )
+    ) or (_stock_amount(frame, stock) if step_q is None else None)  # (never "10 uL X into 90")
     each = next((q for q in frame.volumes if _EACH.match(frame.text[q.end :])), None)
     if frame.final is None and top is None and step_q is None and each is not None:
         final = each.value  # "S1 = neat stock (200 uL in A1), S2-S7 1:2, 100 uL each"

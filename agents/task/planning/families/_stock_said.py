@@ -104,7 +104,8 @@ def _stock(frame: Frame, p: r.Planning) -> str:
         named = marked
     elif len({m.name for m in named}) == 2 and (withs := _with_and_in(frame.text, named)):
         return r.liquid(withs[0], p)  # "A1-A8 with BSA, 1:2 in PBS": filled with the one
-    label = p.lex.liquid_mentions(frame.clause.label) if frame.clause.label else []
+    said = p.lex.fix_words(frame.clause.label) if frame.clause.label else ""  # "Std curve:"
+    label = p.lex.liquid_mentions(said) if said else []
     if named and all(m in said_as_diluent for m in named) and len({m.name for m in label}) == 1:
         named = label  # "BSA standard: 7 steps of 1:2 in PBS ...": the label's is the stock
     if (

@@ -85,3 +85,21 @@ def stock_sources(
         ["wells"],
         [],
     )
+
+
+def first_wells_ready(
+    world: r.World, plate: str, chains: list[list[str]], stock: tuple[str, bool], needed: float
+) -> bool:
+    """Whether every chain's first well already holds what the chain starts with: ``needed``
+    uL of the stock, or of whatever it holds when the stock was found there (made there:
+    "top standard in A1: 20 uL X + 180 uL Y, then 2-fold down to H1")."""
+    name, found_there = stock
+    return all(
+        (
+            world.well_volume(plate, c[0])
+            if found_there
+            else world.contents.get((plate, c[0]), {}).get(name, 0)
+        )
+        >= needed - 1e-6
+        for c in chains
+    )

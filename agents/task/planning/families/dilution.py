@@ -70,7 +70,7 @@ from agents.task.planning.families._ratio import (
 from agents.task.planning.families._ratio_parts import is_recipe
 from agents.task.planning.families._serial_volumes import amounts, fold_asking_once, says_step
 from agents.task.planning.families._series_end import last_well_out
-from agents.task.planning.families._stock_wells import held_stock, stock_sources
+from agents.task.planning.families._stock_wells import first_wells_ready, held_stock, stock_sources
 from agents.task.planning.families._unsaid import unsaid
 
 _FLAGS = re.IGNORECASE
@@ -246,7 +246,7 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     _top_is_stock(frame, stock, first is not None or held is not None)
     if diluent == stock:
         raise Refuse(f"{stock} cannot be diluted with itself", "unsafe")
-    final, t, step_said = amounts(frame, k, pre[1] if pre is not None else None, diluent)
+    final, t, step_said = amounts(frame, k, pre[1] if pre is not None else None, (stock, diluent))
     if pre is not None and abs(pre[1] - final) > 0.5:
         raise Ask(
             f"{plate} already holds {fmt(pre[1], 'uL')} of {diluent} in the wells after the "
@@ -268,8 +268,8 @@ def _serial(frame: Frame, p: r.Planning) -> str:
     mix_volume = frame.mix_volume.value if frame.mix_volume else None
     channels = frame.ents.channels or p.channels or 1
     lh = world.labware(plate).instrument
-    prefilled = bool(_PREFILLED.search(frame.text)) or all(
-        world.contents.get((plate, c[0]), {}).get(stock, 0) >= final + t - 1e-6 for c in chains
+    prefilled = bool(_PREFILLED.search(frame.text)) or first_wells_ready(
+        world, plate, chains, (stock, first is not None), final + t
     )
     on_plate = {(plate, w) for c in chains for w in c}
     fill_tips = frame.ents.tips or p.tips  # (a rule said of the diluent's fill is only its own)
