@@ -347,7 +347,9 @@ CASES = [
         {"dye", "buffer"},
     ),
     Q("make a 2-fold serial dilution of dye across plate_1, 100 uL final volume", ["wells"]),
-    Q("mix plate_1 A1 with 50 uL", ["count"]),
+    # an empty well is refused before its count is asked: there is nothing to mix
+    R("mix plate_1 A1 with 50 uL", "nothing to mix"),
+    Q("transfer 50 uL dye to plate_1 A1, then mix plate_1 A1 with 50 uL", ["count"]),
     Q("move plate_1 to hotel", ["location"], {"hotel:1", "hotel:2"}),
     Q("move plate_1 to the moon", ["location"], {"reader1:drawer", "hs1:holder"}),
     Q("move plate_1 a bit", ["location"], {"hotel:1", "hotel:2"}),
