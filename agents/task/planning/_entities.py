@@ -34,7 +34,7 @@ _MULTI = re.compile(
 )
 # "the 96-channel head", "a 12-channel pipette", "16 channels", "the 96 head": another head.
 _OTHER_HEAD = re.compile(
-    r"\b(\d{1,3})[\s-]?(?:channels?|ch)\b(?!\s*(?:reservoir|trough|plate|block))"
+    r"\b(\d{1,3})[\s-]?(?:channels?|ch)\b(?!\s*(?:reservoir|trough|plate|block|#))"
     r"|\b(96|384)[\s-]?(?:head|tip\s+head)\b",
     _FLAGS,
 )
@@ -332,7 +332,8 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     # liquids stay readable here: "one tip per library" names a liquid as what a tip serves
     said = _blank(unquoted, [(m.start, m.end) for m in ents.labware + ents.unknown_labware])
     ents.tips = tip_policy(said)
-    ents.channels = _channels(plain)
+    # "the 12-channel reservoir": a count of channels before a labware's name (marked) is its
+    ents.channels = _channels(_blank(plain, [(m.start, m.end) for m in ents.labware], "#"))
     ents.no_mix = bool(_NO_MIX.search(plain))
     ents.mix = bool(_MIX.search(plain)) and not ents.no_mix
     if ents.mix and (mixed := _MIX.search(plain)):

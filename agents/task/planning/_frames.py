@@ -22,7 +22,7 @@ from agents.task.planning._described import described_liquids, only_receive
 from agents.task.planning._entities import Entities
 from agents.task.planning._labels import diluent_of
 from agents.task.planning._lexicon import Mention
-from agents.task.planning._located import located_cuts, places_after
+from agents.task.planning._located import kept_in, located_cuts, places_after
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._volume_slots import assign_quantities
 from agents.task.planning._wellsets import WellSet
@@ -32,7 +32,7 @@ _FLAGS = re.IGNORECASE
 _FROM = re.compile(
     r"(?<!starting\s)(?<!beginning\s)\b(?:from|out\s+of|off)\b"
     # "(use the 12-channel reservoir)": a trough said to use is where the liquid comes from
-    r"|\b(?:use|using)(?=\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:reservoirs?|troughs?)\b)",
+    r"|\b(?:use|using)(?=\s+(?:the\s+)?(?:[\w-]+\s+){0,2}(?:reservoirs?|troughs?)(?:[_-]?\w+)?\b)",
     _FLAGS,
 )
 _TO = re.compile(
@@ -183,6 +183,7 @@ def _role_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
         )
         located = (
             located
+            or (m.group(0).lower() == "in" and kept_in(text, m.start(), liquids, after))
             or (  # "spot 2 uL of the isolates in X column 5 onto Y": a noun
                 i == 0  # the lab does not name, then where it is and where it goes
                 and m.group(0).lower() == "in"

@@ -1,6 +1,7 @@
 """Where a liquid a clause names already is, said right after its name: "serial dilution of
 the cDNA in cDNA_plate H1, 6 points A1-F1" (the cDNA's well, then the points the dilution
-runs on), "then extract (same well of EXTRACTS)" (the plate the extract comes from)."""
+runs on), "then extract (same well of EXTRACTS)" (the plate the extract comes from), "(buffer
+is in trough_8 A1)" (which of the liquid's places is meant)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,21 @@ def located_cuts(text: str, liquids: list[Mention]) -> list[tuple[int, str]]:
         if any(q.end <= m.start() and not text[q.end : m.start()].strip() for q in liquids):
             cuts.append((m.end(), "source"))
     return cuts
+
+
+# "buffer is in", "the dye (which is) kept in": the liquid's place said, never where it goes
+_IS_IN = re.compile(
+    r"\s+(?:is|are|sits?|lives?)\s+(?:still\s+|already\s+|kept\s+|stored\s+)?", _FLAGS
+)
+_ONE_IN = re.compile(r"\b(?:the|that)\s+one\s+(?:that\s+is\s+|which\s+is\s+|kept\s+)?$", _FLAGS)
+
+
+def kept_in(text: str, at: int, liquids: list[Mention], after: list[Mention]) -> bool:
+    """The "in" at ``at`` says where a liquid is kept, which of its places is meant: "(buffer
+    is in trough_8 A1)", "the one in the reservoir", "... to P (the buffer in trough_8)"."""
+    if any(_IS_IN.fullmatch(text[q.end : at]) for q in liquids):
+        return True
+    named_before = [q for q in after if q.end <= at]
+    if any(any(o.name == q.name and o.end <= q.start for o in liquids) for q in named_before):
+        return True  # the liquid named again, with its place
+    return bool(_ONE_IN.search(text[:at])) and any(q.end <= at for q in liquids)
