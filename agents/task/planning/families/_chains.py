@@ -193,6 +193,9 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
         areas = rects  # (in duplicate, the other area is where the replicates go)
     if not areas and len(singles) >= 2:
         return [line(singles[0], singles[-1])]
+    one_head = len(p.head_wells or []) == 1  # "A1 of P: 20 uL X + 180 uL Y, then 2-fold to H1"
+    if not areas and one_head and (back := filled_start(frame, plate, p, singles)):
+        return _trimmed(frame, [back], singles)
     if not areas and len(singles) < 2 and p.head_dest == plate and p.head_wells:
         # "dil_plate row D: 3-fold serial of compound, 10 points": the heading's wells
         heads = list(p.head_wells)
