@@ -164,6 +164,8 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
     columns, rows = {x[1:] for x in named}, {x[0] for x in named}
     lines = [(len({x[1:] for x in ws}), len({x[0] for x in ws}))
              for ws in (a.expand(view.rows, view.cols) for a in areas)]  # fmt: skip
+    if (across := across_from(frame, p, named, view.cols)) is not None:
+        return _trimmed(frame, across, singles)
     if named and len(columns) == 1 and len(rows) > 1:
         down = True  # one column: along it, whatever the words ("across column 1")
     elif named and len(rows) == 1 and len(columns) > 1:
@@ -239,6 +241,21 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
     for w in sorted(dict.fromkeys(wells), key=key):
         found.setdefault(int(w[1:]) if down else w[0], []).append(w)
     return _trimmed(frame, list(found.values()), singles)
+
+
+def across_from(frame: Frame, p: r.Planning, wells: list[str], cols: int) -> list[list[str]] | None:
+    """One column carried "across the plate" with the 8-channel head ("serially dilute column 1
+    across the plate, 8-channel"): each of its rows, from that column to the plate's last."""
+    if (
+        len(wells) < 2
+        or len({w[1:] for w in wells}) != 1
+        or (frame.ents.channels or p.channels) != 8
+    ):
+        return None
+    if not re.search(r"\bacross\s+(?:the\s+)?(?:whole\s+|entire\s+)?plate\b", frame.text, _FLAGS):
+        return None
+    first = int(wells[0][1:])
+    return [[f"{r}{c}" for c in range(first, cols + 1)] for r in sorted({w[0] for w in wells})]
 
 
 def _blank_axis(p: r.Planning) -> bool | None:

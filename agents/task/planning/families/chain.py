@@ -128,6 +128,10 @@ def lines(frame: Frame, plate: str, header: Frame | None, p: r.Planning) -> list
     singles = _singles(frame)
     view = p.world.labware(plate)
     areas = [w for w in frame.ents.wellsets if any(part.kind != "well" for part in w.parts)]
+    if len(areas) == 1 and not singles:  # "column 1 across the plate, 8-channel"
+        across = geometry.across_from(frame, p, areas[0].expand(view.rows, view.cols), view.cols)
+        if across is not None:
+            return across
     if (
         len(areas) == 1
         and not singles
