@@ -20,7 +20,7 @@ from agents.task.planning._quadrants import quadrant_spans
 from agents.task.planning._quantities import Quantity
 from agents.task.planning._series import Series, series
 from agents.task.planning._start_well import start_within
-from agents.task.planning._strengths import diluent_said, name_fold
+from agents.task.planning._strengths import diluent_said, name_fold, parts_fold
 from agents.task.planning._tip_phrases import TIP_POLICIES, tip_policy
 
 _FLAGS = re.IGNORECASE
@@ -322,6 +322,8 @@ def extract(text: str, lex: Lexicon, quoted: tuple[str, ...]) -> Entities:
     stocks = [m.name for m in ents.liquids if not diluent_said(text[: m.start])]
     if ents.fold is None and (k := name_fold(plain, stocks)):
         ents.fold = (k, "ratio")  # "make 1x SYBR from the 2x SYBR mix": the name says 2x
+    if ents.fold is None and (k := parts_fold(text)):
+        ents.fold = (k, "ratio")  # "dilute 10 uL of X with 90 uL Y": 1:10
     ents.steps = qty.steps(plain)
     # the concentrations read with the names blanked but not a "0" the unit after it claimed
     # ("..., 0.1 copies/uL and 0, 50 uL each": the 0 is the blank)

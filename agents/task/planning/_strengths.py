@@ -74,3 +74,45 @@ def conc_fold(text: str) -> float | None:
     if ua != ub or b <= 0 or a <= b:
         return None
     return round(a / b, 4)
+
+
+# "dilute 10 uL of lysate A1 with 90 uL PBS", "dilute X (5 uL) in 45 uL buffer": the two parts
+# of one dilution, said by their volumes (never "in 100 uL final": that is the whole)
+_PARTS = re.compile(
+    r"^(?:please\s+)?dilute\b[^;]*?(?<![\w.])(\d+(?:\.\d+)?)\s*u[lL]\b\)?[^;]*?"
+    r"(?:\bwith|\busing|\bin|\binto|\+)\s+(\d+(?:\.\d+)?)\s*u[lL]\b"
+    r"(?!\s*(?:final|total|volume|each|per|/|of\s+(?:final|total)))",
+    re.IGNORECASE,
+)
+
+
+# "dilute 10 uL of lysate A1 in 100 uL final", "dilute 10 uL X to a final volume of 100 uL"
+_WHOLE = re.compile(
+    r"^(?:please\s+)?dilute\b[^;]*?(?<![\w.])(\d+(?:\.\d+)?)\s*u[lL]\b[^;]*?\b(?:in|to|into)\s+"
+    r"(?:(?:a|the)\s+)?(?:(?P<said>final|total)\s+(?:volume\s+)?(?:of\s+)?)?"
+    r"(\d+(?:\.\d+)?)\s*u[lL]\b(?(said)|\s*(?:final|total)\b)",
+    re.IGNORECASE,
+)
+
+
+# "equal parts dye and buffer", "half-strength", "dilute the dye by half": one part in two
+# (never "0.6 mL across B1-B6 (equal volumes)": a share)
+_HALF = re.compile(
+    r"\bequal\s+(?:parts|volumes)\s+(?:of\s+)?\S[^,;()]*?\s(?:and|with|\+)\s|\bhalf[\s-]strength\b"
+    r"|\bdilut\w*\s+(?:[^\s,;]+\s+){0,4}?(?:by|in)\s+half\b",
+    re.IGNORECASE,
+)
+
+
+def parts_fold(text: str) -> float | None:
+    """The fold a dilution said by its two parts makes ("dilute 10 uL X with 90 uL Y": 10), by
+    its stock's part and the whole ("dilute 10 uL X in 100 uL final": 10), or in halves."""
+    if _HALF.search(text):
+        return 2.0
+    if m := _PARTS.search(text):
+        stock, diluent = float(m.group(1)), float(m.group(2))
+        return round((stock + diluent) / stock, 6) if 0 < stock < diluent else None
+    if m := _WHOLE.search(text):
+        stock, whole = float(m.group(1)), float(m.group(3))
+        return round(whole / stock, 6) if 0 < stock < whole else None
+    return None

@@ -172,7 +172,8 @@ def _ratio(frame: Frame, p: r.Planning) -> str:
     if final is None and len(named) == 1:
         return _in_place(frame, p, k, named[0])
     stock = _stock(frame, p)
-    diluent = r.liquid(told.diluent_said, p, "diluent") if told else _diluent(frame, stock, p)
+    said = told.diluent_said if told else None
+    diluent = r.liquid(said, p, "diluent") if said else _diluent(frame, stock, p)
     if final is None:
         raise Ask(
             f"In what final volume should each 1:{k:g} dilution be?",
@@ -225,12 +226,15 @@ def _ratio_from(frame: Frame, p: r.Planning, k: float, src: Place, dst: Place) -
     src_wells = r.wells(src, src_lw, p, "should I dilute", frame)
     first = next(iter(world.contents.get((src_lw, src_wells[0]), {})), None)
     told = parts(frame, k)
-    diluent = r.liquid(told.diluent_said, p, "diluent") if told else _diluent(frame, first or "", p)
+    said = told.diluent_said if told else None
+    diluent = r.liquid(said, p, "diluent") if said else _diluent(frame, first or "", p)
     final = frame.final or frame.total or frame.volume
     if final is None:
         raise Ask(f"In what final volume should each 1:{k:g} dilution be?", ["volume"], ["100 uL"])
     plate = r.labware(dst, p, "dilute into")
     wells = r.wells(dst, plate, p, "should hold the dilution", frame)
+    if len(src_wells) == 1:
+        src_wells = src_wells * len(wells)  # "the dye from reservoir A1 1:4 into A1-A3": each
     if len(wells) != len(src_wells):
         raise Ask(
             f"{len(src_wells)} wells to dilute into {len(wells)} wells: which into which?",

@@ -23,7 +23,7 @@ class Parts:
 
     stock: float
     diluent: float
-    diluent_said: Mention
+    diluent_said: Mention | None  # None: the parts' volumes said without their liquids
 
 
 def _told(ents: Entities) -> list[tuple[float, Mention]]:
@@ -73,11 +73,31 @@ def _stock_part(ents: Entities, said: list[tuple[float, Mention]]) -> float | No
     return other[0] if len(other) == 1 and other[0] < said[0][0] else None
 
 
+def _unnamed(frame: Frame, k: float) -> Parts | None:
+    """ "1:10 in EB buffer (10 uL sample + 90 uL buffer)": exactly two volumes, neither after
+    a lab liquid's name, and no final volume said apart: the parts (asked about when they do
+    not make the ratio)."""
+    vols = sorted(q.value for q in frame.ents.volumes())
+    if len(vols) != 2 or frame.final is not None or frame.total is not None:
+        return None
+    small, large = vols
+    if not _agrees(small, large, k):
+        raise Ask(
+            f"{fmt(small, 'uL')} + {fmt(large, 'uL')} is not a 1:{k:g} dilution: which is right, "
+            "the ratio or the volumes?",
+            ["volume"],
+            [f"{fmt(small, 'uL')} + {fmt(large, 'uL')}", f"1:{k:g}"],
+        )
+    return Parts(small, large, None)
+
+
 def parts(frame: Frame, k: float) -> Parts | None:
     """The two (volume, liquid) parts the clause tells, checked against the ratio ``k``."""
     said = _told(frame.ents)
     if (stock := _stock_part(frame.ents, said)) is not None:
         said = [(stock, said[0][1]), said[0]]  # (the stock's mention is not used)
+    elif not said:
+        return _unnamed(frame, k)
     elif len(said) != 2 or said[0][1].name == said[1][1].name:
         return None
     (small, _), (large, diluent) = sorted(said, key=lambda x: x[0])
