@@ -113,7 +113,7 @@ def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
     # "DMSO from master A11 into assay A1-A4 - 5 uL each": a dash before the last piece of a
     # sentence is not a heading over items; the line and its volume are one transfer.
     last = {f.clause.sentence: f for f, _ in read_in if f is not None}
-    return fold_into_previous(
+    read_in = fold_into_previous(
         read_in,
         lex,
         norm,
@@ -127,6 +127,29 @@ def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         heading=False,
         becomes="transfer",
     )
+    return fold_into_previous(  # "Dilute the dye 1:2 into A1-A4. Final volume 100 uL."
+        read_in,
+        lex,
+        norm,
+        "dilution",
+        lambda f, _, head: (
+            head.ents.fold is not None
+            and not head.ents.volumes()
+            and len(f.ents.volumes()) == 1
+            and bool(_FINAL_ONLY.fullmatch(f.text.strip()))
+        ),
+        text=lambda head, f: f"{head.clause.text}, {f.ents.volumes()[0].text} final",
+    )
+
+
+# a piece that only gives a dilution's final volume: "Final volume should be 100 uL.",
+# "100 uL final per well", "total vol: 200 uL each"
+_FINAL_ONLY = re.compile(
+    r"(?:(?:the\s+)?(?:final|total)(?:\s+vol(?:ume)?)?\s*(?:should\s+be|will\s+be|is|of|=|:)?\s*"
+    r"\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])|\d+(?:\.\d+)?\s*(?:u[lL]|m[lL])\s+(?:final|total)"
+    r"(?:\s+vol(?:ume)?)?)(?:\s+(?:each|per\s+well|in\s+each\s+well|please))*\s*[.!]?",
+    re.IGNORECASE,
+)
 
 
 def concentration_lists(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
@@ -195,7 +218,8 @@ def _only_list(item: tuple[Frame | None, Family | None], head: Frame) -> bool:
     """Whether a piece read before a normalisation only lists concentrations (and nothing
     else reads it)."""
     frame, family = item
-    return frame is not None and family is None and conc_list(frame, None, head)
+    quiet = family is None or family.name == "context"  # ("X A1-C1 are at 8, 4 and 16 nM.")
+    return frame is not None and quiet and conc_list(frame, None, head)
 
 
 def _with_unit(clause: Clause) -> str:

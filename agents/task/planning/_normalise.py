@@ -25,6 +25,7 @@ from agents.task.planning._markdown import (
     nested,
     unwrapped,
 )
+from agents.task.planning._norm_forms import rewrite as norm_forms
 from agents.task.planning._numberwords import digits
 from agents.task.planning._phrasings import held_for, rephrase
 from agents.task.planning._programme_tables import count_blocks, goto_lists, programme_tables
@@ -336,7 +337,8 @@ def normalise(request: str) -> Normalised:
     """The request in one spelling; quoted spans become «qN» placeholders."""
     text = count_blocks(unicodedata.normalize("NFC", request))  # "35 cycles of" + indented steps
     text = named_wells(_inline_steps(text))
-    text = rewrite_tables(volume_sheets(conc_tables(nested(unwrapped(text))))).translate(_CHARS)
+    text = rewrite_tables(volume_sheets(conc_tables(norm_forms(nested(unwrapped(text))))))
+    text = text.translate(_CHARS)
     text = dashed(
         one_line(text)
     )  # a curve's spec sheet: "Std curve:\n- stock: X\n- diluent: Y ..."

@@ -21,6 +21,7 @@ _WORDS = frozenset(
 )
 # ... and one of them must say the liquid is the diluent
 _ROLE = re.compile(r"\b(?:diluents?|dilut\w*|with|using|use)\b|w/", re.IGNORECASE)
+_LIST_LABEL = re.compile(r"^(?:conc\w*|qubit|nanodrop|quant\w*|values?|readings?)\b", re.IGNORECASE)
 _BARE = re.compile(r"[\s:;,.=-]*")  # "...; EB buffer": the name alone
 
 
@@ -36,8 +37,9 @@ def diluent_piece(frame: Frame, head: Frame) -> bool:
     for m in sorted(ents.liquids, key=lambda m: m.start, reverse=True):
         text = f"{text[: m.start]} {text[m.end :]}"
     label = frame.clause.label or ""
-    if label == (head.clause.label or ""):
+    if label == (head.clause.label or "") or _LIST_LABEL.match(label):
         label = ""  # "Normalise: A1 25 ng/uL, ... to 5 ng/uL; diluent EB": the head's own label
+        # ("Qubit: A1 10, B1 8 ng/uL. Diluent RSB.": the list's label, carried on)
     if not label and _BARE.fullmatch(text):
         return True  # "normalise to 2 nM: A1 8 nM, B1 4 nM; 20 uL final; EB buffer"
     words = re.sub(r"([:=;,.])", r" \1 ", f"{label} {text}").lower().split()

@@ -21,87 +21,22 @@ import re
 
 from agents.task.planning import _pipetting as pip
 from agents.task.planning import _resolve as r
-from agents.task.planning._clauses import Clause
-from agents.task.planning._entities import Entities
 from agents.task.planning._frames import Frame, Place
 from agents.task.planning._outcomes import Ask, Refuse
 from agents.task.planning._quantities import fmt
 from agents.task.planning.families import Family
 from agents.task.planning.families import _concentrations as conc
+from agents.task.planning.families._norm_detect import detect
 from agents.task.planning.families._samples_first import filled, swapped
 from agents.task.planning.families.transfer import mixing
 
 _FLAGS = re.IGNORECASE
-_VERB = re.compile(
-    r"^(?:please\s+)?(?:normali[sz]e|equali[sz]e|dilute|adjust|bring)\b|\bnormali[sz]|\bnorm\b(?!_)",
-    _FLAGS,
-)
-_TAKE = re.compile(
-    r"^(?:take|transfer|move|pipette|put|add|aliquot|dispense|pool|combine|consolidate|merge)\b",
-    _FLAGS,
-)
-_NAMED = re.compile(r"\bnormali[sz]|\bequali[sz]|\bnorm\b(?!_)", _FLAGS)  # "gDNA norm:"
-# "take X A1-D1 to 2 nM", "get them all to 10 ng/uL": wells taken to a concentration
-_TAKE_TO = re.compile(
-    rf"^(?:please\s+)?(?:take|get)\b[^;]*?\bto\s+(?:a\s+)?(?:final\s+|uniform\s+|common\s+)?"
-    rf"(?:conc(?:entration)?\s+(?:of\s+)?)?~?{conc.CONC.pattern}",
-    _FLAGS,
-)
-# "make a pool of 50 ng from each", "equimolar: 5 fmol of each"
-_POOL = re.compile(r"\b(?:pool|equimolar|equal[\s-]mass)\b", _FLAGS)
 _WITH = re.compile(
     r"\b(?:with|using|in|diluent:?|diluted\s+in)\s+(?:the\s+|some\s+)?"
     r"(?:\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\s+(?:of\s+)?)?$",
     _FLAGS,
 )
 _EPS = 1e-6
-
-
-# "5, 12 and 8 uL": a list of numbers closed by one volume unit (the first number stands
-# alone: in "A1-C1, 20 uL final" or "column 1, 20 uL final" the 1 is a well's)
-_VOLUME_LIST = re.compile(
-    r"(?<![\w.])(?<!column )(?<!col )(?<!row )\d+(?:\.\d+)?\s*(?:,|\band\b)\s*"
-    r"(?:\d+(?:\.\d+)?\s*(?:,|\band\b)\s*)*\d+(?:\.\d+)?\s*(?:u[lL]|µ[lL])\b"
-)
-
-
-def _adds_listed(ents: Entities) -> bool:
-    """ "Normalise C1-C3 to 10 mM by adding DMSO: 5, 12 and 8 uL": the volumes to add are
-    given well by well and no well's concentration is, so the target only says why."""
-    text = ents.text
-    if not (len(ents.volumes()) >= 2 or _VOLUME_LIST.search(text)):
-        return False
-    level = conc.target(text)
-    names = [(m.start, m.end) for m in ents.liquids]
-    others = [
-        m
-        for m in conc.CONC.finditer(text)
-        if (level is None or not level.start <= m.start(1) < level.end)
-        and not any(a <= m.start() < b for a, b in names)
-    ]
-    return not others and conc.mass(text) is None
-
-
-def detect(clause: Clause, ents: Entities) -> int | None:
-    text = ents.text
-    if _adds_listed(ents):
-        return None  # a transfer of the listed volumes
-    label = clause.label or ""
-    said = _VERB.search(text) or _VERB.search(label)  # ("Normalise: A1 (12 ng/uL)...")
-    if said and (conc.target(text) is not None or conc.mass(text) is not None):
-        # "normalise ... to 4 nM in 20 uL of 10 mM Tris-HCl": the verb says it, never a 1:N
-        # ratio read off the diluent's own strength
-        return 82 if _NAMED.search(text) or _NAMED.search(label) else 80
-    if _TAKE_TO.match(text) or _TAKE_TO.match(label):
-        return 80  # "take dna_plate B1-D1 to 2 nM in 30 uL": a plate's wells brought to a level
-    amount = conc.mass(text)
-    if amount is not None and (
-        _TAKE.match(text)
-        # ("I need) 50 ng of each gDNA (A1-C1: 25, 10, 50 ng/uL) in 20 uL": the amount first
-        or ((_TAKE.match(label) or _POOL.search(text) or amount.start == 0) and conc.said(text))
-    ):
-        return 80  # "take 50 ng of each library (A1 25 ng/uL, ...) into ...", "pool 10 ng each"
-    return None
 
 
 def conc_list(frame: Frame, family: Family | None, head: Frame) -> bool:
@@ -162,12 +97,13 @@ def dest_piece(frame: Frame, head: Frame, final_said: bool = False) -> bool:
     """A piece after a normalisation that names the plate its samples go into, said apart
     ("...; put them in norm_out A1-D1", "final 200 uL in PBS, into norm_out A1-D1"), when the
     normalisation names only the samples' plate and a final volume (or a mass) is said (in
-    a piece before it, too: ``final_said``)."""
+    a piece before it, too: ``final_said``); the samples' plate may be named in the pieces
+    that list them ("Normalisation to 4 ng/uL, 40 uL final / extracts A1 20 ng/uL / ...")."""
     ents = frame.ents
     if len(ents.labware) != 1 or conc.said(frame.text) or conc.CONC.search(frame.text):
         return False
     own = {m.name for m in head.ents.labware}
-    if len(own) != 1 or ents.labware[0].name in own or len(ents.liquids) > 1:
+    if len(own) > 1 or ents.labware[0].name in own or len(ents.liquids) > 1:
         return False
     vols = ents.volumes()
     if len(vols) > 1 or (vols and not _FINAL_WORDS.search(frame.text)):
@@ -181,7 +117,7 @@ def dest_piece(frame: Frame, head: Frame, final_said: bool = False) -> bool:
     return bool(_INTO_WORD.search(before) or (not before.strip() and _INTO_WORD.search(label)))
 
 
-_OF_SAMPLE = re.compile(r"\s*(?:of|from)\b", re.IGNORECASE)
+_OF_SAMPLE = re.compile(r"\s*(?:of|from)\b(?!\s*(?:a\s+)?\d)", re.IGNORECASE)  # ("40 uL of 4 nM")
 _ENDS = re.compile(r"\s*(?:each|final|total|per\s+well|/\s*well)\b", re.IGNORECASE)
 _IN = re.compile(r"\b(?:in|final(?:\s+volume(?:\s+of)?)?)\s*:?\s*$", re.IGNORECASE)
 

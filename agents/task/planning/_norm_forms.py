@@ -1,0 +1,109 @@
+"""Normalisations filled in as a form: a line that says the normalisation ("Normalisation",
+"Normalise extracts A1-C1 to 4 ng/uL", "Task: normalise"), then a field a line ("- samples:
+extracts A1-C1", "Concs (ng/uL): 20, 40, 80", "target: 4 ng/uL", "final vol: 40 uL",
+"diluent: low-TE", "destination: norm_out A1-C1"). The form becomes the one sentence the
+normalisation reads: "Normalise extracts A1-C1 (20, 40, 80 ng/uL) to 4 ng/uL, 40 uL final,
+into norm_out A1-C1, with low-TE". Anything else is left as it was written.
+"""
+
+from __future__ import annotations
+
+import re
+
+_FLAGS = re.IGNORECASE
+_SAYS = re.compile(r"normali[sz]|\bnorm\b", _FLAGS)
+_BULLET = r"^\s*(?:[-*+•·▪]\s*|\d+[.)]\s+)?"
+# the form's fields, by what they give; a key may carry the unit in brackets ("Conc (nM)")
+_KEYS = (
+    ("conc", r"(?:sample\s+|stock\s+|starting\s+|current\s+|measured\s+)?conc\w*\.?|qubit"),
+    ("target", r"target(?:\s+conc\w*\.?)?|final\s+conc\w*\.?|normali[sz]e\s+to|to"),
+    ("final", r"final\s+vol\w*\.?|(?:total\s+|final\s+)?vol(?:ume)?\.?|final|total"),
+    ("diluent", r"diluent|dilute\s+with|top\s+up\s+with|buffer|with"),
+    ("dest", r"dest\w*\.?|output(?:\s+plate)?|into|to\s+plate|target\s+plate"),
+    ("samples", r"(?:samples?|inputs?|sources?|libs|librar(?:y|ies))(?:\s+(?:plate|wells?))?|from"),
+    ("head", r"task|step|action|protocol|op(?:eration)?"),
+)
+_FIELD = re.compile(
+    _BULLET
+    + r"(?P<key>"
+    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in _KEYS)
+    + r")\s*(?:\((?P<unit>[^)]*)\))?\s*[:=]\s*(?P<value>\S.*?)\s*[.;,]?\s*$",
+    _FLAGS,
+)
+_HEAD = re.compile(_BULLET + r"(?P<text>[^:]*\b(?:normali[sz]\w*|norm)\b[^:]*?)\s*:?\s*$", _FLAGS)
+_NOUN = re.compile(r"^(?:normali[sz]ation|norm)$", _FLAGS)
+_LEVELS = re.compile(r"\d\s*(?:[pnuµm]g\s*/|[pnuµm]M\b)")  # "extracts A1-C1 (20, 40, 80 ng/uL)"
+_TO_LEVEL = re.compile(r"\s+to\s+(?=~?\d)", _FLAGS)
+
+
+def _fields(lines: list[str], start: int) -> tuple[dict[str, str], int]:
+    """The fields on lines ``start``.. (each kind once), and the index after them."""
+    got: dict[str, str] = {}
+    j = start
+    while j < len(lines) and (m := _FIELD.match(lines[j])) is not None:
+        kind = next(name for name, _ in _KEYS if m.group(name))
+        if kind == "target" and not re.match(r"~?\d", m.group("value")):
+            kind = "dest"  # "To: norm_out A1-C1"
+        if kind in got:
+            break
+        value = m.group("value")
+        if kind == "conc" and m.group("unit") and not re.search(r"[a-zA-Zµ]", value):
+            value = f"{value} {m.group('unit')}"  # "Concs (ng/uL): 20, 40, 80"
+        got[kind] = value
+        j += 1
+    return got, j
+
+
+def _sentence(head: str, got: dict[str, str]) -> str:
+    said = "Normalise" if _NOUN.match(head) or not head else head
+    if "samples" in got:
+        said += f" {got['samples']}"
+    if "conc" in got:
+        level = _TO_LEVEL.search(said)
+        if level is None:
+            said += f" ({got['conc']})"
+        else:
+            said = f"{said[: level.start()]} ({got['conc']}){said[level.start() :]}"
+    if "target" in got:
+        said += f" to {got['target']}"
+    if "final" in got:
+        said += f", {got['final']} final"
+    if "dest" in got:
+        said += f", into {got['dest']}"
+    if "diluent" in got:
+        said += f", with {got['diluent']}"
+    return said
+
+
+def _form(lines: list[str], i: int) -> tuple[str, int] | None:
+    """The sentence the form starting at line ``i`` says, and the index after it."""
+    field = _FIELD.match(lines[i])
+    if field is not None and field.group("head") and _SAYS.search(field.group("value")):
+        head, start = field.group("value"), i + 1  # "Task: normalise"
+    elif field is None and (m := _HEAD.match(lines[i])) is not None:
+        head, start = m.group("text").strip(), i + 1
+    else:
+        return None
+    got, j = _fields(lines, start)
+    targeted = "target" in got or _TO_LEVEL.search(head)
+    levels = "conc" in got or _LEVELS.search(got.get("samples", ""))
+    if len(got) < 3 or not levels or not targeted:
+        return None
+    return _sentence(head, got), j
+
+
+def rewrite(text: str) -> str:
+    """``text`` with each normalisation form as one sentence."""
+    if "\n" not in text or not _SAYS.search(text):
+        return text  # cheap: most requests hold no such form
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if (form := _form(lines, i)) is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        out.append(form[0])
+        i = form[1]
+    return "\n".join(out)
