@@ -21,6 +21,7 @@ from agents.task.planning.families import Family
 from agents.task.planning.families._concentrations import CONC, bracketed_unit
 from agents.task.planning.families._diluent_piece import diluent_piece
 from agents.task.planning.families._places import head_is_source
+from agents.task.planning.families._ratio_parts import told
 from agents.task.planning.families.normalise import conc_list, dest_piece, final_piece
 from agents.task.planning.families.read import said_optics
 
@@ -126,6 +127,23 @@ def volume_after(read_in: Read, lex: Lexicon, norm: Normalised) -> Read:
         ),
         heading=False,
         becomes="transfer",
+    )
+    read_in = fold_into_previous(  # "Dilute 1:5: pt_sera A1-D1 into dil_blk A1-D1 with ..."
+        read_in,
+        lex,
+        norm,
+        "dilution",
+        lambda f, _, head: (
+            head.ents.fold is not None
+            and not head.places
+            and not head.ents.volumes()
+            and f.ents.fold is None
+            and bool(f.places)
+            and f.clause.sentence == head.clause.sentence
+            # ("1:10: 150 uL water into row H": the diluent's part or the whole, asked)
+            and len(told(f.ents)) != 1
+        ),
+        text=lambda head, f: f"{head.clause.text} {f.clause.text}",
     )
     return fold_into_previous(  # "Dilute the dye 1:2 into A1-A4. Final volume 100 uL."
         read_in,

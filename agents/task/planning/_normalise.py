@@ -107,6 +107,10 @@ _PER = re.compile(
     r"(steps?|transfers?|points?|dilutions?|samples?|spots?|dots?|drops?|picks?|hits?)\b"
 )
 _SPACES = re.compile(r"[ ]{2,}")
+# "normalise libs A1-C1 -> 2 nM": the level a range of wells is brought to, never C1's own
+_RANGE_LEVEL = re.compile(
+    r"(\b[A-Pa-p]\d{1,2}\s*-\s*[A-Pa-p]\d{1,2})\s*->\s*(?=~?\d+(?:\.\d+)?\s*(?:[pnum]g/|[pnum]M\b))"
+)
 # "100λ": the old notebook sign for a microlitre (after a number only; λ alone is a wavelength)
 _LAMBDA = re.compile(r"(?<=\d)\s?[λΛ](?![\w=])")
 # "samples:A3", "dest_plate:B1..B12": a labware and its wells written with a colon.
@@ -355,7 +359,7 @@ def normalise(request: str) -> Normalised:
     text = _PRIMES.sub(_primed, text)  # "95°C 2'", "60°C 30\"": minutes and seconds
     text = _QUOTES.sub(hold, text)
     text = held_for(_DEGREE.sub(lambda m: f" {m.group(1).upper()}", text))
-    text = _ARROW.sub(" -> ", text)
+    text = _RANGE_LEVEL.sub(r"\1 to ", _ARROW.sub(" -> ", text))
     text = _PER.sub(r"\1 per \2", text)
     text = _CROSSED.sub(r"\1, \2", text)  # the area where they cross, not "6 times"
     text = _LINE_CHAIN.sub(_line_chain, text)

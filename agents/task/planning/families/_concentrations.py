@@ -20,7 +20,7 @@ _NUM = r"(\d+(?:\.\d+)?|\.\d+)"
 _UNIT = r"(?:(?i:[pnuµm]g|g)\s*/\s*(?i:[uµnm]l|l)|(?-i:[pnuµm]M)\b)"
 CONC = re.compile(rf"(?<![\w.]){_NUM}\s*(?P<unit>{_UNIT})")
 _TARGET = re.compile(
-    rf"(?:(?:\b(?:to|at|of)|->)\s*(?<=\s|>)(?:a\s+)?(?:final\s+|target\s+|uniform\s+|common\s+)?(?:concentration\s+"
+    rf"(?:(?:\b(?:to|at|of)|->|@)\s*(?<=\s|>|@)(?:a\s+)?(?:final\s+|target\s+|uniform\s+|common\s+)?(?:concentration\s+"
     rf"(?:of\s+)?)?"
     # "target 5 ng/uL", "target conc: 2 nM", "final concentration = 4 nM" (a label-like slot)
     rf"|\b(?:target|final)(?:\s+conc(?:entration)?\.?)?\s*(?:[:=]\s*|of\s+|is\s+|\s)\s*)"

@@ -26,7 +26,7 @@ class Parts:
     diluent_said: Mention | None  # None: the parts' volumes said without their liquids
 
 
-def _told(ents: Entities) -> list[tuple[float, Mention]]:
+def told(ents: Entities) -> list[tuple[float, Mention]]:
     """The (volume, liquid) pairs a clause tells: "10 uL serum", "1000 uL of sample diluent"."""
     said = []
     for m in ents.liquids:
@@ -56,7 +56,7 @@ def is_recipe(ents: Entities) -> bool:
     sample diluent)"): one ratio dilution, not two transfers."""
     if ents.fold is None or ents.fold[1] != "ratio":
         return False
-    said = _told(ents)
+    said = told(ents)
     if len(said) != 2 or said[0][1].name == said[1][1].name:
         return False
     small, large = sorted(v for v, _ in said)
@@ -93,7 +93,7 @@ def _unnamed(frame: Frame, k: float) -> Parts | None:
 
 def parts(frame: Frame, k: float) -> Parts | None:
     """The two (volume, liquid) parts the clause tells, checked against the ratio ``k``."""
-    said = _told(frame.ents)
+    said = told(frame.ents)
     if (stock := _stock_part(frame.ents, said)) is not None:
         said = [(stock, said[0][1]), said[0]]  # (the stock's mention is not used)
     elif not said:
