@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 _FLAGS = re.IGNORECASE
-_SAYS = re.compile(r"normali[sz]|\bnorm\b", _FLAGS)
+_SAYS = re.compile(r"normali[sz]|\bnorm\b|dilut", _FLAGS)
 _BULLET = r"^\s*(?:[-*+•·▪]\s*|\d+[.)]\s+)?"
 # the form's fields, by what they give; a key may carry the unit in brackets ("Conc (nM)")
 _KEYS = (
@@ -27,10 +27,16 @@ _FIELD = re.compile(
     _BULLET
     + r"(?P<key>"
     + "|".join(f"(?P<{name}>{pattern})" for name, pattern in _KEYS)
-    + r")\s*(?:\((?P<unit>[^)]*)\))?\s*[:=]\s*(?P<value>\S.*?)\s*[.;,]?\s*$",
+    + r")\s*(?:\((?P<unit>[^)]*)\))?(?:\s*[:=]\s*|(?<=into)\s+)(?P<value>\S.*?)\s*[.;,]?\s*$",
     _FLAGS,
 )
 _HEAD = re.compile(_BULLET + r"(?P<text>[^:]*\b(?:normali[sz]\w*|norm)\b[^:]*?)\s*:?\s*$", _FLAGS)
+# "- dilute lysates A1-D1 1:10" over "- diluent: PBS", "- final volume: 100 uL", "- into Y"
+_DILUTION = re.compile(
+    _BULLET + r"(?P<text>dilut\w*\b(?:[^:\n]|(?<=\d):(?=\d))*?"
+    r"(?:\b1\s*[:/]\s*\d+|\b\d+\s*-?\s*(?:x|fold)\b|\b1\s+in\s+\d+)[^:\n]*?)\s*:?\s*$",
+    _FLAGS,
+)
 _NOUN = re.compile(r"^(?:normali[sz]ation|norm)$", _FLAGS)
 _LEVELS = re.compile(r"\d\s*(?:[pnuµm]g\s*/|[pnuµm]M\b)")  # "extracts A1-C1 (20, 40, 80 ng/uL)"
 _TO_LEVEL = re.compile(r"\s+to\s+(?=~?\d)", _FLAGS)
@@ -80,11 +86,13 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
     field = _FIELD.match(lines[i])
     if field is not None and field.group("head") and _SAYS.search(field.group("value")):
         head, start = field.group("value"), i + 1  # "Task: normalise"
-    elif field is None and (m := _HEAD.match(lines[i])) is not None:
+    elif field is None and (m := _HEAD.match(lines[i]) or _DILUTION.match(lines[i])):
         head, start = m.group("text").strip(), i + 1
     else:
         return None
     got, j = _fields(lines, start)
+    if _DILUTION.match(lines[i]) and len(got) >= 2 and not {"conc", "target"} & set(got):
+        return _sentence(head, got), j  # a ratio dilution's parts, a line each
     targeted = "target" in got or _TO_LEVEL.search(head)
     levels = "conc" in got or _LEVELS.search(got.get("samples", ""))
     if len(got) < 3 or not levels or not targeted:
@@ -92,8 +100,15 @@ def _form(lines: list[str], i: int) -> tuple[str, int] | None:
     return _sentence(head, got), j
 
 
+# "Normalize: dna_plate A1-D1; 25, 50, 12.5, 100 ng/uL -> 5 ng/uL; 20 uL final; TE; norm96 A1-D1"
+_SEMI = re.compile(r"\s*;\s*")
+_PIECED = re.compile(r"^(\s*normali[sz]e)\s*:\s*((?:[^;\n]+;){2,}[^;\n]+)$", _FLAGS | re.MULTILINE)
+
+
 def rewrite(text: str) -> str:
-    """``text`` with each normalisation form as one sentence."""
+    """``text`` with each normalisation form as one sentence, and a normalisation said in
+    pieces after its label as one clause."""
+    text = _PIECED.sub(lambda m: f"{m.group(1)} {_SEMI.sub(', ', m.group(2))}", text)
     if "\n" not in text or not _SAYS.search(text):
         return text  # cheap: most requests hold no such form
     lines = text.split("\n")

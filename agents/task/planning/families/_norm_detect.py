@@ -75,7 +75,7 @@ def detect(clause: Clause, ents: Entities) -> int | None:
         return 82 if _NAMED.search(text) or _NAMED.search(label) else 80
     if _ARROW_LEVEL.search(text) and len(conc.CONC.findall(text)) > 1:
         return 80  # "libs_in A1-C1 at 8, 4 and 16 nM -> 2 nM each, 20 uL, TE, ..."
-    if _MAKE_LEVEL.match(text) and _SAMPLES_AT.search(text):
+    if _MAKE_LEVEL.match(text) and (_SAMPLES_AT.search(text) or _strength_unnamed(ents)):
         return 80  # (each sample's level said too: never one stock made up to it)
     if _TAKE_TO.match(text) or _TAKE_TO.match(label):
         return 80  # "take dna_plate B1-D1 to 2 nM in 30 uL": a plate's wells brought to a level
@@ -87,3 +87,9 @@ def detect(clause: Clause, ents: Entities) -> int | None:
     ):
         return 80  # "take 50 ng of each library (A1 25 ng/uL, ...) into ...", "pool 10 ng each"
     return None
+
+
+def _strength_unnamed(ents: Entities) -> bool:
+    """No liquid named with its own strength ("cpd X-17 10 mM": a ratio by its name), and
+    wells to take from: each sample's level is the question."""
+    return bool(ents.wellsets) and not any(conc.CONC.search(m.name) for m in ents.liquids)

@@ -39,6 +39,9 @@ _WITH = re.compile(
 _EPS = 1e-6
 
 
+_CONC_LABEL = re.compile(r"^\s*(?:(?:input|sample|stock)\s+)?(?:conc\w*|qubit)\b", _FLAGS)
+
+
 def conc_list(frame: Frame, family: Family | None, head: Frame) -> bool:
     """A piece that only lists wells and their concentrations ("A1 25.3", "Concs: B1 40"), or
     only concentrations, in the order of the head's wells ("Qubit: 10, 8, 4 ng/uL")."""
@@ -46,9 +49,11 @@ def conc_list(frame: Frame, family: Family | None, head: Frame) -> bool:
     plain = not ents.liquids and not ents.volumes()
     if plain and not ents.wellsets and not ents.labware:
         # "Qubit (ng/uL): 10, 8, 4" (a label), "Conc. (nM): 20, 12" (not one: the dot)
-        unit = conc.bracketed_unit(frame.clause.label or "") or conc.bracketed_unit(frame.text)
+        label = frame.clause.label or ""
+        unit = conc.bracketed_unit(label) or conc.bracketed_unit(frame.text)
+        named = unit is not None or _CONC_LABEL.match(label)  # "concs: 25/50/12.5": the target's
         return len(conc.CONC.findall(frame.text)) + len(conc.BARE.findall(frame.text)) >= 2 and (
-            (conc.said(frame.text) or unit is not None) and bool(head.ents.wellsets)
+            (conc.said(frame.text) or bool(named)) and bool(head.ents.wellsets)
         )
     plain = plain and bool(ents.wellsets)
     return plain and (not ents.labware or conc.said(frame.text))  # "concs libs A1 40 nM, ..."
