@@ -67,6 +67,8 @@ class Planning:
     head_wells: list[str] = field(default_factory=list)
     head_source_wells: list[str] = field(default_factory=list)
     head_volume: Quantity | None = None
+    head_sentence: int = -1  # the sentence of the last heading
+    head_inline: bool = False  # its body followed on its own line ("plate_1 row B: 30 uL X.")
     liquid: str | None = None
     kept: dict[str, tuple[str, str]] = field(default_factory=dict)  # "lysate_block A1 holds lysate"
     thermocycler: str | None = None  # the one a profile ran on ('then hold at 4 C')
@@ -197,10 +199,21 @@ def wells(
         found = restated.agreed(place.wells, lw.rows, lw.cols)
     except ws.SelectionError as exc:
         raise Refuse(f"{exc} ({plate_id} has {lw.rows * lw.cols} wells)", "plate_size") from exc
-    if {x.kind for x in place.wells.parts} in ({"rows"}, {"cols"}) and p.head_dest == plate_id:
+    if (
+        {x.kind for x in place.wells.parts} in ({"rows"}, {"cols"})
+        and p.head_dest == plate_id
+        and (frame is None or heading_covers(frame, p))
+    ):
         # "Standards (cols 1-2): ... diluent in B-H": those rows of the heading's columns
         found = [w for w in found if w in set(p.head_wells)] or found
     return found
+
+
+def heading_covers(frame: Frame, p: Planning) -> bool:
+    """Whether the last heading's wells still narrow ``frame``'s: a heading over the lines
+    under it does, one said inline ("plate_1 row B: 30 uL buffer.") only in its own sentence
+    (never "Then 100 uL buffer into plate_1 column 5": all of column 5, not B5)."""
+    return not p.head_inline or frame.clause.sentence == p.head_sentence
 
 
 def check_count(frame: Frame, plate_id: str, p: Planning) -> None:

@@ -200,7 +200,9 @@ class RulePlanner:
                     and not (family.name == "thermocycle" and thermo.has_programme(frame))
                 ):  # a programme's heading with its parts under it is the programme
                     understood = _heading(frame, p)
+                    p.head_sentence, p.head_inline = frame.clause.sentence, False
                 else:
+                    p.head_inline = p.head_inline or frame.clause.sentence == p.head_sentence
                     understood = family.build(frame, p)
                 if p.fill is not None and p.fill.trace_at < 0:
                     p.fill.trace_at = len(trace)

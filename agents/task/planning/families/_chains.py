@@ -228,7 +228,12 @@ def chains_of(frame: Frame, plate: str, p: r.Planning, down: bool | None = None)
             # "cols 5 and 6, rows A through G": the curve runs along the longer side (down
             # each column), never a chain of two wells across
             down = len({w[0] for w in wells}) > len({w[1:] for w in wells})
-    elif (by_rows or by_cols) and p.head_dest == plate and p.head_wells:
+    elif (
+        (by_rows or by_cols)
+        and p.head_dest == plate
+        and p.head_wells
+        and r.heading_covers(frame, p)
+    ):
         # "quant2 columns 1-2:" heading "1:2 down from row A to row G": the rows in those columns
         inside = [w for w in wells if w in set(p.head_wells)]
         wells = inside if len(by_rows) + len(by_cols) == len(areas) and inside else wells
