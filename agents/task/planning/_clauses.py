@@ -260,6 +260,7 @@ def split(norm: Normalised, names: frozenset[str] = frozenset()) -> list[Clause]
             for j, semi in enumerate(semis):
                 if _COUNT_LABEL.search(label or "") and label != outer:
                     label = outer  # "then thirty cycles: ...; 68 C 3 min": the count is its own
+                semi = wells_label(semi, names) if j else semi  # "...; row B: 50 uL dye"
                 if j and (m := _LABEL.match(semi)) and _is_label(m["label"], names) and m["body"]:
                     label, semi = m.group("label").strip(), m.group("body").strip()
                 for i, then in enumerate(then_parts(semi)):

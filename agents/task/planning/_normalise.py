@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from agents.task.planning._conc_tables import rewrite as conc_tables
 from agents.task.planning._curve_specs import dashed, one_line
 from agents.task.planning._list_heads import to_pairs
+from agents.task.planning._map_colons import map_items
 from agents.task.planning._markdown import (
     bracketed_lines,
     item_how,
@@ -373,7 +374,7 @@ def normalise(request: str) -> Normalised:
     )  # "50 ul. of buffer": an abbreviation, not a sentence end
     text = _HOURS_MINUTES.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} min", text)
     text = _MINUTES_SECONDS.sub(lambda m: f"{int(m.group(1)) * 60 + int(m.group(2))} s", text)
-    text = "\n".join(_item_colons(line) for line in text.split("\n"))
+    text = "\n".join(map_items(_item_colons(line)) for line in text.split("\n"))
     text = _IS.sub(r"\1 is ", text)  # "Buffer's in the trough": a fact, not a possessive
     text = programme_tables(text)  # "Step | Temp | Time | Cycles" rows: one line
     text = goto_lists(text)  # "5) go to step 2, 29 more times": steps 2-4 thirty times
