@@ -24,7 +24,7 @@ CYCLING = re.compile(
     r"|\bcycle\s+\d+\s+times\b|\brun\s+\d+\s+cycles\b|\b(?:denatur|anneal)\w*\b"
     r"|\b(?:run|do|start|perform)\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+)?pcr\b|\b\d+\s+cycles\b"
     r"|\bcycle\s+(?:it|them|the)\b"
-    r"|\b(?:run|start|use)\s+(?:the\s+|a\s+|my\s+|our\s+)?[\w«»-]*pcr[\w«»-]*\s+"
+    r"|\b(?:run|start|use)\s+(?:the\s+|a\s+|my\s+|our\s+)?(?:[\w-]+\s+)?[\w«»-]*pcr[\w«»-]*\s+"
     r"(?:program(?:me)?|profile|protocol|method)\b"
     r"|\bamplif(?!\w*\s+(?:plate|block)s?\b)\w*|\bthermal[\s-]?cycl\w*|\bcycl\w*\b[^.;]{0,40}?\b\d+\s*(?:x|times)\b"
     r"|\b(?:denaturation|annealing|extension|elongation)\b"
