@@ -55,6 +55,30 @@ def check(frame: Frame) -> None:
     liquids = frame.ents.liquids
     for x, y in pairwise(liquids):
         if x.name != y.name and re.fullmatch(
-            r"\s*(?:,\s*)?or\s+(?:the\s+)?", text[x.end : y.start]
-        ):
+            r"\s*(?:,\s*)?or\s+(?:the\s+)?|\s*/\s*", text[x.end : y.start]
+        ):  # "dye or buffer", "dye/buffer": one of them, never both
             raise Ask(f"Which liquid: {x.name} or {y.name}?", ["liquid"], [x.name, y.name])
+    for x, y in pairwise(frame.ents.labware):
+        if x.name != y.name and _OR_BETWEEN.fullmatch(text[x.end : y.start]):
+            raise Ask(f"Which plate: {x.name} or {y.name}?", ["plate"], [x.name, y.name])
+    _either_wells(frame)
+
+
+def _either_wells(frame: Frame) -> None:
+    """Ask when wells are offered as alternatives ("from res A1 or A2", "into A1 (or A2)",
+    "columns 1 or 2"): the planner never uses both."""
+    text, sets = frame.text, frame.ents.wellsets
+    for i, w in enumerate(sets):
+        nxt = sets[i + 1] if i + 1 < len(sets) else None
+        if not (
+            re.search(r"\bor\b", w.text, _FLAGS)
+            or (nxt is not None and _OR_BETWEEN.fullmatch(text[w.end : nxt.start]))
+        ):
+            continue
+        said = w.text if nxt is None or w.end > nxt.start else f"{w.text} or {nxt.text}"
+        source = re.search(r"\b(?:from|out\s+of)\b(?![^,;]*\b(?:to|into|onto)\b)", text[: w.start])
+        missing = "source" if source else "wells"
+        raise Ask(f"'{said}' offers a choice: which wells do you mean?", [missing])
+
+
+_OR_BETWEEN = re.compile(r"\s*,?\s*\(?\s*or\s+(?:(?:well|column|col|row)s?\s+)?", _FLAGS)
