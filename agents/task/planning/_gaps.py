@@ -80,7 +80,7 @@ def _no_plate(frame: Frame, p: r.Planning) -> bool:
 def _liquid_gaps(frame: Frame, p: r.Planning) -> list[str]:
     out = []
     volumes = [q for q in frame.ents.quantities if q.kind == "volume"]
-    if frame.ents.vague or (
+    if (frame.ents.vague and not volumes) or (  # "50 uL to a few wells": the wells are vague
         not volumes
         and not frame.ents.fold
         and not _DERIVED.search(frame.text)
