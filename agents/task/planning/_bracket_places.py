@@ -33,12 +33,22 @@ def source_in_brackets(ents: Entities, cuts: list[tuple[int, str]]) -> list[tupl
     return _places_in_brackets(ents, cuts, "source", after=first_dest)
 
 
+# "onto agar_96 in the same layout (ON_strains A1-H2)": how the copy lies, then its source
+_SAME_LAYOUT = re.compile(
+    r"\s*,?\s*(?:(?:in|into|at|with|using|keeping)\s+)?(?:the\s+)?same\s+"
+    r"(?:layout|positions?|wells?|pattern|arrangement|map)\s*",
+    _FLAGS,
+)
+
+
 def _right_after_place(ents: Entities, at: int) -> bool:
     """The bracket opening at ``at`` follows a named labware or well set directly ("onto
-    agar_96 A1-A6 (...)", not "into both daughter blocks (...)", which says them again)."""
+    agar_96 A1-A6 (...)", "onto agar_96 in the same layout (...)"; not "into both daughter
+    blocks (...)", which says them again)."""
     ends = [x.end for x in ents.labware if x.end <= at]
     ends += [w.end for w in ents.wellsets if w.end <= at]
-    return bool(ends) and not ents.text[max(ends) : at].strip()
+    between = ents.text[max(ends) : at] if ends else ""
+    return bool(ends) and (not between.strip() or bool(_SAME_LAYOUT.fullmatch(between)))
 
 
 def _places_in_brackets(
