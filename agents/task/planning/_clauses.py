@@ -344,7 +344,8 @@ def _split_actions(text: str, names: frozenset[str] = frozenset()) -> list[tuple
         if _STATE_SENTENCE.search(before):
             continue  # "There is 12 mL of buffer in A2 and 12 mL of water in A1": one fact
         if (
-            _joins.has_destination(before)
+            # ("X -> P A1-A12, 50 uL; Y -> P B1-B12": an arrow list, each item its own)
+            (_joins.has_destination(before) or ("->" in before and "->" in after))
             and _NEXT_DEST.search(after)
             and not _joins.volume_of_before(before, after, names)
         ):

@@ -25,6 +25,7 @@ from agents.task.planning._reading import (
     _reread,
 )
 from agents.task.planning._refill import _fresh_in
+from agents.task.planning._scaled import scaled_volume
 from agents.task.planning._step_joins import last_well_into_series, step_into_series
 from agents.task.planning._wellsets import SelectionError
 from agents.task.planning.families import FAMILIES, Family
@@ -133,11 +134,10 @@ def _compose(read_in: list[tuple[Frame | None, Family | None]]) -> list[tuple[Fr
             prev is not None
             and prev[0].volume is not None
             and frame.volume is None
-            and (same := _SAME_VOLUME.search(frame.text))
-            and (again := _reread(replace(frame.clause, text=frame.text[: same.start()]
-                 + prev[0].volume.text + frame.text[same.end() :]), prev[0]))
-        ):  # fmt: skip
-            frame, family = again  # "..., then refill with the same volume of medium"
+            and (scaled := scaled_volume(frame.text, prev[0].volume.value))
+            and (again := _reread(replace(frame.clause, text=scaled), prev[0]))
+        ):  # "..., then refill with the same volume of medium", "twice that volume of dye"
+            frame, family = again
         if (
             prev is not None
             and prev[1].name == "volumes"
@@ -308,9 +308,6 @@ def _continue_chain(prev: Frame, end: str) -> tuple[Frame, Family] | None:
         return None
     again[0].extra["folded"] = _folded(prev)
     return again
-
-
-_SAME_VOLUME = re.compile(r"\b(?:the\s+)?same\s+(?:volume|amount)\b", re.IGNORECASE)
 
 
 _A_PLACE = re.compile(

@@ -73,12 +73,18 @@ _SOURCE_THEN_DEST = re.compile(r"\bfrom\b(?!.*\b(?:to|into|onto)\b)[^,;]*$", _FL
 _LAYOUT = re.compile(
     r"\s*(?:,\s*)?in\s+(?:duplicate|triplicate|quadruplicate)s?\s*\(\s*(?:i\.e\.?,?\s*)?", _FLAGS
 )
+# "A1-P1 (every row of column 1)", "(all of row A)", "i.e. the whole first column"
+_WHOLE = (
+    r"(?:(?:all|every\s+(?:well|row|column))\s+(?:of\s+|in\s+)?(?:the\s+)?"
+    r"|(?:the\s+)?(?:whole|entire|full)\s+(?:of\s+)?(?:the\s+)?)"
+)
 # "I1-I12 (the bottom row)", "A1-H1, i.e. column 1", "row H - the bottom row": one set of
 # wells said twice, never two sets (the two must agree: _wellsets checks it).
 _RESTATED_IN = re.compile(
     # "each well of P that got TMB (A1-A12)": a short relative clause may come before it
     r"\s*(?:(?:that|which)\s+(?:got|received|gets|have|has|had|contain|hold)s?\b[^(),;]{1,40}?)?"
-    r"\s*(?:only\s*)?\(\s*(?:(?:i\.?e\.?|that\s+is|aka|a\.k\.a\.?|namely|so|=)\s*,?\s*)?",
+    r"\s*(?:only\s*)?[(\[]\s*(?:(?:i\.?e\.?|that\s+is|aka|a\.k\.a\.?|namely|so|=)\s*,?\s*)?"
+    rf"{_WHOLE}?",
     _FLAGS,
 )
 # "every well of the black 384 plate": a word for how a plate looks before its shape's name
@@ -88,11 +94,11 @@ _LOOKS = (
 )
 _RESTATED = re.compile(
     r"\s+[-–—]\s+(?:(?:i\.?e\.?|that\s+is|namely)\b\.?,?\s*)?|\s*,?\s*(?:i\.?e\.?|that\s+is"
-    r"|namely|aka|a\.k\.a\.?)(?:\b|(?<=\.))\.?,?\s*",
+    rf"|namely|aka|a\.k\.a\.?)(?:\b|(?<=\.))\.?,?\s*{_WHOLE}?",
     _FLAGS,
 )
 # "B2-G11 (inner wells)", "(the inner 60 only)": the bracket of a restated set closes
-_CLOSES = re.compile(r"\s*(?:only|alone)?\s*\)", _FLAGS)
+_CLOSES = re.compile(r"\s*(?:,\s*\d{1,3}\s+wells|only|alone)?\s*[)\]]", _FLAGS)
 
 
 @dataclass

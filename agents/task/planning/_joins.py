@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._scaled import SCALED
 from agents.task.planning._vocabulary import ACTION_VERBS
 
 _FLAGS = re.IGNORECASE
@@ -222,12 +223,16 @@ DISCARDED = (
 )
 
 
+_WORD = r"(?![A-Pa-p]\d{1,2}\b)[A-Za-z][A-Za-z%-]*"  # a word of a liquid's name, never a well
 # ", 200 uL dye into A1", ", H2:H8 get 150 uL": a second transfer; ", 20 uL into 180 uL": a step
 RUN = r"[A-Pa-p]\d{1,2}(?:\s*(?:-|:|\s(?:to|through|thru)\s)\s*[A-Pa-p]\d{1,2})?"
 VOLUME_START = re.compile(
     r"\s*(?:,|/|\band\b)\s*(?:and\s+)?(?![\d.]+\s*[um]l\s[^,]*?\bin(?:to)?\s+(?:the\s+)?[\d.]+\s*[um]l)"
     r"(?=(?:\d+(?:\.\d+)?|\.\d+)\s*(?:u[lL]|ml|mL|microlit\w*|millilit\w*)\b"
     r"|the\s+same\s+(?:volume|amount)\s+of\s"  # "..., and the same volume of dye to B1-B6"
+    rf"|(?:{SCALED})\s+(?:of\s+)?[a-z]"  # "..., and double that of dye into B1-B4"
+    # "PBS (200 uL) -> P A1-A12, compound (50 uL) -> P B1-B12": a liquid and its arrow
+    rf"|(?:{_WORD}\s+){{0,3}}{_WORD}\s*(?:\(\s*[\d.]+\s*(?:u[lL]|ml|mL)\s*\)\s*)?->\s*[^,;]*?\d"
     rf"|(?:{RUN}|(?:columns?|cols?|rows?)\s+[A-Pa-p\d]{{1,2}})"
     r"\s+(?:gets?\b|with\s+(?:another\s+)?\d))",
     re.IGNORECASE,

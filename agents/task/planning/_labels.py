@@ -86,7 +86,7 @@ def heading_line(line: str, verbs: str) -> bool:
     words = line.strip(" .-").split()
     return (
         1 <= len(words) <= 6
-        and all(re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9/&'-]*|[-:/&]", w) for w in words)
+        and all(re.fullmatch(r"[A-Za-z0-9][\w/&'-]*|[-:/&]", w) for w in words)
         and any(ch.isalpha() for ch in line)
         and not re.search(r"\b[A-Pa-p]\d{1,2}\b|\d\s*(?:u|m)l\b", line, re.IGNORECASE)
         and (

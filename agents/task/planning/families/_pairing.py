@@ -381,3 +381,12 @@ def _fits(wells: list[str], rows: int, cols: int) -> bool:
 
 def span(wells: list[str]) -> str:
     return wells[0] if len(wells) == 1 else f"{wells[0]}..{wells[-1]} ({len(wells)} wells)"
+
+
+def positions(src_sets: list[tuple[str, list[str] | None]]) -> list[str]:
+    """The source wells, each at its position, when every source set is on one plate
+    ("samples A1 10 uL, A2 20 uL into dest_plate": A1 and A2, never A1 alone)."""
+    first, wells = src_sets[0]
+    if all(lw == first and ws for lw, ws in src_sets):
+        return list(dict.fromkeys(w for _, ws in src_sets for w in ws or []))
+    return list(wells or [])

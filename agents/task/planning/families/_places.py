@@ -22,6 +22,7 @@ from agents.task.planning.families._held import (
     topped,
     wells_named_by,
 )
+from agents.task.planning.families._pairing import per_well_volumes
 from agents.task.planning.families._worked import worked_wells
 
 _FLAGS = re.IGNORECASE
@@ -140,6 +141,21 @@ def _following(text: str, by: dict[str, list[Place]]) -> None:
     by["head"] = [h for h in by["head"] if not (h.labware and h.labware.name == plate.name)]
 
 
+def _listed_on(frame: Frame, by: dict[str, list[Place]]) -> bool:
+    """Wells each with its own volume, a named liquid and one plate said after them: the wells
+    are that plate's, never the liquid's source wells."""
+    heads, dests = by["head"], by["dest"]
+    return (
+        frame.liquid is not None
+        and not by["source"]
+        and len(dests) == 1
+        and dests[0].labware is not None
+        and dests[0].wells is None
+        and all(pl.labware is None and pl.unknown is None and pl.wells for pl in heads)
+        and per_well_volumes(frame, heads) is not None
+    )
+
+
 def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     """(sources, destinations) of a clause by the roles of its places and its verb."""
     text = frame.text
@@ -181,6 +197,8 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     ):  # "Copy columns 1 to 6 from samples onto dest_plate": the columns of samples (whatever
         # the verb: "chery-pick E2, A9 from master to inter D1, D2" never drops E2 and A9)
         return [Place(src_plain[0].labware, pl.wells) for pl in by["head"]], by["dest"]
+    if _listed_on(frame, by):  # "A1 10 uL, A2 20 uL, A3 30 uL dye on plate_1": its wells
+        return [], [Place(by["dest"][0].labware, pl.wells) for pl in by["head"]]
     if not by["source"] and by["head"] and (by["dest"] or _HEAD_IS_SOURCE.match(text)):
         return by["head"], by["dest"]
     if not by["dest"] and by["head"]:

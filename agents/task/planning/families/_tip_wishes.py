@@ -34,7 +34,13 @@ def tips_only(ents: Entities) -> bool:
 # compound", "..., they're replicates": a remark, no part of what to do
 _TIP_WHY = re.compile(
     r"(?:\s*[,;(-]\s*|\s+)(?:since|because|as|cos|coz|cuz|given\s+that)\s+\w.*$"
-    r"|\s*[,;(-]\s*(?:they|it|these|those|all|both|everything)(?:'re|'s|\s+are|\s+is)\s+\w.*$",
+    r"|\s*[,;(-]\s*(?:they|it|these|those|all|both|everything)(?:'re|'s|\s+are|\s+is)\s+\w.*$"
+    # ", the cells are sensitive", "(to avoid carry-over)": why not to share a tip
+    r"|\s*[,;(-]\s*(?:the\s+|my\s+|our\s+)?[a-z][\w-]*\s+(?:are|is)\s+(?:(?:very|really|quite|"
+    r"super|so|a\s+bit)\s+)?(?:sensitive|fragile|delicate|precious|valuable|expensive|sticky|"
+    r"viscous|toxic|limited|scarce|different|infectious)\b.*$"
+    r"|(?:\s*[,;(-]\s*|\s+)(?:to\s+(?:avoid|prevent)|no|avoiding|preventing)\s+"
+    r"(?:any\s+)?(?:cross[\s-]?contamination|contamination|carry[\s-]?over)\b.*$",
     _FLAGS,
 )
 

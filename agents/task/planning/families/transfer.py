@@ -257,7 +257,7 @@ def _ops(
                 and (_SAME_WELLS.search(text) or (lw != src_sets[0][0] and not _POOL.match(text)))
                 and not asks.one_into_many(frame, src_sets[0][1])
             ):  # (a pool "into pool_blk" names no well: which one is asked)
-                wells = list(src_sets[0][1])  # "to dest_plate": the same positions
+                wells = pairing.positions(src_sets)  # "to dest_plate": the same positions
                 _fits(wells, lw, p)
             elif place.wells is None and src_sets and copies_layout(frame, src_sets, world):
                 filled = [
