@@ -73,10 +73,9 @@ _SOURCE_THEN_DEST = re.compile(r"\bfrom\b(?!.*\b(?:to|into|onto)\b)[^,;]*$", _FL
 _LAYOUT = re.compile(
     r"\s*(?:,\s*)?in\s+(?:duplicate|triplicate|quadruplicate)s?\s*\(\s*(?:i\.e\.?,?\s*)?", _FLAGS
 )
-# "A1-P1 (every row of column 1)", "(all of row A)", "i.e. the whole first column"
-_WHOLE = (
-    r"(?:(?:all|every\s+(?:well|row|column))\s+(?:of\s+|in\s+)?(?:the\s+)?"
-    r"|(?:the\s+)?(?:whole|entire|full)\s+(?:of\s+)?(?:the\s+)?)"
+_WHOLE = (  # "A1-P1 (every row of column 1)", "(all of row A)", "i.e. the whole first column"
+    r"(?:(?:all|every\s+(?:well|row|column)|(?:the\s+)?(?:whole|entire|full))"
+    r"\s+(?:of\s+|in\s+)?(?:the\s+)?)"
 )
 # "I1-I12 (the bottom row)", "A1-H1, i.e. column 1", "row H - the bottom row": one set of
 # wells said twice, never two sets (the two must agree: _wellsets checks it).
