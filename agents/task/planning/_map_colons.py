@@ -35,8 +35,20 @@ _STARTS_WITH_WELLS = re.compile(
 _WELL_VOLUME = re.compile(rf"{_WELLS}\s*\(\s*\d+(?:\.\d+)?\s*(?:u|µ|μ|m)[lL]", re.IGNORECASE)
 
 
+_FILLER = re.compile(
+    r"\b(?:u|µ|μ|m)[lL]\b|\b(?:rows?|columns?|cols?|wells?|to|into|in|on|of|and|per|each|the)\b"
+    r"|[\w-]*_[\w-]*",
+    re.IGNORECASE,
+)
+
+
 def _is_item(piece: str) -> bool:
-    return bool(_VOLUME.search(piece) and _HAS_WELLS.search(piece))
+    """A piece with wells, a volume and what goes there ("col 9 buffer 75 uL"); "A2 20 uL" of
+    "A1 10 uL, A2 20 uL, A3 30 uL dye on plate_1" is one well's volume of a shared list."""
+    if not (_VOLUME.search(piece) and _HAS_WELLS.search(piece)):
+        return False
+    rest = _FILLER.sub(" ", _HAS_WELLS.sub(" ", _VOLUME.sub(" ", piece)))
+    return bool(re.search(r"[A-Za-z]{3,}", rest))
 
 
 def _wells_first(item: str) -> bool:
