@@ -31,6 +31,7 @@ from agents.task.planning._numberwords import digits
 from agents.task.planning._phrasings import held_for, rephrase
 from agents.task.planning._programme_tables import count_blocks, goto_lists, programme_tables
 from agents.task.planning._spelling import keywords, units
+from agents.task.planning._step_marks import step_marks
 from agents.task.planning._tables import rewrite as rewrite_tables
 from agents.task.planning._volume_sheets import rewrite as volume_sheets
 from agents.task.planning._well_aliases import named_wells
@@ -149,6 +150,7 @@ def _slashed(m: re.Match[str]) -> str:
 _UNIT_DOT = re.compile(
     r"(?<=\d)(\s*(?:u[lL]|µ[lL]|m[lL]|mins?|secs?|hrs?|sec|deg))\.(?=\s+(?:of|from|into|to|in|each|per|at|for)\b"
     r"|[ \t]+(?!(?:then|next|and|after|mix|shake|read|incubate|wait|add|transfer|move|remove|"
+    r"measure|agitate|record|scan|heat|cool|hold|leave|let|pool|spot|stamp|mix|wash|centrifuge|"
     r"aspirate|discard|dispense|put|pipett?e|take|replace|refill|place|fill|top|dilute|spin|run|seal|"
     r"wash|repeat|stop|do|now|finally|also|please)\b)[a-z])"
 )  # "50 ul. of buffer", "50 ul. buffer": an abbreviation, not a sentence's end
@@ -360,7 +362,7 @@ def normalise(request: str) -> Normalised:
     text = _PRIMES.sub(_primed, text)  # "95°C 2'", "60°C 30\"": minutes and seconds
     text = _QUOTES.sub(hold, text)
     text = held_for(_DEGREE.sub(lambda m: f" {m.group(1).upper()}", text))
-    text = _RANGE_LEVEL.sub(r"\1 to ", _ARROW.sub(" -> ", text))
+    text = step_marks(_RANGE_LEVEL.sub(r"\1 to ", _ARROW.sub(" -> ", text)))
     text = _PER.sub(r"\1 per \2", text)
     text = _CROSSED.sub(r"\1, \2", text)  # the area where they cross, not "6 times"
     text = _LINE_CHAIN.sub(_line_chain, text)
