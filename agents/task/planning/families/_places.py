@@ -22,6 +22,7 @@ from agents.task.planning.families._held import (
     topped,
     wells_named_by,
 )
+from agents.task.planning.families._lead_plate import lead_plate, on_plate
 from agents.task.planning.families._pairing import per_well_volumes
 from agents.task.planning.families._worked import worked_wells
 
@@ -158,6 +159,10 @@ def _listed_on(frame: Frame, by: dict[str, list[Place]]) -> bool:
 
 def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     """(sources, destinations) of a clause by the roles of its places and its verb."""
+    return lead_plate(frame, *_said_roles(frame))
+
+
+def _said_roles(frame: Frame) -> tuple[list[Place], list[Place]]:
     text = frame.text
     treated(frame)  # "Feed the cells with medium": the medium is moved
     by = {"head": [], "source": [], "dest": []}  # type: dict[str, list[Place]]
@@ -187,7 +192,7 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
         )
         or gets
     ):
-        return by["source"], _on_plate(by["head"] + by["dest"])
+        return by["source"], on_plate(by["head"] + by["dest"])
     src_plain = [pl for pl in by["source"] if pl.labware is not None and pl.wells is None]
     if (
         by["head"]
@@ -206,16 +211,6 @@ def _roles(frame: Frame) -> tuple[list[Place], list[Place]]:
             return by["head"], []  # "ON_culture A1 in triplicate, 20 uL": where to is asked
         return by["source"], by["head"]
     return by["source"], by["dest"]
-
-
-def _on_plate(places: list[Place]) -> list[Place]:
-    """'Fill row B with 50 uL buffer on plate_1': wells said before the one plate they are
-    on are that plate's wells, one place (never row B and then plate_1 again, twice filled)."""
-    plain = [pl for pl in places if pl.labware is not None and pl.wells is None]
-    loose = [pl for pl in places if pl.labware is None and pl.unknown is None and pl.wells]
-    if len(plain) == 1 and loose and len(places) == 1 + len(loose):
-        return [Place(plain[0].labware, pl.wells) for pl in loose]
-    return places
 
 
 def _copies_of_held(frame: Frame, places: list[Place]) -> bool:
