@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from agents.task.planning._map_colons import WELL_SPEC
+
 _FLAGS = re.IGNORECASE
 _FILL = re.compile(r"^(fill|pre-?fill|load)\b", _FLAGS)
 _ADD = re.compile(
@@ -69,13 +71,9 @@ _COPY_OF = re.compile(rf"^\S+\s+{_LINES}\s+of\s+(?P<src>\S+)\s+(?:to|into|onto)\
 
 # "A1-A3 DMSO 10 uL, B1-B3 DPBS 10 uL": a plate map's items, each wells with a liquid and
 # its volume (either order); read as one clause, the first liquid went into every item's wells
-_WELLS = (
-    r"(?:[A-Pa-p]\d{1,2}(?:\s*(?:-|–|:|to)\s*[A-Pa-p]?\d{1,2})?|(?:rows?|columns?|cols?)\s+"
-    r"[A-Pa-p\d]{1,2}(?:\s*(?:-|–|to)\s*[A-Pa-p\d]{1,2})?)"
-)
 _LIQ = rf"(?:(?!{_VOLUME}\b)[^\s,;]+\s+){{0,3}}?(?!{_VOLUME}\b)[A-Za-z][^\s,;]*"
 _ITEM = re.compile(
-    rf"{_WELLS}\s*[:=]?\s+(?:{_LIQ}\s*[:=,]?\s+{_VOLUME}|{_VOLUME}\s+(?:of\s+)?{_LIQ})"
+    rf"{WELL_SPEC}\s*[:=]?\s+(?:{_LIQ}\s*[:=,]?\s+{_VOLUME}|{_VOLUME}\s+(?:of\s+)?{_LIQ})"
     r"(?:\s+(?:each|per\s+well|/\s*well))?",
     _FLAGS,
 )

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import re
 
-_WELLS = (
+# A well, a range of wells, a row or a column, as a plate map's item names them
+WELL_SPEC = (
     r"(?:[A-Pa-p]\d{1,2}(?:\s*(?:[-–]|to|:)\s*[A-Pa-p]?\d{1,2})?"
     r"|(?:rows?|columns?|cols?)\s+[A-Pa-p\d]{1,2}(?:\s*(?:[-–]|to)\s*[A-Pa-p\d]{1,2})?)"
 )
-_HAS_WELLS = re.compile(rf"(?<![\w-]){_WELLS}(?![\w-])", re.IGNORECASE)
+_HAS_WELLS = re.compile(rf"(?<![\w-]){WELL_SPEC}(?![\w-])", re.IGNORECASE)
 _VOLUME = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:u|µ|μ|m)[lL]\b")
 # where one item may end and the next begin: a comma, a semicolon, a bar, "and", "&"
 _SEPARATOR = re.compile(r"\s*(?:[,;|]\s*(?:and\s+|&\s*)?|\s(?:and|&)\s+)", re.IGNORECASE)
@@ -29,10 +30,10 @@ _ONE_WORK = re.compile(
 
 _BRACKET_LIST = re.compile(r"\([^()]*(?:[,;|&]|\band\b)[^()]*\)", re.IGNORECASE)
 _STARTS_WITH_WELLS = re.compile(
-    rf"\s*(?:[\w-]+\s+)?(?:wells?\s+)?{_WELLS}(?![\w-])", re.IGNORECASE
+    rf"\s*(?:[\w-]+\s+)?(?:wells?\s+)?{WELL_SPEC}(?![\w-])", re.IGNORECASE
 )  # ("plate_2 D4: 40 uL buffer": a plate's name may come first)
 # "A12 (25 uL), B11 (25 uL) and C10 (40 uL)": each well's volume, one piece of work
-_WELL_VOLUME = re.compile(rf"{_WELLS}\s*\(\s*\d+(?:\.\d+)?\s*(?:u|µ|μ|m)[lL]", re.IGNORECASE)
+_WELL_VOLUME = re.compile(rf"{WELL_SPEC}\s*\(\s*\d+(?:\.\d+)?\s*(?:u|µ|μ|m)[lL]", re.IGNORECASE)
 
 
 _FILLER = re.compile(
